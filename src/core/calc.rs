@@ -1,0 +1,925 @@
+//! Per-metric replica proposals: the controller's `replica_calculator.go`, pod grouping and the
+//! metrics client's sample extraction, each step recorded for the trace.
+
+use std::collections::BTreeMap;
+
+use jiff::{SignedDuration, Timestamp};
+use serde::Serialize;
+
+use super::model::{Input, MetricData, MetricSample, PodInfo, PodUsage};
+use super::settings::KubeVersion;
+
+/// The tolerance band in force for this HPA.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Tolerances {
+    /// Tolerance below 1.0 (scale-down side).
+    pub down: f64,
+    /// Tolerance above 1.0 (scale-up side).
+    pub up: f64,
+    /// Before 1.33 the test was `|1 - ratio| <= tolerance`.
+    pub legacy_abs: bool,
+    /// Where the values came from.
+    pub source: &'static str,
+}
+
+impl Tolerances {
+    pub fn is_within(&self, ratio: f64) -> bool {
+        if self.legacy_abs {
+            (1.0 - ratio).abs() <= self.up
+        } else {
+            (1.0 - self.down) <= ratio && ratio <= (1.0 + self.up)
+        }
+    }
+
+    /// `[1 - down, 1 + up]`, the band of ratios that hold.
+    pub fn band(&self) -> [f64; 2] {
+        [1.0 - self.down, 1.0 + self.up]
+    }
+}
+
+/// How one pod was classified for a pod-based metric.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum PodGroup {
+    Ready,
+    Unready,
+    Missing,
+    Ignored,
+}
+
+/// One row of the per-pod table.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodRow {
+    pub pod: String,
+    pub phase: String,
+    /// Status of the Ready condition (`True`, `False`, `Unknown`) or null.
+    pub ready: Option<String>,
+    pub group: PodGroup,
+    /// The rule that put the pod in its group.
+    pub why: String,
+    /// The sample in milli-units, if the metrics API had one.
+    pub usage_milli: Option<i64>,
+    /// The pod's request in milli-units (utilization metrics only).
+    pub request_milli: Option<i64>,
+    /// usage × 100 / request, truncated (utilization metrics only).
+    pub utilization: Option<i64>,
+    /// Whether this pod's sample counts in the first ratio.
+    pub counted: bool,
+    /// Value assumed for this pod in the re-computation, if any.
+    pub assumed_milli: Option<i64>,
+    pub owner: Option<String>,
+}
+
+/// The recomputation with assumed values for missing and unready pods.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Rebalance {
+    /// Value given to each missing pod (milli), if any were filled.
+    pub missing_fill_milli: Option<i64>,
+    pub missing_pods: usize,
+    /// Value given to each unready pod (0) when scaling up with unready pods.
+    pub unready_fill_milli: Option<i64>,
+    pub unready_pods: usize,
+    pub new_ratio: f64,
+    /// Utilization % (utilization metrics) or average (plain metrics) after filling.
+    pub new_value: i64,
+    /// Entries counted after filling (`len(metrics)` in the controller).
+    pub entries: usize,
+}
+
+/// Every number behind one metric's proposal.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "kind")]
+pub enum Calculation {
+    /// Resource/ContainerResource utilization, resource averageValue and Pods metrics.
+    PodAverage {
+        /// `Utilization` (percent of request) or `AverageValue` (milli-units per pod).
+        mode: String,
+        /// Current utilization % or per-pod average (milli) over counted pods.
+        current: i64,
+        /// Average usage in milli over counted pods (utilization mode: `averageValue` in status).
+        raw_average_milli: Option<i64>,
+        /// Target utilization % or average value (milli).
+        target: i64,
+        ratio: f64,
+        tolerance_band: [f64; 2],
+        current_replicas: i32,
+        ready_pods: usize,
+        unready_pods: usize,
+        missing_pods: usize,
+        ignored_pods: usize,
+        /// Samples of pods that are not selected by the target (they still count, as in the controller).
+        foreign_samples: usize,
+        rebalance: Option<Rebalance>,
+        /// The rule that produced the proposal.
+        rule: String,
+        pods: Vec<PodRow>,
+    },
+    /// Object/External with a `Value` target.
+    Value {
+        value_milli: i64,
+        target_milli: i64,
+        ratio: f64,
+        tolerance_band: [f64; 2],
+        current_replicas: i32,
+        ready_pods: Option<i64>,
+        rule: String,
+    },
+    /// Object/External with an `AverageValue` target (divided by the scale's status.replicas).
+    AverageValue {
+        total_milli: i64,
+        target_milli: i64,
+        status_replicas: i32,
+        ratio: f64,
+        tolerance_band: [f64; 2],
+        /// ceil(total / status.replicas), what goes in the status.
+        average_milli: i64,
+        rule: String,
+    },
+}
+
+/// A successful per-metric result.
+#[derive(Debug, Clone)]
+pub struct Proposal {
+    pub replicas: i32,
+    pub calc: Calculation,
+    /// Values for the metric's status, depending on the kind.
+    pub current_value: i64,
+    pub current_utilization: Option<i32>,
+}
+
+/// A failed per-metric result: the error as the controller words it, and what we computed
+/// before the failure (so the explanation can still show the pods).
+#[derive(Debug, Clone)]
+pub struct Failure {
+    pub error: String,
+    pub partial: Option<Calculation>,
+}
+
+type CalcResult = Result<Proposal, Failure>;
+
+fn fail(error: impl Into<String>) -> Failure {
+    Failure {
+        error: error.into(),
+        partial: None,
+    }
+}
+
+/// Go's zero `time.Time`, used for absent timestamps.
+pub fn go_zero_time() -> Timestamp {
+    Timestamp::from_second(-62_135_596_800).expect("valid constant")
+}
+
+fn add(t: Timestamp, d: SignedDuration) -> Timestamp {
+    t.checked_add(d)
+        .unwrap_or(if d.is_negative() { Timestamp::MIN } else { Timestamp::MAX })
+}
+
+/// A sample as the metrics client hands it to the calculator.
+#[derive(Debug, Clone, Copy)]
+struct Sample {
+    value: i64,
+    timestamp: Timestamp,
+    window: SignedDuration,
+}
+
+/// `getPodMetrics` / `getContainerMetrics`: per-pod samples of one resource.
+fn resource_samples(
+    usages: &[PodUsage],
+    resource: &str,
+    container: Option<&str>,
+    version: KubeVersion,
+    namespace: &str,
+) -> Result<BTreeMap<String, Sample>, String> {
+    let mut out = BTreeMap::new();
+    for m in usages {
+        let value = match container {
+            None => {
+                if m.containers.is_empty() {
+                    None
+                } else {
+                    let mut sum: Option<i64> = Some(0);
+                    for (_, usage) in &m.containers {
+                        match usage.get(resource) {
+                            Some(v) => sum = sum.and_then(|s| s.checked_add(*v)),
+                            None => {
+                                sum = None;
+                                break;
+                            }
+                        }
+                    }
+                    sum
+                }
+            }
+            Some(c) => match m.containers.iter().find(|(n, _)| n == c) {
+                Some((_, usage)) => usage.get(resource).copied(),
+                None if !version.at_least(32) => {
+                    return Err(format!(
+                        "failed to get container metrics: container {c} not present in metrics for pod {namespace}/{}",
+                        m.pod
+                    ));
+                }
+                None => None,
+            },
+        };
+        if let Some(value) = value {
+            out.insert(
+                m.pod.clone(),
+                Sample {
+                    value,
+                    timestamp: m.timestamp,
+                    window: m.window,
+                },
+            );
+        }
+    }
+    Ok(out)
+}
+
+/// The classification of the controller's `groupPods`.
+struct Grouping {
+    ready: usize,
+    unready: Vec<String>,
+    missing: Vec<String>,
+    ignored: Vec<String>,
+    rows: Vec<PodRow>,
+}
+
+fn group_pods(
+    pods: &[PodInfo],
+    samples: &BTreeMap<String, Sample>,
+    cpu_rules: bool,
+    input: &Input,
+) -> Grouping {
+    let s = &input.settings;
+    let now = input.now;
+    let terminal_succeeded = s.version().at_least(37);
+    let mut g = Grouping {
+        ready: 0,
+        unready: vec![],
+        missing: vec![],
+        ignored: vec![],
+        rows: Vec::with_capacity(pods.len()),
+    };
+    for pod in pods {
+        let sample = samples.get(&pod.name);
+        let mut row = PodRow {
+            pod: pod.name.clone(),
+            phase: pod.phase.clone(),
+            ready: pod.ready.as_ref().map(|r| r.status.clone()),
+            group: PodGroup::Ready,
+            why: String::new(),
+            usage_milli: sample.map(|s| s.value),
+            request_milli: None,
+            utilization: None,
+            counted: false,
+            assumed_milli: None,
+            owner: pod.owner.clone(),
+        };
+        let (group, why) = if pod.deleting {
+            (PodGroup::Ignored, "being deleted (deletionTimestamp set)".to_string())
+        } else if pod.phase == "Failed" || (terminal_succeeded && pod.phase == "Succeeded") {
+            (PodGroup::Ignored, format!("phase {}", pod.phase))
+        } else if pod.phase == "Pending" {
+            (PodGroup::Unready, "phase Pending".to_string())
+        } else if let Some(sample) = sample {
+            if cpu_rules {
+                match (&pod.ready, pod.start_time) {
+                    (None, _) => (PodGroup::Unready, "no Ready condition".to_string()),
+                    (_, None) => (PodGroup::Unready, "no status.startTime".to_string()),
+                    (Some(ready), Some(start)) => {
+                        let init_end = add(start, s.cpu_initialization_period);
+                        if init_end > now {
+                            if ready.status == "False" {
+                                (
+                                    PodGroup::Unready,
+                                    "within cpu-initialization-period and not Ready".to_string(),
+                                )
+                            } else if sample.timestamp < add(ready.last_transition_time, sample.window)
+                            {
+                                (
+                                    PodGroup::Unready,
+                                    format!(
+                                        "within cpu-initialization-period and the sample ({}) was taken less than one window ({}) after the Ready transition ({})",
+                                        sample.timestamp,
+                                        fmt_dur(sample.window),
+                                        ready.last_transition_time
+                                    ),
+                                )
+                            } else {
+                                (
+                                    PodGroup::Ready,
+                                    "within cpu-initialization-period, Ready and the sample is a full window after the transition".to_string(),
+                                )
+                            }
+                        } else if ready.status == "False"
+                            && add(start, s.initial_readiness_delay) > ready.last_transition_time
+                        {
+                            (
+                                PodGroup::Unready,
+                                "not Ready and has never been Ready (last transition within initial-readiness-delay of start)".to_string(),
+                            )
+                        } else {
+                            (
+                                PodGroup::Ready,
+                                if ready.status == "True" {
+                                    "Ready".to_string()
+                                } else {
+                                    format!("Ready={} but was ready before: its sample counts", ready.status)
+                                },
+                            )
+                        }
+                    }
+                }
+            } else {
+                (PodGroup::Ready, "has a sample".to_string())
+            }
+        } else {
+            (PodGroup::Missing, "no metric sample".to_string())
+        };
+        row.group = group;
+        row.why = why;
+        match group {
+            PodGroup::Ready => g.ready += 1,
+            PodGroup::Unready => g.unready.push(pod.name.clone()),
+            PodGroup::Missing => g.missing.push(pod.name.clone()),
+            PodGroup::Ignored => g.ignored.push(pod.name.clone()),
+        }
+        g.rows.push(row);
+    }
+    g
+}
+
+fn fmt_dur(d: SignedDuration) -> String {
+    crate::duration::format_go_duration(d.as_nanos().clamp(i64::MIN as i128, i64::MAX as i128) as i64)
+}
+
+const POD_LEVEL_RESOURCES: &[&str] = &["cpu", "memory"];
+
+fn is_pod_level_resource(r: &str) -> bool {
+    POD_LEVEL_RESOURCES.contains(&r) || r.starts_with("hugepages-")
+}
+
+/// `calculatePodRequests`: the request of every listed pod (ignored ones too).
+fn pod_requests(
+    pods: &[PodInfo],
+    resource: &str,
+    container: Option<&str>,
+    input: &Input,
+) -> Result<BTreeMap<String, i64>, String> {
+    let version = input.settings.version();
+    let pod_level_on = input.settings.feature_gates.pod_level_resources;
+    let mut out = BTreeMap::new();
+    for pod in pods {
+        let pod_level_set = pod
+            .pod_requests
+            .as_ref()
+            .is_some_and(|r| r.keys().any(|k| is_pod_level_resource(k)));
+        if pod_level_on && pod_level_set && container.is_none() {
+            out.insert(pod.name.clone(), pod_level_request(pod, resource)?);
+            continue;
+        }
+        let mut sum: i64 = 0;
+        let mut found = false;
+        for c in &pod.containers {
+            if container.is_none_or(|n| n == c.name) {
+                found = true;
+                match c.requests.get(resource) {
+                    Some(v) => sum = sum.saturating_add(*v),
+                    None => {
+                        return Err(format!(
+                            "missing request for {resource} in container {} of Pod {}",
+                            c.name, pod.name
+                        ))
+                    }
+                }
+            }
+        }
+        if let Some(name) = container {
+            if !found && version.at_least(34) {
+                return Err(format!("container {name} not found in Pod {}", pod.name));
+            }
+        }
+        out.insert(pod.name.clone(), sum);
+    }
+    Ok(out)
+}
+
+/// `resourcehelpers.PodRequests`: container aggregation (init containers by max), overridden by
+/// pod-level requests, plus overhead.
+fn pod_level_request(pod: &PodInfo, resource: &str) -> Result<i64, String> {
+    let mut present = false;
+    let mut regular: i64 = 0;
+    let mut sidecars: i64 = 0;
+    let mut init_max: i64 = 0;
+    for c in &pod.containers {
+        if let Some(v) = c.requests.get(resource) {
+            present = true;
+            if c.restartable_init {
+                sidecars = sidecars.saturating_add(*v);
+            } else {
+                regular = regular.saturating_add(*v);
+            }
+        }
+    }
+    // Non-restartable init containers run alone (plus the sidecars started before them; we
+    // conservatively add all sidecars, which only matters when an init container dominates).
+    for c in &pod.init_containers {
+        if let Some(v) = c.requests.get(resource) {
+            present = true;
+            init_max = init_max.max(v.saturating_add(sidecars));
+        }
+    }
+    let mut value = regular.saturating_add(sidecars).max(init_max);
+    if let Some(v) = pod.pod_requests.as_ref().and_then(|r| r.get(resource)) {
+        present = true;
+        value = *v;
+    }
+    if let Some(v) = pod.overhead.get(resource) {
+        present = true;
+        value = value.saturating_add(*v);
+    }
+    if !present {
+        return Err(format!(
+            "missing pod-level request for {resource} in Pod {}",
+            pod.name
+        ));
+    }
+    Ok(value)
+}
+
+/// `GetResourceUtilizationRatio`: (ratio, utilization %, raw average).
+fn utilization_ratio(
+    samples: &BTreeMap<String, Sample>,
+    requests: &BTreeMap<String, i64>,
+    target: i32,
+) -> Result<(f64, i32, i64), String> {
+    let mut total: i128 = 0;
+    let mut req_total: i128 = 0;
+    let mut n: i128 = 0;
+    for (pod, s) in samples {
+        if let Some(r) = requests.get(pod) {
+            total += s.value as i128;
+            req_total += *r as i128;
+            n += 1;
+        }
+    }
+    if req_total == 0 {
+        return Err("no metrics returned matched known pods".into());
+    }
+    let util = (total * 100 / req_total).clamp(i32::MIN as i128, i32::MAX as i128) as i32;
+    let raw = (total / n).clamp(i64::MIN as i128, i64::MAX as i128) as i64;
+    Ok((util as f64 / target as f64, util, raw))
+}
+
+/// `GetMetricUsageRatio`: (ratio, average).
+fn usage_ratio(samples: &BTreeMap<String, Sample>, target: i64) -> (f64, i64) {
+    let total: i128 = samples.values().map(|s| s.value as i128).sum();
+    let avg = (total / samples.len().max(1) as i128).clamp(i64::MIN as i128, i64::MAX as i128) as i64;
+    (avg as f64 / target as f64, avg)
+}
+
+fn ceil_i32(x: f64) -> i32 {
+    // Go converts with int32(math.Ceil(x)); Rust's `as` saturates, which matches for sane values.
+    x.ceil() as i32
+}
+
+/// What kind of pod-average computation.
+pub enum PodMetricKind<'a> {
+    /// Resource or ContainerResource with `averageUtilization`.
+    Utilization {
+        resource: &'a str,
+        container: Option<&'a str>,
+        target: i32,
+    },
+    /// Resource or ContainerResource with `averageValue`.
+    RawResource {
+        resource: &'a str,
+        container: Option<&'a str>,
+        target: i64,
+    },
+    /// Pods metric (`averageValue`).
+    Pods { metric: &'a str, target: i64 },
+}
+
+/// Resource, ContainerResource and Pods metrics: `GetResourceReplicas`, `GetRawResourceReplicas`
+/// and `GetMetricReplicas`.
+pub fn pod_average(
+    input: &Input,
+    kind: PodMetricKind,
+    data: &MetricData,
+    current: i32,
+    tol: &Tolerances,
+) -> CalcResult {
+    let version = input.settings.version();
+    let ns = &input.hpa.namespace;
+    // 1. Samples.
+    let (resource, container, is_util, target) = match kind {
+        PodMetricKind::Utilization {
+            resource,
+            container,
+            target,
+        } => (resource, container, true, target as i64),
+        PodMetricKind::RawResource {
+            resource,
+            container,
+            target,
+        } => (resource, container, false, target),
+        PodMetricKind::Pods { target, .. } => ("", None, false, target),
+    };
+    let mut samples = match kind {
+        PodMetricKind::Pods { metric, .. } => pods_metric_samples(metric, data)?,
+        _ => {
+            let prefix = format!("unable to get metrics for resource {resource}");
+            let usages = input
+                .pod_metrics
+                .as_ref()
+                .map_err(|e| fail(format!("{prefix}: {e}")))?;
+            if usages.is_empty() {
+                return Err(fail(format!(
+                    "{prefix}: no metrics returned from resource metrics API"
+                )));
+            }
+            resource_samples(usages, resource, container, version, ns)
+                .map_err(|e| fail(format!("{prefix}: {e}")))?
+        }
+    };
+    // 2. Pods.
+    if input.pods.is_empty() {
+        return Err(fail("no pods returned by selector while calculating replica count"));
+    }
+    let listed: std::collections::HashSet<&str> = input.pods.iter().map(|p| p.name.as_str()).collect();
+    let foreign_samples = samples.keys().filter(|k| !listed.contains(k.as_str())).count();
+    // 3. Grouping (the cpu readiness rules apply to the cpu resource only).
+    let mut g = group_pods(&input.pods, &samples, resource == "cpu", input);
+    for name in g.ignored.iter().chain(g.unready.iter()) {
+        samples.remove(name);
+    }
+    let mode = if is_util { "Utilization" } else { "AverageValue" }.to_string();
+    let partial = |g: &Grouping, rule: &str| Calculation::PodAverage {
+        mode: mode.clone(),
+        current: 0,
+        raw_average_milli: None,
+        target,
+        ratio: f64::NAN,
+        tolerance_band: tol.band(),
+        current_replicas: current,
+        ready_pods: g.ready,
+        unready_pods: g.unready.len(),
+        missing_pods: g.missing.len(),
+        ignored_pods: g.ignored.len(),
+        foreign_samples,
+        rebalance: None,
+        rule: rule.to_string(),
+        pods: g.rows.clone(),
+    };
+    if samples.is_empty() {
+        return Err(Failure {
+            error: "did not receive metrics for targeted pods (pods might be unready)".into(),
+            partial: Some(partial(&g, "no counted samples")),
+        });
+    }
+    // 4. Requests (utilization only) and the first ratio.
+    let requests = if is_util {
+        match pod_requests(&input.pods, resource, container, input) {
+            Ok(r) => Some(r),
+            Err(e) => {
+                return Err(Failure {
+                    error: e,
+                    partial: Some(partial(&g, "a pod lacks the request")),
+                })
+            }
+        }
+    } else {
+        None
+    };
+    let (ratio, current_value, raw) = match &requests {
+        Some(req) => match utilization_ratio(&samples, req, target as i32) {
+            Ok((r, u, raw)) => (r, u as i64, Some(raw)),
+            Err(e) => {
+                return Err(Failure {
+                    error: e,
+                    partial: Some(partial(&g, "no sample matches a listed pod")),
+                })
+            }
+        },
+        None => {
+            let (r, avg) = usage_ratio(&samples, target);
+            (r, avg, None)
+        }
+    };
+    for row in &mut g.rows {
+        row.counted = samples.contains_key(&row.pod);
+        if let Some(req) = &requests {
+            row.request_milli = req.get(&row.pod).copied();
+            if let (Some(u), Some(r)) = (row.usage_milli, row.request_milli) {
+                if r > 0 {
+                    row.utilization = Some(((u as i128) * 100 / r as i128) as i64);
+                }
+            }
+        }
+    }
+    let scale_up_with_unready = !g.unready.is_empty() && ratio > 1.0;
+    let finish = |replicas: i32, rule: String, rebalance: Option<Rebalance>, rows: Vec<PodRow>| Proposal {
+        replicas,
+        calc: Calculation::PodAverage {
+            mode: mode.clone(),
+            current: current_value,
+            raw_average_milli: raw,
+            target,
+            ratio,
+            tolerance_band: tol.band(),
+            current_replicas: current,
+            ready_pods: g.ready,
+            unready_pods: g.unready.len(),
+            missing_pods: g.missing.len(),
+            ignored_pods: g.ignored.len(),
+            foreign_samples,
+            rebalance,
+            rule,
+            pods: rows,
+        },
+        current_value: if is_util { raw.unwrap_or(0) } else { current_value },
+        current_utilization: if is_util { Some(current_value as i32) } else { None },
+    };
+    if !scale_up_with_unready && g.missing.is_empty() {
+        if tol.is_within(ratio) {
+            return Ok(finish(
+                current,
+                format!("ratio {ratio:.4} is within the tolerance band: keep {current}"),
+                None,
+                g.rows,
+            ));
+        }
+        let n = ceil_i32(ratio * g.ready as f64);
+        return Ok(finish(
+            n,
+            format!("ceil(ratio {ratio:.4} × {} ready pods) = {n}", g.ready),
+            None,
+            g.rows,
+        ));
+    }
+    // 5. Fill in missing and unready pods.
+    let mut rows = g.rows.clone();
+    let mut missing_fill = None;
+    if !g.missing.is_empty() {
+        let fill_for = |pod: &str| -> Option<i64> {
+            if ratio < 1.0 {
+                Some(match &requests {
+                    Some(req) => {
+                        let r = req.get(pod).copied().unwrap_or(0);
+                        if version.at_least(26) {
+                            ((r as i128) * (target.max(100) as i128) / 100) as i64
+                        } else {
+                            r
+                        }
+                    }
+                    None => target,
+                })
+            } else if ratio > 1.0 || (!is_util && !version.at_least(28)) {
+                Some(0)
+            } else {
+                None
+            }
+        };
+        for name in &g.missing {
+            if let Some(v) = fill_for(name) {
+                samples.insert(
+                    name.clone(),
+                    Sample {
+                        value: v,
+                        timestamp: input.now,
+                        window: SignedDuration::ZERO,
+                    },
+                );
+                missing_fill = Some(v);
+                if let Some(row) = rows.iter_mut().find(|r| &r.pod == name) {
+                    row.assumed_milli = Some(v);
+                }
+            }
+        }
+    }
+    let mut unready_fill = None;
+    if scale_up_with_unready {
+        for name in &g.unready {
+            samples.insert(
+                name.clone(),
+                Sample {
+                    value: 0,
+                    timestamp: input.now,
+                    window: SignedDuration::ZERO,
+                },
+            );
+            if let Some(row) = rows.iter_mut().find(|r| &r.pod == name) {
+                row.assumed_milli = Some(0);
+            }
+        }
+        unready_fill = Some(0);
+    }
+    let (new_ratio, new_value) = match &requests {
+        Some(req) => match utilization_ratio(&samples, req, target as i32) {
+            Ok((r, u, _)) => (r, u as i64),
+            Err(e) => {
+                return Err(Failure {
+                    error: e,
+                    partial: Some(partial(&g, "re-computation failed")),
+                })
+            }
+        },
+        None => usage_ratio(&samples, target),
+    };
+    let rebalance = Rebalance {
+        missing_fill_milli: missing_fill,
+        missing_pods: g.missing.len(),
+        unready_fill_milli: unready_fill,
+        unready_pods: if scale_up_with_unready { g.unready.len() } else { 0 },
+        new_ratio,
+        new_value,
+        entries: samples.len(),
+    };
+    if tol.is_within(new_ratio) {
+        return Ok(finish(
+            current,
+            format!(
+                "after assuming values for missing/unready pods the ratio {new_ratio:.4} is within tolerance: keep {current}"
+            ),
+            Some(rebalance),
+            rows,
+        ));
+    }
+    if (ratio < 1.0 && new_ratio > 1.0) || (ratio > 1.0 && new_ratio < 1.0) {
+        return Ok(finish(
+            current,
+            format!(
+                "assuming values for missing/unready pods reverses the direction (ratio {ratio:.4} → {new_ratio:.4}): keep {current}"
+            ),
+            Some(rebalance),
+            rows,
+        ));
+    }
+    let n = ceil_i32(new_ratio * samples.len() as f64);
+    if (new_ratio < 1.0 && n > current) || (new_ratio > 1.0 && n < current) {
+        return Ok(finish(
+            current,
+            format!(
+                "ceil({new_ratio:.4} × {}) = {n} would move against the direction of the ratio: keep {current}",
+                samples.len()
+            ),
+            Some(rebalance),
+            rows,
+        ));
+    }
+    Ok(finish(
+        n,
+        format!(
+            "ceil(new ratio {new_ratio:.4} × {} pods incl. assumed) = {n}",
+            samples.len()
+        ),
+        Some(rebalance),
+        rows,
+    ))
+}
+
+/// `GetRawMetric`: the custom metrics API's per-pod values.
+fn pods_metric_samples(metric: &str, data: &MetricData) -> Result<BTreeMap<String, Sample>, Failure> {
+    let no_metrics = || fail(format!(
+        "unable to get metric {metric}: no metrics returned from custom metrics API"
+    ));
+    let items = match data {
+        MetricData::Pods(Ok(items)) => items,
+        MetricData::Pods(Err(e)) => return Err(fail(format!("unable to get metric {metric}: {e}"))),
+        _ => return Err(no_metrics()),
+    };
+    if items.is_empty() {
+        return Err(no_metrics());
+    }
+    Ok(items
+        .iter()
+        .map(|m: &MetricSample| {
+            (
+                m.name.clone(),
+                Sample {
+                    value: m.value,
+                    timestamp: m.timestamp,
+                    window: m.window,
+                },
+            )
+        })
+        .collect())
+}
+
+/// `getReadyPodsCount`: Running pods with Ready=True.
+fn ready_pods_count(input: &Input) -> Result<i64, String> {
+    if input.pods.is_empty() {
+        return Err("no pods returned by selector while calculating replica count".into());
+    }
+    Ok(input
+        .pods
+        .iter()
+        .filter(|p| p.phase == "Running" && p.ready.as_ref().is_some_and(|r| r.status == "True"))
+        .count() as i64)
+}
+
+/// `getUsageRatioReplicaCount`: Object and External metrics with a `Value` target.
+pub fn value_target(
+    input: &Input,
+    usage: i64,
+    target: i64,
+    current: i32,
+    tol: &Tolerances,
+) -> Result<Proposal, String> {
+    let ratio = usage as f64 / target as f64;
+    let mk = |replicas: i32, ready: Option<i64>, rule: String| Proposal {
+        replicas,
+        calc: Calculation::Value {
+            value_milli: usage,
+            target_milli: target,
+            ratio,
+            tolerance_band: tol.band(),
+            current_replicas: current,
+            ready_pods: ready,
+            rule,
+        },
+        current_value: usage,
+        current_utilization: None,
+    };
+    if current != 0 {
+        if tol.is_within(ratio) {
+            return Ok(mk(
+                current,
+                None,
+                format!("ratio {ratio:.4} is within the tolerance band: keep {current}"),
+            ));
+        }
+        let ready = ready_pods_count(input)
+            .map_err(|e| format!("unable to calculate ready pods: {e}"))?;
+        let x = ratio * ready as f64;
+        let n = if x > i32::MAX as f64 {
+            i32::MAX
+        } else {
+            ceil_i32(x)
+        };
+        Ok(mk(
+            n,
+            Some(ready),
+            format!("ceil(ratio {ratio:.4} × {ready} Running and Ready pods) = {n}"),
+        ))
+    } else {
+        let n = ceil_i32(ratio);
+        Ok(mk(
+            n,
+            None,
+            format!("scaled to zero: ceil(ratio {ratio:.4}) = {n} (no tolerance)"),
+        ))
+    }
+}
+
+/// `GetObjectPerPodMetricReplicas` / `GetExternalPerPodMetricReplicas`.
+pub fn average_value_target(
+    usage: i64,
+    target: i64,
+    status_replicas: i32,
+    cap_i32: bool,
+    tol: &Tolerances,
+) -> Proposal {
+    let ratio = usage as f64 / (target as f64 * status_replicas as f64);
+    let (replicas, rule) = if tol.is_within(ratio) {
+        (
+            status_replicas,
+            format!(
+                "ratio {ratio:.4} (value ÷ (target × {status_replicas} status.replicas)) is within tolerance: keep {status_replicas}"
+            ),
+        )
+    } else {
+        let x = (usage as f64 / target as f64).ceil();
+        let n = if cap_i32 && x > i32::MAX as f64 {
+            i32::MAX
+        } else {
+            x as i32
+        };
+        (n, format!("ceil(value ÷ target) = {n}"))
+    };
+    let average = if status_replicas == 0 {
+        0
+    } else if usage == i64::MAX {
+        i64::MAX
+    } else {
+        (usage as f64 / status_replicas as f64).ceil() as i64
+    };
+    Proposal {
+        replicas,
+        calc: Calculation::AverageValue {
+            total_milli: usage,
+            target_milli: target,
+            status_replicas,
+            ratio,
+            tolerance_band: tol.band(),
+            average_milli: average,
+            rule,
+        },
+        current_value: average,
+        current_utilization: None,
+    }
+}

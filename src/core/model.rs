@@ -1,0 +1,277 @@
+//! The plain, already-validated inputs of the algorithm.
+//!
+//! Nothing here does I/O. The snapshot reader and the cluster layer both produce an [`Input`];
+//! every quantity is already parsed into the controller's milli-units, so the core never fails
+//! on bad input — it only ever returns a decision trace.
+
+use std::collections::BTreeMap;
+
+use jiff::{SignedDuration, Timestamp};
+use k8s_openapi::api::autoscaling::v2 as hpa_v2;
+use serde::{Deserialize, Serialize};
+
+use super::settings::Settings;
+
+/// Everything the controller would look at for one HPA in one sync.
+#[derive(Debug, Clone)]
+pub struct Input {
+    pub hpa: Hpa,
+    /// The target's scale subresource, or why it could not be read (`FailedGetScale`).
+    pub scale: Result<Scale, String>,
+    /// Pods in the HPA's namespace selected by the scale's selector (any phase).
+    pub pods: Vec<PodInfo>,
+    /// `metrics.k8s.io` PodMetrics selected by the scale's selector, or the fetch error.
+    pub pod_metrics: Result<Vec<PodUsage>, String>,
+    /// Per `spec.metrics` entry (same index): the custom/external metric data that the
+    /// controller would fetch for it. Unused for Resource/ContainerResource entries.
+    pub metric_data: Vec<MetricData>,
+    /// Other HPAs in the namespace whose targets select any of these pods (AmbiguousSelector).
+    pub other_hpas_selecting: Vec<String>,
+    pub settings: Settings,
+    pub history: History,
+    pub now: Timestamp,
+}
+
+/// The HPA with API defaults applied.
+#[derive(Debug, Clone)]
+pub struct Hpa {
+    pub namespace: String,
+    pub name: String,
+    pub min_replicas: i32,
+    pub max_replicas: i32,
+    /// `spec.metrics` after defaulting (empty → cpu 80 %).
+    pub metrics: Vec<MetricSpec>,
+    /// `spec.behavior` after defaulting, when present.
+    pub behavior: Option<Behavior>,
+    /// The raw spec metrics (for building `MetricStatus` exactly as the controller does).
+    pub raw_metrics: Vec<hpa_v2::MetricSpec>,
+    /// `status` as last written by the controller (conditions, desiredReplicas, ...).
+    pub status: Option<hpa_v2::HorizontalPodAutoscalerStatus>,
+    pub target_kind: String,
+    pub target_name: String,
+    pub generation: Option<i64>,
+}
+
+/// One parsed `spec.metrics` entry.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MetricSpec {
+    Resource {
+        resource: String,
+        target: Target,
+    },
+    ContainerResource {
+        resource: String,
+        container: String,
+        target: Target,
+    },
+    Pods {
+        metric: String,
+        target: Target,
+    },
+    Object {
+        kind: String,
+        object: String,
+        metric: String,
+        target: Target,
+    },
+    External {
+        metric: String,
+        /// `metric.selector` rendered the way the controller prints it (`nil` or `&LabelSelector{...}`).
+        selector_text: String,
+        target: Target,
+    },
+    /// A `type` the controller does not know.
+    Unknown { type_name: String },
+}
+
+impl MetricSpec {
+    /// The `type` string of the entry.
+    pub fn type_name(&self) -> &str {
+        match self {
+            MetricSpec::Resource { .. } => "Resource",
+            MetricSpec::ContainerResource { .. } => "ContainerResource",
+            MetricSpec::Pods { .. } => "Pods",
+            MetricSpec::Object { .. } => "Object",
+            MetricSpec::External { .. } => "External",
+            MetricSpec::Unknown { type_name } => type_name,
+        }
+    }
+
+    /// Object and External metrics are the ones that allow scaling from zero.
+    pub fn is_object_or_external(&self) -> bool {
+        matches!(self, MetricSpec::Object { .. } | MetricSpec::External { .. })
+    }
+}
+
+/// A metric target in milli-units.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Target {
+    /// `target.type` as written (`Utilization`, `Value`, `AverageValue`).
+    #[serde(rename = "type")]
+    pub type_: String,
+    pub value: Option<i64>,
+    pub average_value: Option<i64>,
+    pub average_utilization: Option<i32>,
+}
+
+/// Defaulted `spec.behavior`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Behavior {
+    pub scale_up: Rules,
+    pub scale_down: Rules,
+}
+
+/// One direction of `spec.behavior`, defaults applied.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Rules {
+    /// `None` only for scaleDown when unset: the controller then uses `--downscale-stabilization`.
+    pub stabilization_window_seconds: Option<i32>,
+    pub select_policy: SelectPolicy,
+    pub policies: Vec<Policy>,
+    /// `tolerance` as a float, when set in the spec.
+    pub tolerance: Option<f64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SelectPolicy {
+    Max,
+    Min,
+    Disabled,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Policy {
+    #[serde(rename = "type")]
+    pub kind: PolicyKind,
+    pub value: i32,
+    pub period_seconds: i32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum PolicyKind {
+    Pods,
+    Percent,
+}
+
+/// What the scale subresource says.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scale {
+    /// `spec.replicas`: the controller's "current".
+    pub spec_replicas: i32,
+    /// `status.replicas`.
+    pub status_replicas: i32,
+    /// `status.selector`, the selector string (may be empty).
+    pub selector: String,
+}
+
+/// A pod, reduced to what the algorithm reads.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PodInfo {
+    pub name: String,
+    pub phase: String,
+    pub deleting: bool,
+    pub start_time: Option<Timestamp>,
+    /// The `Ready` condition, if any.
+    pub ready: Option<ReadyCondition>,
+    /// `spec.containers` then the restartable init containers (`restartPolicy: Always`).
+    pub containers: Vec<ContainerRequests>,
+    /// Non-restartable init containers (only used by pod-level request aggregation).
+    pub init_containers: Vec<ContainerRequests>,
+    /// `spec.resources.requests` (pod-level resources), milli-units.
+    pub pod_requests: Option<BTreeMap<String, i64>>,
+    /// `spec.overhead`, milli-units.
+    pub overhead: BTreeMap<String, i64>,
+    /// Owner (`Kind/name`) for the per-pod table.
+    pub owner: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadyCondition {
+    /// "True", "False" or "Unknown".
+    pub status: String,
+    /// Absent in the object → Go's zero time.
+    pub last_transition_time: Timestamp,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContainerRequests {
+    pub name: String,
+    /// `resources.requests`, milli-units.
+    pub requests: BTreeMap<String, i64>,
+    /// A restartable (sidecar) init container.
+    pub restartable_init: bool,
+}
+
+/// One PodMetrics object of the resource metrics API.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PodUsage {
+    pub pod: String,
+    pub timestamp: Timestamp,
+    pub window: SignedDuration,
+    /// Per container: resource name → milli-units.
+    pub containers: Vec<(String, BTreeMap<String, i64>)>,
+}
+
+/// One value from the custom or external metrics API.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MetricSample {
+    /// For Pods metrics, the pod's name; otherwise the described object or metric name.
+    pub name: String,
+    pub value: i64,
+    pub timestamp: Timestamp,
+    pub window: SignedDuration,
+}
+
+/// The data the controller fetches for one non-resource metric.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum MetricData {
+    /// Resource metrics read `Input::pod_metrics`; unknown types read nothing.
+    #[default]
+    None,
+    /// Pods metric values (one per pod) or the fetch error (the inner text, e.g.
+    /// `unable to fetch metrics from custom metrics API: ...`).
+    Pods(Result<Vec<MetricSample>, String>),
+    /// The one Object metric value, or the fetch error.
+    Object(Result<MetricSample, String>),
+    /// External metric values matching the selector (summed by the controller), or the fetch error.
+    External(Result<Vec<MetricSample>, String>),
+}
+
+/// The controller's in-memory state for this HPA (not visible through the API).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct History {
+    #[serde(default)]
+    pub recommendations: Vec<Recommendation>,
+    #[serde(default)]
+    pub scale_up_events: Vec<ScaleEvent>,
+    #[serde(default)]
+    pub scale_down_events: Vec<ScaleEvent>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Recommendation {
+    pub time: Timestamp,
+    pub replicas: i32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScaleEvent {
+    pub time: Timestamp,
+    /// Pods added (scale-up list) or removed (scale-down list); positive.
+    pub change: i32,
+}
+
+impl History {
+    pub fn is_empty(&self) -> bool {
+        self.recommendations.is_empty()
+            && self.scale_up_events.is_empty()
+            && self.scale_down_events.is_empty()
+    }
+}

@@ -1,0 +1,442 @@
+//! Stabilization, rate limits and bounds: the controller's `normalizeDesiredReplicas` (no
+//! `behavior`) and `normalizeDesiredReplicasWithBehaviors`, plus the history bookkeeping.
+
+use jiff::{SignedDuration, Timestamp};
+use serde::Serialize;
+
+use super::model::{Behavior, History, PolicyKind, Recommendation, Rules, ScaleEvent, SelectPolicy};
+
+/// The stabilization step.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Stabilization {
+    /// Scale-up window (behavior only), seconds.
+    pub scale_up_window_seconds: Option<i64>,
+    /// Scale-down window, seconds.
+    pub scale_down_window_seconds: i64,
+    /// Remembered recommendations inside a window, with the window(s) they fell in.
+    pub considered: Vec<ConsideredRecommendation>,
+    /// Lowest recommendation inside the scale-up window (behavior only).
+    pub up_recommendation: Option<i32>,
+    /// Highest recommendation inside the scale-down window.
+    pub down_recommendation: i32,
+    pub stabilized: i32,
+    /// `ScaleUpStabilized`, `ScaleDownStabilized` or `ReadyForNewScale`.
+    pub reason: String,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConsideredRecommendation {
+    pub time: Timestamp,
+    pub replicas: i32,
+    pub in_scale_up_window: bool,
+    pub in_scale_down_window: bool,
+}
+
+/// One rate policy evaluated against the remembered scale events.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PolicyEvaluation {
+    #[serde(rename = "type")]
+    pub kind: PolicyKind,
+    pub value: i32,
+    pub period_seconds: i32,
+    pub added_in_period: i32,
+    pub removed_in_period: i32,
+    pub period_start_replicas: i32,
+    pub limit: i32,
+}
+
+/// The rate-limit and bounds step.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Limits {
+    /// `up`, `down` or `none`.
+    pub direction: &'static str,
+    /// Without behavior: max(2 × current, 4).
+    pub scale_up_limit: Option<i32>,
+    pub select_policy: Option<SelectPolicy>,
+    pub policies: Vec<PolicyEvaluation>,
+    /// The rate limit after selectPolicy (behavior only).
+    pub rate_limit: Option<i32>,
+    pub min_replicas: i32,
+    pub max_replicas: i32,
+    /// The bound that applies in this direction.
+    pub allowed: Option<i32>,
+    pub reason: String,
+    pub message: String,
+}
+
+/// The whole normalization.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Normalization {
+    /// `default` (no behavior) or `behavior`.
+    pub mode: &'static str,
+    pub proposal: i32,
+    pub stabilization: Stabilization,
+    pub limits: Limits,
+    pub result: i32,
+}
+
+const READY_REASON: &str = "ReadyForNewScale";
+const READY_MESSAGE: &str = "recommended size matches current size";
+const DOWN_STABILIZED: (&str, &str) = (
+    "ScaleDownStabilized",
+    "recent recommendations were higher than current one, applying the highest recent recommendation",
+);
+const UP_STABILIZED: (&str, &str) = (
+    "ScaleUpStabilized",
+    "recent recommendations were lower than current one, applying the lowest recent recommendation",
+);
+const WITHIN: (&str, &str) = (
+    "DesiredWithinRange",
+    "the desired count is within the acceptable range",
+);
+const TOO_MANY: (&str, &str) = (
+    "TooManyReplicas",
+    "the desired replica count is more than the maximum replica count",
+);
+const TOO_FEW: (&str, &str) = (
+    "TooFewReplicas",
+    "the desired replica count is less than the minimum replica count",
+);
+const UP_LIMIT: (&str, &str) = (
+    "ScaleUpLimit",
+    "the desired replica count is increasing faster than the maximum scale rate",
+);
+const DOWN_LIMIT: (&str, &str) = (
+    "ScaleDownLimit",
+    "the desired replica count is decreasing faster than the maximum scale rate",
+);
+
+fn secs(s: i64) -> SignedDuration {
+    SignedDuration::from_secs(s)
+}
+
+fn sub(now: Timestamp, d: SignedDuration) -> Timestamp {
+    now.checked_sub(d).unwrap_or(Timestamp::MIN)
+}
+
+/// Without `behavior`: stabilize over the downscale window, then the scale-up limit and bounds.
+pub fn without_behavior(
+    history: &mut History,
+    now: Timestamp,
+    downscale_window: SignedDuration,
+    current: i32,
+    proposal: i32,
+    min: i32,
+    max: i32,
+) -> Normalization {
+    // stabilizeRecommendation: records at or after the cutoff count.
+    let cutoff = sub(now, downscale_window);
+    let mut best = proposal;
+    let mut old_index = None;
+    let mut considered = Vec::new();
+    for (i, r) in history.recommendations.iter().enumerate() {
+        if r.time < cutoff {
+            old_index = Some(i);
+        } else {
+            considered.push(ConsideredRecommendation {
+                time: r.time,
+                replicas: r.replicas,
+                in_scale_up_window: false,
+                in_scale_down_window: true,
+            });
+            if r.replicas > best {
+                best = r.replicas;
+            }
+        }
+    }
+    record(history, old_index, now, proposal);
+    let (reason, message) = if best != proposal {
+        DOWN_STABILIZED
+    } else {
+        (READY_REASON, READY_MESSAGE)
+    };
+    let stabilization = Stabilization {
+        scale_up_window_seconds: None,
+        scale_down_window_seconds: downscale_window.as_secs(),
+        considered,
+        up_recommendation: None,
+        down_recommendation: best,
+        stabilized: best,
+        reason: reason.into(),
+        message: message.into(),
+    };
+    // convertDesiredReplicasWithRules.
+    let scale_up_limit = ((2.0 * current as f64).max(4.0)) as i32;
+    let (max_allowed, max_reason) = if max > scale_up_limit {
+        (scale_up_limit, UP_LIMIT)
+    } else {
+        (max, TOO_MANY)
+    };
+    let (result, (reason, message), allowed) = if best < min {
+        (min, TOO_FEW, Some(min))
+    } else if best > max_allowed {
+        (max_allowed, max_reason, Some(max_allowed))
+    } else {
+        (best, WITHIN, None)
+    };
+    Normalization {
+        mode: "default",
+        proposal,
+        stabilization,
+        limits: Limits {
+            direction: direction(best, current),
+            scale_up_limit: Some(scale_up_limit),
+            select_policy: None,
+            policies: vec![],
+            rate_limit: None,
+            min_replicas: min,
+            max_replicas: max,
+            allowed,
+            reason: reason.into(),
+            message: message.into(),
+        },
+        result,
+    }
+}
+
+fn direction(target: i32, current: i32) -> &'static str {
+    match target.cmp(&current) {
+        std::cmp::Ordering::Greater => "up",
+        std::cmp::Ordering::Less => "down",
+        std::cmp::Ordering::Equal => "none",
+    }
+}
+
+fn record(history: &mut History, old_index: Option<usize>, now: Timestamp, proposal: i32) {
+    let rec = Recommendation {
+        time: now,
+        replicas: proposal,
+    };
+    match old_index {
+        Some(i) => history.recommendations[i] = rec,
+        None => history.recommendations.push(rec),
+    }
+}
+
+/// The scale-down window in force: the spec's, or the controller's `--downscale-stabilization`.
+pub fn scale_down_window(b: &Behavior, downscale_default: SignedDuration) -> i64 {
+    b.scale_down
+        .stabilization_window_seconds
+        .map(i64::from)
+        .unwrap_or(downscale_default.as_secs())
+}
+
+/// With `behavior`: the stabilization envelope, then the rate policies and bounds.
+#[allow(clippy::too_many_arguments)]
+pub fn with_behavior(
+    history: &mut History,
+    now: Timestamp,
+    b: &Behavior,
+    downscale_default: SignedDuration,
+    current: i32,
+    proposal: i32,
+    min: i32,
+    max: i32,
+    own_direction_only: bool,
+) -> Normalization {
+    let up_window = b.scale_up.stabilization_window_seconds.unwrap_or(0) as i64;
+    let down_window = scale_down_window(b, downscale_default);
+    let up_cutoff = sub(now, secs(up_window));
+    let down_cutoff = sub(now, secs(down_window));
+    let mut up_rec = proposal;
+    let mut down_rec = proposal;
+    let mut old_index = None;
+    let mut considered = Vec::new();
+    for (i, r) in history.recommendations.iter().enumerate() {
+        let in_up = r.time > up_cutoff;
+        let in_down = r.time > down_cutoff;
+        if in_up {
+            up_rec = up_rec.min(r.replicas);
+        }
+        if in_down {
+            down_rec = down_rec.max(r.replicas);
+        }
+        if in_up || in_down {
+            considered.push(ConsideredRecommendation {
+                time: r.time,
+                replicas: r.replicas,
+                in_scale_up_window: in_up,
+                in_scale_down_window: in_down,
+            });
+        }
+        if r.time < up_cutoff && r.time < down_cutoff {
+            old_index = Some(i);
+        }
+    }
+    let mut stabilized = current;
+    if stabilized < up_rec {
+        stabilized = up_rec;
+    }
+    if stabilized > down_rec {
+        stabilized = down_rec;
+    }
+    record(history, old_index, now, proposal);
+    let (reason, message) = if stabilized == proposal {
+        (READY_REASON, READY_MESSAGE)
+    } else if proposal >= current {
+        UP_STABILIZED
+    } else {
+        DOWN_STABILIZED
+    };
+    let stabilization = Stabilization {
+        scale_up_window_seconds: Some(up_window),
+        scale_down_window_seconds: down_window,
+        considered,
+        up_recommendation: Some(up_rec),
+        down_recommendation: down_rec,
+        stabilized,
+        reason: reason.into(),
+        message: message.into(),
+    };
+
+    // convertDesiredReplicasWithBehaviorRate.
+    let mut limits = Limits {
+        direction: direction(stabilized, current),
+        scale_up_limit: None,
+        select_policy: None,
+        policies: vec![],
+        rate_limit: None,
+        min_replicas: min,
+        max_replicas: max,
+        allowed: None,
+        reason: WITHIN.0.into(),
+        message: WITHIN.1.into(),
+    };
+    let mut result = stabilized;
+    if stabilized > current {
+        let (limit, evals) = rate_limit(&b.scale_up, history, now, current, true, own_direction_only);
+        let limit = limit.max(current);
+        limits.select_policy = Some(b.scale_up.select_policy);
+        limits.policies = evals;
+        limits.rate_limit = Some(limit);
+        let (allowed, (r, m)) = if max > limit {
+            (limit, UP_LIMIT)
+        } else {
+            (max, TOO_MANY)
+        };
+        limits.allowed = Some(allowed);
+        if stabilized > allowed {
+            result = allowed;
+            limits.reason = r.into();
+            limits.message = m.into();
+        }
+    } else if stabilized < current {
+        let (limit, evals) = rate_limit(&b.scale_down, history, now, current, false, own_direction_only);
+        let limit = limit.min(current);
+        limits.select_policy = Some(b.scale_down.select_policy);
+        limits.policies = evals;
+        limits.rate_limit = Some(limit);
+        let (allowed, (r, m)) = if min < limit {
+            (limit, DOWN_LIMIT)
+        } else {
+            (min, TOO_FEW)
+        };
+        limits.allowed = Some(allowed);
+        if stabilized < allowed {
+            result = allowed;
+            limits.reason = r.into();
+            limits.message = m.into();
+        }
+    }
+    Normalization {
+        mode: "behavior",
+        proposal,
+        stabilization,
+        limits,
+        result,
+    }
+}
+
+/// `getReplicasChangePerPeriod`: events strictly newer than `now - period`.
+fn change_in_period(events: &[ScaleEvent], now: Timestamp, period_seconds: i32) -> i32 {
+    let cutoff = sub(now, secs(period_seconds as i64));
+    events
+        .iter()
+        .filter(|e| e.time > cutoff)
+        .fold(0i32, |acc, e| acc.saturating_add(e.change))
+}
+
+/// `calculateScaleUpLimitWithScalingRules` / `calculateScaleDownLimitWithBehaviors`.
+fn rate_limit(
+    rules: &Rules,
+    history: &History,
+    now: Timestamp,
+    current: i32,
+    up: bool,
+    own_direction_only: bool,
+) -> (i32, Vec<PolicyEvaluation>) {
+    if rules.select_policy == SelectPolicy::Disabled {
+        return (current, vec![]);
+    }
+    // Up: Max picks the largest limit; down: Max (biggest change) picks the smallest.
+    let pick_largest = (rules.select_policy == SelectPolicy::Max) == up;
+    let mut result = if pick_largest { i32::MIN } else { i32::MAX };
+    let mut evals = Vec::new();
+    for p in &rules.policies {
+        let mut added = change_in_period(&history.scale_up_events, now, p.period_seconds);
+        let mut removed = change_in_period(&history.scale_down_events, now, p.period_seconds);
+        // Before 1.25 a period's start only accounted for the events of its own direction.
+        if own_direction_only {
+            if up {
+                removed = 0;
+            } else {
+                added = 0;
+            }
+        }
+        let start = current.saturating_sub(added).saturating_add(removed);
+        let limit = match (p.kind, up) {
+            (PolicyKind::Pods, true) => start.saturating_add(p.value),
+            (PolicyKind::Percent, true) => {
+                (start as f64 * (1.0 + p.value as f64 / 100.0)).ceil() as i32
+            }
+            (PolicyKind::Pods, false) => start.saturating_sub(p.value),
+            (PolicyKind::Percent, false) => (start as f64 * (1.0 - p.value as f64 / 100.0)) as i32,
+        };
+        result = if pick_largest {
+            result.max(limit)
+        } else {
+            result.min(limit)
+        };
+        evals.push(PolicyEvaluation {
+            kind: p.kind,
+            value: p.value,
+            period_seconds: p.period_seconds,
+            added_in_period: added,
+            removed_in_period: removed,
+            period_start_replicas: start,
+            limit,
+        });
+    }
+    (result, evals)
+}
+
+/// `storeScaleEvent`: remember a rescale for the rate policies (behavior only).
+pub fn store_scale_event(history: &mut History, b: &Behavior, now: Timestamp, prev: i32, new: i32) {
+    let (events, rules) = if new > prev {
+        (&mut history.scale_up_events, &b.scale_up)
+    } else {
+        (&mut history.scale_down_events, &b.scale_down)
+    };
+    let longest = rules
+        .policies
+        .iter()
+        .map(|p| p.period_seconds)
+        .max()
+        .unwrap_or(0);
+    let cutoff = sub(now, secs(longest as i64));
+    let reusable = events.iter().rposition(|e| e.time < cutoff);
+    let ev = ScaleEvent {
+        time: now,
+        change: (new - prev).abs(),
+    };
+    match reusable {
+        Some(i) => events[i] = ev,
+        None => events.push(ev),
+    }
+}

@@ -1,0 +1,993 @@
+//! Snapshots: a `v1` `List` of real API objects — everything the core needs for an HPA.
+//!
+//! Live mode fetches a [`Snapshot`]; offline mode reads one from a file. Either way,
+//! [`Snapshot::input_for`] validates it and builds the core's [`Input`], so the same decision
+//! comes out of both. Every error names the object and the field.
+
+use std::collections::{BTreeMap, HashSet};
+use std::fmt;
+
+use jiff::{SignedDuration, Timestamp};
+use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet, StatefulSet};
+use k8s_openapi::api::autoscaling::v1::Scale as ScaleV1;
+use k8s_openapi::api::autoscaling::v2::{self as hpa_v2, HorizontalPodAutoscaler};
+use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::core::model::*;
+use crate::core::{selector_text, Settings};
+use crate::labels::Selector;
+use crate::metrics_api::{ExternalMetricValue, MetricValue, PodMetrics};
+use crate::quantity::{parse_f64, parse_milli};
+
+/// Annotation on the List's metadata recording when a snapshot was taken.
+pub const TAKEN_AT_ANNOTATION: &str = "kubectl-hpa.dev/taken-at";
+
+/// A bad snapshot: where, and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SnapshotError {
+    pub message: String,
+}
+
+impl fmt::Display for SnapshotError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for SnapshotError {}
+
+fn err(message: impl Into<String>) -> SnapshotError {
+    SnapshotError {
+        message: message.into(),
+    }
+}
+
+/// A scalable workload, reduced to its scale subresource.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Workload {
+    pub kind: String,
+    pub namespace: String,
+    pub name: String,
+    pub scale: Scale,
+    /// The workload's own labels-to-pods selector, for Deployments etc.
+    pub uid: Option<String>,
+}
+
+/// Everything read from a snapshot (or fetched from a cluster).
+#[derive(Debug, Clone, Default)]
+pub struct Snapshot {
+    /// Where it came from, for error messages.
+    pub source: String,
+    pub taken_at: Option<Timestamp>,
+    pub hpas: Vec<HorizontalPodAutoscaler>,
+    pub workloads: Vec<Workload>,
+    pub pods: Vec<Pod>,
+    pub pod_metrics: Vec<PodMetrics>,
+    /// Whether any PodMetrics (or PodMetricsList) item was present at all.
+    pub has_pod_metrics: bool,
+    pub custom_metrics: Vec<MetricValue>,
+    pub external_metrics: Vec<ExternalMetricValue>,
+    /// Objects kept as they are (events, APIServices, CRD targets).
+    pub other: Vec<Value>,
+}
+
+/// Kinds accepted in a snapshot and passed over (context for live diagnostics).
+const PASSIVE_KINDS: &[(&str, &str)] = &[
+    ("v1", "Event"),
+    ("events.k8s.io/v1", "Event"),
+    ("v1", "Service"),
+    ("v1", "Namespace"),
+    ("v1", "Endpoints"),
+    ("discovery.k8s.io/v1", "EndpointSlice"),
+    ("apiregistration.k8s.io/v1", "APIService"),
+    ("policy/v1", "PodDisruptionBudget"),
+    ("apps/v1", "ControllerRevision"),
+];
+
+fn describe(item: &Value) -> String {
+    let kind = item.get("kind").and_then(Value::as_str).unwrap_or("object");
+    let md = item.get("metadata");
+    let ns = md
+        .and_then(|m| m.get("namespace"))
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let name = md
+        .and_then(|m| m.get("name"))
+        .and_then(Value::as_str)
+        .unwrap_or("<unnamed>");
+    if ns.is_empty() {
+        format!("{kind} {name}")
+    } else {
+        format!("{kind} {ns}/{name}")
+    }
+}
+
+fn typed<T: DeserializeOwned>(item: &Value, ctx: &str) -> Result<T, SnapshotError> {
+    serde_path_to_error::deserialize(item).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        if path == "." || path.is_empty() {
+            err(format!("{ctx}: {inner}"))
+        } else {
+            err(format!("{ctx}: field {path}: {inner}"))
+        }
+    })
+}
+
+fn parse_time(s: &str, ctx: &str, field: &str) -> Result<Timestamp, SnapshotError> {
+    s.parse::<Timestamp>()
+        .map_err(|e| err(format!("{ctx}: field {field}: invalid RFC3339 time {s:?}: {e}")))
+}
+
+fn milli(q: &str, ctx: &str, field: &str) -> Result<i64, SnapshotError> {
+    parse_milli(q).map_err(|e| err(format!("{ctx}: field {field}: {e}")))
+}
+
+fn non_negative_milli(q: &str, ctx: &str, field: &str) -> Result<i64, SnapshotError> {
+    let v = milli(q, ctx, field)?;
+    if v < 0 {
+        return Err(err(format!(
+            "{ctx}: field {field}: negative quantity {q:?} is not allowed"
+        )));
+    }
+    Ok(v)
+}
+
+impl Snapshot {
+    /// Read a snapshot file (YAML or JSON).
+    pub fn from_file(path: &std::path::Path) -> Result<Snapshot, SnapshotError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| err(format!("cannot read snapshot {}: {e}", path.display())))?;
+        Snapshot::from_text(&text, &path.display().to_string())
+    }
+
+    /// Parse snapshot text; `source` names it in errors.
+    pub fn from_text(text: &str, source: &str) -> Result<Snapshot, SnapshotError> {
+        let doc: Value = if text.trim_start().starts_with('{') {
+            serde_json::from_str(text)
+                .map_err(|e| err(format!("{source}: invalid JSON: {e}")))?
+        } else {
+            serde_yaml::from_str(text)
+                .map_err(|e| err(format!("{source}: invalid YAML: {e}")))?
+        };
+        if !doc.is_object() {
+            return Err(err(format!(
+                "{source}: expected a v1 List of API objects (as `kubectl get ... -o yaml` prints), found {}",
+                if doc.is_null() { "an empty document".to_string() } else { "something else".to_string() }
+            )));
+        }
+        let mut snap = Snapshot {
+            source: source.to_string(),
+            ..Default::default()
+        };
+        if let Some(t) = doc
+            .pointer("/metadata/annotations")
+            .and_then(|a| a.get(TAKEN_AT_ANNOTATION))
+            .and_then(Value::as_str)
+        {
+            snap.taken_at = Some(parse_time(
+                t,
+                &format!("{source}: List"),
+                &format!("metadata.annotations.{TAKEN_AT_ANNOTATION}"),
+            )?);
+        }
+        snap.add(&doc, source, "")?;
+        Ok(snap)
+    }
+
+    fn add(&mut self, item: &Value, source: &str, position: &str) -> Result<(), SnapshotError> {
+        let api_version = item.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+        let kind = item.get("kind").and_then(Value::as_str).unwrap_or("");
+        let ctx = format!("{source}: {}{}", position, describe(item));
+        if kind.is_empty() || api_version.is_empty() {
+            return Err(err(format!(
+                "{source}: {position}object has no apiVersion/kind; a snapshot is a v1 List of API objects"
+            )));
+        }
+        match (api_version, kind) {
+            (_, "List")
+            | ("metrics.k8s.io/v1beta1", "PodMetricsList")
+            | ("custom.metrics.k8s.io/v1beta2", "MetricValueList")
+            | ("custom.metrics.k8s.io/v1beta1", "MetricValueList")
+            | ("external.metrics.k8s.io/v1beta1", "ExternalMetricValueList") => {
+                let items = match item.get("items") {
+                    None | Some(Value::Null) => return Ok(()),
+                    Some(Value::Array(a)) => a,
+                    Some(_) => return Err(err(format!("{ctx}: field items: expected a list"))),
+                };
+                if kind == "PodMetricsList" {
+                    self.has_pod_metrics = true;
+                }
+                for (i, sub) in items.iter().enumerate() {
+                    let pos = format!("{position}items[{i}] ");
+                    match kind {
+                        "MetricValueList" => {
+                            let v: MetricValue = typed(sub, &format!("{source}: {pos}MetricValue"))?;
+                            self.custom_metrics.push(v);
+                        }
+                        "ExternalMetricValueList" => {
+                            let v: ExternalMetricValue =
+                                typed(sub, &format!("{source}: {pos}ExternalMetricValue"))?;
+                            self.external_metrics.push(v);
+                        }
+                        "PodMetricsList" => {
+                            let v: PodMetrics = typed(sub, &format!("{source}: {pos}PodMetrics"))?;
+                            self.pod_metrics.push(v);
+                        }
+                        _ => self.add(sub, source, &pos)?,
+                    }
+                }
+            }
+            ("autoscaling/v2", "HorizontalPodAutoscaler") => self.hpas.push(typed(item, &ctx)?),
+            (v, "HorizontalPodAutoscaler") => {
+                return Err(err(format!(
+                    "{ctx}: apiVersion {v} is not supported: use the autoscaling/v2 form (kubectl get hpa.v2.autoscaling -o yaml)"
+                )))
+            }
+            ("apps/v1", "Deployment") => {
+                let d: Deployment = typed(item, &ctx)?;
+                let spec = Some(&d.spec);
+                self.workloads.push(workload(
+                    "Deployment",
+                    &d.metadata,
+                    spec.and_then(|s| s.replicas),
+                    d.status.as_ref().and_then(|s| s.replicas),
+                    spec.map(|s| &s.selector),
+                    &ctx,
+                )?);
+            }
+            ("apps/v1", "StatefulSet") => {
+                let d: StatefulSet = typed(item, &ctx)?;
+                let spec = Some(&d.spec);
+                self.workloads.push(workload(
+                    "StatefulSet",
+                    &d.metadata,
+                    spec.and_then(|s| s.replicas),
+                    d.status.as_ref().map(|s| s.replicas),
+                    spec.map(|s| &s.selector),
+                    &ctx,
+                )?);
+            }
+            ("apps/v1", "ReplicaSet") => {
+                let d: ReplicaSet = typed(item, &ctx)?;
+                let spec = Some(&d.spec);
+                self.workloads.push(workload(
+                    "ReplicaSet",
+                    &d.metadata,
+                    spec.and_then(|s| s.replicas),
+                    d.status.as_ref().map(|s| s.replicas),
+                    spec.map(|s| &s.selector),
+                    &ctx,
+                )?);
+            }
+            ("autoscaling/v1", "Scale") => {
+                let s: ScaleV1 = typed(item, &ctx)?;
+                let spec_replicas = s.spec.as_ref().and_then(|s| s.replicas).unwrap_or(0);
+                let status = s.status.as_ref();
+                let status_replicas = status.map(|s| s.replicas).unwrap_or(0);
+                if spec_replicas < 0 || status_replicas < 0 {
+                    return Err(err(format!("{ctx}: field spec.replicas/status.replicas: negative replica count")));
+                }
+                self.workloads.push(Workload {
+                    kind: "Scale".into(),
+                    namespace: s.metadata.namespace.clone().unwrap_or_default(),
+                    name: s.metadata.name.clone().unwrap_or_default(),
+                    scale: Scale {
+                        spec_replicas,
+                        status_replicas,
+                        selector: status.and_then(|s| s.selector.clone()).unwrap_or_default(),
+                    },
+                    uid: s.metadata.uid.clone(),
+                });
+            }
+            ("v1", "Pod") => self.pods.push(typed(item, &ctx)?),
+            ("metrics.k8s.io/v1beta1", "PodMetrics") => {
+                self.has_pod_metrics = true;
+                self.pod_metrics.push(typed(item, &ctx)?);
+            }
+            (v, k) if PASSIVE_KINDS.contains(&(v, k)) => self.other.push(item.clone()),
+            (v, k) => {
+                // A custom-resource target (e.g. an Argo Rollout) may be included as context;
+                // its scale comes from an autoscaling/v1 Scale item.
+                let is_target = self_target_kinds(item).is_some();
+                if is_target {
+                    self.other.push(item.clone());
+                } else {
+                    return Err(err(format!(
+                        "{source}: {position}{}: unsupported kind {k} ({v}); a snapshot holds autoscaling/v2 HorizontalPodAutoscalers, apps/v1 Deployments/StatefulSets/ReplicaSets, autoscaling/v1 Scales, v1 Pods, PodMetrics, MetricValueLists and ExternalMetricValueLists",
+                        describe(item)
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Names of the HPAs in a namespace (for "did you mean" messages).
+    pub fn hpa_names(&self, namespace: Option<&str>) -> Vec<String> {
+        self.hpas
+            .iter()
+            .filter(|h| namespace.is_none_or(|ns| h.metadata.namespace.as_deref().unwrap_or("default") == ns))
+            .map(|h| {
+                format!(
+                    "{}/{}",
+                    h.metadata.namespace.as_deref().unwrap_or("default"),
+                    h.metadata.name.as_deref().unwrap_or("")
+                )
+            })
+            .collect()
+    }
+
+    /// The newest sample timestamp among the metrics (the moment the snapshot's data describe).
+    pub fn newest_metric_time(&self) -> Option<Timestamp> {
+        let a = self.pod_metrics.iter().filter_map(|m| m.timestamp.as_deref());
+        let b = self.custom_metrics.iter().filter_map(|m| m.timestamp.as_deref());
+        let c = self.external_metrics.iter().filter_map(|m| m.timestamp.as_deref());
+        a.chain(b)
+            .chain(c)
+            .filter_map(|t| t.parse::<Timestamp>().ok())
+            .max()
+    }
+
+    fn find_hpa(&self, namespace: &str, name: &str) -> Result<&HorizontalPodAutoscaler, SnapshotError> {
+        self.hpas
+            .iter()
+            .find(|h| {
+                h.metadata.name.as_deref() == Some(name)
+                    && h.metadata.namespace.as_deref().unwrap_or("default") == namespace
+            })
+            .ok_or_else(|| {
+                let have = self.hpa_names(None);
+                err(format!(
+                    "{}: no HorizontalPodAutoscaler {namespace}/{name} in the snapshot ({})",
+                    self.source,
+                    if have.is_empty() {
+                        "it holds no autoscaling/v2 HorizontalPodAutoscaler".to_string()
+                    } else {
+                        format!("it holds: {}", have.join(", "))
+                    }
+                ))
+            })
+    }
+
+    fn find_target(&self, namespace: &str, kind: &str, name: &str) -> Option<&Workload> {
+        let in_ns = |w: &&Workload| w.namespace == namespace && w.name == name;
+        self.workloads
+            .iter()
+            .filter(in_ns)
+            .find(|w| w.kind == kind)
+            .or_else(|| self.workloads.iter().filter(in_ns).find(|w| w.kind == "Scale"))
+    }
+
+    /// Validate the snapshot for one HPA and build the core's input.
+    pub fn input_for(
+        &self,
+        namespace: &str,
+        name: &str,
+        settings: Settings,
+        history: History,
+        now: Timestamp,
+    ) -> Result<Input, SnapshotError> {
+        let raw = self.find_hpa(namespace, name)?;
+        let ctx = format!("{}: HorizontalPodAutoscaler {namespace}/{name}", self.source);
+        let hpa = convert_hpa(raw, namespace, &ctx)?;
+        let target = self
+            .find_target(namespace, &hpa.target_kind, &hpa.target_name)
+            .ok_or_else(|| {
+                err(format!(
+                    "{}: the target of HorizontalPodAutoscaler {namespace}/{name}, {} {namespace}/{}, is not in the snapshot (add it, or an autoscaling/v1 Scale named {} for other kinds)",
+                    self.source, hpa.target_kind, hpa.target_name, hpa.target_name
+                ))
+            })?;
+        let scale = target.scale.clone();
+        let selector = Selector::parse(&scale.selector).ok().filter(|s| !s.is_empty());
+        let selected: Vec<&Pod> = match &selector {
+            Some(sel) => self
+                .pods
+                .iter()
+                .filter(|p| p.metadata.namespace.as_deref().unwrap_or("default") == namespace)
+                .filter(|p| sel.matches(p.metadata.labels.as_ref().unwrap_or(&BTreeMap::new())))
+                .collect(),
+            None => vec![],
+        };
+        let pods = selected
+            .iter()
+            .map(|p| convert_pod(p, &self.source))
+            .collect::<Result<Vec<_>, _>>()?;
+        let selected_names: HashSet<&str> = selected
+            .iter()
+            .filter_map(|p| p.metadata.name.as_deref())
+            .collect();
+        let all_pods_by_name: BTreeMap<&str, &Pod> = self
+            .pods
+            .iter()
+            .filter(|p| p.metadata.namespace.as_deref().unwrap_or("default") == namespace)
+            .filter_map(|p| p.metadata.name.as_deref().map(|n| (n, p)))
+            .collect();
+
+        // Resource metrics: PodMetrics selected by the same selector.
+        let mut usages = Vec::new();
+        if let Some(sel) = &selector {
+            for m in &self.pod_metrics {
+                if m.metadata.namespace.as_deref().unwrap_or("default") != namespace {
+                    continue;
+                }
+                let pod_name = m.metadata.name.as_deref().unwrap_or("");
+                let chosen = match &m.metadata.labels {
+                    Some(l) => sel.matches(l),
+                    None => selected_names.contains(pod_name),
+                };
+                if chosen {
+                    usages.push(convert_pod_metrics(m, namespace, &self.source)?);
+                }
+            }
+        }
+
+        // Custom and external metric data, one entry per spec metric.
+        let mut metric_data = Vec::with_capacity(hpa.metrics.len());
+        for spec in &hpa.metrics {
+            metric_data.push(match spec {
+                MetricSpec::Pods { metric, .. } => {
+                    let mut items = Vec::new();
+                    for v in &self.custom_metrics {
+                        let d = &v.described_object;
+                        if d.kind != "Pod" || v.metric.name != *metric {
+                            continue;
+                        }
+                        if d.namespace.as_deref().is_some_and(|n| n != namespace) {
+                            continue;
+                        }
+                        // Values of pods the selector does not pick are not returned by the API.
+                        if let (Some(p), Some(sel)) = (all_pods_by_name.get(d.name.as_str()), &selector) {
+                            if !sel.matches(p.metadata.labels.as_ref().unwrap_or(&BTreeMap::new())) {
+                                continue;
+                            }
+                        }
+                        items.push(convert_metric_value(v, &self.source)?);
+                    }
+                    MetricData::Pods(Ok(items))
+                }
+                MetricSpec::Object {
+                    kind,
+                    object,
+                    metric,
+                    ..
+                } => {
+                    let found = self.custom_metrics.iter().find(|v| {
+                        let d = &v.described_object;
+                        d.kind == *kind
+                            && d.name == *object
+                            && v.metric.name == *metric
+                            && d.namespace.as_deref().is_none_or(|n| n == namespace || kind == "Namespace")
+                    });
+                    match found {
+                        Some(v) => MetricData::Object(Ok(convert_metric_value(v, &self.source)?)),
+                        None => MetricData::Object(Err(format!(
+                            "unable to fetch metrics from custom metrics API: the server could not find the metric {metric} for {kind} {object} (not in the snapshot)"
+                        ))),
+                    }
+                }
+                MetricSpec::External { metric, .. } => {
+                    let raw_sel = raw_external_selector(raw, metric);
+                    let sel = match raw_sel {
+                        Some(s) => Some(Selector::from_label_selector(s).map_err(|e| {
+                            err(format!("{ctx}: field spec.metrics external {metric} selector: {e}"))
+                        })?),
+                        None => None,
+                    };
+                    let mut items = Vec::new();
+                    for v in &self.external_metrics {
+                        if v.metric_name != *metric {
+                            continue;
+                        }
+                        if sel.as_ref().is_some_and(|s| !s.matches(&v.metric_labels)) {
+                            continue;
+                        }
+                        items.push(convert_external_value(v, &self.source)?);
+                    }
+                    MetricData::External(Ok(items))
+                }
+                _ => MetricData::None,
+            });
+        }
+
+        // Other HPAs whose targets select any of these pods.
+        let mut other_hpas_selecting = Vec::new();
+        for other in &self.hpas {
+            let oname = other.metadata.name.as_deref().unwrap_or("");
+            if other.metadata.namespace.as_deref().unwrap_or("default") != namespace || oname == name {
+                continue;
+            }
+            let oref = &other.spec.scale_target_ref;
+            let Some(ot) = self.find_target(namespace, &oref.kind, &oref.name) else {
+                continue;
+            };
+            let Ok(osel) = Selector::parse(&ot.scale.selector) else {
+                continue;
+            };
+            if osel.is_empty() {
+                continue;
+            }
+            if selected
+                .iter()
+                .any(|p| osel.matches(p.metadata.labels.as_ref().unwrap_or(&BTreeMap::new())))
+            {
+                other_hpas_selecting.push(oname.to_string());
+            }
+        }
+
+        Ok(Input {
+            hpa,
+            scale: Ok(scale),
+            pods,
+            pod_metrics: Ok(usages),
+            metric_data,
+            other_hpas_selecting,
+            settings,
+            history,
+            now,
+        })
+    }
+}
+
+/// Is this item of a kind some HPA might target? (We cannot know without the HPAs, so accept
+/// any namespaced object with a `spec` as a possible custom-resource target.)
+fn self_target_kinds(item: &Value) -> Option<()> {
+    item.get("spec")?;
+    item.pointer("/metadata/name")?;
+    Some(())
+}
+
+fn raw_external_selector<'a>(
+    raw: &'a HorizontalPodAutoscaler,
+    metric: &str,
+) -> Option<&'a k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector> {
+    raw.spec
+        .metrics
+        .as_ref()?
+        .iter()
+        .filter_map(|m| m.external.as_ref())
+        .find(|e| e.metric.name == metric)?
+        .metric
+        .selector
+        .as_ref()
+}
+
+fn workload(
+    kind: &str,
+    md: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+    spec_replicas: Option<i32>,
+    status_replicas: Option<i32>,
+    selector: Option<&k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector>,
+    ctx: &str,
+) -> Result<Workload, SnapshotError> {
+    let spec_replicas = spec_replicas.unwrap_or(1);
+    let status_replicas = status_replicas.unwrap_or(0);
+    if spec_replicas < 0 {
+        return Err(err(format!("{ctx}: field spec.replicas: negative replica count {spec_replicas}")));
+    }
+    if status_replicas < 0 {
+        return Err(err(format!("{ctx}: field status.replicas: negative replica count {status_replicas}")));
+    }
+    let selector = match selector {
+        Some(s) => Selector::from_label_selector(s)
+            .map_err(|e| err(format!("{ctx}: field spec.selector: {e}")))?
+            .to_string(),
+        None => String::new(),
+    };
+    Ok(Workload {
+        kind: kind.into(),
+        namespace: md.namespace.clone().unwrap_or_else(|| "default".into()),
+        name: md.name.clone().unwrap_or_default(),
+        scale: Scale {
+            spec_replicas,
+            status_replicas,
+            selector,
+        },
+        uid: md.uid.clone(),
+    })
+}
+
+fn target_of(t: &hpa_v2::MetricTarget, ctx: &str, field: &str) -> Result<Target, SnapshotError> {
+    let value = t
+        .value
+        .as_ref()
+        .map(|q| non_negative_milli(&q.0, ctx, &format!("{field}.value")))
+        .transpose()?;
+    let average_value = t
+        .average_value
+        .as_ref()
+        .map(|q| non_negative_milli(&q.0, ctx, &format!("{field}.averageValue")))
+        .transpose()?;
+    if value == Some(0) || average_value == Some(0) {
+        return Err(err(format!(
+            "{ctx}: field {field}: a target value must be greater than zero"
+        )));
+    }
+    if let Some(u) = t.average_utilization {
+        if u <= 0 {
+            return Err(err(format!(
+                "{ctx}: field {field}.averageUtilization: must be greater than zero, got {u}"
+            )));
+        }
+    }
+    Ok(Target {
+        type_: t.type_.clone(),
+        value,
+        average_value,
+        average_utilization: t.average_utilization,
+    })
+}
+
+fn convert_hpa(raw: &HorizontalPodAutoscaler, namespace: &str, ctx: &str) -> Result<Hpa, SnapshotError> {
+    let spec = &raw.spec;
+    let min_replicas = spec.min_replicas.unwrap_or(1);
+    if min_replicas < 0 {
+        return Err(err(format!("{ctx}: field spec.minReplicas: must be >= 0, got {min_replicas}")));
+    }
+    if spec.max_replicas < 1 {
+        return Err(err(format!(
+            "{ctx}: field spec.maxReplicas: must be >= 1, got {}",
+            spec.max_replicas
+        )));
+    }
+    if spec.max_replicas < min_replicas {
+        return Err(err(format!(
+            "{ctx}: field spec.maxReplicas: {} is less than spec.minReplicas {min_replicas}",
+            spec.max_replicas
+        )));
+    }
+    let mut raw_metrics = spec.metrics.clone().unwrap_or_default();
+    if raw_metrics.is_empty() {
+        raw_metrics.push(hpa_v2::MetricSpec {
+            type_: "Resource".into(),
+            resource: Some(hpa_v2::ResourceMetricSource {
+                name: "cpu".into(),
+                target: hpa_v2::MetricTarget {
+                    type_: "Utilization".into(),
+                    average_utilization: Some(80),
+                    ..Default::default()
+                },
+            }),
+            ..Default::default()
+        });
+    }
+    let mut metrics = Vec::with_capacity(raw_metrics.len());
+    for (i, m) in raw_metrics.iter().enumerate() {
+        let f = format!("spec.metrics[{i}]");
+        let missing = |what: &str| err(format!("{ctx}: field {f}.{what}: missing for type {}", m.type_));
+        metrics.push(match m.type_.as_str() {
+            "Resource" => {
+                let r = m.resource.as_ref().ok_or_else(|| missing("resource"))?;
+                MetricSpec::Resource {
+                    resource: r.name.clone(),
+                    target: target_of(&r.target, ctx, &format!("{f}.resource.target"))?,
+                }
+            }
+            "ContainerResource" => {
+                let r = m
+                    .container_resource
+                    .as_ref()
+                    .ok_or_else(|| missing("containerResource"))?;
+                MetricSpec::ContainerResource {
+                    resource: r.name.clone(),
+                    container: r.container.clone(),
+                    target: target_of(&r.target, ctx, &format!("{f}.containerResource.target"))?,
+                }
+            }
+            "Pods" => {
+                let p = m.pods.as_ref().ok_or_else(|| missing("pods"))?;
+                MetricSpec::Pods {
+                    metric: p.metric.name.clone(),
+                    target: target_of(&p.target, ctx, &format!("{f}.pods.target"))?,
+                }
+            }
+            "Object" => {
+                let o = m.object.as_ref().ok_or_else(|| missing("object"))?;
+                MetricSpec::Object {
+                    kind: o.described_object.kind.clone(),
+                    object: o.described_object.name.clone(),
+                    metric: o.metric.name.clone(),
+                    target: target_of(&o.target, ctx, &format!("{f}.object.target"))?,
+                }
+            }
+            "External" => {
+                let e = m.external.as_ref().ok_or_else(|| missing("external"))?;
+                MetricSpec::External {
+                    metric: e.metric.name.clone(),
+                    selector_text: selector_text(e.metric.selector.as_ref()),
+                    target: target_of(&e.target, ctx, &format!("{f}.external.target"))?,
+                }
+            }
+            other => MetricSpec::Unknown {
+                type_name: other.to_string(),
+            },
+        });
+    }
+    let behavior = spec
+        .behavior
+        .as_ref()
+        .map(|b| convert_behavior(b, ctx))
+        .transpose()?;
+    Ok(Hpa {
+        namespace: namespace.to_string(),
+        name: raw.metadata.name.clone().unwrap_or_default(),
+        min_replicas,
+        max_replicas: spec.max_replicas,
+        metrics,
+        behavior,
+        raw_metrics,
+        status: raw.status.clone(),
+        target_kind: spec.scale_target_ref.kind.clone(),
+        target_name: spec.scale_target_ref.name.clone(),
+        generation: raw.metadata.generation,
+    })
+}
+
+fn convert_behavior(
+    b: &hpa_v2::HorizontalPodAutoscalerBehavior,
+    ctx: &str,
+) -> Result<Behavior, SnapshotError> {
+    let up_default = Rules {
+        stabilization_window_seconds: Some(0),
+        select_policy: SelectPolicy::Max,
+        policies: vec![
+            Policy {
+                kind: PolicyKind::Pods,
+                value: 4,
+                period_seconds: 15,
+            },
+            Policy {
+                kind: PolicyKind::Percent,
+                value: 100,
+                period_seconds: 15,
+            },
+        ],
+        tolerance: None,
+    };
+    let down_default = Rules {
+        stabilization_window_seconds: None,
+        select_policy: SelectPolicy::Max,
+        policies: vec![Policy {
+            kind: PolicyKind::Percent,
+            value: 100,
+            period_seconds: 15,
+        }],
+        tolerance: None,
+    };
+    Ok(Behavior {
+        scale_up: merge_rules(b.scale_up.as_ref(), up_default, ctx, "spec.behavior.scaleUp")?,
+        scale_down: merge_rules(b.scale_down.as_ref(), down_default, ctx, "spec.behavior.scaleDown")?,
+    })
+}
+
+fn merge_rules(
+    r: Option<&hpa_v2::HPAScalingRules>,
+    mut d: Rules,
+    ctx: &str,
+    field: &str,
+) -> Result<Rules, SnapshotError> {
+    let Some(r) = r else {
+        return Ok(d);
+    };
+    if let Some(w) = r.stabilization_window_seconds {
+        if !(0..=3600).contains(&w) {
+            return Err(err(format!(
+                "{ctx}: field {field}.stabilizationWindowSeconds: must be between 0 and 3600, got {w}"
+            )));
+        }
+        d.stabilization_window_seconds = Some(w);
+    }
+    if let Some(p) = &r.select_policy {
+        d.select_policy = match p.as_str() {
+            "Max" => SelectPolicy::Max,
+            "Min" => SelectPolicy::Min,
+            "Disabled" => SelectPolicy::Disabled,
+            other => {
+                return Err(err(format!(
+                    "{ctx}: field {field}.selectPolicy: {other:?} is not one of Max, Min, Disabled"
+                )))
+            }
+        };
+    }
+    if let Some(ps) = &r.policies {
+        let mut out = Vec::with_capacity(ps.len());
+        for (i, p) in ps.iter().enumerate() {
+            let pf = format!("{field}.policies[{i}]");
+            let kind = match p.type_.as_str() {
+                "Pods" => PolicyKind::Pods,
+                "Percent" => PolicyKind::Percent,
+                other => {
+                    return Err(err(format!(
+                        "{ctx}: field {pf}.type: {other:?} is not one of Pods, Percent"
+                    )))
+                }
+            };
+            if p.value <= 0 {
+                return Err(err(format!("{ctx}: field {pf}.value: must be greater than zero, got {}", p.value)));
+            }
+            if !(1..=1800).contains(&p.period_seconds) {
+                return Err(err(format!(
+                    "{ctx}: field {pf}.periodSeconds: must be between 1 and 1800, got {}",
+                    p.period_seconds
+                )));
+            }
+            out.push(Policy {
+                kind,
+                value: p.value,
+                period_seconds: p.period_seconds,
+            });
+        }
+        d.policies = out;
+    }
+    if let Some(Quantity(t)) = &r.tolerance {
+        let v = parse_f64(t).map_err(|e| err(format!("{ctx}: field {field}.tolerance: {e}")))?;
+        if v < 0.0 {
+            return Err(err(format!("{ctx}: field {field}.tolerance: must be >= 0, got {t}")));
+        }
+        d.tolerance = Some(v);
+    }
+    Ok(d)
+}
+
+fn quantities(
+    map: Option<&BTreeMap<String, Quantity>>,
+    ctx: &str,
+    field: &str,
+) -> Result<BTreeMap<String, i64>, SnapshotError> {
+    let mut out = BTreeMap::new();
+    for (k, q) in map.into_iter().flatten() {
+        out.insert(k.clone(), non_negative_milli(&q.0, ctx, &format!("{field}.{k}"))?);
+    }
+    Ok(out)
+}
+
+/// A Pod as the core sees it.
+pub fn convert_pod(p: &Pod, source: &str) -> Result<PodInfo, SnapshotError> {
+    let name = p.metadata.name.clone().unwrap_or_default();
+    let ns = p.metadata.namespace.as_deref().unwrap_or("default");
+    let ctx = format!("{source}: Pod {ns}/{name}");
+    let status = p.status.as_ref();
+    let ready = status
+        .and_then(|s| s.conditions.as_ref())
+        .and_then(|cs| cs.iter().find(|c| c.type_ == "Ready"))
+        .map(|c| ReadyCondition {
+            status: c.status.clone(),
+            last_transition_time: c
+                .last_transition_time
+                .as_ref()
+                .map(|t| t.0)
+                .unwrap_or_else(crate::core::calc::go_zero_time),
+        });
+    let mut containers = Vec::new();
+    let mut init_containers = Vec::new();
+    let spec = p.spec.as_ref();
+    for (i, c) in spec.map(|s| s.containers.as_slice()).unwrap_or(&[]).iter().enumerate() {
+        containers.push(ContainerRequests {
+            name: c.name.clone(),
+            requests: quantities(
+                c.resources.as_ref().and_then(|r| r.requests.as_ref()),
+                &ctx,
+                &format!("spec.containers[{i}].resources.requests"),
+            )?,
+            restartable_init: false,
+        });
+    }
+    for (i, c) in spec
+        .and_then(|s| s.init_containers.as_deref())
+        .unwrap_or(&[])
+        .iter()
+        .enumerate()
+    {
+        let requests = quantities(
+            c.resources.as_ref().and_then(|r| r.requests.as_ref()),
+            &ctx,
+            &format!("spec.initContainers[{i}].resources.requests"),
+        )?;
+        let entry = ContainerRequests {
+            name: c.name.clone(),
+            requests,
+            restartable_init: c.restart_policy.as_deref() == Some("Always"),
+        };
+        if entry.restartable_init {
+            containers.push(entry);
+        } else {
+            init_containers.push(entry);
+        }
+    }
+    let pod_requests = match spec.and_then(|s| s.resources.as_ref()).and_then(|r| r.requests.as_ref()) {
+        Some(r) => Some(quantities(Some(r), &ctx, "spec.resources.requests")?),
+        None => None,
+    };
+    let overhead = quantities(spec.and_then(|s| s.overhead.as_ref()), &ctx, "spec.overhead")?;
+    let owner = p
+        .metadata
+        .owner_references
+        .as_ref()
+        .and_then(|o| o.iter().find(|r| r.controller == Some(true)).or(o.first()))
+        .map(|o| format!("{}/{}", o.kind, o.name));
+    Ok(PodInfo {
+        name,
+        phase: status.and_then(|s| s.phase.clone()).unwrap_or_default(),
+        deleting: p.metadata.deletion_timestamp.is_some(),
+        start_time: status.and_then(|s| s.start_time.as_ref()).map(|t| t.0),
+        ready,
+        containers,
+        init_containers,
+        pod_requests,
+        overhead,
+        owner,
+    })
+}
+
+fn window(s: Option<&str>, ctx: &str) -> Result<SignedDuration, SnapshotError> {
+    match s {
+        None => Ok(SignedDuration::ZERO),
+        Some(w) => crate::duration::parse_go_duration(w)
+            .map(SignedDuration::from_nanos)
+            .map_err(|e| err(format!("{ctx}: field window: {e}"))),
+    }
+}
+
+fn timestamp(s: Option<&str>, ctx: &str) -> Result<Timestamp, SnapshotError> {
+    match s {
+        None => Ok(crate::core::calc::go_zero_time()),
+        Some(t) => parse_time(t, ctx, "timestamp"),
+    }
+}
+
+/// A PodMetrics object as the core sees it.
+pub fn convert_pod_metrics(m: &PodMetrics, namespace: &str, source: &str) -> Result<PodUsage, SnapshotError> {
+    let pod = m.metadata.name.clone().unwrap_or_default();
+    let ctx = format!("{source}: PodMetrics {namespace}/{pod}");
+    let mut containers = Vec::with_capacity(m.containers.len());
+    for (i, c) in m.containers.iter().enumerate() {
+        let mut usage = BTreeMap::new();
+        for (k, q) in &c.usage {
+            usage.insert(
+                k.clone(),
+                non_negative_milli(q, &ctx, &format!("containers[{i}].usage.{k}"))?,
+            );
+        }
+        containers.push((c.name.clone(), usage));
+    }
+    Ok(PodUsage {
+        pod,
+        timestamp: timestamp(m.timestamp.as_deref(), &ctx)?,
+        window: window(m.window.as_deref(), &ctx)?,
+        containers,
+    })
+}
+
+/// A custom metrics value as the core sees it.
+pub fn convert_metric_value(v: &MetricValue, source: &str) -> Result<MetricSample, SnapshotError> {
+    let d = &v.described_object;
+    let ctx = format!(
+        "{source}: MetricValue {} of {} {}",
+        v.metric.name, d.kind, d.name
+    );
+    let secs = v.window_seconds.unwrap_or(60);
+    if secs < 0 {
+        return Err(err(format!("{ctx}: field windowSeconds: negative window {secs}")));
+    }
+    Ok(MetricSample {
+        name: d.name.clone(),
+        value: milli(&v.value, &ctx, "value")?,
+        timestamp: timestamp(v.timestamp.as_deref(), &ctx)?,
+        window: SignedDuration::from_secs(secs),
+    })
+}
+
+/// An external metrics value as the core sees it.
+pub fn convert_external_value(v: &ExternalMetricValue, source: &str) -> Result<MetricSample, SnapshotError> {
+    let ctx = format!("{source}: ExternalMetricValue {}", v.metric_name);
+    Ok(MetricSample {
+        name: v.metric_name.clone(),
+        value: milli(&v.value, &ctx, "value")?,
+        timestamp: timestamp(v.timestamp.as_deref(), &ctx)?,
+        window: SignedDuration::from_secs(v.window.unwrap_or(0).max(0)),
+    })
+}

@@ -9,3 +9,46 @@ pub mod core;
 pub mod labels;
 pub mod metrics_api;
 pub mod snapshot;
+pub mod cli;
+pub mod commands;
+pub mod render;
+
+/// Run the program with these arguments and environment; returns the process exit code.
+///
+/// Output goes to stdout, errors to stderr as one line each.
+pub fn run(args: Vec<std::ffi::OsString>, env: cli::Environment) -> i32 {
+    use clap::Parser;
+    let parsed = match cli::Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { cli::EXIT_USAGE } else { cli::EXIT_OK };
+            let _ = e.print();
+            return code;
+        }
+    };
+    let result = match parsed.command {
+        cli::Command::Explain(a) => a
+            .resolve(&env)
+            .map_err(anyhow::Error::msg)
+            .and_then(|o| commands::explain::run(&o)),
+    };
+    match result {
+        Ok(out) => {
+            use std::io::Write;
+            let mut stdout = std::io::stdout().lock();
+            if stdout.write_all(out.as_bytes()).is_err() {
+                return cli::EXIT_OK; // closed pipe: nothing to report
+            }
+            cli::EXIT_OK
+        }
+        Err(e) => {
+            eprintln!("error: {}", one_line(&format!("{e:#}")));
+            cli::EXIT_ERROR
+        }
+    }
+}
+
+/// Errors are printed on one line.
+fn one_line(s: &str) -> String {
+    s.split('\n').map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ")
+}

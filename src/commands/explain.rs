@@ -1,0 +1,100 @@
+//! `kubectl hpa explain`: fetch or read a snapshot, run the core, render the trace.
+
+use anyhow::{anyhow, bail, Result};
+use jiff::Timestamp;
+
+use crate::cli::{ExplainOptions, Source};
+use crate::core::{evaluate, Decision};
+use crate::render::render;
+use crate::snapshot::Snapshot;
+
+/// Where "now" came from, for the assumptions list.
+fn resolve_now(opts: &ExplainOptions, snap: &Snapshot) -> (Timestamp, String) {
+    if let Some(t) = opts.now {
+        return (t, format!("evaluated at {t} (--now)"));
+    }
+    if let Some(t) = snap.taken_at {
+        return (t, format!("evaluated at {t}, when the snapshot was taken"));
+    }
+    if let Some(t) = snap.newest_metric_time() {
+        return (
+            t,
+            format!("evaluated at {t}, the newest metric sample in the snapshot (use --now to choose)"),
+        );
+    }
+    let t = Timestamp::now();
+    (t, format!("evaluated at {t}, the current time (the snapshot has no timestamps)"))
+}
+
+/// Pick the namespace of NAME in a snapshot when `-n` is not given.
+fn resolve_namespace(opts: &ExplainOptions, snap: &Snapshot, name: &str) -> String {
+    if let Some(ns) = &opts.namespace {
+        return ns.clone();
+    }
+    let matching: Vec<String> = snap
+        .hpa_names(None)
+        .into_iter()
+        .filter_map(|full| {
+            let (ns, n) = full.split_once('/')?;
+            (n == name).then(|| ns.to_string())
+        })
+        .collect();
+    if matching.len() == 1 {
+        matching[0].clone()
+    } else {
+        "default".into()
+    }
+}
+
+/// Compute the decision for one HPA of a snapshot.
+pub fn decide_from_snapshot(opts: &ExplainOptions, snap: &Snapshot, name: &str) -> Result<Decision> {
+    let namespace = resolve_namespace(opts, snap, name);
+    let (now, now_note) = resolve_now(opts, snap);
+    let input = snap
+        .input_for(&namespace, name, opts.settings.clone(), opts.history.clone(), now)
+        .map_err(|e| anyhow!(e))?;
+    let mut d = evaluate(&input);
+    d.assumptions.insert(0, now_note);
+    if !snap.has_pod_metrics
+        && input
+            .hpa
+            .metrics
+            .iter()
+            .any(|m| matches!(m, crate::core::MetricSpec::Resource { .. } | crate::core::MetricSpec::ContainerResource { .. }))
+    {
+        d.assumptions.push(
+            "the snapshot holds no PodMetrics (metrics.k8s.io): resource metrics are treated as returning no data".into(),
+        );
+    }
+    Ok(d)
+}
+
+/// Run `explain` and return the rendered output.
+pub fn run(opts: &ExplainOptions) -> Result<String> {
+    match &opts.source {
+        Source::Snapshot(path) => {
+            let snap = Snapshot::from_file(path).map_err(|e| anyhow!(e))?;
+            let name = match &opts.name {
+                Some(n) => n.clone(),
+                None => {
+                    let names = snap.hpa_names(opts.namespace.as_deref());
+                    match names.as_slice() {
+                        [one] => one.split_once('/').map(|(_, n)| n.to_string()).unwrap_or_default(),
+                        [] => bail!("{}: the snapshot holds no autoscaling/v2 HorizontalPodAutoscaler", snap.source),
+                        many => bail!(
+                            "{}: the snapshot holds several HPAs ({}); name one: kubectl hpa explain NAME -n NAMESPACE --snapshot {}",
+                            snap.source,
+                            many.join(", "),
+                            path.display()
+                        ),
+                    }
+                }
+            };
+            let d = decide_from_snapshot(opts, &snap, &name)?;
+            render(&d, opts.output, opts.color)
+        }
+        Source::Cluster => bail!(
+            "live mode is not available in this build yet: pass --snapshot FILE (a v1 List, e.g. from `kubectl get hpa,deploy,pods -o yaml` plus PodMetrics)"
+        ),
+    }
+}

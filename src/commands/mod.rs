@@ -1,0 +1,3 @@
+//! The commands: small modules that wire the core, I/O and rendering.
+
+pub mod explain;

@@ -54,6 +54,15 @@ pub enum Command {
         after_help = EXPLAIN_AFTER
     )]
     Explain(ExplainArgs),
+    /// Run the controller's algorithm over time against hypothetical or recorded load
+    #[command(override_usage = "kubectl hpa simulate [NAME] [flags]")]
+    Simulate(crate::commands::simulate::SimulateArgs),
+    /// Print a shell completion script (bash, zsh, fish)
+    #[command(override_usage = "kubectl hpa completion SHELL")]
+    Completion(crate::completion::CompletionArgs),
+    /// Complete a command line (used by kubectl_complete-hpa)
+    #[command(name = "__complete", hide = true)]
+    Complete(crate::completion::CompleteArgs),
 }
 
 /// Connection flags, as kubectl names them.

@@ -11,6 +11,7 @@ pub mod metrics_api;
 pub mod snapshot;
 pub mod cli;
 pub mod commands;
+pub mod completion;
 pub mod render;
 
 /// Run the program with these arguments and environment; returns the process exit code.
@@ -31,6 +32,9 @@ pub fn run(args: Vec<std::ffi::OsString>, env: cli::Environment) -> i32 {
             .resolve(&env)
             .map_err(anyhow::Error::msg)
             .and_then(|o| commands::explain::run(&o)),
+        cli::Command::Simulate(a) => commands::simulate::run(&a, &env),
+        cli::Command::Completion(a) => completion::run_completion(&a),
+        cli::Command::Complete(a) => completion::run_complete(&a),
     };
     match result {
         Ok(out) => {

@@ -1,3 +1,4 @@
 //! The commands: small modules that wire the core, I/O and rendering.
 
 pub mod explain;
+pub mod simulate;

@@ -46,6 +46,8 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// The subcommands. Parsed once per run, so the size difference between variants is irrelevant.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Recompute the HPA controller's decision and explain it step by step
@@ -213,18 +215,26 @@ pub fn resolve_settings(f: &ControllerFlags) -> Result<Settings, String> {
     };
     let mut s = Settings::for_version(version);
     if !f.tolerance.is_finite() || f.tolerance < 0.0 {
-        return Err(format!("--tolerance: must be a number >= 0, got {}", f.tolerance));
+        return Err(format!(
+            "--tolerance: must be a number >= 0, got {}",
+            f.tolerance
+        ));
     }
     s.tolerance = f.tolerance;
-    s.cpu_initialization_period = duration_flag("cpu-initialization-period", &f.cpu_initialization_period)?;
-    s.initial_readiness_delay = duration_flag("initial-readiness-delay", &f.initial_readiness_delay)?;
-    s.downscale_stabilization = duration_flag("downscale-stabilization", &f.downscale_stabilization)?;
+    s.cpu_initialization_period =
+        duration_flag("cpu-initialization-period", &f.cpu_initialization_period)?;
+    s.initial_readiness_delay =
+        duration_flag("initial-readiness-delay", &f.initial_readiness_delay)?;
+    s.downscale_stabilization =
+        duration_flag("downscale-stabilization", &f.downscale_stabilization)?;
     s.sync_period = duration_flag("sync-period", &f.sync_period)?;
     if s.sync_period.is_zero() {
         return Err("--sync-period: must be greater than zero".into());
     }
     if let Some(g) = &f.feature_gates {
-        s.feature_gates.apply(g).map_err(|e| format!("--feature-gates: {e}"))?;
+        s.feature_gates
+            .apply(g)
+            .map_err(|e| format!("--feature-gates: {e}"))?;
     }
     Ok(s)
 }
@@ -243,7 +253,10 @@ pub fn parse_history(text: &str, source: &str) -> Result<History, String> {
         let path = e.path().to_string();
         format!("{source}: invalid history at {path}: {}", e.into_inner())
     })?;
-    for (list, events) in [("scaleUpEvents", &h.scale_up_events), ("scaleDownEvents", &h.scale_down_events)] {
+    for (list, events) in [
+        ("scaleUpEvents", &h.scale_up_events),
+        ("scaleDownEvents", &h.scale_down_events),
+    ] {
         if let Some((i, e)) = events.iter().enumerate().find(|(_, e)| e.change <= 0) {
             return Err(format!(
                 "{source}: invalid history at {list}[{i}].change: must be a positive number of pods, got {}",
@@ -251,7 +264,12 @@ pub fn parse_history(text: &str, source: &str) -> Result<History, String> {
             ));
         }
     }
-    if let Some((i, r)) = h.recommendations.iter().enumerate().find(|(_, r)| r.replicas < 0) {
+    if let Some((i, r)) = h
+        .recommendations
+        .iter()
+        .enumerate()
+        .find(|(_, r)| r.replicas < 0)
+    {
         return Err(format!(
             "{source}: invalid history at recommendations[{i}].replicas: must be >= 0, got {}",
             r.replicas

@@ -212,7 +212,9 @@ impl Parser {
         self.skip_ws();
         let v = self.token();
         if v.len() > 63 {
-            return Err(format!("invalid label value {v:?}: must be 63 characters or less"));
+            return Err(format!(
+                "invalid label value {v:?}: must be 63 characters or less"
+            ));
         }
         Ok(v)
     }

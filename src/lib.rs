@@ -3,16 +3,16 @@
 //! The crate is a library with a thin binary (`src/main.rs`). The algorithm lives in
 //! [`core`], which performs no I/O; everything else feeds it or renders its trace.
 
-pub mod duration;
-pub mod quantity;
-pub mod core;
-pub mod labels;
-pub mod metrics_api;
-pub mod snapshot;
 pub mod cli;
 pub mod commands;
 pub mod completion;
+pub mod core;
+pub mod duration;
+pub mod labels;
+pub mod metrics_api;
+pub mod quantity;
 pub mod render;
+pub mod snapshot;
 
 /// Run the program with these arguments and environment; returns the process exit code.
 ///
@@ -22,7 +22,11 @@ pub fn run(args: Vec<std::ffi::OsString>, env: cli::Environment) -> i32 {
     let parsed = match cli::Cli::try_parse_from(args) {
         Ok(c) => c,
         Err(e) => {
-            let code = if e.use_stderr() { cli::EXIT_USAGE } else { cli::EXIT_OK };
+            let code = if e.use_stderr() {
+                cli::EXIT_USAGE
+            } else {
+                cli::EXIT_OK
+            };
             let _ = e.print();
             return code;
         }
@@ -54,5 +58,9 @@ pub fn run(args: Vec<std::ffi::OsString>, env: cli::Environment) -> i32 {
 
 /// Errors are printed on one line.
 fn one_line(s: &str) -> String {
-    s.split('\n').map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ")
+    s.split('\n')
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
 }

@@ -123,7 +123,12 @@ fn metric_numbers(m: &MetricOutcome) -> (String, String, String, String) {
             ratio: r,
             tolerance_band,
             ..
-        }) => (milli(*value_milli), milli(*target_milli), ratio(*r), band(*tolerance_band)),
+        }) => (
+            milli(*value_milli),
+            milli(*target_milli),
+            ratio(*r),
+            band(*tolerance_band),
+        ),
         Some(Calculation::AverageValue {
             total_milli,
             target_milli,
@@ -201,7 +206,16 @@ fn text(d: &Decision, color: bool, wide: bool) -> String {
 
     if !d.metrics.is_empty() {
         let _ = writeln!(o, "\n{}", st.heading("Metrics"));
-        let mut t = table(&["#", "metric", "current", "target", "ratio", "hold band", "proposal", "note"]);
+        let mut t = table(&[
+            "#",
+            "metric",
+            "current",
+            "target",
+            "ratio",
+            "hold band",
+            "proposal",
+            "note",
+        ]);
         for (i, m) in d.metrics.iter().enumerate() {
             let (cur, tgt, r, b) = metric_numbers(m);
             let note = if let Some(e) = &m.error {
@@ -229,12 +243,17 @@ fn text(d: &Decision, color: bool, wide: bool) -> String {
             if let Some(c) = &m.calculation {
                 let _ = writeln!(o, "  {}. {}", i + 1, calc_rule(c));
                 if let Calculation::PodAverage {
-                    rebalance: Some(rb), ..
+                    rebalance: Some(rb),
+                    ..
                 } = c
                 {
                     let mut parts = Vec::new();
                     if let Some(v) = rb.missing_fill_milli {
-                        parts.push(format!("{} pod(s) without metrics counted at {}", rb.missing_pods, milli(v)));
+                        parts.push(format!(
+                            "{} pod(s) without metrics counted at {}",
+                            rb.missing_pods,
+                            milli(v)
+                        ));
                     }
                     if rb.unready_fill_milli.is_some() {
                         parts.push(format!("{} unready pod(s) counted at 0", rb.unready_pods));
@@ -252,14 +271,28 @@ fn text(d: &Decision, color: bool, wide: bool) -> String {
     }
 
     for (i, m) in d.metrics.iter().enumerate() {
-        let Some(Calculation::PodAverage { pods, mode, foreign_samples, .. }) = &m.calculation else {
+        let Some(Calculation::PodAverage {
+            pods,
+            mode,
+            foreign_samples,
+            ..
+        }) = &m.calculation
+        else {
             continue;
         };
         if pods.is_empty() {
             continue;
         }
         let util = mode == "Utilization";
-        let _ = writeln!(o, "\n{}", st.heading(&format!("Pods for metric {} ({})", i + 1, metric_name(d, i, m))));
+        let _ = writeln!(
+            o,
+            "\n{}",
+            st.heading(&format!(
+                "Pods for metric {} ({})",
+                i + 1,
+                metric_name(d, i, m)
+            ))
+        );
         let mut headers = vec!["pod", "phase", "ready", "usage"];
         if util {
             headers.extend(["request", "util"]);
@@ -333,13 +366,22 @@ fn text(d: &Decision, color: bool, wide: bool) -> String {
         }
         let l = &n.limits;
         if let Some(limit) = l.scale_up_limit {
-            let _ = writeln!(o, "  scale-up limit without behavior: max(2 × current, 4) = {limit}");
+            let _ = writeln!(
+                o,
+                "  scale-up limit without behavior: max(2 × current, 4) = {limit}"
+            );
         }
         for p in &l.policies {
             let _ = writeln!(
                 o,
                 "  policy {:?} {} per {}s: period start {} (+{} −{} in period) → limit {}",
-                p.kind, p.value, p.period_seconds, p.period_start_replicas, p.added_in_period, p.removed_in_period, p.limit
+                p.kind,
+                p.value,
+                p.period_seconds,
+                p.period_start_replicas,
+                p.added_in_period,
+                p.removed_in_period,
+                p.limit
             );
         }
         if let (Some(sp), Some(rl)) = (l.select_policy, l.rate_limit) {
@@ -365,7 +407,12 @@ fn text(d: &Decision, color: bool, wide: bool) -> String {
         } else {
             format!("{} (unchanged)", c.reason)
         };
-        t.add_row(vec![c.type_.clone(), c.status.clone(), reason, c.message.clone()]);
+        t.add_row(vec![
+            c.type_.clone(),
+            c.status.clone(),
+            reason,
+            c.message.clone(),
+        ]);
     }
     let _ = writeln!(o, "{t}");
     if !d.events.is_empty() {

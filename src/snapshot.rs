@@ -118,8 +118,11 @@ fn typed<T: DeserializeOwned>(item: &Value, ctx: &str) -> Result<T, SnapshotErro
 }
 
 fn parse_time(s: &str, ctx: &str, field: &str) -> Result<Timestamp, SnapshotError> {
-    s.parse::<Timestamp>()
-        .map_err(|e| err(format!("{ctx}: field {field}: invalid RFC3339 time {s:?}: {e}")))
+    s.parse::<Timestamp>().map_err(|e| {
+        err(format!(
+            "{ctx}: field {field}: invalid RFC3339 time {s:?}: {e}"
+        ))
+    })
 }
 
 fn milli(q: &str, ctx: &str, field: &str) -> Result<i64, SnapshotError> {
@@ -147,11 +150,9 @@ impl Snapshot {
     /// Parse snapshot text; `source` names it in errors.
     pub fn from_text(text: &str, source: &str) -> Result<Snapshot, SnapshotError> {
         let doc: Value = if text.trim_start().starts_with('{') {
-            serde_json::from_str(text)
-                .map_err(|e| err(format!("{source}: invalid JSON: {e}")))?
+            serde_json::from_str(text).map_err(|e| err(format!("{source}: invalid JSON: {e}")))?
         } else {
-            serde_yaml::from_str(text)
-                .map_err(|e| err(format!("{source}: invalid YAML: {e}")))?
+            serde_yaml::from_str(text).map_err(|e| err(format!("{source}: invalid YAML: {e}")))?
         };
         if !doc.is_object() {
             return Err(err(format!(
@@ -310,7 +311,10 @@ impl Snapshot {
     pub fn hpa_names(&self, namespace: Option<&str>) -> Vec<String> {
         self.hpas
             .iter()
-            .filter(|h| namespace.is_none_or(|ns| h.metadata.namespace.as_deref().unwrap_or("default") == ns))
+            .filter(|h| {
+                namespace
+                    .is_none_or(|ns| h.metadata.namespace.as_deref().unwrap_or("default") == ns)
+            })
             .map(|h| {
                 format!(
                     "{}/{}",
@@ -323,16 +327,29 @@ impl Snapshot {
 
     /// The newest sample timestamp among the metrics (the moment the snapshot's data describe).
     pub fn newest_metric_time(&self) -> Option<Timestamp> {
-        let a = self.pod_metrics.iter().filter_map(|m| m.timestamp.as_deref());
-        let b = self.custom_metrics.iter().filter_map(|m| m.timestamp.as_deref());
-        let c = self.external_metrics.iter().filter_map(|m| m.timestamp.as_deref());
+        let a = self
+            .pod_metrics
+            .iter()
+            .filter_map(|m| m.timestamp.as_deref());
+        let b = self
+            .custom_metrics
+            .iter()
+            .filter_map(|m| m.timestamp.as_deref());
+        let c = self
+            .external_metrics
+            .iter()
+            .filter_map(|m| m.timestamp.as_deref());
         a.chain(b)
             .chain(c)
             .filter_map(|t| t.parse::<Timestamp>().ok())
             .max()
     }
 
-    fn find_hpa(&self, namespace: &str, name: &str) -> Result<&HorizontalPodAutoscaler, SnapshotError> {
+    fn find_hpa(
+        &self,
+        namespace: &str,
+        name: &str,
+    ) -> Result<&HorizontalPodAutoscaler, SnapshotError> {
         self.hpas
             .iter()
             .find(|h| {
@@ -359,7 +376,12 @@ impl Snapshot {
             .iter()
             .filter(in_ns)
             .find(|w| w.kind == kind)
-            .or_else(|| self.workloads.iter().filter(in_ns).find(|w| w.kind == "Scale"))
+            .or_else(|| {
+                self.workloads
+                    .iter()
+                    .filter(in_ns)
+                    .find(|w| w.kind == "Scale")
+            })
     }
 
     /// Validate the snapshot for one HPA and build the core's input.
@@ -372,7 +394,10 @@ impl Snapshot {
         now: Timestamp,
     ) -> Result<Input, SnapshotError> {
         let raw = self.find_hpa(namespace, name)?;
-        let ctx = format!("{}: HorizontalPodAutoscaler {namespace}/{name}", self.source);
+        let ctx = format!(
+            "{}: HorizontalPodAutoscaler {namespace}/{name}",
+            self.source
+        );
         let hpa = convert_hpa(raw, namespace, &ctx)?;
         let target = self
             .find_target(namespace, &hpa.target_kind, &hpa.target_name)
@@ -383,7 +408,9 @@ impl Snapshot {
                 ))
             })?;
         let scale = target.scale.clone();
-        let selector = Selector::parse(&scale.selector).ok().filter(|s| !s.is_empty());
+        let selector = Selector::parse(&scale.selector)
+            .ok()
+            .filter(|s| !s.is_empty());
         let selected: Vec<&Pod> = match &selector {
             Some(sel) => self
                 .pods
@@ -498,7 +525,9 @@ impl Snapshot {
         let mut other_hpas_selecting = Vec::new();
         for other in &self.hpas {
             let oname = other.metadata.name.as_deref().unwrap_or("");
-            if other.metadata.namespace.as_deref().unwrap_or("default") != namespace || oname == name {
+            if other.metadata.namespace.as_deref().unwrap_or("default") != namespace
+                || oname == name
+            {
                 continue;
             }
             let oref = &other.spec.scale_target_ref;
@@ -567,10 +596,14 @@ fn workload(
     let spec_replicas = spec_replicas.unwrap_or(1);
     let status_replicas = status_replicas.unwrap_or(0);
     if spec_replicas < 0 {
-        return Err(err(format!("{ctx}: field spec.replicas: negative replica count {spec_replicas}")));
+        return Err(err(format!(
+            "{ctx}: field spec.replicas: negative replica count {spec_replicas}"
+        )));
     }
     if status_replicas < 0 {
-        return Err(err(format!("{ctx}: field status.replicas: negative replica count {status_replicas}")));
+        return Err(err(format!(
+            "{ctx}: field status.replicas: negative replica count {status_replicas}"
+        )));
     }
     let selector = match selector {
         Some(s) => Selector::from_label_selector(s)
@@ -622,11 +655,24 @@ fn target_of(t: &hpa_v2::MetricTarget, ctx: &str, field: &str) -> Result<Target,
     })
 }
 
-fn convert_hpa(raw: &HorizontalPodAutoscaler, namespace: &str, ctx: &str) -> Result<Hpa, SnapshotError> {
+fn convert_hpa(
+    raw: &HorizontalPodAutoscaler,
+    namespace: &str,
+    ctx: &str,
+) -> Result<Hpa, SnapshotError> {
     let spec = &raw.spec;
+    // k8s-openapi fills absent required fields with defaults: check them here.
+    let r = &spec.scale_target_ref;
+    if r.kind.is_empty() || r.name.is_empty() {
+        return Err(err(format!(
+            "{ctx}: field spec.scaleTargetRef: missing (needs kind and name of the workload to scale)"
+        )));
+    }
     let min_replicas = spec.min_replicas.unwrap_or(1);
     if min_replicas < 0 {
-        return Err(err(format!("{ctx}: field spec.minReplicas: must be >= 0, got {min_replicas}")));
+        return Err(err(format!(
+            "{ctx}: field spec.minReplicas: must be >= 0, got {min_replicas}"
+        )));
     }
     if spec.max_replicas < 1 {
         return Err(err(format!(
@@ -658,10 +704,23 @@ fn convert_hpa(raw: &HorizontalPodAutoscaler, namespace: &str, ctx: &str) -> Res
     let mut metrics = Vec::with_capacity(raw_metrics.len());
     for (i, m) in raw_metrics.iter().enumerate() {
         let f = format!("spec.metrics[{i}]");
-        let missing = |what: &str| err(format!("{ctx}: field {f}.{what}: missing for type {}", m.type_));
+        let missing = |what: &str| {
+            err(format!(
+                "{ctx}: field {f}.{what}: missing for type {}",
+                m.type_
+            ))
+        };
+        let named = |name: &str, what: &str| -> Result<(), SnapshotError> {
+            if name.is_empty() {
+                Err(missing(what))
+            } else {
+                Ok(())
+            }
+        };
         metrics.push(match m.type_.as_str() {
             "Resource" => {
                 let r = m.resource.as_ref().ok_or_else(|| missing("resource"))?;
+                named(&r.name, "resource.name")?;
                 MetricSpec::Resource {
                     resource: r.name.clone(),
                     target: target_of(&r.target, ctx, &format!("{f}.resource.target"))?,
@@ -672,6 +731,8 @@ fn convert_hpa(raw: &HorizontalPodAutoscaler, namespace: &str, ctx: &str) -> Res
                     .container_resource
                     .as_ref()
                     .ok_or_else(|| missing("containerResource"))?;
+                named(&r.name, "containerResource.name")?;
+                named(&r.container, "containerResource.container")?;
                 MetricSpec::ContainerResource {
                     resource: r.name.clone(),
                     container: r.container.clone(),
@@ -680,6 +741,7 @@ fn convert_hpa(raw: &HorizontalPodAutoscaler, namespace: &str, ctx: &str) -> Res
             }
             "Pods" => {
                 let p = m.pods.as_ref().ok_or_else(|| missing("pods"))?;
+                named(&p.metric.name, "pods.metric.name")?;
                 MetricSpec::Pods {
                     metric: p.metric.name.clone(),
                     target: target_of(&p.target, ctx, &format!("{f}.pods.target"))?,
@@ -687,6 +749,9 @@ fn convert_hpa(raw: &HorizontalPodAutoscaler, namespace: &str, ctx: &str) -> Res
             }
             "Object" => {
                 let o = m.object.as_ref().ok_or_else(|| missing("object"))?;
+                named(&o.metric.name, "object.metric.name")?;
+                named(&o.described_object.kind, "object.describedObject.kind")?;
+                named(&o.described_object.name, "object.describedObject.name")?;
                 MetricSpec::Object {
                     kind: o.described_object.kind.clone(),
                     object: o.described_object.name.clone(),
@@ -696,6 +761,7 @@ fn convert_hpa(raw: &HorizontalPodAutoscaler, namespace: &str, ctx: &str) -> Res
             }
             "External" => {
                 let e = m.external.as_ref().ok_or_else(|| missing("external"))?;
+                named(&e.metric.name, "external.metric.name")?;
                 MetricSpec::External {
                     metric: e.metric.name.clone(),
                     selector_text: selector_text(e.metric.selector.as_ref()),
@@ -759,8 +825,18 @@ fn convert_behavior(
         tolerance: None,
     };
     Ok(Behavior {
-        scale_up: merge_rules(b.scale_up.as_ref(), up_default, ctx, "spec.behavior.scaleUp")?,
-        scale_down: merge_rules(b.scale_down.as_ref(), down_default, ctx, "spec.behavior.scaleDown")?,
+        scale_up: merge_rules(
+            b.scale_up.as_ref(),
+            up_default,
+            ctx,
+            "spec.behavior.scaleUp",
+        )?,
+        scale_down: merge_rules(
+            b.scale_down.as_ref(),
+            down_default,
+            ctx,
+            "spec.behavior.scaleDown",
+        )?,
     })
 }
 
@@ -807,7 +883,10 @@ fn merge_rules(
                 }
             };
             if p.value <= 0 {
-                return Err(err(format!("{ctx}: field {pf}.value: must be greater than zero, got {}", p.value)));
+                return Err(err(format!(
+                    "{ctx}: field {pf}.value: must be greater than zero, got {}",
+                    p.value
+                )));
             }
             if !(1..=1800).contains(&p.period_seconds) {
                 return Err(err(format!(
@@ -826,7 +905,9 @@ fn merge_rules(
     if let Some(Quantity(t)) = &r.tolerance {
         let v = parse_f64(t).map_err(|e| err(format!("{ctx}: field {field}.tolerance: {e}")))?;
         if v < 0.0 {
-            return Err(err(format!("{ctx}: field {field}.tolerance: must be >= 0, got {t}")));
+            return Err(err(format!(
+                "{ctx}: field {field}.tolerance: must be >= 0, got {t}"
+            )));
         }
         d.tolerance = Some(v);
     }
@@ -840,7 +921,10 @@ fn quantities(
 ) -> Result<BTreeMap<String, i64>, SnapshotError> {
     let mut out = BTreeMap::new();
     for (k, q) in map.into_iter().flatten() {
-        out.insert(k.clone(), non_negative_milli(&q.0, ctx, &format!("{field}.{k}"))?);
+        out.insert(
+            k.clone(),
+            non_negative_milli(&q.0, ctx, &format!("{field}.{k}"))?,
+        );
     }
     Ok(out)
 }
@@ -850,6 +934,11 @@ pub fn convert_pod(p: &Pod, source: &str) -> Result<PodInfo, SnapshotError> {
     let name = p.metadata.name.clone().unwrap_or_default();
     let ns = p.metadata.namespace.as_deref().unwrap_or("default");
     let ctx = format!("{source}: Pod {ns}/{name}");
+    if name.is_empty() {
+        return Err(err(format!(
+            "{source}: a Pod in namespace {ns}: field metadata.name: missing"
+        )));
+    }
     let status = p.status.as_ref();
     let ready = status
         .and_then(|s| s.conditions.as_ref())
@@ -865,7 +954,12 @@ pub fn convert_pod(p: &Pod, source: &str) -> Result<PodInfo, SnapshotError> {
     let mut containers = Vec::new();
     let mut init_containers = Vec::new();
     let spec = p.spec.as_ref();
-    for (i, c) in spec.map(|s| s.containers.as_slice()).unwrap_or(&[]).iter().enumerate() {
+    for (i, c) in spec
+        .map(|s| s.containers.as_slice())
+        .unwrap_or(&[])
+        .iter()
+        .enumerate()
+    {
         containers.push(ContainerRequests {
             name: c.name.clone(),
             requests: quantities(
@@ -898,11 +992,18 @@ pub fn convert_pod(p: &Pod, source: &str) -> Result<PodInfo, SnapshotError> {
             init_containers.push(entry);
         }
     }
-    let pod_requests = match spec.and_then(|s| s.resources.as_ref()).and_then(|r| r.requests.as_ref()) {
+    let pod_requests = match spec
+        .and_then(|s| s.resources.as_ref())
+        .and_then(|r| r.requests.as_ref())
+    {
         Some(r) => Some(quantities(Some(r), &ctx, "spec.resources.requests")?),
         None => None,
     };
-    let overhead = quantities(spec.and_then(|s| s.overhead.as_ref()), &ctx, "spec.overhead")?;
+    let overhead = quantities(
+        spec.and_then(|s| s.overhead.as_ref()),
+        &ctx,
+        "spec.overhead",
+    )?;
     let owner = p
         .metadata
         .owner_references
@@ -940,9 +1041,18 @@ fn timestamp(s: Option<&str>, ctx: &str) -> Result<Timestamp, SnapshotError> {
 }
 
 /// A PodMetrics object as the core sees it.
-pub fn convert_pod_metrics(m: &PodMetrics, namespace: &str, source: &str) -> Result<PodUsage, SnapshotError> {
+pub fn convert_pod_metrics(
+    m: &PodMetrics,
+    namespace: &str,
+    source: &str,
+) -> Result<PodUsage, SnapshotError> {
     let pod = m.metadata.name.clone().unwrap_or_default();
     let ctx = format!("{source}: PodMetrics {namespace}/{pod}");
+    if pod.is_empty() {
+        return Err(err(format!(
+            "{source}: a PodMetrics in namespace {namespace}: field metadata.name: missing"
+        )));
+    }
     let mut containers = Vec::with_capacity(m.containers.len());
     for (i, c) in m.containers.iter().enumerate() {
         let mut usage = BTreeMap::new();
@@ -971,7 +1081,9 @@ pub fn convert_metric_value(v: &MetricValue, source: &str) -> Result<MetricSampl
     );
     let secs = v.window_seconds.unwrap_or(60);
     if secs < 0 {
-        return Err(err(format!("{ctx}: field windowSeconds: negative window {secs}")));
+        return Err(err(format!(
+            "{ctx}: field windowSeconds: negative window {secs}"
+        )));
     }
     Ok(MetricSample {
         name: d.name.clone(),
@@ -982,7 +1094,10 @@ pub fn convert_metric_value(v: &MetricValue, source: &str) -> Result<MetricSampl
 }
 
 /// An external metrics value as the core sees it.
-pub fn convert_external_value(v: &ExternalMetricValue, source: &str) -> Result<MetricSample, SnapshotError> {
+pub fn convert_external_value(
+    v: &ExternalMetricValue,
+    source: &str,
+) -> Result<MetricSample, SnapshotError> {
     let ctx = format!("{source}: ExternalMetricValue {}", v.metric_name);
     Ok(MetricSample {
         name: v.metric_name.clone(),

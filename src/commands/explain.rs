@@ -19,11 +19,16 @@ fn resolve_now(opts: &ExplainOptions, snap: &Snapshot) -> (Timestamp, String) {
     if let Some(t) = snap.newest_metric_time() {
         return (
             t,
-            format!("evaluated at {t}, the newest metric sample in the snapshot (use --now to choose)"),
+            format!(
+                "evaluated at {t}, the newest metric sample in the snapshot (use --now to choose)"
+            ),
         );
     }
     let t = Timestamp::now();
-    (t, format!("evaluated at {t}, the current time (the snapshot has no timestamps)"))
+    (
+        t,
+        format!("evaluated at {t}, the current time (the snapshot has no timestamps)"),
+    )
 }
 
 /// Pick the namespace of NAME in a snapshot when `-n` is not given.
@@ -47,20 +52,32 @@ fn resolve_namespace(opts: &ExplainOptions, snap: &Snapshot, name: &str) -> Stri
 }
 
 /// Compute the decision for one HPA of a snapshot.
-pub fn decide_from_snapshot(opts: &ExplainOptions, snap: &Snapshot, name: &str) -> Result<Decision> {
+pub fn decide_from_snapshot(
+    opts: &ExplainOptions,
+    snap: &Snapshot,
+    name: &str,
+) -> Result<Decision> {
     let namespace = resolve_namespace(opts, snap, name);
     let (now, now_note) = resolve_now(opts, snap);
     let input = snap
-        .input_for(&namespace, name, opts.settings.clone(), opts.history.clone(), now)
+        .input_for(
+            &namespace,
+            name,
+            opts.settings.clone(),
+            opts.history.clone(),
+            now,
+        )
         .map_err(|e| anyhow!(e))?;
     let mut d = evaluate(&input);
     d.assumptions.insert(0, now_note);
     if !snap.has_pod_metrics
-        && input
-            .hpa
-            .metrics
-            .iter()
-            .any(|m| matches!(m, crate::core::MetricSpec::Resource { .. } | crate::core::MetricSpec::ContainerResource { .. }))
+        && input.hpa.metrics.iter().any(|m| {
+            matches!(
+                m,
+                crate::core::MetricSpec::Resource { .. }
+                    | crate::core::MetricSpec::ContainerResource { .. }
+            )
+        })
     {
         d.assumptions.push(
             "the snapshot holds no PodMetrics (metrics.k8s.io): resource metrics are treated as returning no data".into(),

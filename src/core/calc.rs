@@ -155,7 +155,7 @@ pub struct Proposal {
 #[derive(Debug, Clone)]
 pub struct Failure {
     pub error: String,
-    pub partial: Option<Calculation>,
+    pub partial: Option<Box<Calculation>>,
 }
 
 type CalcResult = Result<Proposal, Failure>;
@@ -173,8 +173,11 @@ pub fn go_zero_time() -> Timestamp {
 }
 
 fn add(t: Timestamp, d: SignedDuration) -> Timestamp {
-    t.checked_add(d)
-        .unwrap_or(if d.is_negative() { Timestamp::MIN } else { Timestamp::MAX })
+    t.checked_add(d).unwrap_or(if d.is_negative() {
+        Timestamp::MIN
+    } else {
+        Timestamp::MAX
+    })
 }
 
 /// A sample as the metrics client hands it to the calculator.
@@ -279,7 +282,10 @@ fn group_pods(
             owner: pod.owner.clone(),
         };
         let (group, why) = if pod.deleting {
-            (PodGroup::Ignored, "being deleted (deletionTimestamp set)".to_string())
+            (
+                PodGroup::Ignored,
+                "being deleted (deletionTimestamp set)".to_string(),
+            )
         } else if pod.phase == "Failed" || (terminal_succeeded && pod.phase == "Succeeded") {
             (PodGroup::Ignored, format!("phase {}", pod.phase))
         } else if pod.phase == "Pending" {
@@ -297,7 +303,8 @@ fn group_pods(
                                     PodGroup::Unready,
                                     "within cpu-initialization-period and not Ready".to_string(),
                                 )
-                            } else if sample.timestamp < add(ready.last_transition_time, sample.window)
+                            } else if sample.timestamp
+                                < add(ready.last_transition_time, sample.window)
                             {
                                 (
                                     PodGroup::Unready,
@@ -327,7 +334,10 @@ fn group_pods(
                                 if ready.status == "True" {
                                     "Ready".to_string()
                                 } else {
-                                    format!("Ready={} but was ready before: its sample counts", ready.status)
+                                    format!(
+                                        "Ready={} but was ready before: its sample counts",
+                                        ready.status
+                                    )
                                 },
                             )
                         }
@@ -353,7 +363,9 @@ fn group_pods(
 }
 
 fn fmt_dur(d: SignedDuration) -> String {
-    crate::duration::format_go_duration(d.as_nanos().clamp(i64::MIN as i128, i64::MAX as i128) as i64)
+    crate::duration::format_go_duration(
+        d.as_nanos().clamp(i64::MIN as i128, i64::MAX as i128) as i64
+    )
 }
 
 const POD_LEVEL_RESOURCES: &[&str] = &["cpu", "memory"];
@@ -477,7 +489,8 @@ fn utilization_ratio(
 /// `GetMetricUsageRatio`: (ratio, average).
 fn usage_ratio(samples: &BTreeMap<String, Sample>, target: i64) -> (f64, i64) {
     let total: i128 = samples.values().map(|s| s.value as i128).sum();
-    let avg = (total / samples.len().max(1) as i128).clamp(i64::MIN as i128, i64::MAX as i128) as i64;
+    let avg =
+        (total / samples.len().max(1) as i128).clamp(i64::MIN as i128, i64::MAX as i128) as i64;
     (avg as f64 / target as f64, avg)
 }
 
@@ -548,16 +561,27 @@ pub fn pod_average(
     };
     // 2. Pods.
     if input.pods.is_empty() {
-        return Err(fail("no pods returned by selector while calculating replica count"));
+        return Err(fail(
+            "no pods returned by selector while calculating replica count",
+        ));
     }
-    let listed: std::collections::HashSet<&str> = input.pods.iter().map(|p| p.name.as_str()).collect();
-    let foreign_samples = samples.keys().filter(|k| !listed.contains(k.as_str())).count();
+    let listed: std::collections::HashSet<&str> =
+        input.pods.iter().map(|p| p.name.as_str()).collect();
+    let foreign_samples = samples
+        .keys()
+        .filter(|k| !listed.contains(k.as_str()))
+        .count();
     // 3. Grouping (the cpu readiness rules apply to the cpu resource only).
     let mut g = group_pods(&input.pods, &samples, resource == "cpu", input);
     for name in g.ignored.iter().chain(g.unready.iter()) {
         samples.remove(name);
     }
-    let mode = if is_util { "Utilization" } else { "AverageValue" }.to_string();
+    let mode = if is_util {
+        "Utilization"
+    } else {
+        "AverageValue"
+    }
+    .to_string();
     let partial = |g: &Grouping, rule: &str| Calculation::PodAverage {
         mode: mode.clone(),
         current: 0,
@@ -578,7 +602,7 @@ pub fn pod_average(
     if samples.is_empty() {
         return Err(Failure {
             error: "did not receive metrics for targeted pods (pods might be unready)".into(),
-            partial: Some(partial(&g, "no counted samples")),
+            partial: Some(Box::new(partial(&g, "no counted samples"))),
         });
     }
     // 4. Requests (utilization only) and the first ratio.
@@ -588,7 +612,7 @@ pub fn pod_average(
             Err(e) => {
                 return Err(Failure {
                     error: e,
-                    partial: Some(partial(&g, "a pod lacks the request")),
+                    partial: Some(Box::new(partial(&g, "a pod lacks the request"))),
                 })
             }
         }
@@ -601,7 +625,7 @@ pub fn pod_average(
             Err(e) => {
                 return Err(Failure {
                     error: e,
-                    partial: Some(partial(&g, "no sample matches a listed pod")),
+                    partial: Some(Box::new(partial(&g, "no sample matches a listed pod"))),
                 })
             }
         },
@@ -622,28 +646,37 @@ pub fn pod_average(
         }
     }
     let scale_up_with_unready = !g.unready.is_empty() && ratio > 1.0;
-    let finish = |replicas: i32, rule: String, rebalance: Option<Rebalance>, rows: Vec<PodRow>| Proposal {
-        replicas,
-        calc: Calculation::PodAverage {
-            mode: mode.clone(),
-            current: current_value,
-            raw_average_milli: raw,
-            target,
-            ratio,
-            tolerance_band: tol.band(),
-            current_replicas: current,
-            ready_pods: g.ready,
-            unready_pods: g.unready.len(),
-            missing_pods: g.missing.len(),
-            ignored_pods: g.ignored.len(),
-            foreign_samples,
-            rebalance,
-            rule,
-            pods: rows,
-        },
-        current_value: if is_util { raw.unwrap_or(0) } else { current_value },
-        current_utilization: if is_util { Some(current_value as i32) } else { None },
-    };
+    let finish =
+        |replicas: i32, rule: String, rebalance: Option<Rebalance>, rows: Vec<PodRow>| Proposal {
+            replicas,
+            calc: Calculation::PodAverage {
+                mode: mode.clone(),
+                current: current_value,
+                raw_average_milli: raw,
+                target,
+                ratio,
+                tolerance_band: tol.band(),
+                current_replicas: current,
+                ready_pods: g.ready,
+                unready_pods: g.unready.len(),
+                missing_pods: g.missing.len(),
+                ignored_pods: g.ignored.len(),
+                foreign_samples,
+                rebalance,
+                rule,
+                pods: rows,
+            },
+            current_value: if is_util {
+                raw.unwrap_or(0)
+            } else {
+                current_value
+            },
+            current_utilization: if is_util {
+                Some(current_value as i32)
+            } else {
+                None
+            },
+        };
     if !scale_up_with_unready && g.missing.is_empty() {
         if tol.is_within(ratio) {
             return Ok(finish(
@@ -724,7 +757,7 @@ pub fn pod_average(
             Err(e) => {
                 return Err(Failure {
                     error: e,
-                    partial: Some(partial(&g, "re-computation failed")),
+                    partial: Some(Box::new(partial(&g, "re-computation failed"))),
                 })
             }
         },
@@ -734,7 +767,11 @@ pub fn pod_average(
         missing_fill_milli: missing_fill,
         missing_pods: g.missing.len(),
         unready_fill_milli: unready_fill,
-        unready_pods: if scale_up_with_unready { g.unready.len() } else { 0 },
+        unready_pods: if scale_up_with_unready {
+            g.unready.len()
+        } else {
+            0
+        },
         new_ratio,
         new_value,
         entries: samples.len(),
@@ -783,13 +820,20 @@ pub fn pod_average(
 }
 
 /// `GetRawMetric`: the custom metrics API's per-pod values.
-fn pods_metric_samples(metric: &str, data: &MetricData) -> Result<BTreeMap<String, Sample>, Failure> {
-    let no_metrics = || fail(format!(
-        "unable to get metric {metric}: no metrics returned from custom metrics API"
-    ));
+fn pods_metric_samples(
+    metric: &str,
+    data: &MetricData,
+) -> Result<BTreeMap<String, Sample>, Failure> {
+    let no_metrics = || {
+        fail(format!(
+            "unable to get metric {metric}: no metrics returned from custom metrics API"
+        ))
+    };
     let items = match data {
         MetricData::Pods(Ok(items)) => items,
-        MetricData::Pods(Err(e)) => return Err(fail(format!("unable to get metric {metric}: {e}"))),
+        MetricData::Pods(Err(e)) => {
+            return Err(fail(format!("unable to get metric {metric}: {e}")))
+        }
         _ => return Err(no_metrics()),
     };
     if items.is_empty() {
@@ -853,8 +897,8 @@ pub fn value_target(
                 format!("ratio {ratio:.4} is within the tolerance band: keep {current}"),
             ));
         }
-        let ready = ready_pods_count(input)
-            .map_err(|e| format!("unable to calculate ready pods: {e}"))?;
+        let ready =
+            ready_pods_count(input).map_err(|e| format!("unable to calculate ready pods: {e}"))?;
         let x = ratio * ready as f64;
         let n = if x > i32::MAX as f64 {
             i32::MAX

@@ -192,7 +192,13 @@ struct Ctx {
 }
 
 impl Ctx {
-    fn set_condition(&mut self, type_: &str, status: &str, reason: &str, message: impl Into<String>) {
+    fn set_condition(
+        &mut self,
+        type_: &str,
+        status: &str,
+        reason: &str,
+        message: impl Into<String>,
+    ) {
         let message = message.into();
         if let Some(c) = self.conditions.iter_mut().find(|c| c.type_ == type_) {
             if c.status != status {
@@ -326,7 +332,8 @@ pub fn evaluate(input: &Input) -> Decision {
     // S1: the scale subresource.
     let scale = match &input.scale {
         Err(e) => {
-            let msg = format!("the HPA controller was unable to get the target's current scale: {e}");
+            let msg =
+                format!("the HPA controller was unable to get the target's current scale: {e}");
             ctx.set_condition("AbleToScale", "False", "FailedGetScale", msg);
             ctx.event("Warning", "FailedGetScale", e.clone());
             ctx.step("FailedGetScale", format!("The target {} {} cannot be read: {e}. The controller stops here; nothing changes.", hpa.target_kind, hpa.target_name));
@@ -335,7 +342,10 @@ pub fn evaluate(input: &Input) -> Decision {
                 from: None,
                 to: None,
                 decided_by: "FailedGetScale".into(),
-                summary: format!("cannot read the scale of {} {}: {e}", hpa.target_kind, hpa.target_name),
+                summary: format!(
+                    "cannot read the scale of {} {}: {e}",
+                    hpa.target_kind, hpa.target_name
+                ),
             };
             for m in &mut metrics {
                 m.skipped = Some("the target's scale could not be read".into());
@@ -374,7 +384,7 @@ pub fn evaluate(input: &Input) -> Decision {
 
     // S2: branch on current.
     let compute_at_zero = if version.at_least(36) {
-        (min != 0 && scaled_to_zero_cond) || (scaled_to_zero_cond && has_obj_ext)
+        scaled_to_zero_cond && (min != 0 || has_obj_ext)
     } else {
         min == 0
     };
@@ -428,7 +438,10 @@ pub fn evaluate(input: &Input) -> Decision {
             Ok(v) => v,
             Err((rule, err)) => {
                 ctx.event("Warning", "FailedComputeMetricsReplicas", err.clone());
-                ctx.step(&rule, format!("No decision: {err}. The replica count stays at {current}."));
+                ctx.step(
+                    &rule,
+                    format!("No decision: {err}. The replica count stays at {current}."),
+                );
                 decision.desired_replicas = Some(current);
                 decision.verdict = Verdict {
                     action: Action::CannotScale,
@@ -482,7 +495,12 @@ pub fn evaluate(input: &Input) -> Decision {
         } else {
             "True"
         };
-        ctx.set_condition("ScalingLimited", limited, &norm.limits.reason, norm.limits.message.clone());
+        ctx.set_condition(
+            "ScalingLimited",
+            limited,
+            &norm.limits.reason,
+            norm.limits.message.clone(),
+        );
         describe_normalization(&mut ctx, &norm, current);
         let mut d = norm.result;
         decision.verdict.decided_by = decided_by(&norm, current, &metrics);
@@ -492,7 +510,10 @@ pub fn evaluate(input: &Input) -> Decision {
             if rescale_reason.is_empty() {
                 rescale_reason = "Current number of replicas below Spec.MinReplicas".into();
             }
-            ctx.step("ScaleFromZeroMinReplicas", format!("Scaling from zero: the result is raised to minReplicas {min}."));
+            ctx.step(
+                "ScaleFromZeroMinReplicas",
+                format!("Scaling from zero: the result is raised to minReplicas {min}."),
+            );
             decision.verdict.decided_by = "ScaleFromZeroMinReplicas".into();
         }
         decision.normalization = Some(norm);
@@ -518,9 +539,19 @@ pub fn evaluate(input: &Input) -> Decision {
         }
         if gate_zero {
             if current > 0 && desired == 0 && min == 0 && has_obj_ext {
-                ctx.set_condition("ScaledToZero", "True", "ScaledToZero", "the HPA controller scaled the workload to zero");
+                ctx.set_condition(
+                    "ScaledToZero",
+                    "True",
+                    "ScaledToZero",
+                    "the HPA controller scaled the workload to zero",
+                );
             } else {
-                ctx.set_condition("ScaledToZero", "False", "NotScaledToZero", "the HPA controller did not scale the workload to zero");
+                ctx.set_condition(
+                    "ScaledToZero",
+                    "False",
+                    "NotScaledToZero",
+                    "the HPA controller did not scale the workload to zero",
+                );
             }
         } else if version.at_least(36) {
             ctx.remove_condition("ScaledToZero");
@@ -620,16 +651,27 @@ fn compute_metrics(
     // S3.
     let selector_error = if scale.selector.is_empty() {
         ctx.event("Warning", "SelectorRequired", "selector is required");
-        ctx.set_condition("ScalingActive", "False", "InvalidSelector", "the HPA target's scale is missing a selector");
+        ctx.set_condition(
+            "ScalingActive",
+            "False",
+            "InvalidSelector",
+            "the HPA target's scale is missing a selector",
+        );
         Some(("InvalidSelector", "selector is required".to_string()))
     } else if let Err(e) = crate::labels::Selector::parse(&scale.selector) {
-        let msg = format!("couldn't convert selector into a corresponding internal selector object: {e}");
+        let msg =
+            format!("couldn't convert selector into a corresponding internal selector object: {e}");
         ctx.event("Warning", "InvalidSelector", msg.clone());
         ctx.set_condition("ScalingActive", "False", "InvalidSelector", msg.clone());
         Some(("InvalidSelector", msg))
     } else if !input.other_hpas_selecting.is_empty() {
         let mut keys: Vec<String> = vec![format!("{}/{}", hpa.namespace, hpa.name)];
-        keys.extend(input.other_hpas_selecting.iter().map(|n| format!("{}/{n}", hpa.namespace)));
+        keys.extend(
+            input
+                .other_hpas_selecting
+                .iter()
+                .map(|n| format!("{}/{n}", hpa.namespace)),
+        );
         keys.sort();
         keys.truncate(2);
         let msg = format!(
@@ -662,7 +704,16 @@ fn compute_metrics(
         let data = input.metric_data.get(i).cloned().unwrap_or_default();
         let o = &mut out[i];
         o.skipped = None;
-        let r = compute_one(input, spec, raw, &data, current, scale.status_replicas, tol, version);
+        let r = compute_one(
+            input,
+            spec,
+            raw,
+            &data,
+            current,
+            scale.status_replicas,
+            tol,
+            version,
+        );
         match r {
             Ok(ok) => {
                 o.proposed_replicas = Some(ok.replicas);
@@ -681,10 +732,18 @@ fn compute_metrics(
             }
             Err(f) => {
                 o.error = Some(f.error.clone());
-                o.calculation = f.partial;
+                o.calculation = f.partial.map(|b| *b);
                 o.description = f.description;
                 ctx.event("Warning", f.reason, f.error.clone());
-                ctx.step(f.reason, format!("metric {} ({}) failed: {}", i + 1, spec.type_name(), f.error));
+                ctx.step(
+                    f.reason,
+                    format!(
+                        "metric {} ({}) failed: {}",
+                        i + 1,
+                        spec.type_name(),
+                        f.error
+                    ),
+                );
                 if first_error.is_none() {
                     first_error = Some((f.reason.to_string(), f.error.clone(), f.wrapped));
                 }
@@ -708,7 +767,8 @@ fn compute_metrics(
             &reason,
             format!("the HPA was unable to compute the replica count: {cond_err}"),
         );
-        let msg = format!("invalid metrics ({invalid} invalid out of {n}), first error is: {wrapped}");
+        let msg =
+            format!("invalid metrics ({invalid} invalid out of {n}), first error is: {wrapped}");
         let rule = if invalid < n {
             "InvalidMetricBlocksScaleDown"
         } else {
@@ -731,6 +791,9 @@ fn compute_metrics(
     Ok((best, best_name))
 }
 
+/// How `computeReplicasForMetric` wraps a metric's error.
+type Wrap<'a> = Box<dyn Fn(&str) -> String + 'a>;
+
 struct OneOk {
     replicas: i32,
     description: String,
@@ -745,7 +808,7 @@ struct OneErr {
     /// The error as `computeReplicasForMetric` returns it (in FailedComputeMetricsReplicas).
     wrapped: String,
     description: Option<String>,
-    partial: Option<Calculation>,
+    partial: Option<Box<Calculation>>,
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -760,13 +823,14 @@ fn compute_one(
     version: KubeVersion,
 ) -> Result<OneOk, OneErr> {
     use calc::PodMetricKind;
-    let err = |reason: &'static str, error: String, wrap: &dyn Fn(&str) -> String, partial| OneErr {
-        reason,
-        wrapped: wrap(&error),
-        error,
-        description: None,
-        partial,
-    };
+    let err =
+        |reason: &'static str, error: String, wrap: &dyn Fn(&str) -> String, partial| OneErr {
+            reason,
+            wrapped: wrap(&error),
+            error,
+            description: None,
+            partial,
+        };
     match spec {
         MetricSpec::Resource { resource, target }
         | MetricSpec::ContainerResource {
@@ -776,14 +840,18 @@ fn compute_one(
                 MetricSpec::ContainerResource { container, .. } => Some(container.as_str()),
                 _ => None,
             };
-            let (reason, wrap): (&'static str, Box<dyn Fn(&str) -> String>) = match container {
+            let (reason, wrap): (&'static str, Wrap) = match container {
                 None => (
                     "FailedGetResourceMetric",
-                    Box::new(move |e: &str| format!("failed to get {resource} resource metric value: {e}")),
+                    Box::new(move |e: &str| {
+                        format!("failed to get {resource} resource metric value: {e}")
+                    }),
                 ),
                 Some(c) => (
                     "FailedGetContainerResourceMetric",
-                    Box::new(move |e: &str| format!("failed to get {c} container metric value: {e}")),
+                    Box::new(move |e: &str| {
+                        format!("failed to get {c} container metric value: {e}")
+                    }),
                 ),
             };
             let (kind, what) = if let Some(v) = target.average_value {
@@ -816,8 +884,12 @@ fn compute_one(
             match calc::pod_average(input, kind, data, current, tol) {
                 Ok(p) => {
                     let description = match (container.is_some(), is_util) {
-                        (false, true) => format!("{resource} resource utilization (percentage of request)"),
-                        (true, true) => format!("{resource} container resource utilization (percentage of request)"),
+                        (false, true) => {
+                            format!("{resource} resource utilization (percentage of request)")
+                        }
+                        (true, true) => format!(
+                            "{resource} container resource utilization (percentage of request)"
+                        ),
                         (false, false) => format!("{resource} resource"),
                         (true, false) => format!("{resource} container resource"),
                     };
@@ -874,7 +946,13 @@ fn compute_one(
                     None,
                 ));
             };
-            match calc::pod_average(input, PodMetricKind::Pods { metric, target: t }, data, current, tol) {
+            match calc::pod_average(
+                input,
+                PodMetricKind::Pods { metric, target: t },
+                data,
+                current,
+                tol,
+            ) {
                 Ok(p) => {
                     let raw_metric = raw.and_then(|r| r.pods.as_ref()).map(|p| p.metric.clone());
                     Ok(OneOk {
@@ -888,7 +966,9 @@ fn compute_one(
                                     selector: None,
                                 }),
                                 current: hpa_v2::MetricValueStatus {
-                                    average_value: Some(Quantity(format_decimal_si(p.current_value))),
+                                    average_value: Some(Quantity(format_decimal_si(
+                                        p.current_value,
+                                    ))),
                                     ..Default::default()
                                 },
                             }),
@@ -923,7 +1003,9 @@ fn compute_one(
             let mk_status = |cur: hpa_v2::MetricValueStatus| hpa_v2::MetricStatus {
                 type_: "Object".into(),
                 object: Some(hpa_v2::ObjectMetricStatus {
-                    described_object: raw_obj.map(|o| o.described_object.clone()).unwrap_or_default(),
+                    described_object: raw_obj
+                        .map(|o| o.described_object.clone())
+                        .unwrap_or_default(),
                     metric: raw_obj.map(|o| o.metric.clone()).unwrap_or_default(),
                     current: cur,
                 }),
@@ -931,7 +1013,8 @@ fn compute_one(
             };
             if target.type_ == "Value" && target.value.is_some() {
                 let t = target.value.unwrap_or(1);
-                let usage = fetch().map_err(|e| err("FailedGetObjectMetric", e, &wrap_value, None))?;
+                let usage =
+                    fetch().map_err(|e| err("FailedGetObjectMetric", e, &wrap_value, None))?;
                 let p = calc::value_target(input, usage, t, current, tol)
                     .map_err(|e| err("FailedGetObjectMetric", e, &wrap_value, None))?;
                 Ok(OneOk {
@@ -980,15 +1063,19 @@ fn compute_one(
                 MetricData::External(Err(e)) => Err(e.clone()),
                 _ => Err("no metrics returned from external metrics API".to_string()),
             };
-            let fetch_err = |e: &str| format!("unable to get external metric {ns}/{metric}/{selector_text}: {e}");
+            let fetch_err = |e: &str| {
+                format!("unable to get external metric {ns}/{metric}/{selector_text}: {e}")
+            };
             let raw_ext = raw.and_then(|r| r.external.as_ref());
             let mk_status = |cur: hpa_v2::MetricValueStatus| hpa_v2::MetricStatus {
                 type_: "External".into(),
                 external: Some(hpa_v2::ExternalMetricStatus {
-                    metric: raw_ext.map(|o| o.metric.clone()).unwrap_or(hpa_v2::MetricIdentifier {
-                        name: metric.clone(),
-                        selector: None,
-                    }),
+                    metric: raw_ext
+                        .map(|o| o.metric.clone())
+                        .unwrap_or(hpa_v2::MetricIdentifier {
+                            name: metric.clone(),
+                            selector: None,
+                        }),
                     current: cur,
                 }),
                 ..Default::default()
@@ -998,7 +1085,8 @@ fn compute_one(
                 let wrap = |e: &str| {
                     format!("failed to get {metric} external metric value: failed to get {metric} external metric: {e}")
                 };
-                let values = values.map_err(|e| err("FailedGetExternalMetric", fetch_err(&e), &wrap, None))?;
+                let values = values
+                    .map_err(|e| err("FailedGetExternalMetric", fetch_err(&e), &wrap, None))?;
                 // Summed with an overflow guard: a negative sum saturates to i64::MAX.
                 let mut usage: i64 = 0;
                 for v in &values {
@@ -1021,7 +1109,8 @@ fn compute_one(
                 let wrap = |e: &str| {
                     format!("failed to get {metric} external metric value: failed to get external metric {metric}: {e}")
                 };
-                let values = values.map_err(|e| err("FailedGetExternalMetric", fetch_err(&e), &wrap, None))?;
+                let values = values
+                    .map_err(|e| err("FailedGetExternalMetric", fetch_err(&e), &wrap, None))?;
                 let mut usage: i64 = 0;
                 for v in &values {
                     if v.value > 0 && usage > i64::MAX - v.value {
@@ -1065,7 +1154,9 @@ fn compute_one(
 }
 
 /// `%+v` of a `*metav1.LabelSelector`, as the controller prints it in descriptions and errors.
-pub fn selector_text(sel: Option<&k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector>) -> String {
+pub fn selector_text(
+    sel: Option<&k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector>,
+) -> String {
     let Some(sel) = sel else {
         return "nil".into();
     };
@@ -1100,16 +1191,28 @@ fn describe_normalization(ctx: &mut Ctx, n: &Normalization, current: i32) {
             ),
         );
     } else {
-        ctx.step("Stabilization", format!("Stabilization leaves the proposal at {}.", n.proposal));
+        ctx.step(
+            "Stabilization",
+            format!("Stabilization leaves the proposal at {}.", n.proposal),
+        );
     }
     let l = &n.limits;
     if n.result != st.stabilized {
         ctx.step(
             &l.reason,
-            format!("Limits: {} becomes {} ({}).", st.stabilized, n.result, l.message),
+            format!(
+                "Limits: {} becomes {} ({}).",
+                st.stabilized, n.result, l.message
+            ),
         );
     } else {
-        ctx.step("DesiredWithinRange", format!("Limits: {} is within the allowed range (current {current}).", n.result));
+        ctx.step(
+            "DesiredWithinRange",
+            format!(
+                "Limits: {} is within the allowed range (current {current}).",
+                n.result
+            ),
+        );
     }
 }
 
@@ -1158,8 +1261,12 @@ fn summary(d: &Decision, metrics: &[MetricOutcome], reason: &str) -> String {
             "{} is within the tolerance band",
             winner.unwrap_or_else(|| "the metric".into())
         ),
-        "ScaleDownStabilized" => "a higher recommendation inside the scale-down stabilization window holds it".into(),
-        "ScaleUpStabilized" => "a lower recommendation inside the scale-up stabilization window holds it".into(),
+        "ScaleDownStabilized" => {
+            "a higher recommendation inside the scale-down stabilization window holds it".into()
+        }
+        "ScaleUpStabilized" => {
+            "a lower recommendation inside the scale-up stabilization window holds it".into()
+        }
         "ScaleUpLimit" => "the scale-up rate limit caps it".into(),
         "ScaleDownLimit" => "the scale-down rate limit caps it".into(),
         "TooManyReplicas" => format!("capped at maxReplicas {}", d.max_replicas),

@@ -81,7 +81,9 @@ pub enum MetricSpec {
         target: Target,
     },
     /// A `type` the controller does not know.
-    Unknown { type_name: String },
+    Unknown {
+        type_name: String,
+    },
 }
 
 impl MetricSpec {
@@ -99,7 +101,10 @@ impl MetricSpec {
 
     /// Object and External metrics are the ones that allow scaling from zero.
     pub fn is_object_or_external(&self) -> bool {
-        matches!(self, MetricSpec::Object { .. } | MetricSpec::External { .. })
+        matches!(
+            self,
+            MetricSpec::Object { .. } | MetricSpec::External { .. }
+        )
     }
 }
 

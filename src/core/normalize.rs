@@ -4,7 +4,9 @@
 use jiff::{SignedDuration, Timestamp};
 use serde::Serialize;
 
-use super::model::{Behavior, History, PolicyKind, Recommendation, Rules, ScaleEvent, SelectPolicy};
+use super::model::{
+    Behavior, History, PolicyKind, Recommendation, Rules, ScaleEvent, SelectPolicy,
+};
 
 /// The stabilization step.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -310,7 +312,8 @@ pub fn with_behavior(
     };
     let mut result = stabilized;
     if stabilized > current {
-        let (limit, evals) = rate_limit(&b.scale_up, history, now, current, true, own_direction_only);
+        let (limit, evals) =
+            rate_limit(&b.scale_up, history, now, current, true, own_direction_only);
         let limit = limit.max(current);
         limits.select_policy = Some(b.scale_up.select_policy);
         limits.policies = evals;
@@ -327,7 +330,14 @@ pub fn with_behavior(
             limits.message = m.into();
         }
     } else if stabilized < current {
-        let (limit, evals) = rate_limit(&b.scale_down, history, now, current, false, own_direction_only);
+        let (limit, evals) = rate_limit(
+            &b.scale_down,
+            history,
+            now,
+            current,
+            false,
+            own_direction_only,
+        );
         let limit = limit.min(current);
         limits.select_policy = Some(b.scale_down.select_policy);
         limits.policies = evals;

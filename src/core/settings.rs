@@ -212,9 +212,13 @@ mod tests {
         assert!(!g.hpa_configurable_tolerance);
         let mut g = FeatureGates::defaults_for(KubeVersion::NEWEST);
         assert!(g.hpa_scale_to_zero);
-        g.apply("HPAScaleToZero=false, HPAConfigurableTolerance=true").unwrap();
+        g.apply("HPAScaleToZero=false, HPAConfigurableTolerance=true")
+            .unwrap();
         assert!(!g.hpa_scale_to_zero);
-        assert!(g.apply("Foo=true").unwrap_err().contains("unknown feature gate"));
+        assert!(g
+            .apply("Foo=true")
+            .unwrap_err()
+            .contains("unknown feature gate"));
         assert!(g.apply("HPAScaleToZero").is_err());
         assert!(g.apply("HPAScaleToZero=yes").is_err());
     }

@@ -1289,3 +1289,6 @@ fn summary(d: &Decision, metrics: &[MetricOutcome], reason: &str) -> String {
         std::cmp::Ordering::Equal => format!("hold at {from}: {why}"),
     }
 }
+
+#[cfg(test)]
+mod tests;

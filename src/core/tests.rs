@@ -1,0 +1,771 @@
+//! The core on the worked numbers of the Kubernetes docs and the algorithm checklist (E1–E28),
+//! plus the differences between releases.
+
+use std::collections::BTreeMap;
+
+use jiff::{SignedDuration, Timestamp};
+
+use super::normalize;
+use super::*;
+
+fn t(s: &str) -> Timestamp {
+    s.parse().unwrap()
+}
+
+const NOW: &str = "2026-03-01T12:00:00Z";
+
+fn now() -> Timestamp {
+    t(NOW)
+}
+
+fn ago(secs: i64) -> Timestamp {
+    now().checked_sub(SignedDuration::from_secs(secs)).unwrap()
+}
+
+fn pod(name: &str, cpu_request: i64) -> PodInfo {
+    PodInfo {
+        name: name.into(),
+        phase: "Running".into(),
+        deleting: false,
+        start_time: Some(ago(3600)),
+        ready: Some(ReadyCondition {
+            status: "True".into(),
+            last_transition_time: ago(3500),
+        }),
+        containers: vec![ContainerRequests {
+            name: "app".into(),
+            requests: BTreeMap::from([("cpu".to_string(), cpu_request)]),
+            restartable_init: false,
+        }],
+        init_containers: vec![],
+        pod_requests: None,
+        overhead: BTreeMap::new(),
+        owner: None,
+    }
+}
+
+fn unready(mut p: PodInfo) -> PodInfo {
+    p.ready = Some(ReadyCondition {
+        status: "False".into(),
+        last_transition_time: ago(10),
+    });
+    p.start_time = Some(ago(20));
+    p
+}
+
+fn usage(name: &str, cpu: i64) -> PodUsage {
+    PodUsage {
+        pod: name.into(),
+        timestamp: now(),
+        window: SignedDuration::from_secs(30),
+        containers: vec![("app".into(), BTreeMap::from([("cpu".to_string(), cpu)]))],
+    }
+}
+
+fn sample(name: &str, v: i64) -> MetricSample {
+    MetricSample {
+        name: name.into(),
+        value: v,
+        timestamp: now(),
+        window: SignedDuration::from_secs(60),
+    }
+}
+
+fn cpu(util: i32) -> MetricSpec {
+    MetricSpec::Resource {
+        resource: "cpu".into(),
+        target: Target {
+            type_: "Utilization".into(),
+            average_utilization: Some(util),
+            ..Default::default()
+        },
+    }
+}
+
+fn external(avg: Option<i64>, value: Option<i64>) -> MetricSpec {
+    MetricSpec::External {
+        metric: "queue".into(),
+        selector_text: "nil".into(),
+        target: Target {
+            type_: if avg.is_some() {
+                "AverageValue"
+            } else {
+                "Value"
+            }
+            .into(),
+            value,
+            average_value: avg,
+            average_utilization: None,
+        },
+    }
+}
+
+fn input(
+    current: i32,
+    metrics: Vec<MetricSpec>,
+    pods: Vec<PodInfo>,
+    usages: Vec<PodUsage>,
+) -> Input {
+    let n = metrics.len();
+    Input {
+        hpa: Hpa {
+            namespace: "shop".into(),
+            name: "web".into(),
+            min_replicas: 1,
+            max_replicas: 100,
+            metrics,
+            behavior: None,
+            raw_metrics: vec![],
+            status: None,
+            target_kind: "Deployment".into(),
+            target_name: "web".into(),
+            generation: None,
+        },
+        scale: Ok(Scale {
+            spec_replicas: current,
+            status_replicas: current,
+            selector: "app=web".into(),
+        }),
+        pods,
+        pod_metrics: Ok(usages),
+        metric_data: vec![MetricData::None; n],
+        other_hpas_selecting: vec![],
+        settings: Settings::default(),
+        history: History::default(),
+        now: now(),
+    }
+}
+
+fn cond<'a>(d: &'a Decision, ty: &str) -> &'a Condition {
+    d.conditions.iter().find(|c| c.type_ == ty).unwrap()
+}
+
+fn default_behavior() -> Behavior {
+    Behavior {
+        scale_up: Rules {
+            stabilization_window_seconds: Some(0),
+            select_policy: SelectPolicy::Max,
+            policies: vec![
+                Policy {
+                    kind: PolicyKind::Pods,
+                    value: 4,
+                    period_seconds: 15,
+                },
+                Policy {
+                    kind: PolicyKind::Percent,
+                    value: 100,
+                    period_seconds: 15,
+                },
+            ],
+            tolerance: None,
+        },
+        scale_down: Rules {
+            stabilization_window_seconds: None,
+            select_policy: SelectPolicy::Max,
+            policies: vec![Policy {
+                kind: PolicyKind::Percent,
+                value: 100,
+                period_seconds: 15,
+            }],
+            tolerance: None,
+        },
+    }
+}
+
+#[test]
+fn e1_e2_pods_metric() {
+    let spec = MetricSpec::Pods {
+        metric: "qps".into(),
+        target: Target {
+            type_: "AverageValue".into(),
+            average_value: Some(100),
+            ..Default::default()
+        },
+    };
+    let pods = vec![pod("a", 1000), pod("b", 1000), pod("c", 1000)];
+    for (v, want) in [(200, 6), (50, 2)] {
+        let mut i = input(3, vec![spec.clone()], pods.clone(), vec![]);
+        i.metric_data = vec![MetricData::Pods(Ok(vec![
+            sample("a", v),
+            sample("b", v),
+            sample("c", v),
+        ]))];
+        let d = evaluate(&i);
+        assert_eq!(d.metrics[0].proposed_replicas, Some(want));
+        assert_eq!(d.desired_replicas, Some(want));
+        let st = d.metrics[0].status.as_ref().unwrap();
+        assert_eq!(
+            st.pods
+                .as_ref()
+                .unwrap()
+                .current
+                .average_value
+                .as_ref()
+                .unwrap()
+                .0,
+            crate::quantity::format_decimal_si(v)
+        );
+        if want == 6 {
+            assert_eq!(
+                d.rescale_reason.as_deref(),
+                Some("pods metric qps above target")
+            );
+        } else {
+            assert_eq!(
+                d.rescale_reason.as_deref(),
+                Some("All metrics below target")
+            );
+        }
+    }
+}
+
+#[test]
+fn e3_cpu_utilization() {
+    let i = input(
+        3,
+        vec![cpu(30)],
+        vec![pod("a", 1000), pod("b", 1000), pod("c", 1000)],
+        vec![usage("a", 300), usage("b", 500), usage("c", 700)],
+    );
+    let d = evaluate(&i);
+    assert_eq!(d.metrics[0].proposed_replicas, Some(5));
+    let cur = &d.metrics[0]
+        .status
+        .as_ref()
+        .unwrap()
+        .resource
+        .as_ref()
+        .unwrap()
+        .current;
+    assert_eq!(cur.average_utilization, Some(50));
+    assert_eq!(cur.average_value.as_ref().unwrap().0, "500m");
+    assert_eq!(d.desired_replicas, Some(5));
+}
+
+#[test]
+fn e4_e5_unready_pods_damp_scale_up() {
+    let pods = vec![pod("a", 1000), pod("b", 1000), unready(pod("c", 1000))];
+    let i = input(
+        3,
+        vec![cpu(50)],
+        pods.clone(),
+        vec![usage("a", 800), usage("b", 800), usage("c", 900)],
+    );
+    let d = evaluate(&i);
+    assert_eq!(
+        d.metrics[0].proposed_replicas,
+        Some(3),
+        "53% → 1.06 → within tolerance"
+    );
+    assert_eq!(d.verdict.action, Action::Hold);
+    let i = input(
+        3,
+        vec![cpu(50)],
+        pods,
+        vec![usage("a", 900), usage("b", 900), usage("c", 900)],
+    );
+    let d = evaluate(&i);
+    assert_eq!(
+        d.metrics[0].proposed_replicas,
+        Some(4),
+        "ceil(1.2 × 3) = ceil(3.5999999999999996) = 4"
+    );
+}
+
+#[test]
+fn e6_e7_missing_pods_on_scale_down() {
+    let pods = vec![
+        pod("a", 1000),
+        pod("b", 1000),
+        pod("c", 1000),
+        pod("d", 1000),
+    ];
+    let usages = vec![usage("a", 100), usage("b", 100), usage("c", 100)];
+    let d = evaluate(&input(4, vec![cpu(50)], pods.clone(), usages.clone()));
+    assert_eq!(d.metrics[0].proposed_replicas, Some(3));
+    let cur = &d.metrics[0]
+        .status
+        .as_ref()
+        .unwrap()
+        .resource
+        .as_ref()
+        .unwrap()
+        .current;
+    assert_eq!(
+        cur.average_utilization,
+        Some(10),
+        "status reports ready pods only"
+    );
+    assert_eq!(cur.average_value.as_ref().unwrap().0, "100m");
+    let d = evaluate(&input(4, vec![cpu(200)], pods.clone(), usages.clone()));
+    assert_eq!(
+        d.metrics[0].proposed_replicas,
+        Some(2),
+        "missing pod at 200% of request"
+    );
+    // Before 1.26 a missing pod counted at 100% of its request whatever the target.
+    let mut i = input(4, vec![cpu(200)], pods, usages);
+    i.settings = Settings::for_version("1.25".parse().unwrap());
+    let d = evaluate(&i);
+    assert_eq!(d.metrics[0].proposed_replicas, Some(1));
+}
+
+#[test]
+fn e8_external_average_value() {
+    let mut i = input(
+        4,
+        vec![external(Some(10_000), None)],
+        vec![pod("a", 1000)],
+        vec![],
+    );
+    i.metric_data = vec![MetricData::External(Ok(vec![sample("queue", 95_000)]))];
+    let d = evaluate(&i);
+    assert_eq!(d.metrics[0].proposed_replicas, Some(10));
+    let st = d.metrics[0]
+        .status
+        .as_ref()
+        .unwrap()
+        .external
+        .as_ref()
+        .unwrap();
+    assert_eq!(st.current.average_value.as_ref().unwrap().0, "23750m");
+    assert_eq!(
+        d.metrics[0].description.as_deref(),
+        Some("external metric queue(nil)")
+    );
+}
+
+#[test]
+fn e9_external_value() {
+    let mut i = input(
+        3,
+        vec![external(None, Some(3000))],
+        vec![pod("a", 1), pod("b", 1), pod("c", 1)],
+        vec![],
+    );
+    i.metric_data = vec![MetricData::External(Ok(vec![
+        sample("queue", 5000),
+        sample("queue", 3600),
+    ]))];
+    let d = evaluate(&i);
+    assert_eq!(d.metrics[0].proposed_replicas, Some(9));
+    let st = d.metrics[0]
+        .status
+        .as_ref()
+        .unwrap()
+        .external
+        .as_ref()
+        .unwrap();
+    assert_eq!(st.current.value.as_ref().unwrap().0, "8600m");
+}
+
+#[test]
+fn e10_e11_e12_no_behavior_normalization() {
+    let mut h = History::default();
+    let n = normalize::without_behavior(&mut h, now(), SignedDuration::from_mins(5), 4, 10, 1, 100);
+    assert_eq!((n.result, n.limits.reason.as_str()), (8, "ScaleUpLimit"));
+    let n = normalize::without_behavior(
+        &mut History::default(),
+        now(),
+        SignedDuration::from_mins(5),
+        2,
+        1,
+        2,
+        10,
+    );
+    assert_eq!((n.result, n.limits.reason.as_str()), (2, "TooFewReplicas"));
+    let mut h = History {
+        recommendations: vec![
+            Recommendation {
+                time: ago(200),
+                replicas: 5,
+            },
+            Recommendation {
+                time: ago(100),
+                replicas: 4,
+            },
+        ],
+        ..Default::default()
+    };
+    let n = normalize::without_behavior(&mut h, now(), SignedDuration::from_mins(5), 5, 3, 1, 10);
+    assert_eq!(n.result, 5);
+    assert_eq!(n.stabilization.reason, "ScaleDownStabilized");
+    assert_eq!(
+        h.recommendations.len(),
+        3,
+        "a new recommendation is remembered"
+    );
+    // A record exactly at the cutoff still counts without behavior.
+    let mut h = History {
+        recommendations: vec![Recommendation {
+            time: ago(300),
+            replicas: 9,
+        }],
+        ..Default::default()
+    };
+    let n = normalize::without_behavior(&mut h, now(), SignedDuration::from_mins(5), 5, 3, 1, 10);
+    assert_eq!(n.stabilization.stabilized, 9);
+}
+
+fn scale_down_rules(policies: Vec<Policy>, select: SelectPolicy) -> Behavior {
+    let mut b = default_behavior();
+    b.scale_down = Rules {
+        stabilization_window_seconds: Some(0),
+        select_policy: select,
+        policies,
+        tolerance: None,
+    };
+    b
+}
+
+fn e13_policies() -> Vec<Policy> {
+    vec![
+        Policy {
+            kind: PolicyKind::Pods,
+            value: 4,
+            period_seconds: 60,
+        },
+        Policy {
+            kind: PolicyKind::Percent,
+            value: 10,
+            period_seconds: 60,
+        },
+    ]
+}
+
+fn with_behavior(b: &Behavior, h: &mut History, current: i32, p: i32) -> Normalization {
+    normalize::with_behavior(
+        h,
+        now(),
+        b,
+        SignedDuration::from_mins(5),
+        current,
+        p,
+        1,
+        100,
+        false,
+    )
+}
+
+#[test]
+fn e13_to_e17_scale_down_policies() {
+    let b = scale_down_rules(e13_policies(), SelectPolicy::Max);
+    let n = with_behavior(&b, &mut History::default(), 80, 10);
+    assert_eq!((n.result, n.limits.reason.as_str()), (72, "ScaleDownLimit"));
+    let mut h = History {
+        scale_down_events: vec![ScaleEvent {
+            time: ago(15),
+            change: 8,
+        }],
+        ..Default::default()
+    };
+    assert_eq!(
+        with_behavior(&b, &mut h, 72, 10).result,
+        72,
+        "E14: start 80 → limit 72"
+    );
+    let mut h = History {
+        scale_down_events: vec![ScaleEvent {
+            time: ago(61),
+            change: 8,
+        }],
+        ..Default::default()
+    };
+    assert_eq!(with_behavior(&b, &mut h, 72, 10).result, 64, "E15");
+    let mut h = History {
+        scale_down_events: vec![ScaleEvent {
+            time: ago(60),
+            change: 8,
+        }],
+        ..Default::default()
+    };
+    assert_eq!(
+        with_behavior(&b, &mut h, 72, 10).result,
+        64,
+        "an event exactly one period old does not count"
+    );
+    assert_eq!(
+        with_behavior(&b, &mut History::default(), 30, 10).result,
+        26,
+        "E16"
+    );
+    let b = scale_down_rules(e13_policies(), SelectPolicy::Min);
+    assert_eq!(
+        with_behavior(&b, &mut History::default(), 80, 10).result,
+        76,
+        "E17"
+    );
+    let b = scale_down_rules(e13_policies(), SelectPolicy::Disabled);
+    let n = with_behavior(&b, &mut History::default(), 80, 10);
+    assert_eq!(n.result, 80, "Disabled keeps current");
+}
+
+#[test]
+fn e18_to_e21_scale_up_policies_and_rounding() {
+    let b = default_behavior();
+    let n = with_behavior(&b, &mut History::default(), 3, 50);
+    assert_eq!((n.result, n.limits.reason.as_str()), (7, "ScaleUpLimit"));
+    let mut h = History {
+        scale_up_events: vec![ScaleEvent {
+            time: ago(10),
+            change: 5,
+        }],
+        ..Default::default()
+    };
+    assert_eq!(
+        with_behavior(&b, &mut h, 10, 50).result,
+        10,
+        "E19: start 5 → max(9, 10)"
+    );
+    let mut b = default_behavior();
+    b.scale_up.policies = vec![Policy {
+        kind: PolicyKind::Percent,
+        value: 10,
+        period_seconds: 60,
+    }];
+    assert_eq!(
+        with_behavior(&b, &mut History::default(), 50, 100).result,
+        56,
+        "E20: ceil(55.00000000000001)"
+    );
+    let b = scale_down_rules(
+        vec![Policy {
+            kind: PolicyKind::Percent,
+            value: 30,
+            period_seconds: 60,
+        }],
+        SelectPolicy::Max,
+    );
+    assert_eq!(
+        with_behavior(&b, &mut History::default(), 90, 1).result,
+        62,
+        "E21: trunc(62.99999999999999)"
+    );
+}
+
+#[test]
+fn e22_scale_up_stabilization() {
+    let mut b = default_behavior();
+    b.scale_up.stabilization_window_seconds = Some(120);
+    let mut h = History {
+        recommendations: vec![
+            Recommendation {
+                time: ago(100),
+                replicas: 5,
+            },
+            Recommendation {
+                time: ago(50),
+                replicas: 6,
+            },
+        ],
+        ..Default::default()
+    };
+    let n = with_behavior(&b, &mut h, 4, 8);
+    assert_eq!(n.result, 5);
+    assert_eq!(n.stabilization.reason, "ScaleUpStabilized");
+    // With behavior a record exactly at the cutoff does not count.
+    let mut h = History {
+        recommendations: vec![Recommendation {
+            time: ago(120),
+            replicas: 5,
+        }],
+        ..Default::default()
+    };
+    assert_eq!(with_behavior(&b, &mut h, 4, 8).stabilization.stabilized, 8);
+}
+
+fn util_input(current: i32, usage_each: i64, target: i32) -> Input {
+    let names: Vec<String> = (0..current).map(|i| format!("p{i}")).collect();
+    input(
+        current,
+        vec![cpu(target)],
+        names.iter().map(|n| pod(n, 1000)).collect(),
+        names.iter().map(|n| usage(n, usage_each)).collect(),
+    )
+}
+
+#[test]
+fn e23_e24_tolerance_band_and_per_direction() {
+    let d = evaluate(&util_input(10, 1100, 100));
+    assert_eq!(d.desired_replicas, Some(10), "ratio exactly 1.1 is within");
+    assert_eq!(d.verdict.decided_by, "Tolerance");
+    // Before 1.33: |1 - 1.1| = 0.10000000000000009 > 0.1 → scale.
+    let mut i = util_input(10, 1100, 100);
+    i.settings = Settings::for_version("1.32".parse().unwrap());
+    assert_eq!(evaluate(&i).desired_replicas, Some(11));
+    // ratio 1.08 with scaleUp.tolerance 0.05.
+    let mut i = util_input(10, 1080, 100);
+    assert_eq!(evaluate(&i).desired_replicas, Some(10));
+    let mut b = default_behavior();
+    b.scale_up.tolerance = Some(0.05);
+    i.hpa.behavior = Some(b.clone());
+    assert_eq!(evaluate(&i).desired_replicas, Some(11));
+    // The gate off (default in 1.34) ignores the per-direction tolerance.
+    i.settings = Settings::for_version("1.34".parse().unwrap());
+    assert_eq!(evaluate(&i).desired_replicas, Some(10));
+}
+
+#[test]
+fn e25_e26_invalid_metric_blocks_only_scale_down() {
+    let mut i = util_input(4, 100, 50);
+    i.hpa.metrics.push(external(Some(1000), None));
+    i.metric_data = vec![MetricData::None, MetricData::External(Ok(vec![]))];
+    let d = evaluate(&i);
+    assert_eq!(d.desired_replicas, Some(4));
+    assert_eq!(d.verdict.action, Action::CannotScale);
+    let c = cond(&d, "ScalingActive");
+    assert_eq!(
+        (c.status.as_str(), c.reason.as_str()),
+        ("False", "FailedGetExternalMetric")
+    );
+    assert_eq!(
+        c.message,
+        "the HPA was unable to compute the replica count: unable to get external metric shop/queue/nil: no metrics returned from external metrics API"
+    );
+    assert!(d.events.iter().any(|e| e.reason == "FailedComputeMetricsReplicas"
+        && e.message == "invalid metrics (1 invalid out of 2), first error is: failed to get queue external metric value: failed to get queue external metric: unable to get external metric shop/queue/nil: no metrics returned from external metrics API"));
+    let mut i = util_input(4, 1000, 50);
+    i.hpa.metrics.push(external(Some(1000), None));
+    i.metric_data = vec![MetricData::None, MetricData::External(Ok(vec![]))];
+    let d = evaluate(&i);
+    assert_eq!(d.desired_replicas, Some(8));
+    assert_eq!(cond(&d, "ScalingActive").reason, "ValidMetricFound");
+}
+
+#[test]
+fn e27_zero_replicas_disable_scaling() {
+    let d = evaluate(&util_input(0, 1000, 50));
+    assert_eq!(d.desired_replicas, Some(0));
+    assert_eq!(d.verdict.action, Action::Disabled);
+    assert_eq!(cond(&d, "ScalingActive").reason, "ScalingDisabled");
+    assert_eq!(cond(&d, "AbleToScale").reason, "SucceededGetScale");
+    assert!(d.status.current_metrics.is_empty());
+}
+
+#[test]
+fn e28_above_max_replicas() {
+    let mut i = util_input(12, 1000, 50);
+    i.hpa.max_replicas = 10;
+    let d = evaluate(&i);
+    assert_eq!(d.desired_replicas, Some(10));
+    assert_eq!(d.verdict.decided_by, "AboveMaxReplicas");
+    assert!(d.metrics[0].proposed_replicas.is_none());
+    assert_eq!(
+        d.events[0].message,
+        "New size: 10; reason: Current number of replicas above Spec.MaxReplicas"
+    );
+}
+
+#[test]
+fn scale_from_zero_needs_the_scaled_to_zero_condition() {
+    let mut i = input(0, vec![external(None, Some(1000))], vec![], vec![]);
+    i.hpa.min_replicas = 0;
+    i.metric_data = vec![MetricData::External(Ok(vec![sample("queue", 3000)]))];
+    // Without ScaledToZero=True the newest controller treats 0 replicas as disabled...
+    assert_eq!(evaluate(&i).verdict.action, Action::Disabled);
+    // ...while up to 1.35 minReplicas 0 meant "compute".
+    let mut old = i.clone();
+    old.settings = Settings::for_version("1.35".parse().unwrap());
+    assert_eq!(evaluate(&old).desired_replicas, Some(3));
+    // With the condition, it scales from zero: ceil(ratio) without tolerance.
+    i.hpa.status = Some(
+        k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerStatus {
+            conditions: Some(vec![
+                k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerCondition {
+                    type_: "ScaledToZero".into(),
+                    status: "True".into(),
+                    ..Default::default()
+                },
+            ]),
+            ..Default::default()
+        },
+    );
+    let d = evaluate(&i);
+    assert_eq!(d.desired_replicas, Some(3));
+    assert_eq!(cond(&d, "ScaledToZero").reason, "NotScaledToZero");
+}
+
+#[test]
+fn failed_and_deleted_pods_are_ignored_but_need_requests() {
+    let mut failed = pod("f", 1000);
+    failed.phase = "Failed".into();
+    let i = input(
+        2,
+        vec![cpu(50)],
+        vec![pod("a", 1000), pod("b", 1000), failed.clone()],
+        vec![usage("a", 1000), usage("b", 1000), usage("f", 5000)],
+    );
+    assert_eq!(evaluate(&i).metrics[0].proposed_replicas, Some(4));
+    failed.containers[0].requests.clear();
+    let i = input(
+        2,
+        vec![cpu(50)],
+        vec![pod("a", 1000), failed],
+        vec![usage("a", 1000)],
+    );
+    let d = evaluate(&i);
+    assert_eq!(
+        d.metrics[0].error.as_deref(),
+        Some("failed to get cpu utilization: missing request for cpu in container app of Pod f")
+    );
+}
+
+#[test]
+fn no_pod_metrics_is_an_error_of_the_metric() {
+    let i = input(2, vec![cpu(50)], vec![pod("a", 1000)], vec![]);
+    let d = evaluate(&i);
+    assert_eq!(
+        d.metrics[0].error.as_deref(),
+        Some("failed to get cpu utilization: unable to get metrics for resource cpu: no metrics returned from resource metrics API")
+    );
+    assert_eq!(d.verdict.decided_by, "InvalidMetrics");
+}
+
+#[test]
+fn failed_get_scale_is_an_answer() {
+    let mut i = util_input(3, 1000, 50);
+    i.scale = Err("deployments.apps \"web\" not found".into());
+    let d = evaluate(&i);
+    assert_eq!(d.current_replicas, None);
+    assert_eq!(d.verdict.action, Action::CannotScale);
+    let c = cond(&d, "AbleToScale");
+    assert_eq!(c.reason, "FailedGetScale");
+    assert_eq!(
+        c.message,
+        "the HPA controller was unable to get the target's current scale: deployments.apps \"web\" not found"
+    );
+}
+
+#[test]
+fn ambiguous_selector_blocks_the_decision() {
+    let mut i = util_input(3, 1000, 50);
+    i.other_hpas_selecting = vec!["web-canary".into()];
+    let d = evaluate(&i);
+    assert_eq!(d.desired_replicas, Some(3));
+    assert_eq!(
+        cond(&d, "ScalingActive").message,
+        "pods by selector app=web are controlled by more than one HPA (e.g. [shop/web shop/web-canary])"
+    );
+}
+
+#[test]
+fn history_after_records_the_recommendation_and_scale_event() {
+    let mut i = util_input(4, 1000, 50);
+    i.hpa.behavior = Some(default_behavior());
+    let d = evaluate(&i);
+    assert_eq!(d.desired_replicas, Some(8));
+    assert_eq!(
+        d.history.after.recommendations,
+        vec![Recommendation {
+            time: now(),
+            replicas: 8
+        }]
+    );
+    assert_eq!(
+        d.history.after.scale_up_events,
+        vec![ScaleEvent {
+            time: now(),
+            change: 4
+        }]
+    );
+}

@@ -1,0 +1,1673 @@
+//! A fake, read-only Kubernetes API server for integration tests.
+//!
+//! Include it with `#[path = "support/fake_apiserver.rs"] mod fake_apiserver;`.
+//! [`FakeApiServer::start`] serves a snapshot of API objects over plain HTTP on
+//! `127.0.0.1:<random port>` from its own thread and tokio runtime (so plain
+//! `#[test]` fns work) until dropped. It speaks JSON like a real server:
+//!
+//! * `/version`, plain discovery (`/api`, `/api/v1`, `/apis`, `/apis/<g>`,
+//!   `/apis/<g>/<v>`; aggregated-discovery `Accept` headers get the plain form);
+//! * GET / LIST of any stored kind, namespaced or cluster-wide, with
+//!   `labelSelector`, `fieldSelector`, `limit` + `continue` paging, results
+//!   sorted by namespace/name as etcd would; `.../status`; `.../scale` built
+//!   from the object or taken from a snapshot `autoscaling/v1` `Scale` item;
+//! * kinds known only from an HPA `scaleTargetRef` are listed with a `scale`
+//!   subresource (for targets given as a `Scale` item only);
+//! * `metrics.k8s.io`, `custom.metrics.k8s.io` and `external.metrics.k8s.io`,
+//!   listed in discovery only when the snapshot holds objects of the group, an
+//!   `APIService` for it, or [`Options::advertise`] names it. An `APIService`
+//!   whose `Available` condition is `False` makes its group/version answer 503
+//!   `service unavailable` (plain text, as kube-aggregator does);
+//! * errors as real `Status` objects; per-path fault injection and latency;
+//! * writes are refused with 405 (and recorded) unless [`WriteMode::AcceptPatches`].
+//!
+//! Objects missing `metadata.resourceVersion` (and `uid`, outside metrics groups)
+//! get generated ones; namespaced builtin kinds without a namespace go to `default`.
+//! At start, a `Namespace` is added for every namespace in use (and `default`) unless given.
+//! Not supported: watch (405), tables (`as=Table` gets a plain list), openapi,
+//! protobuf, `metricLabelSelector` (ignored), conversion between API versions.
+#![allow(dead_code)]
+
+#[path = "raw_http.rs"]
+pub mod raw_http;
+#[path = "selectors.rs"]
+pub mod selectors;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use selectors::{label_selector_to_string, string_map, Selector};
+use serde_json::{json, Map, Value};
+use std::collections::{BTreeMap, BTreeSet};
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+use tokio::sync::Notify;
+
+/// One request as the server saw it (path and query percent-decoded).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecordedRequest {
+    pub method: String,
+    pub path: String,
+    pub query: Vec<(String, String)>,
+    /// Subset: accept, content-type, user-agent, impersonate-user,
+    /// impersonate-group (may repeat), authorization.
+    pub headers: Vec<(String, String)>,
+    /// Body as text (writes only, in practice).
+    pub body: String,
+}
+
+impl RecordedRequest {
+    pub fn query_param(&self, key: &str) -> Option<&str> {
+        self.query
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+    pub fn header(&self, name: &str) -> Option<&str> {
+        let name = name.to_ascii_lowercase();
+        self.headers
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| v.as_str())
+    }
+    pub fn is_write(&self) -> bool {
+        !matches!(self.method.as_str(), "GET" | "HEAD" | "OPTIONS")
+    }
+}
+
+const KEPT_HEADERS: [&str; 6] = [
+    "accept",
+    "content-type",
+    "user-agent",
+    "impersonate-user",
+    "impersonate-group",
+    "authorization",
+];
+
+/// Which request paths (without the query) a fault applies to.
+#[derive(Clone, Debug)]
+pub enum PathMatch {
+    Exact(String),
+    Prefix(String),
+    Contains(String),
+}
+
+impl PathMatch {
+    pub fn exact(p: impl Into<String>) -> Self {
+        PathMatch::Exact(p.into())
+    }
+    pub fn prefix(p: impl Into<String>) -> Self {
+        PathMatch::Prefix(p.into())
+    }
+    pub fn contains(p: impl Into<String>) -> Self {
+        PathMatch::Contains(p.into())
+    }
+    fn matches(&self, path: &str) -> bool {
+        match self {
+            PathMatch::Exact(p) => path == p,
+            PathMatch::Prefix(p) => path.starts_with(p.as_str()),
+            PathMatch::Contains(p) => path.contains(p.as_str()),
+        }
+    }
+}
+
+/// What happens to a request whose path matches an injected fault.
+#[derive(Clone, Debug)]
+pub enum Fault {
+    /// Answer with this code and the `Status` body a real server sends for it
+    /// (401 Unauthorized, 403 Forbidden naming the impersonated user or
+    /// `fake-user`, 404 NotFound for the requested resource, 409, 429,
+    /// 500 InternalError, 503 ServiceUnavailable, 504 Timeout...).
+    Status(u16),
+    /// 403 Forbidden naming this user.
+    ForbiddenAs(String),
+    /// Wait this long, then answer normally (use more than the client timeout).
+    Delay(Duration),
+    /// Close the connection without answering.
+    Drop,
+}
+
+/// How write verbs (POST/PUT/PATCH/DELETE) are treated. All are recorded.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WriteMode {
+    /// 405 MethodNotAllowed for every write.
+    #[default]
+    Reject,
+    /// PATCH with a JSON merge patch or an apply patch (YAML/JSON, applied as a
+    /// merge patch — a stub) updates the stored object or its scale; other
+    /// writes are still refused.
+    AcceptPatches,
+}
+
+/// Start-up options; `Options::default()` is what [`FakeApiServer::start`] uses.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Extra group/versions to list in discovery even without objects,
+    /// e.g. `"metrics.k8s.io/v1beta1"`, `"external.metrics.k8s.io/v1beta1"`.
+    pub advertise: Vec<String>,
+    /// `gitVersion` reported by `/version`; default `v1.37.0`.
+    pub git_version: Option<String>,
+    pub write_mode: WriteMode,
+}
+
+/// The running server; stops (and joins its thread) on drop.
+pub struct FakeApiServer {
+    addr: SocketAddr,
+    state: Arc<Mutex<State>>,
+    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl FakeApiServer {
+    pub fn start(objects: Vec<Value>) -> Self {
+        Self::start_with(objects, Options::default())
+    }
+
+    pub fn start_with(objects: Vec<Value>, opts: Options) -> Self {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
+        listener
+            .set_nonblocking(true)
+            .expect("nonblocking listener");
+        let addr = listener.local_addr().expect("local addr");
+        let mut st = State {
+            git_version: opts.git_version.clone().unwrap_or_else(|| "v1.37.0".into()),
+            advertise: opts.advertise.clone(),
+            write_mode: opts.write_mode,
+            next_rv: 1000,
+            ..State::default()
+        };
+        objects.into_iter().for_each(|o| st.add(o));
+        // a Namespace object for every namespace in use that the snapshot lacks
+        let used: BTreeSet<String> = st
+            .objects
+            .iter()
+            .filter(|s| s.namespaced)
+            .map(|s| s.ns().to_string())
+            .collect();
+        for ns in used.into_iter().chain(["default".to_string()]) {
+            if !st
+                .objects
+                .iter()
+                .any(|s| s.group.is_empty() && s.plural == "namespaces" && s.name() == ns)
+            {
+                st.add(json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}, "status": {"phase": "Active"}}));
+            }
+        }
+        let state = Arc::new(Mutex::new(st));
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let shared = state.clone();
+        let thread = std::thread::Builder::new()
+            .name(format!("fake-apiserver-{}", addr.port()))
+            .spawn(move || {
+                let rt = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .expect("tokio runtime");
+                rt.block_on(serve(listener, shared, rx));
+            })
+            .expect("spawn server thread");
+        FakeApiServer {
+            addr,
+            state,
+            shutdown: Some(tx),
+            thread: Some(thread),
+        }
+    }
+
+    /// Serves the objects of a snapshot file (see [`load_snapshot`]).
+    pub fn from_snapshot_file(path: impl AsRef<Path>) -> Self {
+        Self::start(load_snapshot(path))
+    }
+
+    pub fn from_snapshot_file_with(path: impl AsRef<Path>, opts: Options) -> Self {
+        Self::start_with(load_snapshot(path), opts)
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// `http://127.0.0.1:PORT`
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Writes `<dir>/kubeconfig`: cluster `fake` at [`Self::url`], context
+    /// `fake` (namespace `default`, current), user `fake-user` with token
+    /// `fake-token`.
+    pub fn write_kubeconfig(&self, dir: &Path) -> PathBuf {
+        self.write_kubeconfig_contexts(dir, &[("fake", "default", "fake-user")])
+    }
+
+    /// Like [`Self::write_kubeconfig`] plus a second, non-current context
+    /// `context` with namespace `namespace` and user `other-user` (token
+    /// `other-token`), so tests can tell from the `Authorization` header
+    /// which context a client used.
+    pub fn write_kubeconfig_two_contexts(
+        &self,
+        dir: &Path,
+        context: &str,
+        namespace: &str,
+    ) -> PathBuf {
+        self.write_kubeconfig_contexts(
+            dir,
+            &[
+                ("fake", "default", "fake-user"),
+                (context, namespace, "other-user"),
+            ],
+        )
+    }
+
+    /// Contexts as (name, namespace, user); the first is current. User `u`
+    /// has token `<u without "-user">-token`.
+    pub fn write_kubeconfig_contexts(
+        &self,
+        dir: &Path,
+        contexts: &[(&str, &str, &str)],
+    ) -> PathBuf {
+        let mut y = format!("apiVersion: v1\nkind: Config\nclusters:\n- name: fake\n  cluster:\n    server: {}\ncontexts:\n", self.url());
+        for (name, ns, user) in contexts {
+            y += &format!("- name: {name}\n  context:\n    cluster: fake\n    namespace: {ns}\n    user: {user}\n");
+        }
+        y += &format!("current-context: {}\nusers:\n", contexts[0].0);
+        let users: BTreeSet<&str> = contexts.iter().map(|c| c.2).collect();
+        for u in users {
+            y += &format!(
+                "- name: {u}\n  user:\n    token: {}-token\n",
+                u.trim_end_matches("-user")
+            );
+        }
+        let path = dir.join("kubeconfig");
+        std::fs::write(&path, y).expect("write kubeconfig");
+        path
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        lock(&self.state)
+    }
+
+    /// Delay added before every request is answered.
+    pub fn set_latency(&self, d: Duration) {
+        self.lock().latency = d;
+    }
+
+    /// Adds a permanent fault; the first matching fault (in insertion order) wins.
+    pub fn inject(&self, m: PathMatch, f: Fault) {
+        self.lock().faults.push(FaultRule {
+            m,
+            f,
+            remaining: None,
+        });
+    }
+
+    /// Adds a fault that applies to the next `times` matching requests only.
+    pub fn inject_times(&self, m: PathMatch, f: Fault, times: usize) {
+        self.lock().faults.push(FaultRule {
+            m,
+            f,
+            remaining: Some(times),
+        });
+    }
+
+    pub fn clear_faults(&self) {
+        self.lock().faults.clear();
+    }
+
+    pub fn set_write_mode(&self, mode: WriteMode) {
+        self.lock().write_mode = mode;
+    }
+
+    /// Every request so far, in arrival order.
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        self.lock().requests.clone()
+    }
+
+    /// The recorded write requests (anything but GET/HEAD/OPTIONS).
+    pub fn writes(&self) -> Vec<RecordedRequest> {
+        self.requests()
+            .into_iter()
+            .filter(RecordedRequest::is_write)
+            .collect()
+    }
+
+    pub fn clear_requests(&self) {
+        self.lock().requests.clear();
+    }
+
+    /// Adds an object, or replaces the stored one with the same
+    /// apiVersion/kind/namespace/name (metric lists are appended).
+    pub fn upsert(&self, obj: Value) {
+        self.lock().add(obj);
+    }
+
+    /// The stored generic objects (not Scale items or metric values).
+    pub fn objects(&self) -> Vec<Value> {
+        self.lock().objects.iter().map(|s| s.obj.clone()).collect()
+    }
+}
+
+impl Drop for FakeApiServer {
+    fn drop(&mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// Reads a snapshot: YAML (possibly several documents) or JSON. Documents
+/// may be single objects or lists (`v1 List`, `PodMetricsList`, ...);
+/// `MetricValueList`/`ExternalMetricValueList` are kept whole as metric data.
+pub fn load_snapshot(path: impl AsRef<Path>) -> Vec<Value> {
+    let path = path.as_ref();
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("read snapshot {}: {e}", path.display()));
+    serde_yaml::Deserializer::from_str(&text)
+        .map(|doc| {
+            serde::Deserialize::deserialize(doc)
+                .unwrap_or_else(|e| panic!("parse snapshot {}: {e}", path.display()))
+        })
+        .filter(|v: &Value| !v.is_null())
+        .collect()
+}
+
+fn lock(m: &Mutex<State>) -> MutexGuard<'_, State> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+// ---------------------------------------------------------------- state
+
+/// Builtin kinds: `group/version Kind plural scope shortNames subresources
+/// categories` (`core` = the legacy group; `-` = none; lists comma-separated).
+const BUILTINS: &str = "
+    core/v1 Pod pods ns po status all
+    core/v1 Event events ns ev - -
+    core/v1 Namespace namespaces cluster ns status -
+    core/v1 Node nodes cluster no status -
+    core/v1 Service services ns svc status all
+    core/v1 ConfigMap configmaps ns cm - -
+    apiregistration.k8s.io/v1 APIService apiservices cluster - status -
+    apps/v1 Deployment deployments ns deploy scale,status all
+    apps/v1 StatefulSet statefulsets ns sts scale,status all
+    apps/v1 ReplicaSet replicasets ns rs scale,status all
+    apps/v1 DaemonSet daemonsets ns ds status all
+    events.k8s.io/v1 Event events ns ev - -
+    autoscaling/v2 HorizontalPodAutoscaler horizontalpodautoscalers ns hpa status all
+    metrics.k8s.io/v1beta1 PodMetrics pods ns - - -
+    metrics.k8s.io/v1beta1 NodeMetrics nodes cluster - - -";
+const CUSTOM: &str = "custom.metrics.k8s.io";
+const EXTERNAL: &str = "external.metrics.k8s.io";
+/// Groups listed in discovery only when something asks for them.
+const OPTIONAL_GROUPS: [&str; 3] = ["metrics.k8s.io", CUSTOM, EXTERNAL];
+/// Order of the first groups in `/apis` (the rest follow alphabetically).
+const GROUP_ORDER: &str = "apiregistration.k8s.io apps events.k8s.io autoscaling";
+
+fn all_verbs() -> Vec<&'static str> {
+    "create delete deletecollection get list patch update watch"
+        .split(' ')
+        .collect()
+}
+
+fn builtins() -> impl Iterator<Item = ResType> {
+    BUILTINS.lines().filter(|l| !l.trim().is_empty()).map(|l| {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        let list = |s: &str| match s {
+            "-" => vec![],
+            _ => s.split(',').map(String::from).collect(),
+        };
+        let (g, version) = f[0].split_once('/').expect("group/version");
+        let group = if g == "core" { "" } else { g };
+        ResType {
+            group: group.into(),
+            version: version.into(),
+            kind: f[1].into(),
+            plural: f[2].into(),
+            namespaced: f[3] == "ns",
+            short: list(f[4]),
+            sub: list(f[5]),
+            categories: list(f[6]),
+            verbs: if group == "metrics.k8s.io" {
+                vec!["get", "list"]
+            } else {
+                all_verbs()
+            },
+        }
+    })
+}
+
+struct Stored {
+    group: String,
+    version: String,
+    plural: String,
+    namespaced: bool,
+    obj: Value,
+}
+
+impl Stored {
+    fn ns(&self) -> &str {
+        meta_str(&self.obj, "namespace")
+    }
+    fn name(&self) -> &str {
+        meta_str(&self.obj, "name")
+    }
+    fn kind(&self) -> &str {
+        self.obj["kind"].as_str().unwrap_or_default()
+    }
+}
+
+/// One custom (`MetricValue`) or external (`ExternalMetricValue`) item.
+struct MetricItem {
+    group: String,
+    version: String,
+    /// Namespace of the external list it came from, if it named one.
+    ns: Option<String>,
+    item: Value,
+}
+
+struct FaultRule {
+    m: PathMatch,
+    f: Fault,
+    remaining: Option<usize>,
+}
+
+#[derive(Default)]
+struct State {
+    objects: Vec<Stored>,
+    scales: Vec<Value>,
+    metrics: Vec<MetricItem>,
+    advertise: Vec<String>,
+    git_version: String,
+    write_mode: WriteMode,
+    faults: Vec<FaultRule>,
+    latency: Duration,
+    requests: Vec<RecordedRequest>,
+    next_rv: u64,
+}
+
+/// A resource as discovery lists it.
+#[derive(Clone)]
+struct ResType {
+    group: String,
+    version: String,
+    kind: String,
+    plural: String,
+    namespaced: bool,
+    short: Vec<String>,
+    sub: Vec<String>,
+    categories: Vec<String>,
+    verbs: Vec<&'static str>,
+}
+
+impl ResType {
+    fn new(
+        group: &str,
+        version: &str,
+        kind: &str,
+        plural: &str,
+        namespaced: bool,
+        sub: &[&str],
+        verbs: Vec<&'static str>,
+    ) -> Self {
+        let sub = sub.iter().map(|s| s.to_string()).collect();
+        let (group, version, kind, plural) =
+            (group.into(), version.into(), kind.into(), plural.into());
+        ResType {
+            group,
+            version,
+            kind,
+            plural,
+            namespaced,
+            short: vec![],
+            sub,
+            categories: vec![],
+            verbs,
+        }
+    }
+}
+
+fn meta_str<'a>(obj: &'a Value, key: &str) -> &'a str {
+    obj["metadata"][key].as_str().unwrap_or_default()
+}
+
+fn split_api_version(av: &str) -> (String, String) {
+    match av.split_once('/') {
+        Some((g, v)) => (g.into(), v.into()),
+        None => (String::new(), av.into()),
+    }
+}
+
+/// Resource name of a kind: the builtin table, else lower-case English plural.
+fn plural_of(group: Option<&str>, kind: &str) -> String {
+    if let Some(b) = builtins().find(|b| b.kind == kind && group.is_none_or(|g| g == b.group)) {
+        return b.plural;
+    }
+    let k = kind.to_lowercase();
+    if k.ends_with('s') || k.ends_with('x') || k.ends_with("ch") || k.ends_with("sh") {
+        format!("{k}es")
+    } else if k.ends_with('y') && !k.ends_with("ay") && !k.ends_with("ey") && !k.ends_with("oy") {
+        format!("{}ies", &k[..k.len() - 1])
+    } else {
+        format!("{k}s")
+    }
+}
+
+/// Kubernetes version priority: GA > beta > alpha, then higher numbers.
+fn version_rank(v: &str) -> (u8, u32, u32) {
+    let rest = v.strip_prefix('v').unwrap_or(v);
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    let tail = &rest[digits.len()..];
+    let major = digits.parse().unwrap_or(0);
+    let (stab, minor) = if let Some(n) = tail.strip_prefix("beta") {
+        (1, n.parse().unwrap_or(0))
+    } else if let Some(n) = tail.strip_prefix("alpha") {
+        (0, n.parse().unwrap_or(0))
+    } else {
+        (2, 0)
+    };
+    (stab, major, minor)
+}
+
+impl State {
+    /// Stores one snapshot document (object or list), normalising metadata.
+    fn add(&mut self, mut obj: Value) {
+        let av = obj["apiVersion"].as_str().unwrap_or_default().to_string();
+        let kind = obj["kind"]
+            .as_str()
+            .unwrap_or_else(|| panic!("snapshot object without kind: {obj}"))
+            .to_string();
+        let (group, version) = split_api_version(&av);
+        if kind == "MetricValueList" || kind == "ExternalMetricValueList" {
+            let ns = obj["metadata"]["namespace"].as_str().map(String::from);
+            for item in obj["items"].as_array().cloned().unwrap_or_default() {
+                self.metrics.push(MetricItem {
+                    group: group.clone(),
+                    version: version.clone(),
+                    ns: ns.clone(),
+                    item,
+                });
+            }
+            return;
+        }
+        if kind == "MetricValue" || kind == "ExternalMetricValue" {
+            self.metrics.push(MetricItem {
+                group,
+                version,
+                ns: None,
+                item: obj,
+            });
+            return;
+        }
+        if let (Some(item_kind), Some(items)) = (kind.strip_suffix("List"), obj["items"].as_array())
+        {
+            for mut item in items.clone() {
+                if item.get("apiVersion").is_none() && !item_kind.is_empty() {
+                    item["apiVersion"] = json!(av);
+                    item["kind"] = json!(item_kind);
+                }
+                self.add(item);
+            }
+            return;
+        }
+        if group == "autoscaling" && kind == "Scale" {
+            self.scales.retain(|s| {
+                (meta_str(s, "namespace"), meta_str(s, "name"))
+                    != (meta_str(&obj, "namespace"), meta_str(&obj, "name"))
+            });
+            self.scales.push(obj);
+            return;
+        }
+        let builtin = builtins().find(|b| b.group == group && b.kind == kind);
+        let namespaced = builtin.map_or(obj["metadata"]["namespace"].is_string(), |b| b.namespaced);
+        if !obj["metadata"].is_object() {
+            obj["metadata"] = json!({});
+        }
+        let meta = obj["metadata"].as_object_mut().expect("metadata object");
+        if namespaced && !meta.contains_key("namespace") {
+            meta.insert("namespace".into(), json!("default"));
+        }
+        if !meta.contains_key("resourceVersion") {
+            self.next_rv += 1;
+            meta.insert("resourceVersion".into(), json!(self.next_rv.to_string()));
+        }
+        if !meta.contains_key("uid") && group != "metrics.k8s.io" {
+            self.next_rv += 1;
+            meta.insert(
+                "uid".into(),
+                json!(format!("00000000-0000-4000-8000-{:012x}", self.next_rv)),
+            );
+        }
+        let plural = plural_of(Some(&group), &kind);
+        let stored = Stored {
+            group,
+            version,
+            plural,
+            namespaced,
+            obj,
+        };
+        let same = |s: &Stored| {
+            s.group == stored.group
+                && s.version == stored.version
+                && s.plural == stored.plural
+                && s.ns() == stored.ns()
+                && s.name() == stored.name()
+        };
+        match self.objects.iter().position(same) {
+            Some(i) => self.objects[i] = stored,
+            None => self.objects.push(stored),
+        }
+    }
+
+    fn find(&self, rt: &ResType, ns: &str, name: &str) -> Option<&Stored> {
+        self.objects.iter().find(|s| {
+            s.group == rt.group
+                && s.version == rt.version
+                && s.plural == rt.plural
+                && s.ns() == ns
+                && s.name() == name
+        })
+    }
+
+    /// Optional groups asked for by objects, metric items, APIServices or options.
+    fn optional_on(&self) -> BTreeSet<String> {
+        let mut on: BTreeSet<String> = self
+            .advertise
+            .iter()
+            .map(|gv| split_api_version(gv).0)
+            .collect();
+        on.extend(self.objects.iter().map(|s| s.group.clone()));
+        on.extend(self.metrics.iter().map(|m| m.group.clone()));
+        on.extend(
+            self.apiservices()
+                .map(|a| a["spec"]["group"].as_str().unwrap_or_default().to_string()),
+        );
+        on
+    }
+
+    fn apiservices(&self) -> impl Iterator<Item = &Value> {
+        self.objects
+            .iter()
+            .filter(|s| s.group == "apiregistration.k8s.io" && s.kind() == "APIService")
+            .map(|s| &s.obj)
+    }
+
+    /// Every resource discovery lists.
+    fn resource_types(&self) -> Vec<ResType> {
+        let on = self.optional_on();
+        let mut out: Vec<ResType> = builtins()
+            .filter(|b| !OPTIONAL_GROUPS.contains(&b.group.as_str()) || on.contains(&b.group))
+            .collect();
+        let add = |out: &mut Vec<ResType>, r: ResType| {
+            if !out
+                .iter()
+                .any(|x| (&x.group, &x.version, &x.plural) == (&r.group, &r.version, &r.plural))
+            {
+                out.push(r);
+            }
+        };
+        for s in &self.objects {
+            // A CRD (or unlisted builtin): scalable if an object has spec.replicas or a Scale item.
+            let scalable = self.objects.iter().any(|o| {
+                (&o.group, &o.plural) == (&s.group, &s.plural)
+                    && (o.obj["spec"]["replicas"].is_number()
+                        || self
+                            .scales
+                            .iter()
+                            .any(|sc| meta_str(sc, "name") == o.name()))
+            });
+            let sub: &[&str] = if scalable {
+                &["scale", "status"]
+            } else {
+                &["status"]
+            };
+            add(
+                &mut out,
+                ResType::new(
+                    &s.group,
+                    &s.version,
+                    s.kind(),
+                    &s.plural,
+                    s.namespaced,
+                    sub,
+                    all_verbs(),
+                ),
+            );
+        }
+        // Targets known only through an HPA's scaleTargetRef (and a Scale item).
+        for h in self
+            .objects
+            .iter()
+            .filter(|s| s.kind() == "HorizontalPodAutoscaler")
+        {
+            let r = &h.obj["spec"]["scaleTargetRef"];
+            let (group, version) = split_api_version(r["apiVersion"].as_str().unwrap_or_default());
+            let kind = r["kind"].as_str().unwrap_or_default();
+            if !kind.is_empty() {
+                let plural = plural_of(Some(&group), kind);
+                add(
+                    &mut out,
+                    ResType::new(
+                        &group,
+                        &version,
+                        kind,
+                        &plural,
+                        true,
+                        &["scale", "status"],
+                        all_verbs(),
+                    ),
+                );
+            }
+        }
+        for m in &self.metrics {
+            let (plural, namespaced, kind) = if m.group == CUSTOM {
+                let d = &m.item["describedObject"];
+                (
+                    format!(
+                        "{}/{}",
+                        plural_of(None, d["kind"].as_str().unwrap_or_default()),
+                        metric_name(&m.item)
+                    ),
+                    d["namespace"].is_string(),
+                    "MetricValueList",
+                )
+            } else {
+                (
+                    metric_name(&m.item).to_string(),
+                    true,
+                    "ExternalMetricValueList",
+                )
+            };
+            add(
+                &mut out,
+                ResType::new(
+                    &m.group,
+                    &m.version,
+                    kind,
+                    &plural,
+                    namespaced,
+                    &[],
+                    vec!["get"],
+                ),
+            );
+        }
+        out
+    }
+
+    /// group -> versions, best first.
+    fn groups(&self) -> BTreeMap<String, Vec<String>> {
+        let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for r in self.resource_types() {
+            g.entry(r.group).or_default().insert(r.version);
+        }
+        let extra = self.advertise.iter().map(|gv| split_api_version(gv));
+        let from_apiservices = self.apiservices().map(|a| {
+            (
+                a["spec"]["group"].as_str().unwrap_or_default().to_string(),
+                a["spec"]["version"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+            )
+        });
+        for (grp, v) in extra.chain(from_apiservices) {
+            g.entry(grp).or_default().insert(v);
+        }
+        g.into_iter()
+            .map(|(k, vs)| {
+                let mut vs: Vec<String> = vs.into_iter().collect();
+                vs.sort_by_key(|v| std::cmp::Reverse(version_rank(v)));
+                (k, vs)
+            })
+            .collect()
+    }
+
+    /// `Some(msg)` when an APIService for group/version reports Available=False.
+    fn unavailable(&self, group: &str, version: &str) -> bool {
+        self.apiservices().any(|a| {
+            a["spec"]["group"] == group
+                && a["spec"]["version"] == version
+                && a["status"]["conditions"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .any(|c| c["type"] == "Available" && c["status"] == "False")
+        })
+    }
+
+    fn take_fault(&mut self, path: &str) -> Option<Fault> {
+        let i = self
+            .faults
+            .iter()
+            .position(|r| r.m.matches(path) && r.remaining != Some(0))?;
+        let rule = &mut self.faults[i];
+        if let Some(n) = rule.remaining.as_mut() {
+            *n -= 1;
+        }
+        Some(rule.f.clone())
+    }
+}
+
+fn metric_name(item: &Value) -> &str {
+    item["metric"]["name"]
+        .as_str()
+        .or_else(|| item["metricName"].as_str())
+        .unwrap_or_default()
+}
+
+// ---------------------------------------------------------------- serving
+
+async fn serve(
+    listener: std::net::TcpListener,
+    state: Arc<Mutex<State>>,
+    mut shutdown: tokio::sync::oneshot::Receiver<()>,
+) {
+    let listener = tokio::net::TcpListener::from_std(listener).expect("tokio listener");
+    loop {
+        let stream = tokio::select! {
+            _ = &mut shutdown => return,
+            acc = listener.accept() => match acc { Ok((s, _)) => s, Err(_) => continue },
+        };
+        let state = state.clone();
+        tokio::spawn(async move {
+            // Notified by Fault::Drop: dropping the connection closes the socket unanswered.
+            let kill = Arc::new(Notify::new());
+            let k = kill.clone();
+            let svc = hyper::service::service_fn(move |req| handle(state.clone(), k.clone(), req));
+            let conn = hyper::server::conn::http1::Builder::new()
+                .serve_connection(hyper_util::rt::TokioIo::new(stream), svc);
+            tokio::select! {
+                _ = conn => {}
+                _ = kill.notified() => {}
+            }
+        });
+    }
+}
+
+/// A response before encoding.
+enum Reply {
+    Json(u16, Value),
+    Text(u16, String),
+}
+
+async fn handle(
+    state: Arc<Mutex<State>>,
+    kill: Arc<Notify>,
+    req: hyper::Request<hyper::body::Incoming>,
+) -> Result<hyper::Response<Full<Bytes>>, Infallible> {
+    let method = req.method().to_string();
+    let path = percent_decode(req.uri().path(), false);
+    let query = parse_query(req.uri().query().unwrap_or(""));
+    let headers = KEPT_HEADERS
+        .iter()
+        .flat_map(|h| {
+            req.headers().get_all(*h).iter().map(move |v| {
+                (
+                    h.to_string(),
+                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                )
+            })
+        })
+        .collect();
+    let body = req
+        .into_body()
+        .collect()
+        .await
+        .map(|b| b.to_bytes())
+        .unwrap_or_default();
+    let rec = RecordedRequest {
+        method,
+        path,
+        query,
+        headers,
+        body: String::from_utf8_lossy(&body).into_owned(),
+    };
+    let (latency, fault) = {
+        let mut st = lock(&state);
+        st.requests.push(rec.clone());
+        (st.latency, st.take_fault(&rec.path))
+    };
+    if !latency.is_zero() {
+        tokio::time::sleep(latency).await;
+    }
+    let reply = match fault {
+        Some(Fault::Drop) => {
+            kill.notify_one();
+            match std::future::pending::<Infallible>().await {}
+        }
+        Some(Fault::Delay(d)) => {
+            tokio::time::sleep(d).await;
+            route(&mut lock(&state), &rec)
+        }
+        Some(Fault::Status(code)) => fault_status(&rec, code, None),
+        Some(Fault::ForbiddenAs(user)) => fault_status(&rec, 403, Some(&user)),
+        None => route(&mut lock(&state), &rec),
+    };
+    let (code, ctype, bytes) = match reply {
+        Reply::Json(c, v) => (c, "application/json", serde_json::to_vec(&v).expect("json")),
+        Reply::Text(c, t) => (c, "text/plain; charset=utf-8", t.into_bytes()),
+    };
+    let resp = hyper::Response::builder()
+        .status(code)
+        .header("content-type", ctype)
+        .header("cache-control", "no-cache, private")
+        .body(Full::new(Bytes::from(bytes)))
+        .expect("response");
+    Ok(resp)
+}
+
+fn percent_decode(s: &str, plus_is_space: bool) -> String {
+    let b = s.as_bytes();
+    let (mut out, mut i) = (Vec::with_capacity(b.len()), 0);
+    while i < b.len() {
+        match b[i] {
+            b'%' if i + 2 < b.len() => match std::str::from_utf8(&b[i + 1..i + 3])
+                .ok()
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+            {
+                Some(v) => {
+                    out.push(v);
+                    i += 3;
+                    continue;
+                }
+                None => out.push(b'%'),
+            },
+            b'+' if plus_is_space => out.push(b' '),
+            c => out.push(c),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn parse_query(q: &str) -> Vec<(String, String)> {
+    q.split('&')
+        .filter(|p| !p.is_empty())
+        .map(|p| p.split_once('=').unwrap_or((p, "")))
+        .map(|(k, v)| (percent_decode(k, true), percent_decode(v, true)))
+        .collect()
+}
+
+// ---------------------------------------------------------------- Status bodies
+
+fn status(code: u16, reason: &str, message: String, details: Option<Value>) -> Reply {
+    let mut s = json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": message, "code": code});
+    if !reason.is_empty() {
+        s["reason"] = json!(reason);
+    }
+    if let Some(d) = details {
+        s["details"] = d;
+    }
+    Reply::Json(code, s)
+}
+
+/// `metav1.StatusDetails` with empty fields omitted.
+fn details(group: &str, resource: &str, name: &str) -> Value {
+    let mut d = Map::new();
+    for (k, v) in [("name", name), ("group", group), ("kind", resource)] {
+        if !v.is_empty() {
+            d.insert(k.into(), json!(v));
+        }
+    }
+    Value::Object(d)
+}
+
+fn qualified(group: &str, resource: &str) -> String {
+    if group.is_empty() {
+        resource.to_string()
+    } else {
+        format!("{resource}.{group}")
+    }
+}
+
+fn not_found(group: &str, resource: &str, name: &str) -> Reply {
+    status(
+        404,
+        "NotFound",
+        format!("{} {name:?} not found", qualified(group, resource)),
+        Some(details(group, resource, name)),
+    )
+}
+
+fn no_such_path() -> Reply {
+    status(
+        404,
+        "NotFound",
+        "the server could not find the requested resource".into(),
+        Some(json!({})),
+    )
+}
+
+/// The authorization attributes of a request, as the apiserver derives them.
+struct ReqInfo {
+    resource_request: bool,
+    verb: String,
+    group: String,
+    ns: String,
+    resource: String,
+    name: String,
+    sub: String,
+}
+
+fn req_info(rec: &RecordedRequest) -> ReqInfo {
+    let segs: Vec<&str> = rec.path.trim_matches('/').split('/').collect();
+    let rest = match segs.as_slice() {
+        ["api", _, rest @ ..] if !rest.is_empty() => Some(("", rest)),
+        ["apis", g, _, rest @ ..] if !rest.is_empty() => Some((*g, rest)),
+        _ => None,
+    };
+    let Some((group, rest)) = rest else {
+        return ReqInfo {
+            resource_request: false,
+            verb: rec.method.to_lowercase(),
+            group: String::new(),
+            ns: String::new(),
+            resource: String::new(),
+            name: String::new(),
+            sub: String::new(),
+        };
+    };
+    let (ns, rest) = if rest[0] == "namespaces" && rest.len() >= 3 {
+        (rest[1], &rest[2..])
+    } else {
+        ("", rest)
+    };
+    let name = rest.get(1).copied().unwrap_or_default();
+    let watch = matches!(rec.query_param("watch"), Some("true" | "1"));
+    let verb = match (rec.method.as_str(), name.is_empty()) {
+        ("GET", true) if watch => "watch",
+        ("GET", true) => "list",
+        ("GET", false) => "get",
+        ("POST", _) => "create",
+        ("PUT", _) => "update",
+        ("PATCH", _) => "patch",
+        ("DELETE", true) => "deletecollection",
+        ("DELETE", false) => "delete",
+        (m, _) => {
+            return ReqInfo {
+                resource_request: true,
+                verb: m.to_lowercase(),
+                group: group.into(),
+                ns: ns.into(),
+                resource: rest[0].into(),
+                name: name.into(),
+                sub: String::new(),
+            }
+        }
+    };
+    ReqInfo {
+        resource_request: true,
+        verb: verb.into(),
+        group: group.into(),
+        ns: ns.into(),
+        resource: rest[0].into(),
+        name: name.into(),
+        sub: rest.get(2..).map(|s| s.join("/")).unwrap_or_default(),
+    }
+}
+
+/// The `Status` a real server sends with `code` for this request.
+fn fault_status(rec: &RecordedRequest, code: u16, user: Option<&str>) -> Reply {
+    let ri = req_info(rec);
+    match code {
+        401 => status(401, "Unauthorized", "Unauthorized".into(), None),
+        403 => {
+            let user = user
+                .or(rec.header("impersonate-user"))
+                .unwrap_or("fake-user");
+            let what = if !ri.resource_request {
+                return status(
+                    403,
+                    "Forbidden",
+                    format!(
+                        "forbidden: User {user:?} cannot {} path {:?}",
+                        ri.verb, rec.path
+                    ),
+                    Some(json!({})),
+                );
+            } else {
+                let res = if ri.sub.is_empty() {
+                    ri.resource.clone()
+                } else {
+                    format!("{}/{}", ri.resource, ri.sub)
+                };
+                let scope = if ri.ns.is_empty() {
+                    "at the cluster scope".to_string()
+                } else {
+                    format!("in the namespace {:?}", ri.ns)
+                };
+                format!(
+                    "User {user:?} cannot {} resource {res:?} in API group {:?} {scope}",
+                    ri.verb, ri.group
+                )
+            };
+            let q = qualified(&ri.group, &ri.resource);
+            let subject = if ri.name.is_empty() {
+                q
+            } else {
+                format!("{q} {:?}", ri.name)
+            };
+            status(
+                403,
+                "Forbidden",
+                format!("{subject} is forbidden: {what}"),
+                Some(details(&ri.group, &ri.resource, &ri.name)),
+            )
+        }
+        404 if ri.resource_request => not_found(&ri.group, &ri.resource, &ri.name),
+        404 => no_such_path(),
+        429 => status(
+            429,
+            "TooManyRequests",
+            "Too many requests, please try again later.".into(),
+            Some(json!({"retryAfterSeconds": 1})),
+        ),
+        500 => status(
+            500,
+            "InternalError",
+            "Internal error occurred: injected fault".into(),
+            Some(json!({"causes": [{"message": "injected fault"}]})),
+        ),
+        503 => status(
+            503,
+            "ServiceUnavailable",
+            "the server is currently unable to handle the request".into(),
+            None,
+        ),
+        c => status(c, "", format!("injected fault {c}"), None),
+    }
+}
+
+// ---------------------------------------------------------------- routing
+
+fn route(st: &mut State, rec: &RecordedRequest) -> Reply {
+    let segs: Vec<&str> = rec
+        .path
+        .trim_matches('/')
+        .split('/')
+        .filter(|s| !s.is_empty())
+        .collect();
+    let write = rec.is_write();
+    if !write && rec.method != "GET" && rec.method != "HEAD" {
+        return status(
+            405,
+            "MethodNotAllowed",
+            "the server does not allow this method on the requested resource".into(),
+            Some(json!({})),
+        );
+    }
+    match segs.as_slice() {
+        _ if write && !(st.write_mode == WriteMode::AcceptPatches && rec.method == "PATCH") => {
+            status(405, "MethodNotAllowed", "the server does not allow this method on the requested resource (fake API server is read-only)".into(), Some(json!({})))
+        }
+        ["version"] => Reply::Json(200, version_json(&st.git_version)),
+        ["healthz" | "readyz" | "livez"] => Reply::Text(200, "ok".into()),
+        ["api"] => Reply::Json(200, json!({"kind": "APIVersions", "versions": ["v1"], "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": "127.0.0.1:443"}]})),
+        ["api", "v1"] => resource_list(st, "", "v1"),
+        ["apis"] => {
+            let mut groups: Vec<(String, Vec<String>)> = st.groups().into_iter().filter(|(g, _)| !g.is_empty()).collect();
+            groups.sort_by_key(|(g, _)| (GROUP_ORDER.split(' ').position(|o| o == g).unwrap_or(usize::MAX), g.clone()));
+            Reply::Json(200, json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups.iter().map(|(g, vs)| api_group(g, vs)).collect::<Vec<_>>()}))
+        }
+        ["apis", g] => match st.groups().get(*g) {
+            Some(vs) if !g.is_empty() => {
+                let mut v = api_group(g, vs);
+                v["kind"] = json!("APIGroup");
+                v["apiVersion"] = json!("v1");
+                Reply::Json(200, v)
+            }
+            _ => no_such_path(),
+        },
+        ["apis", g, v, rest @ ..] => {
+            if !st.groups().get(*g).is_some_and(|vs| vs.iter().any(|x| x == v)) {
+                return no_such_path();
+            }
+            if st.unavailable(g, v) {
+                return Reply::Text(503, "service unavailable\n".into());
+            }
+            match (*g, rest) {
+                (_, []) => resource_list(st, g, v),
+                (CUSTOM, _) => custom_metrics(st, v, rest, rec),
+                (EXTERNAL, _) => external_metrics(st, v, rest, rec),
+                _ => resource(st, g, v, rest, rec),
+            }
+        }
+        ["api", "v1", rest @ ..] => resource(st, "", "v1", rest, rec),
+        _ => no_such_path(),
+    }
+}
+
+fn version_json(git: &str) -> Value {
+    let mut nums = git.trim_start_matches('v').split(['.', '-', '+']);
+    let (major, minor) = (nums.next().unwrap_or("1"), nums.next().unwrap_or("0"));
+    json!({
+        "major": major, "minor": minor, "emulationMajor": major, "emulationMinor": minor,
+        "minCompatibilityMajor": major, "minCompatibilityMinor": minor.parse::<u32>().map_or(minor.to_string(), |m| m.saturating_sub(1).to_string()),
+        "gitVersion": git, "gitCommit": "0000000000000000000000000000000000000000", "gitTreeState": "clean",
+        "buildDate": "2026-01-01T00:00:00Z", "goVersion": "go1.25.5", "compiler": "gc", "platform": "linux/amd64"
+    })
+}
+
+fn api_group(g: &str, versions: &[String]) -> Value {
+    let gv = |v: &String| json!({"groupVersion": format!("{g}/{v}"), "version": v});
+    json!({"name": g, "versions": versions.iter().map(gv).collect::<Vec<_>>(), "preferredVersion": gv(&versions[0])})
+}
+
+fn resource_list(st: &State, g: &str, v: &str) -> Reply {
+    let mut resources = Vec::new();
+    for r in st
+        .resource_types()
+        .into_iter()
+        .filter(|r| r.group == g && r.version == v)
+    {
+        let metric = r.group == CUSTOM || r.group == EXTERNAL;
+        let mut e = json!({"name": r.plural, "singularName": if metric { String::new() } else { r.kind.to_lowercase() }, "namespaced": r.namespaced, "kind": r.kind, "verbs": r.verbs});
+        if !r.short.is_empty() {
+            e["shortNames"] = json!(r.short);
+        }
+        if !r.categories.is_empty() {
+            e["categories"] = json!(r.categories);
+        }
+        resources.push(e);
+        for s in &r.sub {
+            let (group, version, kind) = if s == "scale" {
+                ("autoscaling", "v1", "Scale")
+            } else {
+                (g, v, r.kind.as_str())
+            };
+            resources.push(json!({"name": format!("{}/{s}", r.plural), "singularName": "", "namespaced": r.namespaced, "group": group, "version": version, "kind": kind, "verbs": ["get", "patch", "update"]}));
+        }
+    }
+    let gv = if g.is_empty() {
+        v.to_string()
+    } else {
+        format!("{g}/{v}")
+    };
+    Reply::Json(
+        200,
+        json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": resources}),
+    )
+}
+
+/// Parses the `labelSelector` / `fieldSelector` params (400 Status on error).
+fn selectors_of(rec: &RecordedRequest) -> Result<(Selector, Selector), Reply> {
+    let bad = |e: String| status(400, "BadRequest", e, None);
+    let labels =
+        Selector::parse_labels(rec.query_param("labelSelector").unwrap_or("")).map_err(bad)?;
+    let fields =
+        Selector::parse_fields(rec.query_param("fieldSelector").unwrap_or("")).map_err(bad)?;
+    Ok((labels, fields))
+}
+
+/// GET/LIST/PATCH under `/api/v1/...` or `/apis/<g>/<v>/...`.
+fn resource(st: &mut State, g: &str, v: &str, rest: &[&str], rec: &RecordedRequest) -> Reply {
+    let (ns, rest) = if rest.len() >= 3 && rest[0] == "namespaces" {
+        (Some(rest[1]), &rest[2..])
+    } else {
+        (None, rest)
+    };
+    let Some(rt) = st
+        .resource_types()
+        .into_iter()
+        .find(|r| r.group == g && r.version == v && r.plural == rest[0])
+    else {
+        return no_such_path();
+    };
+    if (rt.namespaced && ns.is_none() && rest.len() > 1)
+        || (!rt.namespaced && ns.is_some())
+        || rest.len() > 3
+    {
+        return no_such_path();
+    }
+    let ns = ns.unwrap_or_default();
+    match rest {
+        [_] if rec.method == "GET" => list(st, &rt, ns, rec),
+        [_, name] | [_, name, "status"] => {
+            if rec.method == "PATCH" {
+                return patch(st, &rt, ns, name, None, rec);
+            }
+            match st.find(&rt, ns, name) {
+                Some(s) => Reply::Json(200, s.obj.clone()),
+                None => not_found(g, &rt.plural, name),
+            }
+        }
+        [_, name, "scale"] if rec.method == "PATCH" => patch(st, &rt, ns, name, Some("scale"), rec),
+        [_, name, "scale"] => match scale_of(st, &rt, ns, name) {
+            Some(s) => Reply::Json(200, s),
+            None if !rt.sub.iter().any(|s| s == "scale") => no_such_path(),
+            None => not_found(g, &rt.plural, name),
+        },
+        _ => no_such_path(),
+    }
+}
+
+fn list(st: &State, rt: &ResType, ns: &str, rec: &RecordedRequest) -> Reply {
+    if matches!(rec.query_param("watch"), Some("true" | "1")) {
+        return status(
+            405,
+            "MethodNotAllowed",
+            "watch is not supported by the fake API server".into(),
+            Some(json!({})),
+        );
+    }
+    let (labels, fields) = match selectors_of(rec) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    let mut items: Vec<Value> = st
+        .objects
+        .iter()
+        .filter(|s| s.group == rt.group && s.version == rt.version && s.plural == rt.plural)
+        .map(|s| s.obj.clone())
+        .collect();
+    items.retain(|o| {
+        let mut l = string_map(o["metadata"].get("labels"));
+        if l.is_empty() && rt.group == "metrics.k8s.io" {
+            // metrics-server selects PodMetrics by the pod's labels
+            let pod = st.objects.iter().find(|p| {
+                p.group.is_empty()
+                    && p.plural == rt.plural
+                    && p.ns() == meta_str(o, "namespace")
+                    && p.name() == meta_str(o, "name")
+            });
+            l = pod
+                .map(|p| string_map(p.obj["metadata"].get("labels")))
+                .unwrap_or_default();
+        }
+        (ns.is_empty() || meta_str(o, "namespace") == ns)
+            && labels.matches_labels(&l)
+            && fields.matches_fields(o)
+    });
+    items.sort_by(|a, b| {
+        (meta_str(a, "namespace"), meta_str(a, "name"))
+            .cmp(&(meta_str(b, "namespace"), meta_str(b, "name")))
+    });
+    let rv = st.next_rv.to_string();
+    let start = match rec.query_param("continue").filter(|c| !c.is_empty()) {
+        None => 0,
+        Some(tok) => match decode_continue(tok) {
+            Some(n) => n,
+            None => {
+                return status(
+                    400,
+                    "BadRequest",
+                    "continue key is not valid: invalid continue token".into(),
+                    None,
+                )
+            }
+        },
+    };
+    let limit = rec
+        .query_param("limit")
+        .and_then(|l| l.parse::<usize>().ok())
+        .filter(|l| *l > 0)
+        .unwrap_or(usize::MAX);
+    let total = items.len();
+    let page: Vec<Value> = items.into_iter().skip(start).take(limit).collect();
+    let mut meta = json!({"resourceVersion": rv});
+    let end = start + page.len();
+    if end < total {
+        meta["continue"] = json!(encode_continue(end));
+        meta["remainingItemCount"] = json!(total - end);
+    }
+    let gv = if rt.group.is_empty() {
+        rt.version.clone()
+    } else {
+        format!("{}/{}", rt.group, rt.version)
+    };
+    Reply::Json(
+        200,
+        json!({"apiVersion": gv, "kind": format!("{}List", rt.kind), "metadata": meta, "items": page}),
+    )
+}
+
+fn encode_continue(offset: usize) -> String {
+    format!("fake-continue:{offset}")
+        .bytes()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn decode_continue(tok: &str) -> Option<usize> {
+    let bytes: Option<Vec<u8>> = (0..tok.len())
+        .step_by(2)
+        .map(|i| {
+            tok.get(i..i + 2)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+        })
+        .collect();
+    String::from_utf8(bytes?)
+        .ok()?
+        .strip_prefix("fake-continue:")?
+        .parse()
+        .ok()
+}
+
+/// The `autoscaling/v1` Scale of an object. A snapshot Scale item with that
+/// namespace/name wins when the object exists or an HPA in the namespace
+/// targets this kind and name; else it is built from spec.replicas (default
+/// 1), status.replicas and status.selector (string) or spec.selector.
+fn scale_of(st: &State, rt: &ResType, ns: &str, name: &str) -> Option<Value> {
+    if !rt.sub.iter().any(|s| s == "scale") {
+        return None;
+    }
+    let targeted = st.objects.iter().any(|h| {
+        let r = &h.obj["spec"]["scaleTargetRef"];
+        let group = split_api_version(r["apiVersion"].as_str().unwrap_or_default()).0;
+        h.kind() == "HorizontalPodAutoscaler"
+            && h.ns() == ns
+            && r["name"] == name
+            && r["kind"] == rt.kind.as_str()
+            && group == rt.group
+    });
+    let item = st
+        .scales
+        .iter()
+        .find(|s| meta_str(s, "name") == name && meta_str(s, "namespace") == ns);
+    if let Some(s) = item.filter(|_| targeted || st.find(rt, ns, name).is_some()) {
+        return Some(s.clone());
+    }
+    let o = &st.find(rt, ns, name)?.obj;
+    let selector = match &o["status"]["selector"] {
+        Value::String(s) => s.clone(),
+        _ => label_selector_to_string(&o["spec"]["selector"]),
+    };
+    let m = &o["metadata"];
+    Some(json!({
+        "kind": "Scale", "apiVersion": "autoscaling/v1",
+        "metadata": {"name": name, "namespace": ns, "uid": m["uid"], "resourceVersion": m["resourceVersion"], "creationTimestamp": m["creationTimestamp"]},
+        "spec": {"replicas": o["spec"]["replicas"].as_i64().unwrap_or(1)},
+        "status": {"replicas": o["status"]["replicas"].as_i64().unwrap_or(0), "selector": selector},
+    }))
+}
+
+/// RFC 7386 JSON merge patch.
+fn merge_patch(target: &mut Value, patch: &Value) {
+    let Value::Object(p) = patch else {
+        *target = patch.clone();
+        return;
+    };
+    if !target.is_object() {
+        *target = json!({});
+    }
+    let t = target.as_object_mut().expect("object");
+    for (k, v) in p {
+        if v.is_null() {
+            t.remove(k);
+        } else {
+            merge_patch(t.entry(k.clone()).or_insert(Value::Null), v);
+        }
+    }
+}
+
+/// [`WriteMode::AcceptPatches`]: merge/apply patch of an object, its status or its scale.
+fn patch(
+    st: &mut State,
+    rt: &ResType,
+    ns: &str,
+    name: &str,
+    sub: Option<&str>,
+    rec: &RecordedRequest,
+) -> Reply {
+    let ctype = rec.header("content-type").unwrap_or_default();
+    if !(ctype.starts_with("application/merge-patch+json")
+        || ctype.starts_with("application/apply-patch+yaml"))
+    {
+        return status(415, "UnsupportedMediaType", format!("the body of the request was in an unknown format - accepted media types include: application/merge-patch+json, application/apply-patch+yaml (got {ctype:?})"), None);
+    }
+    let p: Value = match serde_yaml::from_str(&rec.body) {
+        Ok(p) => p,
+        Err(e) => {
+            return status(
+                400,
+                "BadRequest",
+                format!("error decoding patch: {e}"),
+                None,
+            )
+        }
+    };
+    st.next_rv += 1;
+    let rv = st.next_rv.to_string();
+    if sub == Some("scale") {
+        let Some(mut scale) = scale_of(st, rt, ns, name) else {
+            return not_found(&rt.group, &rt.plural, name);
+        };
+        merge_patch(&mut scale, &p);
+        scale["metadata"]["resourceVersion"] = json!(rv);
+        if let Some(s) = st
+            .scales
+            .iter_mut()
+            .find(|s| meta_str(s, "name") == name && meta_str(s, "namespace") == ns)
+        {
+            *s = scale.clone();
+        }
+        let (g, v, plural) = (rt.group.clone(), rt.version.clone(), rt.plural.clone());
+        if let Some(o) = st.objects.iter_mut().find(|s| {
+            s.group == g && s.version == v && s.plural == plural && s.ns() == ns && s.name() == name
+        }) {
+            o.obj["spec"]["replicas"] = scale["spec"]["replicas"].clone();
+            o.obj["metadata"]["resourceVersion"] = json!(rv);
+        }
+        return Reply::Json(200, scale);
+    }
+    let (g, v, plural) = (rt.group.clone(), rt.version.clone(), rt.plural.clone());
+    match st.objects.iter_mut().find(|s| {
+        s.group == g && s.version == v && s.plural == plural && s.ns() == ns && s.name() == name
+    }) {
+        Some(o) => {
+            merge_patch(&mut o.obj, &p);
+            o.obj["metadata"]["resourceVersion"] = json!(rv);
+            Reply::Json(200, o.obj.clone())
+        }
+        None => not_found(&g, &plural, name),
+    }
+}
+
+fn metric_list(kind: &str, group: &str, version: &str, items: Vec<Value>) -> Reply {
+    Reply::Json(
+        200,
+        json!({"kind": kind, "apiVersion": format!("{group}/{version}"), "metadata": {}, "items": items}),
+    )
+}
+
+/// `custom.metrics.k8s.io`: `/namespaces/{ns}/{resource}/{name|*}/{metric}`,
+/// `/{resource}/{name|*}/{metric}` (cluster scope), `/namespaces/{ns}/metrics/{metric}`.
+fn custom_metrics(st: &State, version: &str, rest: &[&str], rec: &RecordedRequest) -> Reply {
+    let (ns, resource, name, metric) = match rest {
+        ["namespaces", ns, "metrics", m] => (None, "namespaces", *ns, *m),
+        ["namespaces", ns, r, n, m] => (Some(*ns), *r, *n, *m),
+        [r, n, m] => (None, *r, *n, *m),
+        _ => return no_such_path(),
+    };
+    let (labels, _) = match selectors_of(rec) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    let base = resource.split('.').next().unwrap_or_default();
+    let kind_of = |m: &MetricItem| {
+        m.item["describedObject"]["kind"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let candidates: Vec<&MetricItem> = st
+        .metrics
+        .iter()
+        .filter(|m| m.group == CUSTOM && m.version == version && metric_name(&m.item) == metric)
+        .filter(|m| plural_of(None, &kind_of(m)) == base || kind_of(m).to_lowercase() == base)
+        .filter(|m| ns.is_none_or(|ns| m.item["describedObject"]["namespace"] == ns))
+        .collect();
+    if candidates.is_empty() {
+        return status(
+            404,
+            "NotFound",
+            format!("the server could not find the metric {metric} for {resource}"),
+            Some(details(CUSTOM, resource, "")),
+        );
+    }
+    let items: Vec<Value> = candidates
+        .into_iter()
+        .filter(|m| {
+            let d = &m.item["describedObject"];
+            if name != "*" {
+                return d["name"] == name;
+            }
+            let obj = st.objects.iter().find(|s| {
+                s.kind() == d["kind"]
+                    && s.ns() == d["namespace"].as_str().unwrap_or_default()
+                    && s.name() == d["name"]
+            });
+            labels.matches_labels(
+                &obj.map(|o| string_map(o.obj["metadata"].get("labels")))
+                    .unwrap_or_default(),
+            )
+        })
+        .map(|m| m.item.clone())
+        .collect();
+    if items.is_empty() && name != "*" {
+        return status(
+            404,
+            "NotFound",
+            format!("the server could not find the metric {metric} for {resource} {name}"),
+            Some(details(CUSTOM, resource, name)),
+        );
+    }
+    metric_list("MetricValueList", CUSTOM, version, items)
+}
+
+/// `external.metrics.k8s.io`: `/namespaces/{ns}/{metric}?labelSelector=` over `metricLabels`.
+fn external_metrics(st: &State, version: &str, rest: &[&str], rec: &RecordedRequest) -> Reply {
+    let ["namespaces", ns, metric] = rest else {
+        return no_such_path();
+    };
+    let (labels, _) = match selectors_of(rec) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    let candidates: Vec<&MetricItem> = st
+        .metrics
+        .iter()
+        .filter(|m| {
+            m.group == EXTERNAL
+                && m.version == version
+                && metric_name(&m.item).eq_ignore_ascii_case(metric)
+                && m.ns.as_deref().is_none_or(|n| n == *ns)
+        })
+        .collect();
+    if candidates.is_empty() {
+        return status(
+            404,
+            "NotFound",
+            format!("the server could not find the metric {metric}"),
+            Some(details(EXTERNAL, metric, "")),
+        );
+    }
+    let items = candidates
+        .into_iter()
+        .filter(|m| labels.matches_labels(&string_map(m.item.get("metricLabels"))))
+        .map(|m| m.item.clone())
+        .collect();
+    metric_list("ExternalMetricValueList", EXTERNAL, version, items)
+}

@@ -40,7 +40,11 @@ fn subset(expected: &Value, actual: &Value, path: &str, errors: &mut Vec<String>
         }
         (Value::Array(e), Value::Array(a)) => {
             if e.len() != a.len() {
-                errors.push(format!("{path}: expected {} entries, got {}", e.len(), a.len()));
+                errors.push(format!(
+                    "{path}: expected {} entries, got {}",
+                    e.len(),
+                    a.len()
+                ));
                 return;
             }
             for (i, (ev, av)) in e.iter().zip(a).enumerate() {
@@ -65,13 +69,27 @@ fn run_case(path: &Path, scratch: &Path) -> Result<(), String> {
     let case: Value = serde_yaml::from_str(&text).map_err(|e| format!("bad case file: {e}"))?;
     let stem = path.file_stem().unwrap().to_string_lossy().to_string();
     let snap_path = scratch.join(format!("{stem}.snapshot.json"));
-    std::fs::write(&snap_path, serde_json::to_string(&case["snapshot"]).unwrap()).unwrap();
+    std::fs::write(
+        &snap_path,
+        serde_json::to_string(&case["snapshot"]).unwrap(),
+    )
+    .unwrap();
     let hpa = case["snapshot"]["items"]
         .as_array()
-        .and_then(|items| items.iter().find(|i| i["kind"] == "HorizontalPodAutoscaler"))
+        .and_then(|items| {
+            items
+                .iter()
+                .find(|i| i["kind"] == "HorizontalPodAutoscaler")
+        })
         .ok_or("case has no HPA")?;
-    let name = hpa["metadata"]["name"].as_str().unwrap_or_default().to_string();
-    let ns = hpa["metadata"]["namespace"].as_str().unwrap_or("default").to_string();
+    let name = hpa["metadata"]["name"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let ns = hpa["metadata"]["namespace"]
+        .as_str()
+        .unwrap_or("default")
+        .to_string();
     let mut args: Vec<String> = vec![
         "kubectl-hpa".into(),
         "explain".into(),
@@ -104,7 +122,8 @@ fn run_case(path: &Path, scratch: &Path) -> Result<(), String> {
             String::from_utf8_lossy(&out.stderr).trim()
         ));
     }
-    let actual: Value = serde_json::from_slice(&out.stdout).map_err(|e| format!("output is not JSON: {e}"))?;
+    let actual: Value =
+        serde_json::from_slice(&out.stdout).map_err(|e| format!("output is not JSON: {e}"))?;
     let mut errors = Vec::new();
     subset(&case["expect"], &actual, "", &mut errors);
     if errors.is_empty() {
@@ -124,11 +143,18 @@ fn ported_controller_cases() {
         .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
         .collect();
     files.sort();
-    assert!(files.len() >= 40, "expected the ported cases, found {}", files.len());
+    assert!(
+        files.len() >= 40,
+        "expected the ported cases, found {}",
+        files.len()
+    );
     let mut failures = Vec::new();
     for f in &files {
         if let Err(e) = run_case(f, &scratch) {
-            failures.push(format!("{}:\n      {e}", f.file_name().unwrap().to_string_lossy()));
+            failures.push(format!(
+                "{}:\n      {e}",
+                f.file_name().unwrap().to_string_lossy()
+            ));
         }
     }
     let _ = std::fs::remove_dir_all(&scratch);

@@ -25,6 +25,30 @@ use crate::quantity::{parse_f64, parse_milli};
 /// Annotation on the List's metadata recording when a snapshot was taken.
 pub const TAKEN_AT_ANNOTATION: &str = "kubectl-hpa.dev/taken-at";
 
+/// Annotation on the List's metadata recording the API calls that failed while the snapshot was
+/// taken: a JSON object from source key to the error as the controller's metrics client words it.
+///
+/// Keys: `scale` (the target's scale subresource), `resource-metrics` (metrics.k8s.io),
+/// `pods-metric/<metric>`, `object-metric/<kind>/<name>/<metric>`, `external-metric/<metric>`.
+/// Values: `unable to fetch metrics from resource metrics API: <api error>` and the like
+/// (for `scale`, the API error itself).
+pub const FETCH_ERRORS_ANNOTATION: &str = "kubectl-hpa.dev/fetch-errors";
+
+/// The key of a fetch error for a Pods metric.
+pub fn pods_metric_key(metric: &str) -> String {
+    format!("pods-metric/{metric}")
+}
+
+/// The key of a fetch error for an Object metric.
+pub fn object_metric_key(kind: &str, name: &str, metric: &str) -> String {
+    format!("object-metric/{kind}/{name}/{metric}")
+}
+
+/// The key of a fetch error for an External metric.
+pub fn external_metric_key(metric: &str) -> String {
+    format!("external-metric/{metric}")
+}
+
 /// A bad snapshot: where, and what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SnapshotError {
@@ -72,6 +96,8 @@ pub struct Snapshot {
     pub external_metrics: Vec<ExternalMetricValue>,
     /// Objects kept as they are (events, APIServices, CRD targets).
     pub other: Vec<Value>,
+    /// API calls that failed when the snapshot was taken (see [`FETCH_ERRORS_ANNOTATION`]).
+    pub fetch_errors: BTreeMap<String, String>,
 }
 
 /// Kinds accepted in a snapshot and passed over (context for live diagnostics).
@@ -154,6 +180,11 @@ impl Snapshot {
         } else {
             serde_yaml::from_str(text).map_err(|e| err(format!("{source}: invalid YAML: {e}")))?
         };
+        Snapshot::from_value(&doc, source)
+    }
+
+    /// Read a snapshot from an already-parsed `v1 List` (what the cluster layer builds).
+    pub fn from_value(doc: &Value, source: &str) -> Result<Snapshot, SnapshotError> {
         if !doc.is_object() {
             return Err(err(format!(
                 "{source}: expected a v1 List of API objects (as `kubectl get ... -o yaml` prints), found {}",
@@ -175,7 +206,18 @@ impl Snapshot {
                 &format!("metadata.annotations.{TAKEN_AT_ANNOTATION}"),
             )?);
         }
-        snap.add(&doc, source, "")?;
+        if let Some(t) = doc
+            .pointer("/metadata/annotations")
+            .and_then(|a| a.get(FETCH_ERRORS_ANNOTATION))
+            .and_then(Value::as_str)
+        {
+            snap.fetch_errors = serde_json::from_str(t).map_err(|e| {
+                err(format!(
+                    "{source}: List: field metadata.annotations.{FETCH_ERRORS_ANNOTATION}: expected a JSON object of strings: {e}"
+                ))
+            })?;
+        }
+        snap.add(doc, source, "")?;
         Ok(snap)
     }
 
@@ -399,6 +441,19 @@ impl Snapshot {
             self.source
         );
         let hpa = convert_hpa(raw, namespace, &ctx)?;
+        if let Some(e) = self.fetch_errors.get("scale") {
+            return Ok(Input {
+                metric_data: vec![MetricData::None; hpa.metrics.len()],
+                hpa,
+                scale: Err(e.clone()),
+                pods: vec![],
+                pod_metrics: Ok(vec![]),
+                other_hpas_selecting: vec![],
+                settings,
+                history,
+                now,
+            });
+        }
         let target = self
             .find_target(namespace, &hpa.target_kind, &hpa.target_name)
             .ok_or_else(|| {
@@ -456,6 +511,10 @@ impl Snapshot {
         // Custom and external metric data, one entry per spec metric.
         let mut metric_data = Vec::with_capacity(hpa.metrics.len());
         for spec in &hpa.metrics {
+            if let Some(e) = fetch_error_for(&self.fetch_errors, spec) {
+                metric_data.push(e);
+                continue;
+            }
             metric_data.push(match spec {
                 MetricSpec::Pods { metric, .. } => {
                     let mut items = Vec::new();
@@ -548,17 +607,42 @@ impl Snapshot {
             }
         }
 
+        let pod_metrics = match self.fetch_errors.get("resource-metrics") {
+            Some(e) => Err(e.clone()),
+            None => Ok(usages),
+        };
         Ok(Input {
             hpa,
             scale: Ok(scale),
             pods,
-            pod_metrics: Ok(usages),
+            pod_metrics,
             metric_data,
             other_hpas_selecting,
             settings,
             history,
             now,
         })
+    }
+}
+
+/// The recorded fetch error of a metric, as the data the core reads.
+fn fetch_error_for(errors: &BTreeMap<String, String>, spec: &MetricSpec) -> Option<MetricData> {
+    match spec {
+        MetricSpec::Pods { metric, .. } => errors
+            .get(&pods_metric_key(metric))
+            .map(|e| MetricData::Pods(Err(e.clone()))),
+        MetricSpec::Object {
+            kind,
+            object,
+            metric,
+            ..
+        } => errors
+            .get(&object_metric_key(kind, object, metric))
+            .map(|e| MetricData::Object(Err(e.clone()))),
+        MetricSpec::External { metric, .. } => errors
+            .get(&external_metric_key(metric))
+            .map(|e| MetricData::External(Err(e.clone()))),
+        _ => None,
     }
 }
 

@@ -31,6 +31,19 @@ Examples:
 
 Exit codes: 0 a decision was computed (scale, hold or cannot-scale), 1 unusable input or API error, 2 bad usage.";
 
+const ROOT_AFTER: &str = "\
+Examples:
+  # Why did (or didn't) the HPA web in namespace shop scale?
+  kubectl hpa explain web -n shop
+
+  # The same, offline, from a snapshot file
+  kubectl hpa explain web -n shop --snapshot snapshot.yaml
+
+  # Shell completion (bash, zsh, fish, and kubectl_complete-hpa for `kubectl hpa <TAB>`)
+  kubectl hpa completion --help
+
+Use \"kubectl hpa <command> --help\" for more information about a command.";
+
 /// kubectl hpa: explain, simulate and migrate HorizontalPodAutoscalers with the controller's own algorithm.
 #[derive(Debug, Parser)]
 #[command(
@@ -38,8 +51,8 @@ Exit codes: 0 a decision was computed (scale, hold or cannot-scale), 1 unusable 
     bin_name = "kubectl hpa",
     version,
     about = "Explain why a HorizontalPodAutoscaler did or did not scale, by recomputing the controller's decision",
-    override_usage = "kubectl hpa <COMMAND> [NAME] [flags]",
-    after_help = "Use \"kubectl hpa <command> --help\" for more information about a command."
+    override_usage = "kubectl hpa COMMAND [NAME] [flags]",
+    after_help = ROOT_AFTER
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -56,11 +69,17 @@ pub enum Command {
         after_help = EXPLAIN_AFTER
     )]
     Explain(ExplainArgs),
+    /// Write everything explain reads for one HPA, from the cluster, as a v1 List (YAML) to stdout
+    #[command(override_usage = "kubectl hpa snapshot NAME [-n NAMESPACE] [flags] > snapshot.yaml")]
+    Snapshot(crate::commands::snapshot::SnapshotArgs),
     /// Run the controller's algorithm over time against hypothetical or recorded load
     #[command(override_usage = "kubectl hpa simulate [NAME] [flags]")]
     Simulate(crate::commands::simulate::SimulateArgs),
     /// Print a shell completion script (bash, zsh, fish)
-    #[command(override_usage = "kubectl hpa completion SHELL")]
+    #[command(
+        override_usage = "kubectl hpa completion SHELL",
+        after_help = crate::completion::COMPLETION_AFTER_HELP
+    )]
     Completion(crate::completion::CompletionArgs),
     /// Complete a command line (used by kubectl_complete-hpa)
     #[command(name = "__complete", hide = true)]

@@ -4,6 +4,7 @@
 //! [`core`], which performs no I/O; everything else feeds it or renders its trace.
 
 pub mod cli;
+pub mod cluster;
 pub mod commands;
 pub mod completion;
 pub mod core;
@@ -36,6 +37,7 @@ pub fn run(args: Vec<std::ffi::OsString>, env: cli::Environment) -> i32 {
             .resolve(&env)
             .map_err(anyhow::Error::msg)
             .and_then(|o| commands::explain::run(&o)),
+        cli::Command::Snapshot(a) => commands::snapshot::run(&a),
         cli::Command::Simulate(a) => commands::simulate::run(&a, &env),
         cli::Command::Completion(a) => completion::run_completion(&a),
         cli::Command::Complete(a) => completion::run_complete(&a),

@@ -131,7 +131,7 @@ fn describe(item: &Value) -> String {
     }
 }
 
-fn typed<T: DeserializeOwned>(item: &Value, ctx: &str) -> Result<T, SnapshotError> {
+fn typed<T: DeserializeOwned>(item: Value, ctx: &str) -> Result<T, SnapshotError> {
     serde_path_to_error::deserialize(item).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner();
@@ -180,11 +180,17 @@ impl Snapshot {
         } else {
             serde_yaml::from_str(text).map_err(|e| err(format!("{source}: invalid YAML: {e}")))?
         };
-        Snapshot::from_value(&doc, source)
+        Snapshot::from_owned(doc, source)
     }
 
     /// Read a snapshot from an already-parsed `v1 List` (what the cluster layer builds).
     pub fn from_value(doc: &Value, source: &str) -> Result<Snapshot, SnapshotError> {
+        Snapshot::from_owned(doc.clone(), source)
+    }
+
+    /// Like [`Snapshot::from_value`], consuming the list: each item is freed once converted,
+    /// which keeps the peak memory of large snapshots down.
+    pub fn from_owned(doc: Value, source: &str) -> Result<Snapshot, SnapshotError> {
         if !doc.is_object() {
             return Err(err(format!(
                 "{source}: expected a v1 List of API objects (as `kubectl get ... -o yaml` prints), found {}",
@@ -221,10 +227,15 @@ impl Snapshot {
         Ok(snap)
     }
 
-    fn add(&mut self, item: &Value, source: &str, position: &str) -> Result<(), SnapshotError> {
-        let api_version = item.get("apiVersion").and_then(Value::as_str).unwrap_or("");
-        let kind = item.get("kind").and_then(Value::as_str).unwrap_or("");
-        let ctx = format!("{source}: {}{}", position, describe(item));
+    fn add(&mut self, mut item: Value, source: &str, position: &str) -> Result<(), SnapshotError> {
+        let api_version = item
+            .get("apiVersion")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        let kind = item.get("kind").and_then(Value::as_str).unwrap_or("").to_string();
+        let (api_version, kind) = (api_version.as_str(), kind.as_str());
+        let ctx = format!("{source}: {}{}", position, describe(&item));
         if kind.is_empty() || api_version.is_empty() {
             return Err(err(format!(
                 "{source}: {position}object has no apiVersion/kind; a snapshot is a v1 List of API objects"
@@ -236,7 +247,7 @@ impl Snapshot {
             | ("custom.metrics.k8s.io/v1beta2", "MetricValueList")
             | ("custom.metrics.k8s.io/v1beta1", "MetricValueList")
             | ("external.metrics.k8s.io/v1beta1", "ExternalMetricValueList") => {
-                let items = match item.get("items") {
+                let items = match item.get_mut("items").map(Value::take) {
                     None | Some(Value::Null) => return Ok(()),
                     Some(Value::Array(a)) => a,
                     Some(_) => return Err(err(format!("{ctx}: field items: expected a list"))),
@@ -244,7 +255,7 @@ impl Snapshot {
                 if kind == "PodMetricsList" {
                     self.has_pod_metrics = true;
                 }
-                for (i, sub) in items.iter().enumerate() {
+                for (i, sub) in items.into_iter().enumerate() {
                     let pos = format!("{position}items[{i}] ");
                     match kind {
                         "MetricValueList" => {
@@ -331,17 +342,17 @@ impl Snapshot {
                 self.has_pod_metrics = true;
                 self.pod_metrics.push(typed(item, &ctx)?);
             }
-            (v, k) if PASSIVE_KINDS.contains(&(v, k)) => self.other.push(item.clone()),
+            (v, k) if PASSIVE_KINDS.contains(&(v, k)) => self.other.push(item),
             (v, k) => {
                 // A custom-resource target (e.g. an Argo Rollout) may be included as context;
                 // its scale comes from an autoscaling/v1 Scale item.
-                let is_target = self_target_kinds(item).is_some();
+                let is_target = self_target_kinds(&item).is_some();
                 if is_target {
-                    self.other.push(item.clone());
+                    self.other.push(item);
                 } else {
                     return Err(err(format!(
                         "{source}: {position}{}: unsupported kind {k} ({v}); a snapshot holds autoscaling/v2 HorizontalPodAutoscalers, apps/v1 Deployments/StatefulSets/ReplicaSets, autoscaling/v1 Scales, v1 Pods, PodMetrics, MetricValueLists and ExternalMetricValueLists",
-                        describe(item)
+                        describe(&item)
                     )));
                 }
             }

@@ -110,8 +110,6 @@ pub fn run(opts: &ExplainOptions) -> Result<String> {
             let d = decide_from_snapshot(opts, &snap, &name)?;
             render(&d, opts.output, opts.color)
         }
-        Source::Cluster => bail!(
-            "live mode is not available in this build yet: pass --snapshot FILE (a v1 List, e.g. from `kubectl get hpa,deploy,pods -o yaml` plus PodMetrics)"
-        ),
+        Source::Cluster => super::live::run(opts),
     }
 }

@@ -1,0 +1,389 @@
+//! Live `explain NAME`: fetch through [`crate::cluster`], build the same [`Snapshot`] a file gives,
+//! decide through the same path as offline ([`super::explain::decide_from_snapshot`]), and add a
+//! comparison with the HPA's live status (what the controller last wrote) — with the likely
+//! reasons for any difference. The decision itself is never computed a second way.
+
+use anyhow::{anyhow, bail, Result};
+use jiff::Timestamp;
+use k8s_openapi::api::autoscaling::v2::{HorizontalPodAutoscaler, MetricStatus};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::cli::{ExplainOptions, OutputFormat};
+use crate::cluster::{self, Fetched};
+use crate::core::Decision;
+use crate::render::render;
+use crate::snapshot::Snapshot;
+
+/// One `status.currentMetrics` entry next to ours.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MetricComparison {
+    pub index: usize,
+    pub metric: String,
+    /// The `current` the controller wrote (null: absent or failed).
+    pub live: Option<Value>,
+    /// The `current` we computed.
+    pub computed: Option<Value>,
+    pub matches: bool,
+}
+
+/// One condition next to ours.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConditionComparison {
+    #[serde(rename = "type")]
+    pub type_: String,
+    /// `status/reason` as the controller wrote it.
+    pub live: Option<String>,
+    pub computed: Option<String>,
+    pub matches: bool,
+}
+
+/// Our recomputation next to the HPA's live status.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LiveComparison {
+    pub context: String,
+    pub server_version: Option<String>,
+    pub status_current_replicas: Option<i32>,
+    pub status_desired_replicas: Option<i32>,
+    pub computed_desired_replicas: Option<i32>,
+    pub desired_matches: bool,
+    pub last_scale_time: Option<Timestamp>,
+    /// When the controller last wrote the status (from managedFields), if known.
+    pub status_written_at: Option<Timestamp>,
+    pub metrics: Vec<MetricComparison>,
+    pub conditions: Vec<ConditionComparison>,
+    /// Every difference, in words.
+    pub differences: Vec<String>,
+    /// Why the differences are likely (empty when everything matches).
+    pub likely_causes: Vec<String>,
+}
+
+/// The JSON/YAML document of a live explain: the decision plus `liveComparison`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct LiveDecision<'a> {
+    #[serde(flatten)]
+    decision: &'a Decision,
+    live_comparison: &'a LiveComparison,
+}
+
+/// Run live `explain` for one HPA.
+pub fn run(opts: &ExplainOptions) -> Result<String> {
+    let Some(name) = opts.name.clone() else {
+        bail!("name an HPA: kubectl hpa explain NAME [-n NAMESPACE] (the fleet overview without NAME is not available in this build)");
+    };
+    if opts.all_namespaces {
+        bail!("-A/--all-namespaces lists a fleet; to explain one HPA use -n NAMESPACE");
+    }
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let (context, namespace, fetched) = rt.block_on(async {
+        let conn = cluster::connect(&opts.kube).await?;
+        let ns = conn.namespace.clone();
+        let f = cluster::fetch_hpa(&conn, &ns, &name).await?;
+        Ok::<_, anyhow::Error>((conn.context.clone(), ns, f))
+    })?;
+    let snap = Snapshot::from_value(&fetched.list, &format!("cluster {context}"))
+        .map_err(|e| anyhow!(e))?;
+    let mut o = opts.clone();
+    o.namespace = Some(namespace);
+    let mut d = super::explain::decide_from_snapshot(&o, &snap, &name)?;
+    d.assumptions.extend(fetched.notes.iter().cloned());
+    let cmp = compare(&d, &fetched, &context, opts);
+    if !cmp.differences.is_empty() {
+        d.assumptions.push(format!(
+            "the HPA's live status differs from this recomputation in {} place(s); the likely reasons are listed under liveComparison",
+            cmp.differences.len()
+        ));
+    }
+    Ok(match opts.output {
+        OutputFormat::Json => {
+            serde_json::to_string_pretty(&LiveDecision {
+                decision: &d,
+                live_comparison: &cmp,
+            })? + "\n"
+        }
+        OutputFormat::Yaml => serde_yaml::to_string(&LiveDecision {
+            decision: &d,
+            live_comparison: &cmp,
+        })?,
+        f => render(&d, f, opts.color)? + &text(&cmp),
+    })
+}
+
+fn text(c: &LiveComparison) -> String {
+    let mut s = format!(
+        "\nLive status (context {}{}):\n",
+        c.context,
+        c.server_version
+            .as_deref()
+            .map(|v| format!(", server {v}"))
+            .unwrap_or_default()
+    );
+    let opt = |v: Option<i32>| v.map_or("-".to_string(), |v| v.to_string());
+    s += &format!(
+        "  desiredReplicas: controller wrote {}, recomputed {}{}\n",
+        opt(c.status_desired_replicas),
+        opt(c.computed_desired_replicas),
+        if c.desired_matches {
+            " (same)"
+        } else {
+            " (different)"
+        }
+    );
+    for m in c.metrics.iter().filter(|m| !m.matches) {
+        s += &format!(
+            "  metric {}: controller wrote {}, recomputed {}\n",
+            m.metric,
+            m.live.as_ref().map_or("-".into(), compact),
+            m.computed.as_ref().map_or("-".into(), compact)
+        );
+    }
+    for k in c.conditions.iter().filter(|k| !k.matches) {
+        s += &format!(
+            "  condition {}: controller wrote {}, recomputed {}\n",
+            k.type_,
+            k.live.as_deref().unwrap_or("-"),
+            k.computed.as_deref().unwrap_or("-")
+        );
+    }
+    if c.differences.is_empty() {
+        s += "  the recomputation matches the live status\n";
+    }
+    for l in &c.likely_causes {
+        s += &format!("  likely: {l}\n");
+    }
+    s
+}
+
+fn compact(v: &Value) -> String {
+    match v {
+        Value::Object(m) => m
+            .iter()
+            .map(|(k, v)| format!("{k}={}", v.as_str().map_or(v.to_string(), String::from)))
+            .collect::<Vec<_>>()
+            .join(","),
+        v => v.to_string(),
+    }
+}
+
+/// The metric's name and its `current` block.
+fn metric_current(m: &MetricStatus) -> (String, Option<Value>) {
+    let v = serde_json::to_value(m).unwrap_or(Value::Null);
+    for key in [
+        "resource",
+        "containerResource",
+        "pods",
+        "object",
+        "external",
+    ] {
+        if let Some(b) = v.get(key) {
+            let name = b
+                .get("name")
+                .or_else(|| b.pointer("/metric/name"))
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            return (format!("{} {name}", m.type_), b.get("current").cloned());
+        }
+    }
+    (m.type_.clone(), None)
+}
+
+/// When the controller last wrote the HPA's status (the managedFields entry of the status).
+fn status_written_at(h: &HorizontalPodAutoscaler) -> Option<Timestamp> {
+    h.metadata
+        .managed_fields
+        .iter()
+        .flatten()
+        .filter(|f| f.subresource.as_deref() == Some("status"))
+        .filter_map(|f| f.time.as_ref().map(|t| t.0))
+        .max()
+}
+
+fn compare(d: &Decision, f: &Fetched, context: &str, opts: &ExplainOptions) -> LiveComparison {
+    let status = f.hpa.status.clone().unwrap_or_default();
+    let mut differences = Vec::new();
+    let mut causes = Vec::new();
+
+    let desired_matches = status.desired_replicas == d.desired_replicas.unwrap_or(-1)
+        || (d.desired_replicas.is_none() && f.hpa.status.is_none());
+    if !desired_matches {
+        differences.push(format!(
+            "status.desiredReplicas is {}, recomputed {}",
+            status.desired_replicas,
+            d.desired_replicas.map_or("-".into(), |v| v.to_string())
+        ));
+    }
+
+    let live_metrics = status.current_metrics.clone().unwrap_or_default();
+    let n = live_metrics.len().max(d.status.current_metrics.len());
+    let mut metrics = Vec::new();
+    for i in 0..n {
+        let (lname, live) = live_metrics.get(i).map(metric_current).unwrap_or_default();
+        let (cname, computed) = d
+            .status
+            .current_metrics
+            .get(i)
+            .map(metric_current)
+            .unwrap_or_default();
+        let matches = lname == cname && live == computed;
+        let metric = if cname.is_empty() { lname } else { cname };
+        if !matches {
+            differences.push(format!(
+                "currentMetrics[{i}] {metric}: written {}, recomputed {}",
+                live.as_ref().map_or("-".into(), compact),
+                computed.as_ref().map_or("-".into(), compact)
+            ));
+        }
+        metrics.push(MetricComparison {
+            index: i,
+            metric,
+            live,
+            computed,
+            matches,
+        });
+    }
+
+    let live_conds = status.conditions.clone().unwrap_or_default();
+    let mut types: Vec<String> = d.conditions.iter().map(|c| c.type_.clone()).collect();
+    for c in &live_conds {
+        if !types.contains(&c.type_) {
+            types.push(c.type_.clone());
+        }
+    }
+    let mut conditions = Vec::new();
+    for t in types {
+        let live = live_conds
+            .iter()
+            .find(|c| c.type_ == t)
+            .map(|c| format!("{}/{}", c.status, c.reason.as_deref().unwrap_or("")));
+        let computed = d
+            .conditions
+            .iter()
+            .find(|c| c.type_ == t)
+            .map(|c| format!("{}/{}", c.status, c.reason));
+        let matches = live == computed;
+        if !matches {
+            differences.push(format!(
+                "condition {t}: written {}, recomputed {}",
+                live.as_deref().unwrap_or("-"),
+                computed.as_deref().unwrap_or("-")
+            ));
+        }
+        conditions.push(ConditionComparison {
+            type_: t,
+            live,
+            computed,
+            matches,
+        });
+    }
+
+    let written_at = status_written_at(&f.hpa);
+    let only_ours: Vec<&str> = conditions
+        .iter()
+        .filter(|c| c.live.is_none() && f.hpa.status.is_some())
+        .map(|c| c.type_.as_str())
+        .collect();
+    if !only_ours.is_empty() {
+        causes.push(format!(
+            "the live status has no {} condition: the cluster's controller is likely an older release, or runs with the feature gate that sets it off; pass --kubernetes-version / --feature-gates to match",
+            only_ours.join(", ")
+        ));
+    }
+    if !differences.is_empty() {
+        let s = &opts.settings;
+        let metrics_moved = metrics.iter().any(|m| !m.matches);
+        if metrics_moved {
+            causes.push(format!(
+                "the metrics moved since the controller's last sync (it syncs every {}); the values it wrote are from then, ours from now",
+                crate::duration::format_go_duration(s.sync_period.as_nanos() as i64)
+            ));
+        }
+        if status.current_replicas.is_some() && status.current_replicas != d.current_replicas {
+            causes.push(format!(
+                "the target's replicas changed since the last sync (status.currentReplicas {}, scale now {}): a sync has not run yet, or something else scales the target",
+                status.current_replicas.unwrap_or_default(),
+                d.current_replicas.map_or("-".into(), |v| v.to_string())
+            ));
+        }
+        if let (Some(g), Some(og)) = (f.hpa.metadata.generation, status.observed_generation) {
+            if og < g {
+                causes.push(format!("the HPA spec changed (generation {g}) after the controller's last sync (observedGeneration {og})"));
+            }
+        }
+        if let Some(t) = written_at {
+            let age = d.now.duration_since(t);
+            if age > s.sync_period {
+                causes.push(format!(
+                    "the status was last written at {t}, {} before this evaluation — more than a sync period: the controller writes only on change, but if it should have changed, the controller may not be syncing this HPA (kube-controller-manager down or not leader; see the events)",
+                    crate::duration::format_go_duration(age.as_nanos() as i64)
+                ));
+            }
+        }
+        if let Some(computed) = d.desired_replicas {
+            let written = status.desired_replicas;
+            if !desired_matches && !opts.history_given {
+                let down_window = d
+                    .behavior
+                    .as_ref()
+                    .and_then(|b| b.scale_down.stabilization_window_seconds)
+                    .map(|w| format!("{w}s (behavior.scaleDown.stabilizationWindowSeconds)"))
+                    .unwrap_or_else(|| {
+                        format!(
+                            "{} (--horizontal-pod-autoscaler-downscale-stabilization)",
+                            crate::duration::format_go_duration(
+                                s.downscale_stabilization.as_nanos() as i64
+                            )
+                        )
+                    });
+                if computed < written {
+                    causes.push(format!(
+                        "stabilization history in the controller's memory: it keeps the highest recommendation of the last {down_window}, which this recomputation cannot read (it started from no history); the controller's answer is at least as high as ours, up to {written} — pass --history, or re-run after one window"
+                    ));
+                } else {
+                    causes.push("scale-up stabilization and rate limits depend on the recommendations and scale events in the controller's memory, which this recomputation cannot read (it started from no history; pass --history)".to_string());
+                }
+            }
+        }
+        causes.push(format!(
+            "controller flags other than the ones assumed here change the result: tolerance {}, cpu-initialization-period {}, initial-readiness-delay {}, downscale-stabilization {}, sync-period {}, Kubernetes {} rules — pass the kube-controller-manager's values if they differ",
+            s.tolerance,
+            crate::duration::format_go_duration(s.cpu_initialization_period.as_nanos() as i64),
+            crate::duration::format_go_duration(s.initial_readiness_delay.as_nanos() as i64),
+            crate::duration::format_go_duration(s.downscale_stabilization.as_nanos() as i64),
+            crate::duration::format_go_duration(s.sync_period.as_nanos() as i64),
+            s.version()
+        ));
+    }
+    if let Some(v) = &f.server_version {
+        let minor = v
+            .trim_start_matches('v')
+            .split('.')
+            .nth(1)
+            .and_then(|m| m.parse::<u32>().ok());
+        if let Some(m) = minor.filter(|m| *m != opts.settings.version().minor) {
+            causes.push(format!(
+                "the server runs {v} but this computation used the Kubernetes {} controller rules; pass --kubernetes-version 1.{m} to match the cluster's kube-controller-manager",
+                opts.settings.version()
+            ));
+        }
+    }
+    LiveComparison {
+        context: context.to_string(),
+        server_version: f.server_version.clone(),
+        status_current_replicas: status.current_replicas,
+        status_desired_replicas: f.hpa.status.as_ref().map(|s| s.desired_replicas),
+        computed_desired_replicas: d.desired_replicas,
+        desired_matches,
+        last_scale_time: status.last_scale_time.as_ref().map(|t| t.0),
+        status_written_at: written_at,
+        metrics,
+        conditions,
+        differences,
+        likely_causes: causes,
+    }
+}

@@ -1,0 +1,552 @@
+//! Live mode against the fake API server: the real binary, a generated kubeconfig, and every
+//! example snapshot as cluster contents.
+
+#[path = "support/fake_apiserver.rs"]
+mod fake_apiserver;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use fake_apiserver::{FakeApiServer, Fault, PathMatch, RecordedRequest};
+use serde_json::Value;
+
+const NOW: &str = "2026-03-01T12:00:00Z";
+
+/// (HPA, example file) for every example.
+const EXAMPLES: &[(&str, &str)] = &[
+    ("web", "scale-up-cpu.yaml"),
+    ("api", "hold-within-tolerance.yaml"),
+    ("cart", "unready-pods-damp-scale-up.yaml"),
+    ("search", "missing-metrics-block-scale-down.yaml"),
+    ("orders", "several-metrics.yaml"),
+    ("reviews", "sidecar-without-cpu-request.yaml"),
+    ("frontend", "scale-down-stabilized.yaml"),
+    ("session-cache", "statefulset-memory.yaml"),
+    ("checkout", "custom-resource-scale.yaml"),
+];
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn example(file: &str) -> PathBuf {
+    root().join("examples").join(file)
+}
+
+fn tmpdir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!(
+        "kubectl-hpa-live-{tag}-{}-{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    std::fs::create_dir_all(&d).expect("tmp dir");
+    d
+}
+
+fn run(args: &[&str], kubeconfig: Option<&Path>) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_kubectl-hpa"));
+    c.args(args)
+        .current_dir(root())
+        .env("NO_COLOR", "1")
+        .env_remove("KUBECONFIG")
+        .env("HOME", root().join("tests/live-no-home"));
+    if let Some(k) = kubeconfig {
+        c.arg("--kubeconfig").arg(k);
+    }
+    c.output().expect("binary runs")
+}
+
+fn ok_json(out: &Output, what: &str) -> Value {
+    assert!(
+        out.status.success(),
+        "{what} failed ({:?}): {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{what}: not JSON ({e}): {}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    })
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).to_string()
+}
+
+/// A fake cluster serving an example, with a kubeconfig for it.
+struct Cluster {
+    server: FakeApiServer,
+    kubeconfig: PathBuf,
+}
+
+fn cluster(file: &str, tag: &str) -> Cluster {
+    let server = FakeApiServer::from_snapshot_file(example(file));
+    let kubeconfig = server.write_kubeconfig(&tmpdir(tag));
+    Cluster { server, kubeconfig }
+}
+
+impl Cluster {
+    fn run(&self, args: &[&str]) -> Output {
+        run(args, Some(&self.kubeconfig))
+    }
+    fn live_json(&self, name: &str) -> Value {
+        ok_json(
+            &self.run(&["explain", name, "-n", "shop", "--now", NOW, "-o", "json"]),
+            &format!("live explain {name}"),
+        )
+    }
+}
+
+fn offline_json(name: &str, file: &Path) -> Value {
+    let f = file.to_string_lossy().to_string();
+    ok_json(
+        &run(
+            &[
+                "explain",
+                name,
+                "-n",
+                "shop",
+                "--snapshot",
+                &f,
+                "--now",
+                NOW,
+                "-o",
+                "json",
+            ],
+            None,
+        ),
+        &format!("offline explain {name} {f}"),
+    )
+}
+
+/// The parts of a decision that must agree between live and offline.
+fn decision(v: &Value) -> Value {
+    let mut d = serde_json::Map::new();
+    for k in [
+        "currentReplicas",
+        "desiredReplicas",
+        "verdict",
+        "metrics",
+        "proposal",
+        "rescaleReason",
+        "conditions",
+        "events",
+        "status",
+        "steps",
+    ] {
+        d.insert(k.into(), v[k].clone());
+    }
+    // The API server lists pods sorted by name; a file may hold them in any order.
+    for m in d["metrics"].as_array_mut().into_iter().flatten() {
+        if let Some(pods) = m
+            .pointer_mut("/calculation/pods")
+            .and_then(Value::as_array_mut)
+        {
+            pods.sort_by_key(|p| p["pod"].as_str().unwrap_or_default().to_string());
+        }
+    }
+    Value::Object(d)
+}
+
+#[test]
+fn live_explain_gives_the_offline_decision_for_every_example() {
+    for (name, file) in EXAMPLES {
+        let c = cluster(file, name);
+        let live = c.live_json(name);
+        let offline = offline_json(name, &example(file));
+        assert_eq!(
+            decision(&live),
+            decision(&offline),
+            "{file}: live and offline decisions differ"
+        );
+        assert!(
+            live["liveComparison"].is_object(),
+            "{file}: no liveComparison"
+        );
+        assert!(c.server.writes().is_empty(), "{file}: a write was sent");
+    }
+}
+
+#[test]
+fn snapshot_then_offline_explain_replays_the_live_decision() {
+    for (name, file) in EXAMPLES {
+        let c = cluster(file, &format!("snap-{name}"));
+        let out = c.run(&["snapshot", name, "-n", "shop"]);
+        assert!(out.status.success(), "{file}: snapshot: {}", stderr(&out));
+        let text = String::from_utf8(out.stdout).expect("utf-8");
+        assert!(text.contains("kubectl-hpa.dev/taken-at"), "{file}: {text}");
+        let path = tmpdir(&format!("snapfile-{name}")).join("snap.yaml");
+        std::fs::write(&path, &text).expect("write snapshot");
+        let replay = offline_json(name, &path);
+        let live = c.live_json(name);
+        assert_eq!(
+            decision(&replay),
+            decision(&live),
+            "{file}: snapshot replay differs from live"
+        );
+        // Without --now the replay evaluates at the time the snapshot was taken.
+        let out = run(
+            &[
+                "explain",
+                name,
+                "-n",
+                "shop",
+                "--snapshot",
+                &path.to_string_lossy(),
+            ],
+            None,
+        );
+        assert!(out.status.success(), "{file}: {}", stderr(&out));
+        assert!(c.server.writes().is_empty());
+    }
+}
+
+fn summary(r: &RecordedRequest) -> String {
+    let mut q: Vec<String> = r.query.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    q.sort();
+    format!("{} {}?{}", r.method, r.path, q.join("&"))
+}
+
+#[test]
+fn the_exact_requests_of_one_explain_and_none_writes() {
+    let c = cluster("several-metrics.yaml", "requests");
+    c.live_json("orders");
+    let mut got: Vec<String> = c.server.requests().iter().map(summary).collect();
+    got.sort();
+    let sel = "app=orders";
+    let mut want = vec![
+        "GET /apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers/orders?".to_string(),
+        "GET /apis/apps/v1/namespaces/shop/deployments/orders/scale?".into(),
+        "GET /apis/apps/v1/namespaces/shop/deployments/orders?".into(),
+        format!("GET /api/v1/namespaces/shop/pods?continue=&labelSelector={sel}&limit=500"),
+        format!("GET /apis/metrics.k8s.io/v1beta1/namespaces/shop/pods?labelSelector={sel}"),
+        format!("GET /apis/custom.metrics.k8s.io/v1beta2/namespaces/shop/pods/*/http_requests_per_second?labelSelector={sel}"),
+        "GET /apis/external.metrics.k8s.io/v1beta1/namespaces/shop/queue_messages_ready?labelSelector=queue=orders".into(),
+        "GET /api/v1/namespaces/shop/events?fieldSelector=involvedObject.kind=HorizontalPodAutoscaler,involvedObject.name=orders,involvedObject.namespace=shop".into(),
+        "GET /version?".into(),
+        "GET /apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers?".into(),
+    ];
+    want.sort();
+    // the empty continue of the first page is not sent
+    let got: Vec<String> = got
+        .into_iter()
+        .map(|s| s.replace("continue=&", ""))
+        .collect();
+    let want: Vec<String> = want
+        .into_iter()
+        .map(|s| s.replace("continue=&", ""))
+        .collect();
+    assert_eq!(got, want);
+    assert!(c.server.requests().iter().all(|r| r.method == "GET"));
+    assert!(c.server.writes().is_empty());
+}
+
+#[test]
+fn a_custom_resource_target_is_read_through_discovery_and_its_scale() {
+    let c = cluster("custom-resource-scale.yaml", "crd");
+    let live = c.live_json("checkout");
+    assert_eq!(live["desiredReplicas"], 7);
+    let paths: Vec<String> = c.server.requests().iter().map(|r| r.path.clone()).collect();
+    assert!(
+        paths.contains(&"/apis/argoproj.io/v1alpha1".to_string()),
+        "{paths:?}"
+    );
+    assert!(
+        paths.contains(
+            &"/apis/argoproj.io/v1alpha1/namespaces/shop/rollouts/checkout/scale".to_string()
+        ),
+        "{paths:?}"
+    );
+    assert!(
+        paths.contains(&"/apis/custom.metrics.k8s.io/v1beta2/namespaces/shop/ingresses.networking.k8s.io/checkout/requests_per_second".to_string()),
+        "{paths:?}"
+    );
+}
+
+#[test]
+fn forbidden_pod_metrics_is_a_metric_error_and_the_rest_is_explained() {
+    let c = cluster("several-metrics.yaml", "403pm");
+    c.server.inject(
+        PathMatch::prefix("/apis/metrics.k8s.io/"),
+        Fault::Status(403),
+    );
+    let out = c.run(&[
+        "explain", "orders", "-n", "shop", "--now", NOW, "-o", "json",
+    ]);
+    let v = ok_json(&out, "explain with 403 on PodMetrics");
+    let cpu = &v["metrics"][0];
+    let err = cpu["error"].as_str().unwrap_or_default();
+    assert!(
+        err.contains("unable to fetch metrics from resource metrics API")
+            && err.contains("forbidden"),
+        "{cpu}"
+    );
+    // the other metrics still decide: the pods metric proposes 6
+    assert_eq!(v["desiredReplicas"], 6, "{}", v["verdict"]);
+    let notes = v["assumptions"].to_string();
+    assert!(notes.contains("list pods.metrics.k8s.io"), "{notes}");
+    // the text form says it too
+    let out = c.run(&["explain", "orders", "-n", "shop", "--now", NOW]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("list pods.metrics.k8s.io"), "{text}");
+}
+
+#[test]
+fn a_missing_metrics_api_is_recorded_as_the_controller_words_it() {
+    let c = cluster("scale-up-cpu.yaml", "404pm");
+    c.server.inject(
+        PathMatch::prefix("/apis/metrics.k8s.io/"),
+        Fault::Status(404),
+    );
+    let out = c.run(&["snapshot", "web", "-n", "shop", "-o", "json"]);
+    let snap = ok_json(&out, "snapshot");
+    let errors: Value = serde_json::from_str(
+        snap["metadata"]["annotations"]["kubectl-hpa.dev/fetch-errors"]
+            .as_str()
+            .expect("fetch-errors annotation"),
+    )
+    .expect("JSON object");
+    let e = errors["resource-metrics"].as_str().unwrap_or_default();
+    assert!(
+        e.starts_with("unable to fetch metrics from resource metrics API: "),
+        "{e}"
+    );
+    let live = c.live_json("web");
+    assert_eq!(
+        live["verdict"]["action"], "CannotScale",
+        "{}",
+        live["verdict"]
+    );
+}
+
+#[test]
+fn forbidden_hpa_fails_naming_the_verb_and_resource() {
+    let c = cluster("scale-up-cpu.yaml", "403hpa");
+    c.server.inject(
+        PathMatch::contains("/horizontalpodautoscalers/web"),
+        Fault::Status(403),
+    );
+    let out = c.run(&["explain", "web", "-n", "shop"]);
+    assert_eq!(out.status.code(), Some(1));
+    let e = stderr(&out);
+    assert!(e.starts_with("error: "), "{e}");
+    assert!(
+        e.contains("get horizontalpodautoscalers.autoscaling"),
+        "{e}"
+    );
+    assert!(e.contains("403"), "{e}");
+    assert_eq!(e.trim_end().lines().count(), 1, "{e}");
+}
+
+#[test]
+fn unknown_hpa_is_not_found_with_the_names_there_are() {
+    let c = cluster("scale-up-cpu.yaml", "404hpa");
+    let out = c.run(&["explain", "nope", "-n", "shop"]);
+    assert_eq!(out.status.code(), Some(1));
+    let e = stderr(&out);
+    assert!(e.contains("\"nope\" not found"), "{e}");
+    assert!(e.contains("web"), "{e}");
+    assert_eq!(e.trim_end().lines().count(), 1, "{e}");
+}
+
+#[test]
+fn server_error_on_the_hpa_fails_in_one_line() {
+    let c = cluster("scale-up-cpu.yaml", "500");
+    c.server.inject(
+        PathMatch::contains("/horizontalpodautoscalers/web"),
+        Fault::Status(500),
+    );
+    let out = c.run(&["explain", "web", "-n", "shop"]);
+    assert_eq!(out.status.code(), Some(1));
+    let e = stderr(&out);
+    assert!(e.contains("500"), "{e}");
+    assert_eq!(e.trim_end().lines().count(), 1, "{e}");
+}
+
+#[test]
+fn failed_scale_is_failed_get_scale() {
+    let c = cluster("scale-up-cpu.yaml", "scale500");
+    c.server
+        .inject(PathMatch::contains("/scale"), Fault::Status(500));
+    let v = c.live_json("web");
+    assert_eq!(
+        v["verdict"]["decidedBy"], "FailedGetScale",
+        "{}",
+        v["verdict"]
+    );
+}
+
+#[test]
+fn request_timeout_is_honoured() {
+    let c = cluster("scale-up-cpu.yaml", "timeout");
+    c.server.inject(
+        PathMatch::contains("/horizontalpodautoscalers/web"),
+        Fault::Delay(Duration::from_secs(5)),
+    );
+    let t = Instant::now();
+    let out = c.run(&["explain", "web", "-n", "shop", "--request-timeout", "1s"]);
+    assert!(t.elapsed() < Duration::from_secs(4), "{:?}", t.elapsed());
+    assert_eq!(out.status.code(), Some(1));
+    let e = stderr(&out);
+    assert!(e.contains("within 1s"), "{e}");
+    assert_eq!(e.trim_end().lines().count(), 1, "{e}");
+}
+
+#[test]
+fn unreachable_server_fails_in_one_line() {
+    // a port nothing listens on: bind, note it, close
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .expect("addr")
+        .port();
+    let dir = tmpdir("unreachable");
+    let kc = dir.join("kubeconfig");
+    std::fs::write(
+        &kc,
+        format!("apiVersion: v1\nkind: Config\nclusters:\n- name: x\n  cluster:\n    server: http://127.0.0.1:{port}\ncontexts:\n- name: x\n  context:\n    cluster: x\n    user: u\ncurrent-context: x\nusers:\n- name: u\n  user:\n    token: t\n"),
+    )
+    .expect("kubeconfig");
+    let out = run(
+        &["explain", "web", "-n", "shop", "--request-timeout", "2s"],
+        Some(&kc),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let e = stderr(&out);
+    assert!(e.contains("unable to connect to the server"), "{e}");
+    assert_eq!(e.trim_end().lines().count(), 1, "{e}");
+}
+
+#[test]
+fn namespace_defaults_to_the_context_and_context_selects() {
+    let server = FakeApiServer::from_snapshot_file(example("scale-up-cpu.yaml"));
+    let dir = tmpdir("contexts");
+    let kc = server.write_kubeconfig_two_contexts(&dir, "shop-ctx", "shop");
+    // current context: namespace default, no HPA web there
+    let out = run(&["explain", "web"], Some(&kc));
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("namespace \"default\""),
+        "{}",
+        stderr(&out)
+    );
+    server.clear_requests();
+    let out = run(
+        &["explain", "web", "--context", "shop-ctx", "-o", "json"],
+        Some(&kc),
+    );
+    let v = ok_json(&out, "--context shop-ctx");
+    assert_eq!(v["namespace"], "shop");
+    let reqs = server.requests();
+    assert!(!reqs.is_empty());
+    assert!(
+        reqs.iter()
+            .all(|r| r.header("authorization") == Some("Bearer other-token")),
+        "{:?}",
+        reqs.iter()
+            .map(|r| r.header("authorization"))
+            .collect::<Vec<_>>()
+    );
+    // KUBECONFIG with several paths, the first missing
+    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-hpa"))
+        .args(["explain", "web", "-n", "shop", "-o", "json"])
+        .env(
+            "KUBECONFIG",
+            std::env::join_paths([dir.join("missing"), kc.clone()]).expect("paths"),
+        )
+        .output()
+        .expect("runs");
+    ok_json(&out, "KUBECONFIG with two paths");
+}
+
+#[test]
+fn impersonation_flags_are_sent() {
+    let c = cluster("scale-up-cpu.yaml", "as");
+    let out = c.run(&[
+        "explain",
+        "web",
+        "-n",
+        "shop",
+        "--as",
+        "jane",
+        "--as-group",
+        "devs",
+        "-o",
+        "json",
+    ]);
+    ok_json(&out, "--as");
+    let r = &c.server.requests()[0];
+    assert_eq!(r.header("impersonate-user"), Some("jane"));
+    assert_eq!(r.header("impersonate-group"), Some("devs"));
+}
+
+#[test]
+fn live_comparison_names_the_differences() {
+    // scale-up-cpu: the status says desired 3 from the previous sync; we recompute 5.
+    let c = cluster("scale-up-cpu.yaml", "cmp");
+    let v = c.live_json("web");
+    let cmp = &v["liveComparison"];
+    assert_eq!(cmp["computedDesiredReplicas"], 5);
+    assert_eq!(cmp["desiredMatches"], false, "{cmp}");
+    assert!(
+        !cmp["likelyCauses"].as_array().expect("causes").is_empty(),
+        "{cmp}"
+    );
+    let out = c.run(&["explain", "web", "-n", "shop", "--now", NOW]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("Live status"), "{text}");
+}
+
+#[test]
+fn independent_requests_run_concurrently() {
+    // 10 requests; with 500 ms per request, serial would take 5 s. The critical path is
+    // HPA -> scale -> pods/PodMetrics/pods metric: 3 round trips.
+    let c = cluster("several-metrics.yaml", "latency");
+    c.server.set_latency(Duration::from_millis(500));
+    let t = Instant::now();
+    c.live_json("orders");
+    let took = t.elapsed();
+    assert_eq!(c.server.requests().len(), 10);
+    assert!(took < Duration::from_millis(3500), "took {took:?}");
+}
+
+#[test]
+fn pods_are_listed_in_pages() {
+    use serde_json::json;
+    let mut objects = vec![
+        json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "big", "namespace": "shop"},
+               "spec": {"replicas": 1001, "selector": {"matchLabels": {"app": "big"}}}, "status": {"replicas": 1001}}),
+        json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "big", "namespace": "shop"},
+               "spec": {"minReplicas": 1, "maxReplicas": 2000, "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "big"},
+                        "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}]}}),
+    ];
+    for i in 0..1001 {
+        objects.push(json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": format!("big-{i:04}"), "namespace": "shop", "labels": {"app": "big"}},
+            "spec": {"containers": [{"name": "app", "image": "x", "resources": {"requests": {"cpu": "100m"}}}]},
+            "status": {"phase": "Running", "startTime": "2026-03-01T10:00:00Z",
+                       "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": "2026-03-01T10:01:00Z"}]}}));
+        objects.push(json!({"apiVersion": "metrics.k8s.io/v1beta1", "kind": "PodMetrics", "metadata": {"name": format!("big-{i:04}"), "namespace": "shop"},
+            "timestamp": NOW, "window": "30s", "containers": [{"name": "app", "usage": {"cpu": "75m"}}]}));
+    }
+    let server = FakeApiServer::start(objects);
+    let kc = server.write_kubeconfig(&tmpdir("paging"));
+    let out = run(
+        &["explain", "big", "-n", "shop", "--now", NOW, "-o", "json"],
+        Some(&kc),
+    );
+    let v = ok_json(&out, "explain big");
+    // 75 % of request vs 50 %: ceil(1.5 × 1001) = 1502, within the scale-up limit 2 × 1001
+    assert_eq!(v["desiredReplicas"], 1502, "{}", v["verdict"]);
+    let pages: Vec<RecordedRequest> = server
+        .requests()
+        .into_iter()
+        .filter(|r| r.path == "/api/v1/namespaces/shop/pods")
+        .collect();
+    assert_eq!(pages.len(), 3);
+    assert!(pages.iter().all(|r| r.query_param("limit") == Some("500")));
+    assert!(pages[1].query_param("continue").is_some());
+}

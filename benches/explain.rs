@@ -100,7 +100,13 @@ fn main() {
         let snap = Snapshot::from_file(&path).expect("snapshot parses");
         let t1 = Instant::now();
         let input = snap
-            .input_for("bench", "big", Settings::default(), History::default(), "2026-03-01T12:00:00Z".parse().unwrap())
+            .input_for(
+                "bench",
+                "big",
+                Settings::default(),
+                History::default(),
+                "2026-03-01T12:00:00Z".parse().unwrap(),
+            )
             .expect("input builds");
         let t2 = Instant::now();
         let d = evaluate(&input);
@@ -119,7 +125,10 @@ fn main() {
         total.push(t5 - t0);
     }
     let _ = std::fs::remove_dir_all(&dir);
-    println!("explain benchmark: {PODS} pods, snapshot {:.1} MiB JSON, {RUNS} runs (median / best)", size as f64 / 1048576.0);
+    println!(
+        "explain benchmark: {PODS} pods, snapshot {:.1} MiB JSON, {RUNS} runs (median / best)",
+        size as f64 / 1048576.0
+    );
     for (name, v) in [
         ("read + parse snapshot", read),
         ("validate + build input", build),
@@ -129,7 +138,11 @@ fn main() {
         ("total", total),
     ] {
         let (med, best) = stats(v);
-        println!("  {name:<24} {:>9.2} ms / {:>9.2} ms", med.as_secs_f64() * 1e3, best.as_secs_f64() * 1e3);
+        println!(
+            "  {name:<24} {:>9.2} ms / {:>9.2} ms",
+            med.as_secs_f64() * 1e3,
+            best.as_secs_f64() * 1e3
+        );
     }
     println!("  desired replicas: {desired:?}");
     match peak_rss_kib() {

@@ -233,7 +233,11 @@ impl Snapshot {
             .and_then(Value::as_str)
             .unwrap_or("")
             .to_string();
-        let kind = item.get("kind").and_then(Value::as_str).unwrap_or("").to_string();
+        let kind = item
+            .get("kind")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
         let (api_version, kind) = (api_version.as_str(), kind.as_str());
         let ctx = format!("{source}: {}{}", position, describe(&item));
         if kind.is_empty() || api_version.is_empty() {

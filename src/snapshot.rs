@@ -285,39 +285,31 @@ impl Snapshot {
                     "{ctx}: apiVersion {v} is not supported: use the autoscaling/v2 form (kubectl get hpa.v2.autoscaling -o yaml)"
                 )))
             }
-            ("apps/v1", "Deployment") => {
-                let d: Deployment = typed(item, &ctx)?;
-                let spec = Some(&d.spec);
+            ("apps/v1", kind @ ("Deployment" | "StatefulSet" | "ReplicaSet")) => {
+                // The three workloads share the fields the scale subresource reads.
+                let (md, replicas, status_replicas, selector) = match kind {
+                    "Deployment" => {
+                        let d: Deployment = typed(item, &ctx)?;
+                        let status = d.status.and_then(|s| s.replicas);
+                        (d.metadata, d.spec.replicas, status, d.spec.selector)
+                    }
+                    "StatefulSet" => {
+                        let d: StatefulSet = typed(item, &ctx)?;
+                        let status = d.status.map(|s| s.replicas);
+                        (d.metadata, d.spec.replicas, status, d.spec.selector)
+                    }
+                    _ => {
+                        let d: ReplicaSet = typed(item, &ctx)?;
+                        let status = d.status.map(|s| s.replicas);
+                        (d.metadata, d.spec.replicas, status, d.spec.selector)
+                    }
+                };
                 self.workloads.push(workload(
-                    "Deployment",
-                    &d.metadata,
-                    spec.and_then(|s| s.replicas),
-                    d.status.as_ref().and_then(|s| s.replicas),
-                    spec.map(|s| &s.selector),
-                    &ctx,
-                )?);
-            }
-            ("apps/v1", "StatefulSet") => {
-                let d: StatefulSet = typed(item, &ctx)?;
-                let spec = Some(&d.spec);
-                self.workloads.push(workload(
-                    "StatefulSet",
-                    &d.metadata,
-                    spec.and_then(|s| s.replicas),
-                    d.status.as_ref().map(|s| s.replicas),
-                    spec.map(|s| &s.selector),
-                    &ctx,
-                )?);
-            }
-            ("apps/v1", "ReplicaSet") => {
-                let d: ReplicaSet = typed(item, &ctx)?;
-                let spec = Some(&d.spec);
-                self.workloads.push(workload(
-                    "ReplicaSet",
-                    &d.metadata,
-                    spec.and_then(|s| s.replicas),
-                    d.status.as_ref().map(|s| s.replicas),
-                    spec.map(|s| &s.selector),
+                    kind,
+                    &md,
+                    replicas,
+                    status_replicas,
+                    Some(&selector),
                     &ctx,
                 )?);
             }
@@ -896,43 +888,16 @@ fn convert_behavior(
     b: &hpa_v2::HorizontalPodAutoscalerBehavior,
     ctx: &str,
 ) -> Result<Behavior, SnapshotError> {
-    let up_default = Rules {
-        stabilization_window_seconds: Some(0),
-        select_policy: SelectPolicy::Max,
-        policies: vec![
-            Policy {
-                kind: PolicyKind::Pods,
-                value: 4,
-                period_seconds: 15,
-            },
-            Policy {
-                kind: PolicyKind::Percent,
-                value: 100,
-                period_seconds: 15,
-            },
-        ],
-        tolerance: None,
-    };
-    let down_default = Rules {
-        stabilization_window_seconds: None,
-        select_policy: SelectPolicy::Max,
-        policies: vec![Policy {
-            kind: PolicyKind::Percent,
-            value: 100,
-            period_seconds: 15,
-        }],
-        tolerance: None,
-    };
     Ok(Behavior {
         scale_up: merge_rules(
             b.scale_up.as_ref(),
-            up_default,
+            Rules::default_scale_up(),
             ctx,
             "spec.behavior.scaleUp",
         )?,
         scale_down: merge_rules(
             b.scale_down.as_ref(),
-            down_default,
+            Rules::default_scale_down(),
             ctx,
             "spec.behavior.scaleDown",
         )?,

@@ -140,6 +140,55 @@ pub struct Rules {
     pub tolerance: Option<f64>,
 }
 
+impl Rules {
+    /// The API server's defaults for `behavior.scaleUp`: no window, the larger of 4 pods or
+    /// 100 % per 15 s.
+    pub fn default_scale_up() -> Rules {
+        Rules {
+            stabilization_window_seconds: Some(0),
+            select_policy: SelectPolicy::Max,
+            policies: vec![
+                Policy {
+                    kind: PolicyKind::Pods,
+                    value: 4,
+                    period_seconds: 15,
+                },
+                Policy {
+                    kind: PolicyKind::Percent,
+                    value: 100,
+                    period_seconds: 15,
+                },
+            ],
+            tolerance: None,
+        }
+    }
+
+    /// The API server's defaults for `behavior.scaleDown`: 100 % per 15 s; the window stays
+    /// unset so the controller's `--horizontal-pod-autoscaler-downscale-stabilization` applies.
+    pub fn default_scale_down() -> Rules {
+        Rules {
+            stabilization_window_seconds: None,
+            select_policy: SelectPolicy::Max,
+            policies: vec![Policy {
+                kind: PolicyKind::Percent,
+                value: 100,
+                period_seconds: 15,
+            }],
+            tolerance: None,
+        }
+    }
+}
+
+impl Default for Behavior {
+    /// `behavior: {}` after API defaulting.
+    fn default() -> Behavior {
+        Behavior {
+            scale_up: Rules::default_scale_up(),
+            scale_down: Rules::default_scale_down(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SelectPolicy {
     Max,

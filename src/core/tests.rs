@@ -141,35 +141,7 @@ fn cond<'a>(d: &'a Decision, ty: &str) -> &'a Condition {
 }
 
 fn default_behavior() -> Behavior {
-    Behavior {
-        scale_up: Rules {
-            stabilization_window_seconds: Some(0),
-            select_policy: SelectPolicy::Max,
-            policies: vec![
-                Policy {
-                    kind: PolicyKind::Pods,
-                    value: 4,
-                    period_seconds: 15,
-                },
-                Policy {
-                    kind: PolicyKind::Percent,
-                    value: 100,
-                    period_seconds: 15,
-                },
-            ],
-            tolerance: None,
-        },
-        scale_down: Rules {
-            stabilization_window_seconds: None,
-            select_policy: SelectPolicy::Max,
-            policies: vec![Policy {
-                kind: PolicyKind::Percent,
-                value: 100,
-                period_seconds: 15,
-            }],
-            tolerance: None,
-        },
-    }
+    Behavior::default()
 }
 
 #[test]

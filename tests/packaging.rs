@@ -1,0 +1,539 @@
+//! Packaging: the krew manifest, the committed completion scripts, the `__complete` protocol
+//! that `kubectl_complete-hpa` relies on, and kubectl-style `--help`.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_yaml::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_kubectl-hpa");
+const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// What an unbuilt platform's `sha256` holds (scripts/release.sh fills in the real one).
+const PLACEHOLDER: &str = "PLACEHOLDER_SHA256";
+/// The platforms krew users get: (os, arch) in Go's names.
+const PLATFORMS: [(&str, &str); 5] = [
+    ("linux", "amd64"),
+    ("linux", "arm64"),
+    ("darwin", "amd64"),
+    ("darwin", "arm64"),
+    ("windows", "amd64"),
+];
+
+fn repo(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
+}
+
+fn manifest() -> Value {
+    let text =
+        std::fs::read_to_string(repo("krew-manifest.yaml")).expect("read krew-manifest.yaml");
+    serde_yaml::from_str(&text).expect("krew-manifest.yaml is YAML")
+}
+
+fn str_at<'a>(v: &'a Value, path: &[&str]) -> &'a str {
+    let mut cur = v;
+    for key in path {
+        cur = cur
+            .get(*key)
+            .unwrap_or_else(|| panic!("krew-manifest.yaml: missing {}", path.join(".")));
+    }
+    let s = cur
+        .as_str()
+        .unwrap_or_else(|| panic!("krew-manifest.yaml: {} is not a string", path.join(".")));
+    assert!(
+        !s.trim().is_empty(),
+        "krew-manifest.yaml: {} is empty",
+        path.join(".")
+    );
+    s
+}
+
+fn is_sha256(s: &str) -> bool {
+    s.len() == 64
+        && s.bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// (os, arch, uri, sha256, bin, files-from) of every platform entry.
+struct Platform {
+    os: String,
+    arch: String,
+    uri: String,
+    sha256: String,
+    bin: String,
+    files: Vec<String>,
+}
+
+fn platforms(m: &Value) -> Vec<Platform> {
+    let list = m["spec"]["platforms"]
+        .as_sequence()
+        .expect("spec.platforms is a list");
+    list.iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let at = |path: &[&str]| -> String {
+                let mut cur = p;
+                for key in path {
+                    cur = cur.get(*key).unwrap_or_else(|| {
+                        panic!("spec.platforms[{i}]: missing {}", path.join("."))
+                    });
+                }
+                let s = cur.as_str().unwrap_or_else(|| {
+                    panic!("spec.platforms[{i}].{} is not a string", path.join("."))
+                });
+                assert!(
+                    !s.is_empty(),
+                    "spec.platforms[{i}].{} is empty",
+                    path.join(".")
+                );
+                s.to_string()
+            };
+            let files = p
+                .get("files")
+                .and_then(Value::as_sequence)
+                .map(|fs| {
+                    fs.iter()
+                        .map(|f| {
+                            assert_eq!(
+                                f["to"].as_str(),
+                                Some("."),
+                                "spec.platforms[{i}].files: `to` must be ."
+                            );
+                            f["from"].as_str().expect("files[].from").to_string()
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            Platform {
+                os: at(&["selector", "matchLabels", "os"]),
+                arch: at(&["selector", "matchLabels", "arch"]),
+                uri: at(&["uri"]),
+                sha256: at(&["sha256"]),
+                bin: at(&["bin"]),
+                files,
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn krew_manifest_has_every_required_field() {
+    let m = manifest();
+    assert_eq!(
+        str_at(&m, &["apiVersion"]),
+        "krew.googlecontainertools.github.com/v1alpha2"
+    );
+    assert_eq!(str_at(&m, &["kind"]), "Plugin");
+    assert_eq!(
+        str_at(&m, &["metadata", "name"]),
+        "hpa",
+        "the plugin is invoked as `kubectl hpa`"
+    );
+    assert_eq!(
+        str_at(&m, &["spec", "version"]),
+        format!("v{VERSION}"),
+        "spec.version must be Cargo.toml's version with a v prefix"
+    );
+    let homepage = str_at(&m, &["spec", "homepage"]);
+    assert!(homepage.starts_with("https://"), "homepage {homepage:?}");
+    let short = str_at(&m, &["spec", "shortDescription"]);
+    assert!(
+        short.len() <= 60 && !short.contains('\n'),
+        "shortDescription should be a few words: {short:?}"
+    );
+    str_at(&m, &["spec", "description"]);
+    let caveats = str_at(&m, &["spec", "caveats"]);
+    assert!(
+        caveats.contains("kubectl_complete-hpa"),
+        "caveats explain the completion helper"
+    );
+}
+
+#[test]
+fn krew_manifest_platforms_have_uri_sha256_and_bin() {
+    let m = manifest();
+    let homepage = str_at(&m, &["spec", "homepage"]).to_string();
+    let ps = platforms(&m);
+    let got: BTreeSet<(String, String)> =
+        ps.iter().map(|p| (p.os.clone(), p.arch.clone())).collect();
+    let want: BTreeSet<(String, String)> = PLATFORMS
+        .iter()
+        .map(|(o, a)| (o.to_string(), a.to_string()))
+        .collect();
+    assert_eq!(got, want, "platforms");
+    assert_eq!(ps.len(), PLATFORMS.len(), "a platform is listed twice");
+    for p in &ps {
+        let what = format!("{}/{}", p.os, p.arch);
+        let exe = if p.os == "windows" { ".exe" } else { "" };
+        assert_eq!(p.bin, format!("kubectl-hpa{exe}"), "{what}: bin");
+        // The archive scripts/release.sh makes, on the release named by the version tag.
+        let archive = format!("kubectl-hpa_v{VERSION}_{}_{}.tar.gz", p.os, p.arch);
+        assert_eq!(
+            p.uri,
+            format!("{homepage}/releases/download/v{VERSION}/{archive}"),
+            "{what}: uri"
+        );
+        assert!(
+            p.sha256 == PLACEHOLDER || is_sha256(&p.sha256),
+            "{what}: sha256 must be 64 lowercase hex characters, or exactly {PLACEHOLDER} \
+             until scripts/release.sh has built that platform; got {:?}",
+            p.sha256
+        );
+        // The archive layout: binary at the root, plus the completion helper and the docs.
+        let layout = [
+            p.bin.as_str(),
+            "kubectl_complete-hpa",
+            "LICENSE",
+            "README.md",
+        ];
+        assert_eq!(p.files, layout, "{what}: files");
+    }
+}
+
+/// Run before submitting to krew-index: `cargo test --test packaging -- --ignored`.
+#[test]
+#[ignore = "release gate: every platform's archive must have been built by scripts/release.sh"]
+fn krew_manifest_is_release_ready() {
+    for p in platforms(&manifest()) {
+        assert!(
+            is_sha256(&p.sha256),
+            "{}/{}: sha256 is {:?}",
+            p.os,
+            p.arch,
+            p.sha256
+        );
+    }
+}
+
+#[test]
+fn release_script_and_manifest_agree_on_names() {
+    let script = std::fs::read_to_string(repo("scripts/release.sh")).expect("scripts/release.sh");
+    assert!(
+        script.contains(&format!("PLACEHOLDER={PLACEHOLDER}")),
+        "placeholder value"
+    );
+    assert!(
+        script.contains(r#"archive="kubectl-hpa_${tag}_${os}_${arch}.tar.gz""#),
+        "archive name"
+    );
+    assert!(
+        script.contains("cargo build --release --locked"),
+        "release build"
+    );
+    for f in ["LICENSE", "README.md", "kubectl_complete-hpa"] {
+        assert!(script.contains(f), "the archive contains {f}");
+    }
+    let license = std::fs::read_to_string(repo("LICENSE")).expect("LICENSE");
+    assert!(license.contains("Apache License") && license.contains("Version 2.0, January 2004"));
+}
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(BIN)
+        .args(args)
+        .output()
+        .expect("run kubectl-hpa");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).expect("UTF-8 stdout"),
+        String::from_utf8(out.stderr).expect("UTF-8 stderr"),
+    )
+}
+
+#[test]
+fn committed_completion_scripts_are_what_the_binary_generates() {
+    let mut stale = Vec::new();
+    for (shell, file) in [
+        ("bash", "completions/kubectl-hpa.bash"),
+        ("zsh", "completions/_kubectl-hpa"),
+        ("fish", "completions/kubectl-hpa.fish"),
+    ] {
+        let (code, generated, err) = run(&["completion", shell]);
+        assert_eq!(code, 0, "completion {shell}: {err}");
+        assert!(
+            generated.contains("kubectl-hpa"),
+            "completion {shell} names the binary"
+        );
+        assert!(
+            !generated.contains("__complete"),
+            "completion {shell} lists the hidden __complete"
+        );
+        let committed = std::fs::read_to_string(repo(file)).unwrap_or_default();
+        if committed != generated {
+            stale.push(format!("cargo run -q -- completion {shell} > {file}"));
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "completions/ is out of date with the clap definition; regenerate with:\n  {}",
+        stale.join("\n  ")
+    );
+}
+
+#[test]
+fn completion_rejects_an_unknown_shell() {
+    let (code, out, err) = run(&["completion", "tcsh"]);
+    assert_eq!(code, 2, "usage error");
+    assert!(out.is_empty());
+    assert!(
+        err.contains("bash") && err.contains("zsh") && err.contains("fish"),
+        "{err}"
+    );
+}
+
+/// `kubectl-hpa __complete -- WORDS...` as kubectl_complete-hpa calls it: (candidates, directive).
+fn complete(words: &[&str]) -> (Vec<String>, u32) {
+    let mut args = vec!["__complete", "--"];
+    args.extend_from_slice(words);
+    let (code, out, err) = run(&args);
+    assert_eq!(code, 0, "__complete {words:?}: {err}");
+    assert!(err.is_empty(), "__complete writes nothing to stderr: {err}");
+    let mut lines: Vec<&str> = out.lines().collect();
+    let last = lines.pop().expect("a directive line");
+    let directive = last
+        .strip_prefix(':')
+        .and_then(|d| d.parse().ok())
+        .unwrap_or_else(|| panic!("__complete {words:?}: last line {last:?} is not :<directive>"));
+    (
+        lines
+            .iter()
+            .map(|l| l.split('\t').next().unwrap().to_string())
+            .collect(),
+        directive,
+    )
+}
+
+const NO_FILE_COMP: u32 = 4;
+const FILTER_FILE_EXT: u32 = 8;
+const KEEP_ORDER: u32 = 32;
+
+#[test]
+fn complete_subcommands_with_descriptions() {
+    let (c, d) = complete(&[""]);
+    for sub in ["explain", "simulate", "completion"] {
+        assert!(c.contains(&sub.to_string()), "{sub} in {c:?}");
+    }
+    assert!(
+        !c.iter().any(|s| s.starts_with("__")),
+        "hidden subcommand offered: {c:?}"
+    );
+    assert_eq!(d, NO_FILE_COMP);
+    assert_eq!(
+        complete(&["ex"]),
+        (vec!["explain".to_string()], NO_FILE_COMP)
+    );
+    let (_, out, _) = run(&["__complete", "--", "ex"]);
+    assert!(
+        out.starts_with("explain\t"),
+        "Cobra's value<TAB>description: {out:?}"
+    );
+}
+
+#[test]
+fn complete_flags_like_cobra() {
+    let (c, d) = complete(&["explain", "-"]);
+    for f in [
+        "--output",
+        "-o",
+        "--namespace",
+        "-n",
+        "-A",
+        "--all-namespaces",
+        "--snapshot",
+        "--kubernetes-version",
+        "--context",
+        "--kubeconfig",
+    ] {
+        assert!(c.contains(&f.to_string()), "{f} in {c:?}");
+    }
+    assert_eq!(d, NO_FILE_COMP);
+    assert_eq!(complete(&["explain", "--out"]).0, vec!["--output"]);
+    // A flag already given is not offered again; a repeatable one is.
+    let (c, _) = complete(&["explain", "-o", "json", "--as-group", "g", "--"]);
+    assert!(!c.contains(&"--output".to_string()), "{c:?}");
+    assert!(c.contains(&"--as-group".to_string()), "{c:?}");
+    // After `--`, words are arguments, not flags.
+    assert_eq!(complete(&["explain", "--", "-"]).0, Vec::<String>::new());
+    // At the top level.
+    let (c, _) = complete(&["--"]);
+    assert!(
+        c.contains(&"--help".to_string()) && c.contains(&"--version".to_string()),
+        "{c:?}"
+    );
+}
+
+#[test]
+fn complete_flag_values() {
+    let formats = ["text", "wide", "json", "yaml"];
+    assert_eq!(
+        complete(&["explain", "-o", ""]),
+        (
+            formats.iter().map(|s| s.to_string()).collect(),
+            NO_FILE_COMP
+        )
+    );
+    assert_eq!(complete(&["explain", "--output", "j"]).0, vec!["json"]);
+    assert_eq!(complete(&["explain", "--output=y"]).0, vec!["yaml"]);
+    assert_eq!(complete(&["explain", "-o=w"]).0, vec!["wide"]);
+    let (versions, d) = complete(&["explain", "--kubernetes-version", ""]);
+    let want: Vec<String> = (23..=37).rev().map(|m| format!("1.{m}")).collect();
+    assert_eq!(versions, want);
+    assert_eq!(d, NO_FILE_COMP | KEEP_ORDER);
+    assert_eq!(
+        complete(&["explain", "--kubernetes-version", "1.2"])
+            .0
+            .len(),
+        7
+    );
+    assert_eq!(complete(&["completion", ""]).0, vec!["bash", "zsh", "fish"]);
+    // Snapshot and history files: YAML or JSON (Cobra's FilterFileExt, the candidates are extensions).
+    assert_eq!(
+        complete(&["explain", "--snapshot", ""]),
+        (
+            vec!["yaml".into(), "yml".into(), "json".into()],
+            FILTER_FILE_EXT
+        )
+    );
+    assert_eq!(complete(&["explain", "--history=h"]).1, FILTER_FILE_EXT);
+    // Any file for --kubeconfig: the shell's default completion.
+    assert_eq!(complete(&["explain", "--kubeconfig", ""]), (vec![], 0));
+    // Free-form values: nothing, and no file names either.
+    assert_eq!(
+        complete(&["explain", "--tolerance", ""]),
+        (vec![], NO_FILE_COMP)
+    );
+}
+
+#[test]
+fn complete_hpa_names_and_namespaces_without_a_cluster() {
+    // The live lookup is not wired yet (and there is no cluster here): no candidates, no file
+    // names, no error, no output on stderr.
+    assert_eq!(complete(&["explain", ""]), (vec![], NO_FILE_COMP));
+    assert_eq!(
+        complete(&["explain", "-n", "shop", "w"]),
+        (vec![], NO_FILE_COMP)
+    );
+    assert_eq!(complete(&["explain", "-n", ""]), (vec![], NO_FILE_COMP));
+    assert_eq!(
+        complete(&["explain", "--namespace=s"]),
+        (vec![], NO_FILE_COMP)
+    );
+    // Only one NAME.
+    assert_eq!(complete(&["explain", "web", ""]), (vec![], NO_FILE_COMP));
+}
+
+#[cfg(unix)]
+#[test]
+fn kubectl_complete_hpa_forwards_to_complete() {
+    use std::os::unix::fs::PermissionsExt;
+    let script = repo("completions/kubectl_complete-hpa");
+    let mode = std::fs::metadata(&script)
+        .expect("completions/kubectl_complete-hpa")
+        .permissions()
+        .mode();
+    assert!(
+        mode & 0o111 != 0,
+        "kubectl_complete-hpa must be executable (mode {mode:o})"
+    );
+    // kubectl runs it with the plugin's arguments and the word being completed.
+    let bin_dir = Path::new(BIN).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = Command::new(&script)
+        .args(["explain", "--output", ""])
+        .env("PATH", &path)
+        .output()
+        .expect("run kubectl_complete-hpa");
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "text\nwide\njson\nyaml\n:4\n"
+    );
+    // A word that looks like one of our own flags still reaches the completer.
+    let out = Command::new(&script)
+        .arg("--")
+        .env("PATH", &path)
+        .output()
+        .unwrap();
+    let out = String::from_utf8(out.stdout).unwrap();
+    assert!(out.contains("--help\t") && out.ends_with(":4\n"), "{out:?}");
+}
+
+/// The committed bash script works (guards the workaround for clap-rs/clap#6421, where a
+/// hyphenated bin name left every subcommand without completions).
+#[cfg(unix)]
+#[test]
+fn bash_script_completes_after_a_subcommand() {
+    if Command::new("bash").arg("--version").output().is_err() {
+        eprintln!("bash not found; skipped");
+        return;
+    }
+    let probe = r#"
+source "$1"
+t() { COMP_WORDS=("$@"); COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 )); COMPREPLY=()
+      _kubectl__hpa kubectl-hpa "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
+      echo "${COMPREPLY[*]}"; }
+t kubectl-hpa ex
+t kubectl-hpa explain -o ""
+t kubectl-hpa explain --kubernetes-v
+t kubectl-hpa completion ""
+"#;
+    let out = Command::new("bash")
+        .args(["-c", probe, "probe"])
+        .arg(repo("completions/kubectl-hpa.bash"))
+        .output()
+        .expect("bash");
+    let out = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "explain",
+            "text wide json yaml",
+            "--kubernetes-version",
+            "-h --help bash zsh fish"
+        ]
+    );
+}
+
+#[test]
+fn help_follows_kubectl_style() {
+    let (code, root, _) = run(&["--help"]);
+    assert_eq!(code, 0);
+    assert!(root.contains("Usage: kubectl hpa "), "{root}");
+    assert!(root.contains("Examples:\n  # "), "{root}");
+    assert!(
+        root.contains(r#"Use "kubectl hpa <command> --help""#),
+        "{root}"
+    );
+    let subs: Vec<String> = complete(&[""])
+        .0
+        .into_iter()
+        .filter(|s| s != "help")
+        .collect();
+    assert!(!subs.is_empty());
+    for sub in &subs {
+        let (code, help, err) = run(&[sub, "--help"]);
+        assert_eq!(code, 0, "{sub} --help: {err}");
+        assert!(
+            help.contains(&format!("Usage: kubectl hpa {sub}")),
+            "{sub} --help:\n{help}"
+        );
+    }
+    for sub in ["explain", "completion"] {
+        let (_, help, _) = run(&[sub, "--help"]);
+        assert!(
+            help.contains("Examples:\n  # "),
+            "{sub} --help has an examples section:\n{help}"
+        );
+        assert!(
+            help.contains(&format!("\n  kubectl hpa {sub} ")),
+            "{sub} examples use `kubectl hpa {sub}`"
+        );
+    }
+    let (code, version, _) = run(&["--version"]);
+    assert_eq!(code, 0);
+    assert_eq!(version, format!("kubectl-hpa {VERSION}\n"));
+}

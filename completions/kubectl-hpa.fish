@@ -67,7 +67,41 @@ complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -l as-
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -l request-timeout -d 'The length of time to wait before giving up on a single server request (e.g. 1s, 2m; 0 = no timeout)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -s A -l all-namespaces -d 'Explain the HPAs of every namespace'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -s h -l help -d 'Print help'
-complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -s h -l help -d 'Print help'
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -s n -l namespace -d 'Namespace of the HPA in the snapshot' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l snapshot -d 'Start from a snapshot (v1 List as for explain): HPA, replicas, pods, requests and current load' -r -F
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l hpa -d 'Start from an HPA manifest (autoscaling/v2 YAML) with synthetic pods' -r -F
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l replicas -d 'Replicas at the start (with --hpa; default: minReplicas)' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l requests -d 'Requests of each synthetic pod, e.g. cpu=500m,memory=256Mi (with --hpa; with --snapshot it replaces the pods\' requests)' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l scenario -d 'Scenario file (YAML: duration, world, loads); flags override it' -r -F
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l demand -d 'Total load of a metric shared by the Ready pods, e.g. cpu=ramp:1:6:5m:20m (repeatable)' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l per-pod -d 'Per-pod value of a metric, independent of replicas, e.g. memory=300Mi (repeatable)' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l value -d 'Value of an Object or External metric, e.g. queue_depth=step:10:200:5m (repeatable)' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l interpolation -d 'How recorded series are read between points [default: linear]' -r -f -a "step\t'A point\'s value holds until the next point'
+linear\t'Straight line between neighbouring points'"
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l duration -d 'Length of the run [default: 1h]' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l now -d 'Start time (RFC3339) [default: the snapshot\'s time, else 2026-01-01T00:00:00Z]' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l pod-startup -d 'Time from a pod\'s creation until it is Ready [default: 30s]' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l startup-cpu -d 'Extra CPU a starting pod burns, e.g. 500m [default: 0]' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l startup-burst -d 'How long the start-up CPU burst lasts after creation [default: --pod-startup]' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l metrics-lag -d 'Age of the load a metric sample describes [default: 15s]' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l metrics-window -d 'Window of the metric samples; a new pod has samples after one window [default: 15s]' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l history -d 'The controller\'s in-memory history at the start (as for explain)' -r -F
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l compare -d 'Run a second HPA manifest on the same world and load, and compare' -r -F
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -s o -l output -d 'Output format' -r -f -a "text\t'Settings, timeline, chart and summary for people'
+json\t'The whole run as one JSON document (timeline rows streamed)'
+csv\t'The timeline as CSV, one row per sync'"
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l timeline -d 'Which ticks the text timeline shows' -r -f -a "changes\t'Ticks where the replicas, readiness, proposal or deciding rule changed'
+all\t'Every tick'
+none\t'No timeline (chart and summary only)'"
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l width -d 'Width of the chart in columns' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l tolerance -d 'Controller tolerance (kube-controller-manager --horizontal-pod-autoscaler-tolerance)' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l cpu-initialization-period -d '--horizontal-pod-autoscaler-cpu-initialization-period' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l initial-readiness-delay -d '--horizontal-pod-autoscaler-initial-readiness-delay' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l downscale-stabilization -d '--horizontal-pod-autoscaler-downscale-stabilization' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l sync-period -d '--horizontal-pod-autoscaler-sync-period' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l kubernetes-version -d 'Reproduce this Kubernetes release\'s controller (1.23 to 1.37; default: newest)' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l feature-gates -d 'Controller feature gates that change the algorithm, e.g. HPAScaleToZero=false,HPAConfigurableTolerance=true' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand completion" -s h -l help -d 'Print help'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand help; and not __fish_seen_subcommand_from explain snapshot simulate completion help" -f -a "explain" -d 'Recompute the HPA controller\'s decision and explain it step by step'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand help; and not __fish_seen_subcommand_from explain snapshot simulate completion help" -f -a "snapshot" -d 'Write everything explain reads for one HPA, from the cluster, as a v1 List (YAML) to stdout'

@@ -13,6 +13,7 @@ pub mod labels;
 pub mod metrics_api;
 pub mod quantity;
 pub mod render;
+pub mod simulate;
 pub mod snapshot;
 
 /// Run the program with these arguments and environment; returns the process exit code.

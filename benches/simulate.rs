@@ -1,0 +1,85 @@
+//! Benchmark of `kubectl hpa simulate`: 30 days at a 15 s sync period (172,800 syncs) of a CPU
+//! HPA with the default behavior under a daily sine load, in process, output discarded.
+//!
+//! Run with `cargo bench --bench simulate`. Prints the wall time per run and the process's peak
+//! resident memory after a 1-day and after a 30-day run (equal peaks: memory does not grow with
+//! the length of the run).
+
+use std::time::Instant;
+
+use clap::Parser;
+use kubectl_hpa::cli::Environment;
+use kubectl_hpa::commands::simulate::{execute, SimulateArgs};
+
+#[derive(Parser)]
+struct Wrapper {
+    #[command(flatten)]
+    args: SimulateArgs,
+}
+
+/// Peak resident set size of this process, from /proc (Linux), in KiB.
+fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+fn run(manifest: &str, duration: &str, output: &str) -> f64 {
+    let argv = [
+        "simulate",
+        "--hpa",
+        manifest,
+        "--replicas",
+        "4",
+        "--requests",
+        "cpu=500m",
+        "--demand",
+        "cpu=sine:4:3:24h",
+        "--duration",
+        duration,
+        "--timeline",
+        "none",
+        "-o",
+        output,
+    ];
+    let w = Wrapper::try_parse_from(argv).expect("valid arguments");
+    let env = Environment {
+        stdout_is_tty: false,
+        no_color: true,
+    };
+    let mut sink = std::io::sink();
+    let t = Instant::now();
+    execute(&w.args, &env, &mut sink).expect("simulation runs");
+    t.elapsed().as_secs_f64()
+}
+
+fn main() {
+    let dir = env!("CARGO_MANIFEST_DIR");
+    let behavior = format!("{dir}/tests/simulate_data/cpu-default-behavior.yaml");
+    let plain = format!("{dir}/tests/simulate_data/cpu.yaml");
+    run(&behavior, "1h", "text"); // warm up
+    let day = run(&behavior, "24h", "text");
+    let rss_day = peak_rss_kib();
+    println!(
+        "1 day  (5,760 syncs), default behavior, text:   {:>7.1} ms; peak RSS {:?} KiB",
+        day * 1e3,
+        rss_day
+    );
+    for (label, manifest, output) in [
+        ("default behavior, text", &behavior, "text"),
+        ("default behavior, csv ", &behavior, "csv"),
+        ("default behavior, json", &behavior, "json"),
+        ("no behavior,      text", &plain, "text"),
+    ] {
+        let mut best = f64::MAX;
+        for _ in 0..3 {
+            best = best.min(run(manifest, "720h", output));
+        }
+        println!(
+            "30 days (172,800 syncs), {label}: {:>7.1} ms (best of 3; {:.2} µs per sync); peak RSS {:?} KiB",
+            best * 1e3,
+            best * 1e6 / 172_800.0,
+            peak_rss_kib()
+        );
+    }
+}

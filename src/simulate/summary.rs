@@ -1,0 +1,169 @@
+//! The run's summary, accumulated tick by tick in constant memory.
+
+use serde::Serialize;
+
+use super::engine::TickRecord;
+
+/// What a run did, in numbers.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Summary {
+    pub ticks: u64,
+    pub duration_seconds: f64,
+    pub start_replicas: i32,
+    pub peak_replicas: i32,
+    /// Seconds since the start of the first tick at the peak.
+    pub peak_at_seconds: f64,
+    pub min_replicas: i32,
+    pub final_replicas: i32,
+    pub scale_events: u64,
+    pub scale_ups: u64,
+    pub scale_downs: u64,
+    /// Scale events whose direction differs from the previous event's (flapping).
+    pub direction_reversals: u64,
+    /// Episodes where fewer pods were Ready than needed, and how long they took to close.
+    pub shortfalls: u64,
+    pub longest_shortfall_seconds: f64,
+    pub mean_shortfall_seconds: Option<f64>,
+    /// Still short of the needed replicas when the run ended (that episode is counted, up to
+    /// the end of the run).
+    pub shortfall_at_end: bool,
+    pub over_target_seconds: f64,
+    pub saturated_seconds: f64,
+    /// Σ pods × sync period, in minutes (what the run costs).
+    pub pod_minutes: f64,
+    pub mean_pods: f64,
+}
+
+/// Accumulates a [`Summary`] from tick records.
+#[derive(Debug, Clone)]
+pub struct SummaryBuilder {
+    s: Summary,
+    sync_seconds: f64,
+    last_direction: i8,
+    shortfall_since: Option<f64>,
+    shortfall_total: f64,
+}
+
+impl SummaryBuilder {
+    pub fn new(sync_seconds: f64) -> SummaryBuilder {
+        SummaryBuilder {
+            s: Summary::default(),
+            sync_seconds,
+            last_direction: 0,
+            shortfall_since: None,
+            shortfall_total: 0.0,
+        }
+    }
+
+    /// Count one tick.
+    pub fn add(&mut self, r: &TickRecord) {
+        let s = &mut self.s;
+        if s.ticks == 0 {
+            s.start_replicas = r.replicas_before;
+            s.peak_replicas = r.replicas_before;
+            s.min_replicas = r.replicas_before;
+        }
+        s.ticks += 1;
+        s.duration_seconds = s.ticks as f64 * self.sync_seconds;
+        if r.replicas > s.peak_replicas {
+            s.peak_replicas = r.replicas;
+            s.peak_at_seconds = r.offset_seconds;
+        }
+        s.min_replicas = s.min_replicas.min(r.replicas);
+        s.final_replicas = r.replicas;
+        let dir = (r.replicas - r.replicas_before).signum() as i8;
+        if dir != 0 {
+            s.scale_events += 1;
+            if dir > 0 {
+                s.scale_ups += 1;
+            } else {
+                s.scale_downs += 1;
+            }
+            if self.last_direction != 0 && dir != self.last_direction {
+                s.direction_reversals += 1;
+            }
+            self.last_direction = dir;
+        }
+        let short = r.needed.is_some_and(|n| (r.ready as i64) < n as i64);
+        match (short, self.shortfall_since) {
+            (true, None) => self.shortfall_since = Some(r.offset_seconds),
+            (false, Some(since)) => {
+                let d = r.offset_seconds - since;
+                s.shortfalls += 1;
+                s.longest_shortfall_seconds = s.longest_shortfall_seconds.max(d);
+                self.shortfall_total += d;
+                self.shortfall_since = None;
+            }
+            _ => {}
+        }
+        if r.over_target {
+            s.over_target_seconds += self.sync_seconds;
+        }
+        if r.saturated {
+            s.saturated_seconds += self.sync_seconds;
+        }
+        s.pod_minutes += r.replicas.max(0) as f64 * self.sync_seconds / 60.0;
+    }
+
+    /// The summary so far.
+    pub fn finish(&self) -> Summary {
+        let mut s = self.s.clone();
+        let mut total = self.shortfall_total;
+        if let Some(since) = self.shortfall_since {
+            let d = s.duration_seconds - since;
+            s.shortfall_at_end = true;
+            s.shortfalls += 1;
+            s.longest_shortfall_seconds = s.longest_shortfall_seconds.max(d);
+            total += d;
+        }
+        s.mean_shortfall_seconds = (s.shortfalls > 0).then(|| total / s.shortfalls as f64);
+        s.mean_pods = if s.duration_seconds > 0.0 {
+            s.pod_minutes * 60.0 / s.duration_seconds
+        } else {
+            0.0
+        };
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tick(t: f64, before: i32, after: i32, ready: usize, needed: Option<i32>) -> TickRecord {
+        TickRecord {
+            offset_seconds: t,
+            replicas_before: before,
+            replicas: after,
+            ready,
+            needed,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn counts_events_reversals_shortfalls_and_cost() {
+        let mut b = SummaryBuilder::new(15.0);
+        b.add(&tick(0.0, 2, 4, 2, Some(4)));
+        b.add(&tick(15.0, 4, 4, 2, Some(4)));
+        b.add(&tick(30.0, 4, 3, 4, Some(3)));
+        b.add(&tick(45.0, 3, 5, 3, Some(3)));
+        let s = b.finish();
+        assert_eq!((s.scale_events, s.scale_ups, s.scale_downs), (3, 2, 1));
+        assert_eq!(s.direction_reversals, 2);
+        assert_eq!(
+            (s.peak_replicas, s.final_replicas, s.min_replicas),
+            (5, 5, 2)
+        );
+        assert_eq!(s.shortfalls, 1);
+        assert_eq!(s.longest_shortfall_seconds, 30.0);
+        assert!(!s.shortfall_at_end);
+        assert_eq!(s.pod_minutes, (4 + 4 + 3 + 5) as f64 * 0.25);
+        // An episode still open at the end counts up to the end of the run.
+        b.add(&tick(60.0, 5, 5, 3, Some(6)));
+        let s = b.finish();
+        assert!(s.shortfall_at_end);
+        assert_eq!((s.shortfalls, s.longest_shortfall_seconds), (2, 30.0));
+    }
+}

@@ -1,0 +1,788 @@
+//! The world around the controller: pods that start, become Ready and share the load, and the
+//! metrics pipeline that reports it late. Pure code: it only fills the core's [`Input`].
+//!
+//! Model (every part is documented in the output's assumptions):
+//! * a new pod is Running from its creation, `Ready=False` until `podStartup` has passed, then
+//!   `Ready=True` (its condition's `lastTransitionTime` is the moment it turned Ready);
+//! * a pod has metric samples once it has run for one metrics window; a sample taken at `now`
+//!   describes the load of `now - metricsLag` and carries that timestamp and the window;
+//! * a *demand* is shared equally by the pods that were Ready at the sample's time (pods that
+//!   are not Ready serve nothing); a *per-pod* value is reported by every pod with a sample; a
+//!   starting pod adds `startupCpu` to its CPU for `startupBurst` after its creation;
+//! * a pod's resource usage is split across its containers in proportion to their requests;
+//! * on a scale-down the ReplicaSet removes not-Ready pods first, then the newest; removed
+//!   pods disappear at once (no terminating phase).
+
+use std::collections::BTreeMap;
+
+use jiff::{SignedDuration, Timestamp};
+use serde::{Deserialize, Serialize};
+
+use super::series::Signal;
+use crate::core::{
+    ContainerRequests, Input, MetricData, MetricSample, MetricSpec, PodInfo, PodUsage,
+    ReadyCondition, Target,
+};
+
+/// How a load is applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum LoadKind {
+    /// A total shared by the Ready pods (per-pod values fall as replicas rise).
+    Demand,
+    /// Each pod's value, independent of the replica count.
+    PerPod,
+    /// The value of an Object or External metric.
+    Value,
+}
+
+impl LoadKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LoadKind::Demand => "demand",
+            LoadKind::PerPod => "perPod",
+            LoadKind::Value => "value",
+        }
+    }
+}
+
+/// A load bound to a metric name.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Load {
+    /// A resource name (`cpu`, `memory`) or a Pods/Object/External metric name.
+    pub metric: String,
+    pub kind: LoadKind,
+    pub signal: Signal,
+    /// Where it was declared (`--demand`, `scenario.yaml loads[0]`, `the snapshot`).
+    pub origin: String,
+}
+
+/// The world's parameters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorldParams {
+    /// From creation to `Ready=True`.
+    pub pod_startup: SignedDuration,
+    /// Extra CPU (milli-cores) a starting pod burns.
+    pub startup_cpu_milli: i64,
+    /// How long the burst lasts after creation.
+    pub startup_burst: SignedDuration,
+    /// Age of the load a sample describes.
+    pub metrics_lag: SignedDuration,
+    /// The samples' window (also how long a pod runs before it has samples).
+    pub metrics_window: SignedDuration,
+}
+
+impl Default for WorldParams {
+    fn default() -> Self {
+        WorldParams {
+            pod_startup: SignedDuration::from_secs(30),
+            startup_cpu_milli: 0,
+            startup_burst: SignedDuration::from_secs(30),
+            metrics_lag: SignedDuration::from_secs(15),
+            metrics_window: SignedDuration::from_secs(15),
+        }
+    }
+}
+
+/// How one `spec.metrics` entry reads the loads.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Binding {
+    /// Resource or ContainerResource: the pods' usage of `resource`.
+    Resource {
+        resource: String,
+        container: Option<String>,
+        load: usize,
+        target: Target,
+        /// The pod template's request of the resource (the named container's, if any).
+        request_milli: Option<i64>,
+    },
+    Pods {
+        load: usize,
+        target: Target,
+    },
+    Object {
+        load: usize,
+        target: Target,
+    },
+    External {
+        load: usize,
+        target: Target,
+    },
+    /// An unknown metric type: the core reports it; no load.
+    None,
+}
+
+impl Binding {
+    pub fn load(&self) -> Option<usize> {
+        match self {
+            Binding::Resource { load, .. }
+            | Binding::Pods { load, .. }
+            | Binding::Object { load, .. }
+            | Binding::External { load, .. } => Some(*load),
+            Binding::None => None,
+        }
+    }
+}
+
+/// The name a load must use to drive a metric (`cpu`, `http_requests`, `queue_depth`).
+pub fn metric_load_name(m: &MetricSpec) -> Option<&str> {
+    match m {
+        MetricSpec::Resource { resource, .. } | MetricSpec::ContainerResource { resource, .. } => {
+            Some(resource)
+        }
+        MetricSpec::Pods { metric, .. }
+        | MetricSpec::Object { metric, .. }
+        | MetricSpec::External { metric, .. } => Some(metric),
+        MetricSpec::Unknown { .. } => None,
+    }
+}
+
+/// Bind each metric of the HPA to its load; `loads` must hold one for every metric name.
+pub fn bind(
+    metrics: &[MetricSpec],
+    loads: &[Load],
+    template: &[ContainerRequests],
+) -> Result<Vec<Binding>, String> {
+    let mut out = Vec::with_capacity(metrics.len());
+    for (i, m) in metrics.iter().enumerate() {
+        let Some(name) = metric_load_name(m) else {
+            out.push(Binding::None);
+            continue;
+        };
+        let Some(load) = loads.iter().position(|l| l.metric == name) else {
+            return Err(format!(
+                "no load for metric {name:?} (spec.metrics[{i}], {}): give one with --demand/--per-pod/--value {name}=... or in the scenario's loads",
+                m.type_name()
+            ));
+        };
+        let kind = loads[load].kind;
+        let check = |allowed: &[LoadKind]| -> Result<(), String> {
+            if allowed.contains(&kind) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "{}: load kind {} does not apply to the {} metric {name:?}; use {}",
+                    loads[load].origin,
+                    kind.as_str(),
+                    m.type_name(),
+                    allowed
+                        .iter()
+                        .map(|k| k.as_str())
+                        .collect::<Vec<_>>()
+                        .join(" or ")
+                ))
+            }
+        };
+        out.push(match m {
+            MetricSpec::Resource { resource, target }
+            | MetricSpec::ContainerResource {
+                resource, target, ..
+            } => {
+                check(&[LoadKind::Demand, LoadKind::PerPod])?;
+                let container = match m {
+                    MetricSpec::ContainerResource { container, .. } => Some(container.clone()),
+                    _ => None,
+                };
+                let request_milli = {
+                    let mut sum = 0i64;
+                    let mut any = false;
+                    for c in template {
+                        if container.as_ref().is_none_or(|n| *n == c.name) {
+                            if let Some(v) = c.requests.get(resource) {
+                                sum += v;
+                                any = true;
+                            }
+                        }
+                    }
+                    any.then_some(sum)
+                };
+                Binding::Resource {
+                    resource: resource.clone(),
+                    container,
+                    load,
+                    target: target.clone(),
+                    request_milli,
+                }
+            }
+            MetricSpec::Pods { target, .. } => {
+                check(&[LoadKind::Demand, LoadKind::PerPod])?;
+                Binding::Pods {
+                    load,
+                    target: target.clone(),
+                }
+            }
+            MetricSpec::Object { target, .. } => {
+                check(&[LoadKind::Value, LoadKind::Demand])?;
+                Binding::Object {
+                    load,
+                    target: target.clone(),
+                }
+            }
+            MetricSpec::External { target, .. } => {
+                check(&[LoadKind::Value, LoadKind::Demand])?;
+                Binding::External {
+                    load,
+                    target: target.clone(),
+                }
+            }
+            MetricSpec::Unknown { .. } => Binding::None,
+        });
+    }
+    Ok(out)
+}
+
+/// Times of one pod's life.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct PodLife {
+    created: Timestamp,
+    ready_at: Timestamp,
+}
+
+/// The ground truth at one instant (what users experience, not what the controller sees).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Truth {
+    /// Pods that are Ready now.
+    pub ready: usize,
+    /// Replicas that would bring every demand metric to its target (clamped to min/max).
+    pub needed: Option<i32>,
+    /// Some metric is above its target.
+    pub over_target: bool,
+    /// Some resource metric's pods use more than 100 % of their request.
+    pub saturated: bool,
+}
+
+/// The pods and their lives. The [`PodInfo`]s themselves live in `Input::pods` (same order),
+/// so nothing is copied per tick.
+#[derive(Debug, Clone)]
+pub struct World {
+    pub params: WorldParams,
+    lives: Vec<PodLife>,
+    /// New pods are copies of this one (containers and requests).
+    template: PodInfo,
+    name_prefix: String,
+    next_id: u64,
+    /// Per resource with a load: each template container's share of the pod's usage.
+    splits: BTreeMap<String, Vec<f64>>,
+    /// Scratch: per pod, its share of each demand at the sample time.
+    shares: Vec<i64>,
+}
+
+fn ready_condition(status: &str, t: Timestamp) -> ReadyCondition {
+    ReadyCondition {
+        status: status.to_string(),
+        last_transition_time: t,
+    }
+}
+
+impl World {
+    /// A world whose pods are `pods` (already in `input.pods` order). `lives` are derived from
+    /// the pods' start times and Ready conditions (pods without a start time started an hour
+    /// before `now`; not-Ready pods become Ready `podStartup` after their start).
+    pub fn new(
+        params: WorldParams,
+        pods: &[PodInfo],
+        template: PodInfo,
+        name_prefix: &str,
+        now: Timestamp,
+    ) -> World {
+        let long_ago = now - SignedDuration::from_hours(1);
+        let lives = pods
+            .iter()
+            .map(|p| {
+                let created = p.start_time.unwrap_or(long_ago);
+                let ready_at = match &p.ready {
+                    Some(r) if r.status == "True" => r.last_transition_time.max(created),
+                    _ => (created + params.pod_startup).max(now),
+                };
+                PodLife { created, ready_at }
+            })
+            .collect();
+        World {
+            params,
+            lives,
+            template,
+            name_prefix: name_prefix.to_string(),
+            next_id: 1,
+            splits: BTreeMap::new(),
+            shares: Vec::new(),
+        }
+    }
+
+    /// A new, Ready, long-running pod for the initial replicas of a manifest run.
+    pub fn initial_pods(&mut self, n: i32, now: Timestamp) -> Vec<PodInfo> {
+        let created = now - SignedDuration::from_hours(1);
+        (0..n.max(0))
+            .map(|_| {
+                let p = self.new_pod(created);
+                self.lives.push(PodLife {
+                    created,
+                    ready_at: created + self.params.pod_startup,
+                });
+                p
+            })
+            .collect()
+    }
+
+    fn new_pod(&mut self, created: Timestamp) -> PodInfo {
+        let mut p = self.template.clone();
+        p.name = format!("{}-{:05}", self.name_prefix, self.next_id);
+        self.next_id += 1;
+        p.phase = "Running".into();
+        p.deleting = false;
+        p.start_time = Some(created);
+        p.ready = Some(ready_condition("False", created));
+        p
+    }
+
+    /// Prepare the per-container split of each resource that has a load.
+    pub fn prepare(&mut self, bindings: &[Binding]) {
+        for b in bindings {
+            if let Binding::Resource { resource, .. } = b {
+                let reqs: Vec<f64> = self
+                    .template
+                    .containers
+                    .iter()
+                    .map(|c| c.requests.get(resource).copied().unwrap_or(0) as f64)
+                    .collect();
+                let total: f64 = reqs.iter().sum();
+                let split = if total > 0.0 {
+                    reqs.iter().map(|r| r / total).collect()
+                } else {
+                    let mut v = vec![0.0; reqs.len().max(1)];
+                    v[0] = 1.0;
+                    v
+                };
+                self.splits.insert(resource.clone(), split);
+            }
+        }
+    }
+
+    /// The containers (with requests) of the pods this world creates.
+    pub fn template_containers(&self) -> &[ContainerRequests] {
+        &self.template.containers
+    }
+
+    /// Pods that exist.
+    pub fn pod_count(&self) -> usize {
+        self.lives.len()
+    }
+
+    /// Pods Ready at `t`.
+    pub fn ready_at(&self, t: Timestamp) -> usize {
+        self.lives.iter().filter(|l| l.ready_at <= t).count()
+    }
+
+    /// Update the pods' phase and Ready condition for `now` (in place; allocates only when a
+    /// pod turns Ready).
+    pub fn update_pods(&self, pods: &mut [PodInfo], now: Timestamp) {
+        for (p, life) in pods.iter_mut().zip(&self.lives) {
+            let ready = life.ready_at <= now;
+            let is_ready = p.ready.as_ref().is_some_and(|r| r.status == "True");
+            if ready && !is_ready {
+                p.ready = Some(ready_condition("True", life.ready_at));
+            } else if !ready && p.ready.is_none() {
+                p.ready = Some(ready_condition("False", life.created));
+            }
+            if p.phase != "Running" {
+                p.phase = "Running".into();
+            }
+            p.start_time = Some(life.created);
+        }
+    }
+
+    /// Fill `input.pods`' conditions, `input.pod_metrics` and `input.metric_data` for `now`,
+    /// `t0` being the start of the simulation (signal time 0).
+    pub fn fill(
+        &mut self,
+        input: &mut Input,
+        loads: &[Load],
+        bindings: &[Binding],
+        t0: Timestamp,
+        now: Timestamp,
+    ) {
+        self.update_pods(&mut input.pods, now);
+        let tau = now - self.params.metrics_lag;
+        let t = tau.duration_since(t0).as_secs_f64();
+        let window = self.params.metrics_window;
+        let n = self.lives.len();
+        let sampled = |l: &PodLife| l.created + window <= tau;
+        let ready_tau: Vec<bool> = self.lives.iter().map(|l| l.ready_at <= tau).collect();
+        let n_ready = ready_tau.iter().filter(|r| **r).count();
+
+        // Per pod, the value of load `li` at tau (milli).
+        let shares = &mut self.shares;
+        let per_pod = |li: usize, shares: &mut Vec<i64>| {
+            shares.clear();
+            let l = &loads[li];
+            let v = (l.signal.value_at(t) * 1000.0).round() as i64;
+            match l.kind {
+                LoadKind::Demand => {
+                    let (q, mut r) = if n_ready > 0 {
+                        (v / n_ready as i64, v % n_ready as i64)
+                    } else {
+                        (0, 0)
+                    };
+                    for ready in &ready_tau {
+                        if *ready {
+                            shares.push(q + i64::from(r > 0));
+                            r -= 1;
+                        } else {
+                            shares.push(0);
+                        }
+                    }
+                }
+                _ => shares.extend(std::iter::repeat_n(v, n)),
+            }
+        };
+
+        // Resource metrics: one PodUsage per sampled pod.
+        let mut usages =
+            std::mem::replace(&mut input.pod_metrics, Ok(Vec::new())).unwrap_or_default();
+        let sampled_count = self.lives.iter().filter(|l| sampled(l)).count();
+        usages.truncate(sampled_count);
+        let mut resource_loads: Vec<(&str, usize)> = Vec::new();
+        for b in bindings {
+            if let Binding::Resource { resource, load, .. } = b {
+                if !resource_loads.iter().any(|(r, _)| r == resource) {
+                    resource_loads.push((resource, *load));
+                }
+            }
+        }
+        if !resource_loads.is_empty() {
+            let mut k = 0;
+            for (p, l) in input.pods.iter().zip(&self.lives) {
+                if !sampled(l) {
+                    continue;
+                }
+                if k == usages.len() {
+                    usages.push(PodUsage {
+                        pod: String::new(),
+                        timestamp: tau,
+                        window,
+                        containers: Vec::new(),
+                    });
+                }
+                let u = &mut usages[k];
+                k += 1;
+                if u.pod != p.name {
+                    u.pod.clone_from(&p.name);
+                }
+                u.timestamp = tau;
+                u.window = window;
+                if u.containers.len() != p.containers.len()
+                    || u.containers
+                        .iter()
+                        .zip(&p.containers)
+                        .any(|(a, b)| a.0 != b.name)
+                {
+                    u.containers = p
+                        .containers
+                        .iter()
+                        .map(|c| (c.name.clone(), BTreeMap::new()))
+                        .collect();
+                }
+            }
+            for (resource, li) in &resource_loads {
+                per_pod(*li, shares);
+                let split: &[f64] = self
+                    .splits
+                    .get(*resource)
+                    .map(Vec::as_slice)
+                    .unwrap_or(&[1.0]);
+                let mut k = 0;
+                for (i, l) in self.lives.iter().enumerate() {
+                    if !sampled(l) {
+                        continue;
+                    }
+                    let mut total = shares[i];
+                    if *resource == "cpu" && tau < l.created + self.params.startup_burst {
+                        total += self.params.startup_cpu_milli;
+                    }
+                    let u = &mut usages[k];
+                    k += 1;
+                    let mut left = total;
+                    let last = u.containers.len().saturating_sub(1);
+                    for (ci, (_, map)) in u.containers.iter_mut().enumerate() {
+                        let v = if ci == last {
+                            left
+                        } else {
+                            let v = (total as f64 * split.get(ci).copied().unwrap_or(0.0)).floor()
+                                as i64;
+                            left -= v;
+                            v
+                        };
+                        match map.get_mut(*resource) {
+                            Some(x) => *x = v,
+                            None => {
+                                map.insert(resource.to_string(), v);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        input.pod_metrics = Ok(usages);
+
+        // Custom and external metrics.
+        for (mi, b) in bindings.iter().enumerate() {
+            let Some(slot) = input.metric_data.get_mut(mi) else {
+                continue;
+            };
+            match b {
+                Binding::Pods { load, .. } => {
+                    per_pod(*load, shares);
+                    let mut items = match std::mem::take(slot) {
+                        MetricData::Pods(Ok(v)) => v,
+                        _ => Vec::new(),
+                    };
+                    items.truncate(sampled_count);
+                    let mut k = 0;
+                    for (i, (p, l)) in input.pods.iter().zip(&self.lives).enumerate() {
+                        if !sampled(l) {
+                            continue;
+                        }
+                        if k == items.len() {
+                            items.push(MetricSample {
+                                name: String::new(),
+                                value: 0,
+                                timestamp: tau,
+                                window,
+                            });
+                        }
+                        let s = &mut items[k];
+                        k += 1;
+                        if s.name != p.name {
+                            s.name.clone_from(&p.name);
+                        }
+                        s.value = shares[i];
+                        s.timestamp = tau;
+                        s.window = window;
+                    }
+                    *slot = MetricData::Pods(Ok(items));
+                }
+                Binding::Object { load, .. } | Binding::External { load, .. } => {
+                    let value = (loads[*load].signal.value_at(t) * 1000.0).round() as i64;
+                    let name = match &input.hpa.metrics[mi] {
+                        MetricSpec::Object { object, .. } => object,
+                        MetricSpec::External { metric, .. } => metric,
+                        _ => continue,
+                    };
+                    let sample = |name: &String| MetricSample {
+                        name: name.clone(),
+                        value,
+                        timestamp: tau,
+                        window,
+                    };
+                    match (b, &mut *slot) {
+                        (Binding::Object { .. }, MetricData::Object(Ok(s))) if s.name == *name => {
+                            s.value = value;
+                            s.timestamp = tau;
+                            s.window = window;
+                        }
+                        (Binding::External { .. }, MetricData::External(Ok(v)))
+                            if v.len() == 1 && v[0].name == *name =>
+                        {
+                            v[0].value = value;
+                            v[0].timestamp = tau;
+                            v[0].window = window;
+                        }
+                        (Binding::Object { .. }, _) => *slot = MetricData::Object(Ok(sample(name))),
+                        _ => *slot = MetricData::External(Ok(vec![sample(name)])),
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The truth at `now` (signal time `now - t0`): Ready pods, the replicas needed, and
+    /// whether a metric is over its target or a resource saturated.
+    pub fn truth(
+        &self,
+        loads: &[Load],
+        bindings: &[Binding],
+        t0: Timestamp,
+        now: Timestamp,
+        min: i32,
+        max: i32,
+    ) -> Truth {
+        let t = now.duration_since(t0).as_secs_f64();
+        let ready = self.ready_at(now);
+        let mut truth = Truth {
+            ready,
+            ..Default::default()
+        };
+        let mut needed: Option<f64> = None;
+        let mut need = |n: f64| needed = Some(needed.map_or(n, |x: f64| x.max(n)));
+        for b in bindings {
+            let Some(li) = b.load() else { continue };
+            let l = &loads[li];
+            let v = l.signal.value_at(t) * 1000.0;
+            // The per-pod value a Ready pod sees now (milli).
+            let per_pod = match l.kind {
+                LoadKind::Demand if ready == 0 => {
+                    if v > 0.0 {
+                        f64::INFINITY
+                    } else {
+                        0.0
+                    }
+                }
+                LoadKind::Demand => v / ready as f64,
+                _ => v,
+            };
+            match b {
+                Binding::Resource {
+                    target,
+                    request_milli,
+                    ..
+                } => {
+                    let target_milli = match (
+                        target.average_value,
+                        target.average_utilization,
+                        request_milli,
+                    ) {
+                        (Some(av), _, _) => Some(av as f64),
+                        (None, Some(u), Some(r)) => Some(*r as f64 * u as f64 / 100.0),
+                        _ => None,
+                    };
+                    if let Some(tm) = target_milli.filter(|t| *t > 0.0) {
+                        truth.over_target |= per_pod > tm;
+                        if l.kind == LoadKind::Demand {
+                            need((v / tm).ceil());
+                        }
+                    }
+                    if let Some(r) = request_milli.filter(|r| *r > 0) {
+                        truth.saturated |= per_pod > r as f64;
+                    }
+                }
+                Binding::Pods { target, .. } => {
+                    if let Some(tm) = target.average_value.filter(|t| *t > 0) {
+                        truth.over_target |= per_pod > tm as f64;
+                        if l.kind == LoadKind::Demand {
+                            need((v / tm as f64).ceil());
+                        }
+                    }
+                }
+                Binding::Object { target, .. } | Binding::External { target, .. } => {
+                    if let Some(av) = target.average_value.filter(|t| *t > 0) {
+                        let each = if ready == 0 {
+                            f64::INFINITY
+                        } else {
+                            v / ready as f64
+                        };
+                        truth.over_target |= v > 0.0 && each > av as f64;
+                        need((v / av as f64).ceil());
+                    } else if let Some(tv) = target.value.filter(|t| *t > 0) {
+                        truth.over_target |= v > tv as f64;
+                    }
+                }
+                Binding::None => {}
+            }
+        }
+        truth.needed = needed.map(|n| (n.min(i32::MAX as f64) as i32).clamp(min, max));
+        truth
+    }
+
+    /// Make `desired` pods exist at `now`: new pods start now; removal takes not-Ready pods
+    /// first, then the newest.
+    pub fn scale_to(&mut self, pods: &mut Vec<PodInfo>, desired: i32, now: Timestamp) {
+        let desired = desired.max(0) as usize;
+        while self.lives.len() < desired {
+            let p = self.new_pod(now);
+            pods.push(p);
+            self.lives.push(PodLife {
+                created: now,
+                ready_at: now + self.params.pod_startup,
+            });
+        }
+        if self.lives.len() > desired {
+            let mut order: Vec<usize> = (0..self.lives.len()).collect();
+            // Not Ready first, then the newest.
+            order.sort_by(|&a, &b| {
+                let (la, lb) = (&self.lives[a], &self.lives[b]);
+                (la.ready_at <= now)
+                    .cmp(&(lb.ready_at <= now))
+                    .then(lb.created.cmp(&la.created))
+            });
+            let mut remove: Vec<usize> = order[..self.lives.len() - desired].to_vec();
+            remove.sort_unstable_by(|a, b| b.cmp(a));
+            for i in remove {
+                self.lives.remove(i);
+                pods.remove(i);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::simulate::series::Shape;
+
+    fn template() -> PodInfo {
+        PodInfo {
+            name: "t".into(),
+            phase: "Running".into(),
+            deleting: false,
+            start_time: None,
+            ready: None,
+            containers: vec![ContainerRequests {
+                name: "app".into(),
+                requests: BTreeMap::from([("cpu".to_string(), 500)]),
+                restartable_init: false,
+            }],
+            init_containers: vec![],
+            pod_requests: None,
+            overhead: BTreeMap::new(),
+            owner: None,
+        }
+    }
+
+    #[test]
+    fn scale_down_removes_unready_then_newest() {
+        let now: Timestamp = "2026-03-01T12:00:00Z".parse().unwrap();
+        let mut w = World::new(WorldParams::default(), &[], template(), "web", now);
+        let mut pods = w.initial_pods(2, now);
+        w.scale_to(&mut pods, 3, now - SignedDuration::from_secs(90));
+        w.scale_to(&mut pods, 4, now - SignedDuration::from_secs(60)); // Ready by now
+        w.scale_to(&mut pods, 5, now); // not Ready yet
+        assert_eq!(pods.len(), 5);
+        w.scale_to(&mut pods, 3, now);
+        let names: Vec<&str> = pods.iter().map(|p| p.name.as_str()).collect();
+        // The unready pod 5 goes first, then the newest Ready one (4).
+        assert_eq!(names, ["web-00001", "web-00002", "web-00003"]);
+    }
+
+    #[test]
+    fn demand_is_shared_exactly_among_ready_pods() {
+        let now: Timestamp = "2026-03-01T12:00:00Z".parse().unwrap();
+        let mut w = World::new(WorldParams::default(), &[], template(), "web", now);
+        let pods = w.initial_pods(3, now);
+        let loads = vec![Load {
+            metric: "cpu".into(),
+            kind: LoadKind::Demand,
+            signal: Signal::Shape(Shape::Constant { value: 1.0 }),
+            origin: "test".into(),
+        }];
+        let metrics = vec![MetricSpec::Resource {
+            resource: "cpu".into(),
+            target: Target {
+                type_: "Utilization".into(),
+                average_utilization: Some(50),
+                ..Default::default()
+            },
+        }];
+        let bindings = bind(&metrics, &loads, &template().containers).unwrap();
+        w.prepare(&bindings);
+        let mut input = crate::simulate::engine::tests::bare_input(metrics, pods);
+        w.fill(&mut input, &loads, &bindings, now, now);
+        let usages = input.pod_metrics.as_ref().unwrap();
+        let v: Vec<i64> = usages.iter().map(|u| u.containers[0].1["cpu"]).collect();
+        assert_eq!(v, [334, 333, 333]);
+        let truth = w.truth(&loads, &bindings, now, now, 1, 10);
+        // 1 core at 50 % of 500m per pod needs 4 pods; 333m per pod is over 250m.
+        assert_eq!(truth.needed, Some(4));
+        assert!(truth.over_target);
+        assert!(!truth.saturated);
+    }
+}

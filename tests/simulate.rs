@@ -1,0 +1,608 @@
+//! `kubectl hpa simulate`, run as the real binary: the behaviours documented by Kubernetes,
+//! agreement with `explain`, the load inputs, the outputs, and bad input.
+
+use std::collections::HashMap;
+use std::process::{Command, Output};
+
+const DATA: &str = "tests/simulate_data";
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kubectl-hpa"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("the binary runs")
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = run(args);
+    assert!(
+        out.status.success(),
+        "{args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
+
+/// Run with `-o csv` and return the rows as column → value maps.
+fn csv(args: &[&str]) -> Vec<HashMap<String, String>> {
+    let mut all = args.to_vec();
+    all.extend(["-o", "csv"]);
+    let text = ok(&all);
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().expect("a header").split(',').collect();
+    lines
+        .map(|l| {
+            header
+                .iter()
+                .map(|h| h.to_string())
+                .zip(l.split(',').map(str::to_string))
+                .collect()
+        })
+        .collect()
+}
+
+fn col<T: std::str::FromStr>(rows: &[HashMap<String, String>], name: &str) -> Vec<T>
+where
+    T::Err: std::fmt::Debug,
+{
+    rows.iter()
+        .map(|r| r[name].parse().expect("a number"))
+        .collect()
+}
+
+fn data(f: &str) -> String {
+    format!("{DATA}/{f}")
+}
+
+/// A failure: exit code 1, one `error:` line on stderr, no panic.
+fn fails(args: &[&str]) -> String {
+    let out = run(args);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(err.starts_with("error: "), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+    assert!(out.stdout.is_empty(), "nothing on stdout");
+    err
+}
+
+// --- Behaviours from the Kubernetes documentation -------------------------------------------
+
+#[test]
+fn docs_default_scale_up_is_4_pods_or_100_percent_per_15s() {
+    // A per-pod value 100× the target: every sync wants far more pods than the policies allow.
+    // Samples are immediate (no lag, no window) so new pods count at once.
+    let rows = csv(&[
+        "simulate",
+        "--hpa",
+        &data("default-scale-up.yaml"),
+        "--per-pod",
+        "http_requests_per_second=10000",
+        "--metrics-lag",
+        "0s",
+        "--metrics-window",
+        "0s",
+        "--duration",
+        "2m",
+    ]);
+    let replicas: Vec<i32> = col(&rows, "replicas");
+    // 1 → max(1+4, 2×1) = 5 → max(9, 10) = 10 → 20 → 40 → 80 → maxReplicas 100.
+    assert_eq!(replicas, [5, 10, 20, 40, 80, 100, 100, 100]);
+    assert_eq!(rows[0]["rule"], "ScaleUpLimit");
+    assert_eq!(rows[5]["rule"], "TooManyReplicas");
+}
+
+#[test]
+fn docs_scale_down_policy_first_step_removes_8_of_80() {
+    let rows = csv(&[
+        "simulate",
+        "--hpa",
+        &data("scale-down-policies.yaml"),
+        "--replicas",
+        "80",
+        "--per-pod",
+        "http_requests_per_second=10",
+        "--duration",
+        "2m15s",
+    ]);
+    let replicas: Vec<i32> = col(&rows, "replicas");
+    // Pods 4 → 76, Percent 10 → 72; Max selects the bigger change: 72. The next step waits
+    // until the first one is 60 s old: 72 − 10 % = 64, then 57.
+    assert_eq!(replicas, [72, 72, 72, 72, 64, 64, 64, 64, 57]);
+    assert!(rows.iter().all(|r| r["rule"] == "ScaleDownLimit"));
+}
+
+#[test]
+fn docs_stabilization_window_holds_the_highest_recommendation_for_300s() {
+    // 1000 rps on 10 pods at 100 per pod, then 200 rps from +5m: 2 pods would do.
+    let rows = csv(&[
+        "simulate",
+        "--hpa",
+        &data("stabilization-300s.yaml"),
+        "--replicas",
+        "10",
+        "--demand",
+        "http_requests_per_second=step:1000:200:5m",
+        "--duration",
+        "11m",
+    ]);
+    let at = |secs: f64| {
+        rows.iter()
+            .find(|r| r["offset_seconds"].parse::<f64>().unwrap() == secs)
+            .unwrap()
+    };
+    // The drop is seen at +5m15s (15 s metrics lag) and proposes 2; the 10s recommended up
+    // to +5m keep the replicas at 10 for 300 s.
+    assert_eq!(at(315.0)["proposal"], "2");
+    assert_eq!(at(315.0)["replicas"], "10");
+    assert_eq!(at(315.0)["rule"], "ScaleDownStabilized");
+    assert_eq!(at(585.0)["replicas"], "10");
+    assert_eq!(at(600.0)["replicas"], "2");
+    let replicas: Vec<i32> = col(&rows, "replicas");
+    assert!(replicas[..40].iter().all(|r| *r == 10), "{replicas:?}");
+}
+
+#[test]
+fn docs_select_policy_disabled_never_scales_down() {
+    let rows = csv(&[
+        "simulate",
+        "--hpa",
+        &data("scale-down-disabled.yaml"),
+        "--replicas",
+        "10",
+        "--demand",
+        "http_requests_per_second=step:1000:200:5m",
+        "--duration",
+        "30m",
+    ]);
+    let replicas: Vec<i32> = col(&rows, "replicas");
+    assert!(replicas.iter().all(|r| *r == 10), "{replicas:?}");
+    assert_eq!(rows.last().unwrap()["proposal"], "2");
+    assert_eq!(rows.last().unwrap()["rule"], "SelectPolicyDisabled");
+}
+
+// --- Agreement with explain ------------------------------------------------------------------
+
+#[test]
+fn first_tick_of_a_constant_load_equals_explain() {
+    let snap = "examples/scale-up-cpu.yaml";
+    let explain: serde_json::Value = serde_json::from_str(&ok(&[
+        "explain",
+        "web",
+        "-n",
+        "shop",
+        "--snapshot",
+        snap,
+        "-o",
+        "json",
+    ]))
+    .unwrap();
+    let sim: serde_json::Value = serde_json::from_str(&ok(&[
+        "simulate",
+        "web",
+        "-n",
+        "shop",
+        "--snapshot",
+        snap,
+        "--duration",
+        "5m",
+        "-o",
+        "json",
+    ]))
+    .unwrap();
+    let first = &sim["timeline"][0];
+    assert_eq!(first["replicas"], explain["desiredReplicas"]);
+    assert_eq!(first["replicasBefore"], explain["currentReplicas"]);
+    assert_eq!(first["proposal"], explain["proposal"]);
+    assert_eq!(first["rule"], explain["verdict"]["decidedBy"]);
+    assert_eq!(
+        first["replicas"], 5,
+        "the README's expected verdict for this example"
+    );
+    assert_eq!(sim["replayedFirstTick"], true);
+}
+
+#[test]
+fn constant_load_settles_at_the_needed_replicas() {
+    // 1.25 cores of demand at 50 % of 500m needs 5 pods: the run settles there and stays.
+    let rows = csv(&[
+        "simulate",
+        "web",
+        "-n",
+        "shop",
+        "--snapshot",
+        "examples/scale-up-cpu.yaml",
+        "--duration",
+        "30m",
+    ]);
+    let replicas: Vec<i32> = col(&rows, "replicas");
+    assert!(replicas.iter().all(|r| *r == 5), "{replicas:?}");
+    assert_eq!(rows.last().unwrap()["cpu_value"], "50");
+}
+
+// --- The world model ---------------------------------------------------------------------------
+
+#[test]
+fn startup_cpu_burst_is_hidden_by_the_readiness_rules_until_pods_are_ready() {
+    let base = [
+        "simulate",
+        "--hpa",
+        &data("cpu.yaml"),
+        "--replicas",
+        "2",
+        "--requests",
+        "cpu=500m",
+        "--demand",
+        "cpu=step:0.5:4:1m",
+        "--pod-startup",
+        "60s",
+        "--duration",
+        "15m",
+    ]
+    .map(String::from)
+    .to_vec();
+    let with = |extra: &[&str]| {
+        let mut a: Vec<&str> = base.iter().map(String::as_str).collect();
+        a.extend(extra);
+        col::<i32>(&csv(&a), "replicas")
+    };
+    let quiet = with(&[]);
+    // A burst that ends when the pod turns Ready: its samples are all from unready pods, which
+    // the controller discards (cpu-initialization-period), so nothing changes.
+    let hidden = with(&["--startup-cpu", "2", "--startup-burst", "60s"]);
+    assert_eq!(quiet, hidden);
+    // A burst that lasts well after readiness is counted, and scales further.
+    let seen = with(&["--startup-cpu", "2", "--startup-burst", "5m"]);
+    assert!(
+        seen.iter().max() > quiet.iter().max(),
+        "quiet {quiet:?}\nseen {seen:?}"
+    );
+}
+
+#[test]
+fn demand_is_shared_so_utilization_falls_as_replicas_rise() {
+    let rows = csv(&[
+        "simulate",
+        "--hpa",
+        &data("cpu.yaml"),
+        "--replicas",
+        "2",
+        "--requests",
+        "cpu=500m",
+        "--demand",
+        "cpu=2",
+        "--duration",
+        "10m",
+    ]);
+    let util: Vec<f64> = col(&rows, "cpu_value");
+    assert_eq!(util[0], 200.0, "2 cores on 2 × 500m");
+    let last = *util.last().unwrap();
+    assert!(
+        last <= 77.0,
+        "settles within the tolerance of 70 %: {util:?}"
+    );
+    // 2 cores at 70 % of 500m needs ceil(5.71) = 6 pods.
+    assert_eq!(rows.last().unwrap()["needed"], "6");
+    assert_eq!(rows.last().unwrap()["replicas"], "6");
+}
+
+// --- Inputs --------------------------------------------------------------------------------------
+
+#[test]
+fn csv_and_prometheus_series_with_step_and_linear_interpolation() {
+    let base = [
+        "simulate",
+        "--hpa",
+        &data("cpu.yaml"),
+        "--requests",
+        "cpu=500m",
+        "--duration",
+        "12m",
+    ];
+    let loads = |spec: &str, interp: &str| -> Vec<f64> {
+        let mut a = base.to_vec();
+        a.extend(["--demand", spec, "--interpolation", interp]);
+        col(&csv(&a), "load_cpu")
+    };
+    let csv_file = format!("cpu=csv:{}", data("load.csv"));
+    let lin = loads(&csv_file, "linear");
+    assert_eq!((lin[0], lin[10], lin[20], lin[30]), (1.0, 2.0, 3.0, 2.25));
+    let step = loads(&csv_file, "step");
+    assert_eq!(
+        (step[10], step[20], step[39], step[40]),
+        (1.0, 3.0, 3.0, 1.5)
+    );
+    let prom = loads(&format!("cpu=prom:{}", data("prometheus.json")), "linear");
+    // Two series summed: 1 → 3 → 1.5, like the CSV.
+    assert_eq!(
+        (prom[0], prom[10], prom[20], prom[30]),
+        (1.0, 2.0, 3.0, 2.25)
+    );
+}
+
+#[test]
+fn scenario_file_sets_duration_world_and_load() {
+    let text = ok(&[
+        "simulate",
+        "--hpa",
+        &data("cpu.yaml"),
+        "--requests",
+        "cpu=500m",
+        "--scenario",
+        &data("scenario.yaml"),
+    ]);
+    assert!(
+        text.contains("duration    40m0s (scenario) = 160 syncs every 15s"),
+        "{text}"
+    );
+    assert!(text.contains("pod start-up 45s (scenario)"), "{text}");
+    assert!(text.contains("metrics lag 15s (scenario)"), "{text}");
+    assert!(
+        text.contains("start       2026-03-01T12:00:00Z (the scenario's start)"),
+        "{text}"
+    );
+    assert!(text.contains("sync period 15s (default)"), "{text}");
+    // Flags override the scenario.
+    let text = ok(&[
+        "simulate",
+        "--hpa",
+        &data("cpu.yaml"),
+        "--requests",
+        "cpu=500m",
+        "--scenario",
+        &data("scenario.yaml"),
+        "--pod-startup",
+        "90s",
+        "--duration",
+        "5m",
+    ]);
+    assert!(text.contains("pod start-up 1m30s (flag)"), "{text}");
+    assert!(text.contains("= 20 syncs"), "{text}");
+}
+
+// --- Outputs ---------------------------------------------------------------------------------------
+
+#[test]
+fn text_output_has_timeline_chart_and_summary() {
+    let text = ok(&[
+        "simulate",
+        "--hpa",
+        &data("cpu.yaml"),
+        "--requests",
+        "cpu=500m",
+        "--demand",
+        "cpu=spike:1:5:10m:10m",
+    ]);
+    for part in [
+        "Timeline",
+        "RULE",
+        "Chart",
+        "replicas",
+        "load cpu",
+        "Summary",
+        "peak replicas",
+        "pod-minutes",
+    ] {
+        assert!(text.contains(part), "missing {part}: {text}");
+    }
+    assert!(text.contains('█'), "{text}");
+    assert!(!text.contains('\x1b'), "no colour without a TTY");
+}
+
+#[test]
+fn compare_runs_both_configurations_on_the_same_load() {
+    let args = [
+        "simulate",
+        "--hpa",
+        &data("cpu.yaml"),
+        "--requests",
+        "cpu=500m",
+        "--demand",
+        "cpu=step:1:5:5m",
+        "--duration",
+        "30m",
+        "--compare",
+        &data("tight-scale-up.yaml"),
+    ];
+    let mut json_args = args.to_vec();
+    json_args.extend(["-o", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&ok(&json_args)).unwrap();
+    let timeline = v["timeline"].as_array().unwrap();
+    assert_eq!(timeline.len(), 2 * 120);
+    assert_eq!(timeline[0]["config"], "base");
+    assert_eq!(timeline[1]["config"], "compare");
+    // The candidate adds at most one pod per minute: it takes longer to reach the need.
+    let s = v["summaries"].as_array().unwrap();
+    assert!(s[1]["longestShortfallSeconds"].as_f64() > s[0]["longestShortfallSeconds"].as_f64());
+    assert!(v["difference"]["longestShortfallSeconds"].as_f64().unwrap() > 0.0);
+    let text = ok(&args);
+    assert!(text.contains("difference"), "{text}");
+    assert!(text.contains("replicas [compare]"), "{text}");
+}
+
+#[test]
+fn json_output_is_one_valid_document_with_settings_and_defaults() {
+    let out = ok(&[
+        "simulate",
+        "--hpa",
+        &data("cpu.yaml"),
+        "--requests",
+        "cpu=500m",
+        "--demand",
+        "cpu=1",
+        "--duration",
+        "1m",
+        "-o",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["kind"], "Simulation");
+    assert_eq!(v["ticks"], 4);
+    assert_eq!(v["world"]["podStartup"], "30s");
+    assert_eq!(v["world"]["origins"]["pod start-up"], "default");
+    assert_eq!(v["settings"]["syncPeriod"], "15s");
+    assert_eq!(v["timeline"].as_array().unwrap().len(), 4);
+    assert_eq!(v["difference"], serde_json::Value::Null);
+}
+
+// --- Bad input --------------------------------------------------------------------------------------
+
+#[test]
+fn no_source_says_live_mode_is_not_there_yet() {
+    let err = fails(&["simulate", "web", "--demand", "cpu=1"]);
+    assert!(
+        err.contains("use --snapshot FILE") && err.contains("--hpa FILE"),
+        "{err}"
+    );
+}
+
+#[test]
+fn malformed_scenario_names_the_field() {
+    let err = fails(&[
+        "simulate",
+        "--hpa",
+        &data("cpu.yaml"),
+        "--requests",
+        "cpu=500m",
+        "--scenario",
+        &data("bad-scenario.yaml"),
+    ]);
+    assert!(
+        err.contains("bad-scenario.yaml: field loads[0].points[1].value"),
+        "{err}"
+    );
+    let err = fails(&[
+        "simulate",
+        "--hpa",
+        &data("cpu.yaml"),
+        "--requests",
+        "cpu=500m",
+        "--scenario",
+        &data("bad-syntax.yaml"),
+    ]);
+    assert!(
+        err.contains("bad-syntax.yaml") && err.contains("line"),
+        "{err}"
+    );
+}
+
+#[test]
+fn series_out_of_order_names_the_line() {
+    let spec = format!("cpu=csv:{}", data("load-out-of-order.csv"));
+    let err = fails(&[
+        "simulate",
+        "--hpa",
+        &data("cpu.yaml"),
+        "--requests",
+        "cpu=500m",
+        "--demand",
+        &spec,
+    ]);
+    assert!(
+        err.contains("load-out-of-order.csv line 4: time +2m0s is not after"),
+        "{err}"
+    );
+}
+
+#[test]
+fn negative_load_is_refused() {
+    let err = fails(&[
+        "simulate",
+        "--hpa",
+        &data("cpu.yaml"),
+        "--requests",
+        "cpu=500m",
+        "--demand",
+        "cpu=-2",
+    ]);
+    assert!(
+        err.contains("--demand cpu=") && err.contains("must be a load >= 0"),
+        "{err}"
+    );
+    let err = fails(&[
+        "simulate",
+        "--hpa",
+        &data("cpu.yaml"),
+        "--requests",
+        "cpu=500m",
+        "--demand",
+        "cpu=ramp:1:-3:0s:5m",
+    ]);
+    assert!(err.contains("to must be a load >= 0"), "{err}");
+}
+
+#[test]
+fn unknown_metric_names_the_metrics() {
+    let err = fails(&[
+        "simulate",
+        "--hpa",
+        &data("cpu.yaml"),
+        "--requests",
+        "cpu=500m",
+        "--demand",
+        "qps=3",
+    ]);
+    assert!(
+        err.contains("unknown metric \"qps\": the HPA's metrics are cpu"),
+        "{err}"
+    );
+}
+
+#[test]
+fn utilization_without_requests_asks_for_them() {
+    let err = fails(&["simulate", "--hpa", &data("cpu.yaml"), "--demand", "cpu=3"]);
+    assert!(err.contains("--requests cpu="), "{err}");
+}
+
+#[test]
+fn load_kind_must_fit_the_metric() {
+    let err = fails(&[
+        "simulate",
+        "--hpa",
+        &data("cpu.yaml"),
+        "--requests",
+        "cpu=500m",
+        "--value",
+        "cpu=3",
+    ]);
+    assert!(
+        err.contains("load kind value does not apply to the Resource metric \"cpu\""),
+        "{err}"
+    );
+}
+
+#[test]
+fn bad_shorthand_and_prometheus_exports_are_refused() {
+    let err = fails(&[
+        "simulate",
+        "--hpa",
+        &data("cpu.yaml"),
+        "--requests",
+        "cpu=500m",
+        "--demand",
+        "cpu=wave:1:2",
+    ]);
+    assert!(err.contains("unknown shape \"wave\""), "{err}");
+    let err = fails(&[
+        "simulate",
+        "--hpa",
+        &data("cpu.yaml"),
+        "--requests",
+        "cpu=500m",
+        "--demand",
+        "cpu",
+    ]);
+    assert!(err.contains("expected METRIC=LOAD"), "{err}");
+    let err = fails(&[
+        "simulate",
+        "--hpa",
+        &data("cpu.yaml"),
+        "--requests",
+        "cpu=500m",
+        "--demand",
+        &format!("cpu=prom:{}", data("load.csv")),
+    ]);
+    assert!(err.contains("load.csv: invalid JSON at line 1"), "{err}");
+}

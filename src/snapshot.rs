@@ -459,6 +459,7 @@ impl Snapshot {
                 settings,
                 history,
                 now,
+                detail: Detail::Full,
             });
         }
         let target = self
@@ -628,6 +629,7 @@ impl Snapshot {
             settings,
             history,
             now,
+            detail: Detail::Full,
         })
     }
 }

@@ -1,12 +1,20 @@
 //! Per-metric replica proposals: the controller's `replica_calculator.go`, pod grouping and the
 //! metrics client's sample extraction, each step recorded for the trace.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use jiff::{SignedDuration, Timestamp};
 use serde::Serialize;
 
-use super::model::{Input, MetricData, MetricSample, PodInfo, PodUsage};
+use super::model::{Detail, Input, MetricData, MetricSample, PodInfo, PodUsage};
+
+/// A rule text, built only when the full explanation is wanted.
+macro_rules! rule {
+    ($full:expr, $($arg:tt)*) => {
+        if $full { format!($($arg)*) } else { String::new() }
+    };
+}
 use super::settings::KubeVersion;
 
 /// The tolerance band in force for this HPA.
@@ -113,6 +121,8 @@ pub enum Calculation {
         /// Samples of pods that are not selected by the target (they still count, as in the controller).
         foreign_samples: usize,
         rebalance: Option<Rebalance>,
+        /// The proposal is the current count because a ratio fell inside the tolerance band.
+        within_tolerance: bool,
         /// The rule that produced the proposal.
         rule: String,
         pods: Vec<PodRow>,
@@ -125,6 +135,7 @@ pub enum Calculation {
         tolerance_band: [f64; 2],
         current_replicas: i32,
         ready_pods: Option<i64>,
+        within_tolerance: bool,
         rule: String,
     },
     /// Object/External with an `AverageValue` target (divided by the scale's status.replicas).
@@ -136,6 +147,7 @@ pub enum Calculation {
         tolerance_band: [f64; 2],
         /// ceil(total / status.replicas), what goes in the status.
         average_milli: i64,
+        within_tolerance: bool,
         rule: String,
     },
 }
@@ -189,13 +201,13 @@ struct Sample {
 }
 
 /// `getPodMetrics` / `getContainerMetrics`: per-pod samples of one resource.
-fn resource_samples(
-    usages: &[PodUsage],
+fn resource_samples<'a>(
+    usages: &'a [PodUsage],
     resource: &str,
     container: Option<&str>,
     version: KubeVersion,
     namespace: &str,
-) -> Result<BTreeMap<String, Sample>, String> {
+) -> Result<BTreeMap<&'a str, Sample>, String> {
     let mut out = BTreeMap::new();
     for m in usages {
         let value = match container {
@@ -229,7 +241,7 @@ fn resource_samples(
         };
         if let Some(value) = value {
             out.insert(
-                m.pod.clone(),
+                m.pod.as_str(),
                 Sample {
                     value,
                     timestamp: m.timestamp,
@@ -242,22 +254,23 @@ fn resource_samples(
 }
 
 /// The classification of the controller's `groupPods`.
-struct Grouping {
+struct Grouping<'a> {
     ready: usize,
-    unready: Vec<String>,
-    missing: Vec<String>,
-    ignored: Vec<String>,
+    unready: Vec<&'a str>,
+    missing: Vec<&'a str>,
+    ignored: Vec<&'a str>,
     rows: Vec<PodRow>,
 }
 
-fn group_pods(
-    pods: &[PodInfo],
-    samples: &BTreeMap<String, Sample>,
+fn group_pods<'a>(
+    pods: &'a [PodInfo],
+    samples: &BTreeMap<&'a str, Sample>,
     cpu_rules: bool,
     input: &Input,
-) -> Grouping {
+) -> Grouping<'a> {
     let s = &input.settings;
     let now = input.now;
+    let full = input.detail == Detail::Full;
     let terminal_succeeded = s.version().at_least(37);
     let mut g = Grouping {
         ready: 0,
@@ -267,58 +280,48 @@ fn group_pods(
         rows: Vec::with_capacity(pods.len()),
     };
     for pod in pods {
-        let sample = samples.get(&pod.name);
-        let mut row = PodRow {
-            pod: pod.name.clone(),
-            phase: pod.phase.clone(),
-            ready: pod.ready.as_ref().map(|r| r.status.clone()),
-            group: PodGroup::Ready,
-            why: String::new(),
-            usage_milli: sample.map(|s| s.value),
-            request_milli: None,
-            utilization: None,
-            counted: false,
-            assumed_milli: None,
-            owner: pod.owner.clone(),
-        };
+        let sample = samples.get(pod.name.as_str());
         let (group, why) = if pod.deleting {
             (
                 PodGroup::Ignored,
-                "being deleted (deletionTimestamp set)".to_string(),
+                Cow::Borrowed("being deleted (deletionTimestamp set)"),
             )
         } else if pod.phase == "Failed" || (terminal_succeeded && pod.phase == "Succeeded") {
-            (PodGroup::Ignored, format!("phase {}", pod.phase))
+            (
+                PodGroup::Ignored,
+                Cow::<str>::Owned(format!("phase {}", pod.phase)),
+            )
         } else if pod.phase == "Pending" {
-            (PodGroup::Unready, "phase Pending".to_string())
+            (PodGroup::Unready, Cow::Borrowed("phase Pending"))
         } else if let Some(sample) = sample {
             if cpu_rules {
                 match (&pod.ready, pod.start_time) {
-                    (None, _) => (PodGroup::Unready, "no Ready condition".to_string()),
-                    (_, None) => (PodGroup::Unready, "no status.startTime".to_string()),
+                    (None, _) => (PodGroup::Unready, Cow::Borrowed("no Ready condition")),
+                    (_, None) => (PodGroup::Unready, Cow::Borrowed("no status.startTime")),
                     (Some(ready), Some(start)) => {
                         let init_end = add(start, s.cpu_initialization_period);
                         if init_end > now {
                             if ready.status == "False" {
                                 (
                                     PodGroup::Unready,
-                                    "within cpu-initialization-period and not Ready".to_string(),
+                                    Cow::Borrowed("within cpu-initialization-period and not Ready"),
                                 )
                             } else if sample.timestamp
                                 < add(ready.last_transition_time, sample.window)
                             {
                                 (
                                     PodGroup::Unready,
-                                    format!(
+                                    Cow::<str>::Owned(format!(
                                         "within cpu-initialization-period and the sample ({}) was taken less than one window ({}) after the Ready transition ({})",
                                         sample.timestamp,
                                         fmt_dur(sample.window),
                                         ready.last_transition_time
-                                    ),
+                                    )),
                                 )
                             } else {
                                 (
                                     PodGroup::Ready,
-                                    "within cpu-initialization-period, Ready and the sample is a full window after the transition".to_string(),
+                                    Cow::Borrowed("within cpu-initialization-period, Ready and the sample is a full window after the transition"),
                                 )
                             }
                         } else if ready.status == "False"
@@ -326,38 +329,51 @@ fn group_pods(
                         {
                             (
                                 PodGroup::Unready,
-                                "not Ready and has never been Ready (last transition within initial-readiness-delay of start)".to_string(),
+                                Cow::Borrowed("not Ready and has never been Ready (last transition within initial-readiness-delay of start)"),
                             )
                         } else {
                             (
                                 PodGroup::Ready,
                                 if ready.status == "True" {
-                                    "Ready".to_string()
+                                    Cow::Borrowed("Ready")
                                 } else {
-                                    format!(
+                                    Cow::<str>::Owned(format!(
                                         "Ready={} but was ready before: its sample counts",
                                         ready.status
-                                    )
+                                    ))
                                 },
                             )
                         }
                     }
                 }
             } else {
-                (PodGroup::Ready, "has a sample".to_string())
+                (PodGroup::Ready, Cow::Borrowed("has a sample"))
             }
         } else {
-            (PodGroup::Missing, "no metric sample".to_string())
+            (PodGroup::Missing, Cow::Borrowed("no metric sample"))
         };
-        row.group = group;
-        row.why = why;
+        let name = pod.name.as_str();
         match group {
             PodGroup::Ready => g.ready += 1,
-            PodGroup::Unready => g.unready.push(pod.name.clone()),
-            PodGroup::Missing => g.missing.push(pod.name.clone()),
-            PodGroup::Ignored => g.ignored.push(pod.name.clone()),
+            PodGroup::Unready => g.unready.push(name),
+            PodGroup::Missing => g.missing.push(name),
+            PodGroup::Ignored => g.ignored.push(name),
         }
-        g.rows.push(row);
+        if full {
+            g.rows.push(PodRow {
+                pod: pod.name.clone(),
+                phase: pod.phase.clone(),
+                ready: pod.ready.as_ref().map(|r| r.status.clone()),
+                group,
+                why: why.into_owned(),
+                usage_milli: sample.map(|s| s.value),
+                request_milli: None,
+                utilization: None,
+                counted: false,
+                assumed_milli: None,
+                owner: pod.owner.clone(),
+            });
+        }
     }
     g
 }
@@ -375,12 +391,12 @@ fn is_pod_level_resource(r: &str) -> bool {
 }
 
 /// `calculatePodRequests`: the request of every listed pod (ignored ones too).
-fn pod_requests(
-    pods: &[PodInfo],
+fn pod_requests<'a>(
+    pods: &'a [PodInfo],
     resource: &str,
     container: Option<&str>,
     input: &Input,
-) -> Result<BTreeMap<String, i64>, String> {
+) -> Result<BTreeMap<&'a str, i64>, String> {
     let version = input.settings.version();
     let pod_level_on = input.settings.feature_gates.pod_level_resources;
     let mut out = BTreeMap::new();
@@ -390,7 +406,7 @@ fn pod_requests(
             .as_ref()
             .is_some_and(|r| r.keys().any(|k| is_pod_level_resource(k)));
         if pod_level_on && pod_level_set && container.is_none() {
-            out.insert(pod.name.clone(), pod_level_request(pod, resource)?);
+            out.insert(pod.name.as_str(), pod_level_request(pod, resource)?);
             continue;
         }
         let mut sum: i64 = 0;
@@ -414,7 +430,7 @@ fn pod_requests(
                 return Err(format!("container {name} not found in Pod {}", pod.name));
             }
         }
-        out.insert(pod.name.clone(), sum);
+        out.insert(pod.name.as_str(), sum);
     }
     Ok(out)
 }
@@ -464,8 +480,8 @@ fn pod_level_request(pod: &PodInfo, resource: &str) -> Result<i64, String> {
 
 /// `GetResourceUtilizationRatio`: (ratio, utilization %, raw average).
 fn utilization_ratio(
-    samples: &BTreeMap<String, Sample>,
-    requests: &BTreeMap<String, i64>,
+    samples: &BTreeMap<&str, Sample>,
+    requests: &BTreeMap<&str, i64>,
     target: i32,
 ) -> Result<(f64, i32, i64), String> {
     let mut total: i128 = 0;
@@ -487,7 +503,7 @@ fn utilization_ratio(
 }
 
 /// `GetMetricUsageRatio`: (ratio, average).
-fn usage_ratio(samples: &BTreeMap<String, Sample>, target: i64) -> (f64, i64) {
+fn usage_ratio(samples: &BTreeMap<&str, Sample>, target: i64) -> (f64, i64) {
     let total: i128 = samples.values().map(|s| s.value as i128).sum();
     let avg =
         (total / samples.len().max(1) as i128).clamp(i64::MIN as i128, i64::MAX as i128) as i64;
@@ -565,12 +581,14 @@ pub fn pod_average(
             "no pods returned by selector while calculating replica count",
         ));
     }
-    let listed: std::collections::HashSet<&str> =
-        input.pods.iter().map(|p| p.name.as_str()).collect();
-    let foreign_samples = samples
-        .keys()
-        .filter(|k| !listed.contains(k.as_str()))
-        .count();
+    let full = input.detail == Detail::Full;
+    let foreign_samples = if full {
+        let listed: std::collections::HashSet<&str> =
+            input.pods.iter().map(|p| p.name.as_str()).collect();
+        samples.keys().filter(|k| !listed.contains(**k)).count()
+    } else {
+        0
+    };
     // 3. Grouping (the cpu readiness rules apply to the cpu resource only).
     let mut g = group_pods(&input.pods, &samples, resource == "cpu", input);
     for name in g.ignored.iter().chain(g.unready.iter()) {
@@ -596,6 +614,7 @@ pub fn pod_average(
         ignored_pods: g.ignored.len(),
         foreign_samples,
         rebalance: None,
+        within_tolerance: false,
         rule: rule.to_string(),
         pods: g.rows.clone(),
     };
@@ -635,9 +654,9 @@ pub fn pod_average(
         }
     };
     for row in &mut g.rows {
-        row.counted = samples.contains_key(&row.pod);
+        row.counted = samples.contains_key(row.pod.as_str());
         if let Some(req) = &requests {
-            row.request_milli = req.get(&row.pod).copied();
+            row.request_milli = req.get(row.pod.as_str()).copied();
             if let (Some(u), Some(r)) = (row.usage_milli, row.request_milli) {
                 if r > 0 {
                     row.utilization = Some(((u as i128) * 100 / r as i128) as i64);
@@ -646,52 +665,65 @@ pub fn pod_average(
         }
     }
     let scale_up_with_unready = !g.unready.is_empty() && ratio > 1.0;
-    let finish =
-        |replicas: i32, rule: String, rebalance: Option<Rebalance>, rows: Vec<PodRow>| Proposal {
-            replicas,
-            calc: Calculation::PodAverage {
-                mode: mode.clone(),
-                current: current_value,
-                raw_average_milli: raw,
-                target,
-                ratio,
-                tolerance_band: tol.band(),
-                current_replicas: current,
-                ready_pods: g.ready,
-                unready_pods: g.unready.len(),
-                missing_pods: g.missing.len(),
-                ignored_pods: g.ignored.len(),
-                foreign_samples,
-                rebalance,
-                rule,
-                pods: rows,
-            },
-            current_value: if is_util {
-                raw.unwrap_or(0)
-            } else {
-                current_value
-            },
-            current_utilization: if is_util {
-                Some(current_value as i32)
-            } else {
-                None
-            },
-        };
+    let finish = |replicas: i32,
+                  rule: String,
+                  rebalance: Option<Rebalance>,
+                  rows: Vec<PodRow>,
+                  within_tolerance: bool| Proposal {
+        replicas,
+        calc: Calculation::PodAverage {
+            mode: mode.clone(),
+            current: current_value,
+            raw_average_milli: raw,
+            target,
+            ratio,
+            tolerance_band: tol.band(),
+            current_replicas: current,
+            ready_pods: g.ready,
+            unready_pods: g.unready.len(),
+            missing_pods: g.missing.len(),
+            ignored_pods: g.ignored.len(),
+            foreign_samples,
+            rebalance,
+            within_tolerance,
+            rule,
+            pods: rows,
+        },
+        current_value: if is_util {
+            raw.unwrap_or(0)
+        } else {
+            current_value
+        },
+        current_utilization: if is_util {
+            Some(current_value as i32)
+        } else {
+            None
+        },
+    };
     if !scale_up_with_unready && g.missing.is_empty() {
         if tol.is_within(ratio) {
             return Ok(finish(
                 current,
-                format!("ratio {ratio:.4} is within the tolerance band: keep {current}"),
+                rule!(
+                    full,
+                    "ratio {ratio:.4} is within the tolerance band: keep {current}"
+                ),
                 None,
                 g.rows,
+                true,
             ));
         }
         let n = ceil_i32(ratio * g.ready as f64);
         return Ok(finish(
             n,
-            format!("ceil(ratio {ratio:.4} × {} ready pods) = {n}", g.ready),
+            rule!(
+                full,
+                "ceil(ratio {ratio:.4} × {} ready pods) = {n}",
+                g.ready
+            ),
             None,
             g.rows,
+            false,
         ));
     }
     // 5. Fill in missing and unready pods.
@@ -720,7 +752,7 @@ pub fn pod_average(
         for name in &g.missing {
             if let Some(v) = fill_for(name) {
                 samples.insert(
-                    name.clone(),
+                    *name,
                     Sample {
                         value: v,
                         timestamp: input.now,
@@ -738,7 +770,7 @@ pub fn pod_average(
     if scale_up_with_unready {
         for name in &g.unready {
             samples.insert(
-                name.clone(),
+                *name,
                 Sample {
                     value: 0,
                     timestamp: input.now,
@@ -779,51 +811,50 @@ pub fn pod_average(
     if tol.is_within(new_ratio) {
         return Ok(finish(
             current,
-            format!(
+            rule!(full,
                 "after assuming values for missing/unready pods the ratio {new_ratio:.4} is within tolerance: keep {current}"
             ),
             Some(rebalance),
-            rows,
-        ));
+            rows, true));
     }
     if (ratio < 1.0 && new_ratio > 1.0) || (ratio > 1.0 && new_ratio < 1.0) {
         return Ok(finish(
             current,
-            format!(
+            rule!(full,
                 "assuming values for missing/unready pods reverses the direction (ratio {ratio:.4} → {new_ratio:.4}): keep {current}"
             ),
             Some(rebalance),
-            rows,
-        ));
+            rows, false));
     }
     let n = ceil_i32(new_ratio * samples.len() as f64);
     if (new_ratio < 1.0 && n > current) || (new_ratio > 1.0 && n < current) {
         return Ok(finish(
             current,
-            format!(
+            rule!(full,
                 "ceil({new_ratio:.4} × {}) = {n} would move against the direction of the ratio: keep {current}",
                 samples.len()
             ),
             Some(rebalance),
-            rows,
-        ));
+            rows, false));
     }
     Ok(finish(
         n,
-        format!(
+        rule!(
+            full,
             "ceil(new ratio {new_ratio:.4} × {} pods incl. assumed) = {n}",
             samples.len()
         ),
         Some(rebalance),
         rows,
+        false,
     ))
 }
 
 /// `GetRawMetric`: the custom metrics API's per-pod values.
-fn pods_metric_samples(
+fn pods_metric_samples<'a>(
     metric: &str,
-    data: &MetricData,
-) -> Result<BTreeMap<String, Sample>, Failure> {
+    data: &'a MetricData,
+) -> Result<BTreeMap<&'a str, Sample>, Failure> {
     let no_metrics = || {
         fail(format!(
             "unable to get metric {metric}: no metrics returned from custom metrics API"
@@ -843,7 +874,7 @@ fn pods_metric_samples(
         .iter()
         .map(|m: &MetricSample| {
             (
-                m.name.clone(),
+                m.name.as_str(),
                 Sample {
                     value: m.value,
                     timestamp: m.timestamp,
@@ -875,7 +906,8 @@ pub fn value_target(
     tol: &Tolerances,
 ) -> Result<Proposal, String> {
     let ratio = usage as f64 / target as f64;
-    let mk = |replicas: i32, ready: Option<i64>, rule: String| Proposal {
+    let full = input.detail == Detail::Full;
+    let mk = |replicas: i32, ready: Option<i64>, rule: String, within_tolerance: bool| Proposal {
         replicas,
         calc: Calculation::Value {
             value_milli: usage,
@@ -884,6 +916,7 @@ pub fn value_target(
             tolerance_band: tol.band(),
             current_replicas: current,
             ready_pods: ready,
+            within_tolerance,
             rule,
         },
         current_value: usage,
@@ -894,7 +927,11 @@ pub fn value_target(
             return Ok(mk(
                 current,
                 None,
-                format!("ratio {ratio:.4} is within the tolerance band: keep {current}"),
+                rule!(
+                    full,
+                    "ratio {ratio:.4} is within the tolerance band: keep {current}"
+                ),
+                true,
             ));
         }
         let ready =
@@ -908,14 +945,22 @@ pub fn value_target(
         Ok(mk(
             n,
             Some(ready),
-            format!("ceil(ratio {ratio:.4} × {ready} Running and Ready pods) = {n}"),
+            rule!(
+                full,
+                "ceil(ratio {ratio:.4} × {ready} Running and Ready pods) = {n}"
+            ),
+            false,
         ))
     } else {
         let n = ceil_i32(ratio);
         Ok(mk(
             n,
             None,
-            format!("scaled to zero: ceil(ratio {ratio:.4}) = {n} (no tolerance)"),
+            rule!(
+                full,
+                "scaled to zero: ceil(ratio {ratio:.4}) = {n} (no tolerance)"
+            ),
+            false,
         ))
     }
 }
@@ -929,7 +974,8 @@ pub fn average_value_target(
     tol: &Tolerances,
 ) -> Proposal {
     let ratio = usage as f64 / (target as f64 * status_replicas as f64);
-    let (replicas, rule) = if tol.is_within(ratio) {
+    let within_tolerance = tol.is_within(ratio);
+    let (replicas, rule) = if within_tolerance {
         (
             status_replicas,
             format!(
@@ -961,6 +1007,7 @@ pub fn average_value_target(
             ratio,
             tolerance_band: tol.band(),
             average_milli: average,
+            within_tolerance,
             rule,
         },
         current_value: average,

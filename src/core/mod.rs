@@ -185,6 +185,8 @@ pub fn tolerances(input: &Input) -> Tolerances {
 }
 
 struct Ctx {
+    /// Build the narration (steps)?
+    narrate: bool,
     conditions: Vec<Condition>,
     events: Vec<Event>,
     steps: Vec<Step>,
@@ -229,10 +231,14 @@ impl Ctx {
             message: message.into(),
         });
     }
-    fn step(&mut self, rule: &str, text: impl Into<String>) {
+    /// Record a step of the explanation (built only for the full explanation).
+    fn step<S: Into<String>>(&mut self, rule: &str, text: impl FnOnce() -> S) {
+        if !self.narrate {
+            return;
+        }
         self.steps.push(Step {
             rule: rule.into(),
-            text: text.into(),
+            text: text().into(),
         });
     }
 }
@@ -261,7 +267,9 @@ pub fn evaluate(input: &Input) -> Decision {
                 .collect()
         })
         .unwrap_or_default();
+    let full = input.detail == Detail::Full;
     let mut ctx = Ctx {
+        narrate: full,
         conditions: previous,
         events: vec![],
         steps: vec![],
@@ -322,7 +330,7 @@ pub fn evaluate(input: &Input) -> Decision {
         tolerance: tol,
         behavior: hpa.behavior.clone(),
         settings: s.clone(),
-        assumptions: assumptions(input),
+        assumptions: if full { assumptions(input) } else { vec![] },
         history: HistoryOut {
             given: input.history.clone(),
             after: History::default(),
@@ -336,7 +344,7 @@ pub fn evaluate(input: &Input) -> Decision {
                 format!("the HPA controller was unable to get the target's current scale: {e}");
             ctx.set_condition("AbleToScale", "False", "FailedGetScale", msg);
             ctx.event("Warning", "FailedGetScale", e.clone());
-            ctx.step("FailedGetScale", format!("The target {} {} cannot be read: {e}. The controller stops here; nothing changes.", hpa.target_kind, hpa.target_name));
+            ctx.step("FailedGetScale", || format!("The target {} {} cannot be read: {e}. The controller stops here; nothing changes.", hpa.target_kind, hpa.target_name));
             decision.verdict = Verdict {
                 action: Action::CannotScale,
                 from: None,
@@ -363,13 +371,12 @@ pub fn evaluate(input: &Input) -> Decision {
     let current = scale.spec_replicas;
     decision.current_replicas = Some(current);
     decision.status.current_replicas = Some(current);
-    ctx.step(
-        "SucceededGetScale",
+    ctx.step("SucceededGetScale", || {
         format!(
             "The scale of {} {} says spec.replicas={current}, status.replicas={}, selector {:?}.",
             hpa.target_kind, hpa.target_name, scale.status_replicas, scale.selector
-        ),
-    );
+        )
+    });
 
     let min = hpa.min_replicas;
     let max = hpa.max_replicas;
@@ -401,7 +408,7 @@ pub fn evaluate(input: &Input) -> Decision {
         if !gate_zero && version.at_least(36) {
             ctx.remove_condition("ScaledToZero");
         }
-        ctx.step("ScalingDisabled", "The target has 0 replicas: the controller treats this as scaling disabled and reads no metrics.".to_string());
+        ctx.step("ScalingDisabled", || "The target has 0 replicas: the controller treats this as scaling disabled and reads no metrics.".to_string());
         for m in &mut metrics {
             m.skipped = Some("scaling is disabled (target at 0 replicas)".into());
         }
@@ -418,7 +425,7 @@ pub fn evaluate(input: &Input) -> Decision {
     } else if current != 0 && current > max {
         rescale_reason = "Current number of replicas above Spec.MaxReplicas".into();
         desired = max;
-        ctx.step("AboveMaxReplicas", format!("current {current} > maxReplicas {max}: the controller sets {max} without reading metrics."));
+        ctx.step("AboveMaxReplicas", || format!("current {current} > maxReplicas {max}: the controller sets {max} without reading metrics."));
         for m in &mut metrics {
             m.skipped = Some("current replicas are above maxReplicas".into());
         }
@@ -426,7 +433,7 @@ pub fn evaluate(input: &Input) -> Decision {
     } else if current != 0 && current < min {
         rescale_reason = "Current number of replicas below Spec.MinReplicas".into();
         desired = min;
-        ctx.step("BelowMinReplicas", format!("current {current} < minReplicas {min}: the controller sets {min} without reading metrics."));
+        ctx.step("BelowMinReplicas", || format!("current {current} < minReplicas {min}: the controller sets {min} without reading metrics."));
         for m in &mut metrics {
             m.skipped = Some("current replicas are below minReplicas".into());
         }
@@ -438,10 +445,9 @@ pub fn evaluate(input: &Input) -> Decision {
             Ok(v) => v,
             Err((rule, err)) => {
                 ctx.event("Warning", "FailedComputeMetricsReplicas", err.clone());
-                ctx.step(
-                    &rule,
-                    format!("No decision: {err}. The replica count stays at {current}."),
-                );
+                ctx.step(&rule, || {
+                    format!("No decision: {err}. The replica count stays at {current}.")
+                });
                 decision.desired_replicas = Some(current);
                 decision.verdict = Verdict {
                     action: Action::CannotScale,
@@ -510,10 +516,9 @@ pub fn evaluate(input: &Input) -> Decision {
             if rescale_reason.is_empty() {
                 rescale_reason = "Current number of replicas below Spec.MinReplicas".into();
             }
-            ctx.step(
-                "ScaleFromZeroMinReplicas",
-                format!("Scaling from zero: the result is raised to minReplicas {min}."),
-            );
+            ctx.step("ScaleFromZeroMinReplicas", || {
+                format!("Scaling from zero: the result is raised to minReplicas {min}.")
+            });
             decision.verdict.decided_by = "ScaleFromZeroMinReplicas".into();
         }
         decision.normalization = Some(norm);
@@ -571,7 +576,9 @@ pub fn evaluate(input: &Input) -> Decision {
     };
     decision.verdict.from = Some(current);
     decision.verdict.to = Some(final_desired);
-    decision.verdict.summary = summary(&decision, &metrics, &rescale_reason);
+    if full {
+        decision.verdict.summary = summary(&decision, &metrics, &rescale_reason);
+    }
     finish(decision, ctx, metrics, history)
 }
 
@@ -701,14 +708,14 @@ fn compute_metrics(
     let mut first_error: Option<(String, String, String)> = None; // (reason, condition error, wrapped)
     for (i, spec) in hpa.metrics.iter().enumerate() {
         let raw = hpa.raw_metrics.get(i);
-        let data = input.metric_data.get(i).cloned().unwrap_or_default();
+        let data = input.metric_data.get(i).unwrap_or(&MetricData::None);
         let o = &mut out[i];
         o.skipped = None;
         let r = compute_one(
             input,
             spec,
             raw,
-            &data,
+            data,
             current,
             scale.status_replicas,
             tol,
@@ -720,10 +727,9 @@ fn compute_metrics(
                 o.description = Some(ok.description.clone());
                 o.status = Some(ok.status);
                 o.calculation = Some(ok.calc);
-                ctx.step(
-                    "MetricProposal",
-                    format!("{}: proposes {} replicas.", ok.description, ok.replicas),
-                );
+                ctx.step("MetricProposal", || {
+                    format!("{}: proposes {} replicas.", ok.description, ok.replicas)
+                });
                 if best == 0 || ok.replicas > best {
                     best = ok.replicas;
                     best_name = ok.description;
@@ -735,15 +741,14 @@ fn compute_metrics(
                 o.calculation = f.partial.map(|b| *b);
                 o.description = f.description;
                 ctx.event("Warning", f.reason, f.error.clone());
-                ctx.step(
-                    f.reason,
+                ctx.step(f.reason, || {
                     format!(
                         "metric {} ({}) failed: {}",
                         i + 1,
                         spec.type_name(),
                         f.error
-                    ),
-                );
+                    )
+                });
                 if first_error.is_none() {
                     first_error = Some((f.reason.to_string(), f.error.clone(), f.wrapped));
                 }
@@ -786,7 +791,7 @@ fn compute_metrics(
         format!("the HPA was able to successfully calculate a replica count from {best_name}"),
     );
     if invalid > 0 {
-        ctx.step("InvalidMetricIgnored", format!("{invalid} of {n} metrics failed, but the others propose {best} ≥ current {current}, so the controller still acts (a failing metric only blocks scale-down)."));
+        ctx.step("InvalidMetricIgnored", || format!("{invalid} of {n} metrics failed, but the others propose {best} ≥ current {current}, so the controller still acts (a failing metric only blocks scale-down)."));
     }
     Ok((best, best_name))
 }
@@ -1183,36 +1188,32 @@ pub fn selector_text(
 fn describe_normalization(ctx: &mut Ctx, n: &Normalization, current: i32) {
     let st = &n.stabilization;
     if st.stabilized != n.proposal {
-        ctx.step(
-            &st.reason,
+        ctx.step(&st.reason, || {
             format!(
                 "Stabilization: proposal {} becomes {} ({}).",
                 n.proposal, st.stabilized, st.message
-            ),
-        );
+            )
+        });
     } else {
-        ctx.step(
-            "Stabilization",
-            format!("Stabilization leaves the proposal at {}.", n.proposal),
-        );
+        ctx.step("Stabilization", || {
+            format!("Stabilization leaves the proposal at {}.", n.proposal)
+        });
     }
     let l = &n.limits;
     if n.result != st.stabilized {
-        ctx.step(
-            &l.reason,
+        ctx.step(&l.reason, || {
             format!(
                 "Limits: {} becomes {} ({}).",
                 st.stabilized, n.result, l.message
-            ),
-        );
+            )
+        });
     } else {
-        ctx.step(
-            "DesiredWithinRange",
+        ctx.step("DesiredWithinRange", || {
             format!(
                 "Limits: {} is within the allowed range (current {current}).",
                 n.result
-            ),
-        );
+            )
+        });
     }
 }
 
@@ -1234,9 +1235,15 @@ fn decided_by(n: &Normalization, current: i32, metrics: &[MetricOutcome]) -> Str
         let within = winner
             .and_then(|m| m.calculation.as_ref())
             .map(|c| match c {
-                Calculation::PodAverage { rule, .. }
-                | Calculation::Value { rule, .. }
-                | Calculation::AverageValue { rule, .. } => rule.contains("within"),
+                Calculation::PodAverage {
+                    within_tolerance, ..
+                }
+                | Calculation::Value {
+                    within_tolerance, ..
+                }
+                | Calculation::AverageValue {
+                    within_tolerance, ..
+                } => *within_tolerance,
             })
             .unwrap_or(false);
         if within {

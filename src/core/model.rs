@@ -30,6 +30,18 @@ pub struct Input {
     pub settings: Settings,
     pub history: History,
     pub now: Timestamp,
+    /// How much explanation to build; the decision is the same either way.
+    pub detail: Detail,
+}
+
+/// How much of the explanation the core builds. `Brief` (used by `simulate`, which runs the
+/// algorithm hundreds of thousands of times) skips per-pod rows, rule texts, steps and
+/// assumptions; every number and decision is computed the same way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Detail {
+    #[default]
+    Full,
+    Brief,
 }
 
 /// The HPA with API defaults applied.

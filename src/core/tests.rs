@@ -133,6 +133,7 @@ fn input(
         settings: Settings::default(),
         history: History::default(),
         now: now(),
+        detail: Detail::Full,
     }
 }
 

@@ -8,7 +8,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use serde::Serialize;
 
 use super::world::{bind, Binding, Load, Truth, World};
-use crate::core::{evaluate, Action, Calculation, Decision, Input, PodInfo, Scale};
+use crate::core::{evaluate, Action, Calculation, Decision, Detail, Input, PodInfo, Scale};
 
 /// One metric's numbers at one tick, as the controller saw them.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -86,6 +86,8 @@ impl Simulation {
         let bindings = bind(&input.hpa.metrics, &loads, world.template_containers())?;
         world.prepare(&bindings);
         let start = input.now;
+        // The timeline needs the numbers, not the per-pod narration of every sync.
+        input.detail = Detail::Brief;
         let sync = input.settings.sync_period;
         if sync <= SignedDuration::ZERO {
             return Err("the sync period must be greater than zero".into());
@@ -341,6 +343,7 @@ pub(crate) mod tests {
             settings: Settings::default(),
             history: Default::default(),
             now: "2026-03-01T12:00:00Z".parse().unwrap(),
+            detail: Detail::Full,
         }
     }
 }

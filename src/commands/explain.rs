@@ -5,7 +5,6 @@ use jiff::Timestamp;
 
 use crate::cli::{ExplainOptions, Source};
 use crate::core::{evaluate, Decision};
-use crate::render::render;
 use crate::snapshot::Snapshot;
 
 /// Where "now" came from, for the assumptions list.
@@ -57,6 +56,15 @@ pub fn decide_from_snapshot(
     snap: &Snapshot,
     name: &str,
 ) -> Result<Decision> {
+    decide_with_input(opts, snap, name).map(|(_, d)| d)
+}
+
+/// Like [`decide_from_snapshot`], also returning the core's input (for diagnostics).
+pub fn decide_with_input(
+    opts: &ExplainOptions,
+    snap: &Snapshot,
+    name: &str,
+) -> Result<(crate::core::Input, Decision)> {
     let namespace = resolve_namespace(opts, snap, name);
     let (now, now_note) = resolve_now(opts, snap);
     let input = snap
@@ -83,33 +91,38 @@ pub fn decide_from_snapshot(
             "the snapshot holds no PodMetrics (metrics.k8s.io): resource metrics are treated as returning no data".into(),
         );
     }
-    Ok(d)
+    Ok((input, d))
 }
 
 /// Run `explain` and return the rendered output.
 pub fn run(opts: &ExplainOptions) -> Result<String> {
     match &opts.source {
         Source::Snapshot(path) => {
-            let snap = Snapshot::from_file(path).map_err(|e| anyhow!(e))?;
+            let (snap, extras) = super::fleet::read_snapshot_file(path)?;
             let name = match &opts.name {
                 Some(n) => n.clone(),
                 None => {
                     let names = snap.hpa_names(opts.namespace.as_deref());
                     match names.as_slice() {
-                        [one] => one.split_once('/').map(|(_, n)| n.to_string()).unwrap_or_default(),
-                        [] => bail!("{}: the snapshot holds no autoscaling/v2 HorizontalPodAutoscaler", snap.source),
-                        many => bail!(
-                            "{}: the snapshot holds several HPAs ({}); name one: kubectl hpa explain NAME -n NAMESPACE --snapshot {}",
-                            snap.source,
-                            many.join(", "),
-                            path.display()
+                        [one] if !opts.all_namespaces => one
+                            .split_once('/')
+                            .map(|(_, n)| n.to_string())
+                            .unwrap_or_default(),
+                        [] => bail!(
+                            "{}: the snapshot holds no autoscaling/v2 HorizontalPodAutoscaler",
+                            snap.source
                         ),
+                        // Several HPAs and no NAME: the fleet overview.
+                        _ => return super::fleet::run_offline(opts, &snap, &extras),
                     }
                 }
             };
-            let d = decide_from_snapshot(opts, &snap, &name)?;
-            render(&d, opts.output, opts.color)
+            let (input, d) = decide_with_input(opts, &snap, &name)?;
+            let findings = crate::diagnose::diagnose(&snap, &input, &d, &extras);
+            super::fleet::render_with_diagnostics(&d, &findings, opts)
         }
+        Source::Cluster if opts.watch => super::watch::run(opts),
+        Source::Cluster if opts.name.is_none() => super::fleet::run_live(opts),
         Source::Cluster => super::live::run(opts),
     }
 }

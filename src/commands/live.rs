@@ -68,30 +68,39 @@ struct LiveDecision<'a> {
     #[serde(flatten)]
     decision: &'a Decision,
     live_comparison: &'a LiveComparison,
+    diagnostics: &'a [crate::diagnose::Finding],
 }
 
 /// Run live `explain` for one HPA.
 pub fn run(opts: &ExplainOptions) -> Result<String> {
     let Some(name) = opts.name.clone() else {
-        bail!("name an HPA: kubectl hpa explain NAME [-n NAMESPACE] (the fleet overview without NAME is not available in this build)");
+        return super::fleet::run_live(opts);
     };
     if opts.all_namespaces {
-        bail!("-A/--all-namespaces lists a fleet; to explain one HPA use -n NAMESPACE");
+        bail!("-A/--all-namespaces lists a fleet (kubectl hpa explain -A); to explain one HPA use NAME -n NAMESPACE");
     }
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let (context, namespace, fetched) = rt.block_on(async {
+    let (context, namespace, fetched, metrics_api) = rt.block_on(async {
         let conn = cluster::connect(&opts.kube).await?;
         let ns = conn.namespace.clone();
         let f = cluster::fetch_hpa(&conn, &ns, &name).await?;
-        Ok::<_, anyhow::Error>((conn.context.clone(), ns, f))
+        // Only when the PodMetrics call failed: is the metrics API missing or unavailable?
+        let api = match resource_metrics_failed(&f.list) {
+            true => Some(cluster::metrics_apiservice(&conn).await),
+            false => None,
+        };
+        Ok::<_, anyhow::Error>((conn.context.clone(), ns, f, api))
     })?;
     let snap = Snapshot::from_value(&fetched.list, &format!("cluster {context}"))
         .map_err(|e| anyhow!(e))?;
     let mut o = opts.clone();
     o.namespace = Some(namespace);
-    let mut d = super::explain::decide_from_snapshot(&o, &snap, &name)?;
+    let (input, mut d) = super::explain::decide_with_input(&o, &snap, &name)?;
+    let mut extras = crate::diagnose::Extras::from_list(&fetched.list);
+    extras.metrics_api = metrics_api;
+    let findings = crate::diagnose::diagnose(&snap, &input, &d, &extras);
     d.assumptions.extend(fetched.notes.iter().cloned());
     let cmp = compare(&d, &fetched, &context, opts);
     if !cmp.differences.is_empty() {
@@ -105,14 +114,28 @@ pub fn run(opts: &ExplainOptions) -> Result<String> {
             serde_json::to_string_pretty(&LiveDecision {
                 decision: &d,
                 live_comparison: &cmp,
+                diagnostics: &findings,
             })? + "\n"
         }
         OutputFormat::Yaml => serde_yaml::to_string(&LiveDecision {
             decision: &d,
             live_comparison: &cmp,
+            diagnostics: &findings,
         })?,
-        f => render(&d, f, opts.color)? + &text(&cmp),
+        f => {
+            render(&d, f, opts.color)?
+                + &super::fleet::diagnostics_text(&findings, opts.color)
+                + &text(&cmp)
+        }
     })
+}
+
+/// Whether a fetched List records a failed PodMetrics call.
+pub fn resource_metrics_failed(list: &Value) -> bool {
+    list.pointer("/metadata/annotations")
+        .and_then(|a| a.get(crate::snapshot::FETCH_ERRORS_ANNOTATION))
+        .and_then(Value::as_str)
+        .is_some_and(|e| e.contains("\"resource-metrics\""))
 }
 
 fn text(c: &LiveComparison) -> String {

@@ -1,0 +1,502 @@
+//! The fleet overview: `kubectl hpa explain` without NAME (the namespace) or with `-A` — one line
+//! per HPA, from one [`Snapshot`] per namespace (live: fetched with a number of requests that does
+//! not grow with the number of HPAs, see [`cluster::fetch_fleet`]; offline: a snapshot file with
+//! several HPAs). Every decision comes from the same [`Snapshot::input_for`] + `core::evaluate`
+//! path as `explain NAME` ([`super::explain::decide_with_input`]); diagnostics are added next to it.
+//!
+//! JSON (`-o json`, `kind: FleetExplanation`): `{apiVersion, kind, scope, source, notes[],
+//! items[]}`; each item is `{namespace, name, target{kind,name}, currentReplicas,
+//! desiredReplicas, statusDesiredReplicas, minReplicas, maxReplicas, action, decidedBy, summary,
+//! warnings[], error, diagnostics[], decision}` where `decision` is the full `Explanation` of
+//! `explain NAME -o json` (null when the HPA could not be evaluated; `error` says why).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::{anyhow, Result};
+use owo_colors::OwoColorize;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::cli::{ExplainOptions, OutputFormat};
+use crate::cluster;
+use crate::core::{Action, Decision, TargetRef, CONTRACT_VERSION};
+use crate::diagnose::{self, Extras, Finding, Severity};
+use crate::snapshot::Snapshot;
+
+/// Read a snapshot file and the diagnostic context it holds (the file is parsed once).
+pub fn read_snapshot_file(path: &Path) -> Result<(Snapshot, Extras)> {
+    let source = path.display().to_string();
+    let text =
+        std::fs::read_to_string(path).map_err(|e| anyhow!("cannot read snapshot {source}: {e}"))?;
+    let doc: Value = if text.trim_start().starts_with('{') {
+        serde_json::from_str(&text).map_err(|e| anyhow!("{source}: invalid JSON: {e}"))?
+    } else {
+        serde_yaml::from_str(&text).map_err(|e| anyhow!("{source}: invalid YAML: {e}"))?
+    };
+    drop(text);
+    let extras = if doc.is_object() {
+        Extras::from_list(&doc)
+    } else {
+        Extras::default()
+    };
+    let snap = Snapshot::from_owned(doc, &source).map_err(|e| anyhow!(e))?;
+    Ok((snap, extras))
+}
+
+/// One line of the overview.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FleetItem {
+    pub namespace: String,
+    pub name: String,
+    pub target: TargetRef,
+    pub current_replicas: Option<i32>,
+    pub desired_replicas: Option<i32>,
+    /// `status.desiredReplicas` as the controller last wrote it.
+    pub status_desired_replicas: Option<i32>,
+    pub min_replicas: Option<i32>,
+    pub max_replicas: Option<i32>,
+    pub action: Option<Action>,
+    pub decided_by: Option<String>,
+    pub summary: Option<String>,
+    /// Ids of the error and warning findings.
+    pub warnings: Vec<String>,
+    /// Why the HPA could not be evaluated (unusable input).
+    pub error: Option<String>,
+    pub diagnostics: Vec<Finding>,
+    pub decision: Option<Decision>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FleetDoc<'a> {
+    api_version: &'static str,
+    kind: &'static str,
+    /// `namespace shop`, `all namespaces`.
+    scope: String,
+    source: String,
+    notes: &'a [String],
+    items: &'a [FleetItem],
+}
+
+/// A single decision with its diagnostics (JSON/YAML: the decision's fields plus `diagnostics`).
+#[derive(Serialize)]
+struct WithDiagnostics<'a> {
+    #[serde(flatten)]
+    decision: &'a Decision,
+    diagnostics: &'a [Finding],
+}
+
+/// Render one decision and its findings in the chosen format.
+pub fn render_with_diagnostics(
+    d: &Decision,
+    findings: &[Finding],
+    opts: &ExplainOptions,
+) -> Result<String> {
+    let doc = WithDiagnostics {
+        decision: d,
+        diagnostics: findings,
+    };
+    Ok(match opts.output {
+        OutputFormat::Json => serde_json::to_string_pretty(&doc)? + "\n",
+        OutputFormat::Yaml => serde_yaml::to_string(&doc)?,
+        f => crate::render::render(d, f, opts.color)? + &diagnostics_text(findings, opts.color),
+    })
+}
+
+/// The "Diagnostics" section of the text output (empty when there is nothing to say).
+pub fn diagnostics_text(findings: &[Finding], color: bool) -> String {
+    if findings.is_empty() {
+        return String::new();
+    }
+    let heading = if color {
+        "Diagnostics".bold().underline().to_string()
+    } else {
+        "Diagnostics".to_string()
+    };
+    let mut s = format!("\n{heading}\n");
+    for f in findings {
+        let sev = match (f.severity, color) {
+            (Severity::Error, true) => "error".red().bold().to_string(),
+            (Severity::Warning, true) => "warning".yellow().bold().to_string(),
+            (sev, _) => sev.as_str().to_string(),
+        };
+        s += &format!("  [{sev}] {}: {}\n", f.id, f.message);
+        s += &format!("      → {}\n", f.action);
+    }
+    s
+}
+
+fn item_from(
+    opts: &ExplainOptions,
+    snap: &Snapshot,
+    extras: &Extras,
+    ns: &str,
+    name: &str,
+) -> FleetItem {
+    let raw = snap.hpas.iter().find(|h| {
+        h.metadata.name.as_deref() == Some(name)
+            && h.metadata.namespace.as_deref().unwrap_or("default") == ns
+    });
+    let tref = raw.map(|h| &h.spec.scale_target_ref);
+    let mut o = opts.clone();
+    o.namespace = Some(ns.to_string());
+    o.name = Some(name.to_string());
+    match super::explain::decide_with_input(&o, snap, name) {
+        Ok((input, d)) => {
+            let findings = diagnose::diagnose(snap, &input, &d, extras);
+            FleetItem {
+                namespace: ns.into(),
+                name: name.into(),
+                target: d.target.clone(),
+                current_replicas: d.current_replicas,
+                desired_replicas: d.desired_replicas,
+                status_desired_replicas: input.hpa.status.as_ref().map(|s| s.desired_replicas),
+                min_replicas: Some(d.min_replicas),
+                max_replicas: Some(d.max_replicas),
+                action: Some(d.verdict.action),
+                decided_by: Some(d.verdict.decided_by.clone()),
+                summary: Some(d.verdict.summary.clone()),
+                warnings: warning_ids(&findings),
+                error: None,
+                diagnostics: findings,
+                decision: Some(d),
+            }
+        }
+        Err(e) => {
+            let msg = format!("{e:#}");
+            let mut findings = Vec::new();
+            if let Some(r) = tref.filter(|_| msg.contains("is not in the snapshot")) {
+                findings.push(diagnose::target_missing(
+                    &r.kind,
+                    &r.name,
+                    ns,
+                    "not in the snapshot",
+                ));
+            }
+            FleetItem {
+                namespace: ns.into(),
+                name: name.into(),
+                target: TargetRef {
+                    kind: tref.map(|r| r.kind.clone()).unwrap_or_default(),
+                    name: tref.map(|r| r.name.clone()).unwrap_or_default(),
+                },
+                current_replicas: None,
+                desired_replicas: None,
+                status_desired_replicas: raw
+                    .and_then(|h| h.status.as_ref())
+                    .map(|s| s.desired_replicas),
+                min_replicas: raw.map(|h| h.spec.min_replicas.unwrap_or(1)),
+                max_replicas: raw.map(|h| h.spec.max_replicas),
+                action: None,
+                decided_by: None,
+                summary: None,
+                warnings: warning_ids(&findings),
+                error: Some(msg),
+                diagnostics: findings,
+                decision: None,
+            }
+        }
+    }
+}
+
+fn warning_ids(findings: &[Finding]) -> Vec<String> {
+    let mut ids: Vec<String> = findings
+        .iter()
+        .filter(|f| f.severity != Severity::Info)
+        .map(|f| f.id.clone())
+        .collect();
+    ids.dedup();
+    ids
+}
+
+/// Every HPA of a snapshot (optionally of one namespace), in namespace/name order.
+pub fn evaluate_snapshot(
+    opts: &ExplainOptions,
+    snap: &Snapshot,
+    extras: &Extras,
+    namespace: Option<&str>,
+) -> Vec<FleetItem> {
+    let mut names: Vec<(String, String)> = snap
+        .hpa_names(namespace)
+        .into_iter()
+        .filter_map(|full| {
+            full.split_once('/')
+                .map(|(n, h)| (n.to_string(), h.to_string()))
+        })
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+        .iter()
+        .map(|(ns, name)| item_from(opts, snap, extras, ns, name))
+        .collect()
+}
+
+/// `explain --snapshot FILE` without NAME on a file with several HPAs.
+pub fn run_offline(opts: &ExplainOptions, snap: &Snapshot, extras: &Extras) -> Result<String> {
+    let ns = if opts.all_namespaces {
+        None
+    } else {
+        opts.namespace.as_deref()
+    };
+    let items = evaluate_snapshot(opts, snap, extras, ns);
+    if items.is_empty() {
+        anyhow::bail!(
+            "{}: no HorizontalPodAutoscaler in namespace {:?} (the snapshot holds: {})",
+            snap.source,
+            ns.unwrap_or_default(),
+            snap.hpa_names(None).join(", ")
+        );
+    }
+    let scope = match ns {
+        Some(n) => format!("namespace {n}"),
+        None => "all namespaces".into(),
+    };
+    render_fleet(&items, opts, scope, snap.source.clone(), &[])
+}
+
+/// Live fleet overview: `explain` without NAME, or with `-A`.
+pub fn run_live(opts: &ExplainOptions) -> Result<String> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let (conn, fetched) = rt.block_on(async {
+        let conn = cluster::connect(&opts.kube).await?;
+        let ns = (!opts.all_namespaces).then(|| conn.namespace.clone());
+        let f = cluster::fetch_fleet(&conn, ns.as_deref()).await?;
+        Ok::<_, anyhow::Error>((conn, f))
+    })?;
+    let items = evaluate_fetched(opts, &conn.context, &fetched)?;
+    let scope = if opts.all_namespaces {
+        "all namespaces".to_string()
+    } else {
+        format!("namespace {}", conn.namespace)
+    };
+    if items.is_empty() {
+        return Ok(match opts.output {
+            OutputFormat::Json | OutputFormat::Yaml => render_fleet(
+                &items,
+                opts,
+                scope,
+                format!("cluster {}", conn.context),
+                &fetched.notes,
+            )?,
+            _ => format!("No HorizontalPodAutoscalers found in {scope}.\n"),
+        });
+    }
+    render_fleet(
+        &items,
+        opts,
+        scope,
+        format!("cluster {} ({})", conn.context, conn.server),
+        &fetched.notes,
+    )
+}
+
+/// Evaluate every HPA of a fleet fetch: one Snapshot per namespace.
+pub fn evaluate_fetched(
+    opts: &ExplainOptions,
+    context: &str,
+    fetched: &cluster::FleetFetched,
+) -> Result<Vec<FleetItem>> {
+    let mut items = Vec::new();
+    let source = format!("cluster {context}");
+    for (ns, list) in &fetched.lists {
+        let mut extras = Extras::from_list(list);
+        extras.metrics_api = fetched.metrics_api.clone();
+        let snap = Snapshot::from_value(list, &source).map_err(|e| anyhow!(e))?;
+        let mut names: Vec<String> = snap
+            .hpas
+            .iter()
+            .filter_map(|h| h.metadata.name.clone())
+            .collect();
+        names.sort();
+        for name in names {
+            let item = match fetched.scale_errors.get(&(ns.clone(), name.clone())) {
+                Some(e) => {
+                    // The controller's view: the scale GET fails (FailedGetScale).
+                    let one = Snapshot {
+                        source: source.clone(),
+                        taken_at: snap.taken_at,
+                        hpas: snap
+                            .hpas
+                            .iter()
+                            .filter(|h| h.metadata.name.as_deref() == Some(name.as_str()))
+                            .cloned()
+                            .collect(),
+                        fetch_errors: BTreeMap::from([("scale".to_string(), e.clone())]),
+                        ..Default::default()
+                    };
+                    item_from(opts, &one, &extras, ns, &name)
+                }
+                None => item_from(opts, &snap, &extras, ns, &name),
+            };
+            items.push(item);
+        }
+    }
+    Ok(items)
+}
+
+fn verdict_word(i: &FleetItem) -> String {
+    match (i.action, i.current_replicas, i.desired_replicas) {
+        (Some(Action::ScaleUp), Some(c), Some(d)) => format!("SCALE UP {c}→{d}"),
+        (Some(Action::ScaleDown), Some(c), Some(d)) => format!("SCALE DOWN {c}→{d}"),
+        (Some(Action::Hold), _, _) => "HOLD".into(),
+        (Some(Action::CannotScale), _, _) => "CANNOT SCALE".into(),
+        (Some(Action::Disabled), _, _) => "DISABLED".into(),
+        (Some(_), _, _) => "?".into(),
+        (None, _, _) => "ERROR".into(),
+    }
+}
+
+fn opt(v: Option<i32>) -> String {
+    v.map_or("-".into(), |v| v.to_string())
+}
+
+fn truncate(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(n.saturating_sub(1)).collect();
+        t.push('…');
+        t
+    }
+}
+
+/// The table (text/wide) or the document (JSON/YAML).
+pub fn render_fleet(
+    items: &[FleetItem],
+    opts: &ExplainOptions,
+    scope: String,
+    source: String,
+    notes: &[String],
+) -> Result<String> {
+    let doc = FleetDoc {
+        api_version: CONTRACT_VERSION,
+        kind: "FleetExplanation",
+        scope,
+        source,
+        notes,
+        items,
+    };
+    match opts.output {
+        OutputFormat::Json => return Ok(serde_json::to_string_pretty(&doc)? + "\n"),
+        OutputFormat::Yaml => return Ok(serde_yaml::to_string(&doc)?),
+        _ => {}
+    }
+    let wide = opts.output == OutputFormat::Wide;
+    let all_ns = items
+        .iter()
+        .map(|i| &i.namespace)
+        .collect::<std::collections::BTreeSet<_>>()
+        .len()
+        > 1
+        || opts.all_namespaces;
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    let mut header = vec![];
+    if all_ns {
+        header.push("NAMESPACE");
+    }
+    header.extend([
+        "HPA", "TARGET", "CURRENT", "DESIRED", "MIN/MAX", "VERDICT", "REASON", "WARNINGS",
+    ]);
+    for i in items {
+        let mut r = Vec::new();
+        if all_ns {
+            r.push(i.namespace.clone());
+        }
+        let reason = match (&i.decided_by, &i.summary, &i.error) {
+            (Some(by), Some(s), _) => format!("{by}: {s}"),
+            (_, _, Some(e)) => e.clone(),
+            _ => String::new(),
+        };
+        r.extend([
+            i.name.clone(),
+            format!("{}/{}", i.target.kind, i.target.name),
+            opt(i.current_replicas),
+            opt(i.desired_replicas),
+            format!("{}/{}", opt(i.min_replicas), opt(i.max_replicas)),
+            verdict_word(i),
+            if wide { reason } else { truncate(&reason, 70) },
+            if i.warnings.is_empty() {
+                "-".into()
+            } else {
+                i.warnings.join(",")
+            },
+        ]);
+        rows.push(r);
+    }
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for r in &rows {
+        for (k, c) in r.iter().enumerate() {
+            widths[k] = widths[k].max(c.chars().count());
+        }
+    }
+    let line = |cells: &[String]| -> String {
+        let mut s = String::new();
+        for (k, c) in cells.iter().enumerate() {
+            if k + 1 == cells.len() {
+                s.push_str(c);
+            } else {
+                s.push_str(c);
+                s.push_str(&" ".repeat(widths[k] - c.chars().count() + 3));
+            }
+        }
+        s.trim_end().to_string() + "\n"
+    };
+    let mut out = line(&header.iter().map(|h| h.to_string()).collect::<Vec<_>>());
+    for (r, i) in rows.iter().zip(items) {
+        let l = line(r);
+        out += &if opts.color {
+            match i.action {
+                Some(Action::ScaleUp) => l.green().to_string(),
+                Some(Action::ScaleDown) => l.cyan().to_string(),
+                Some(Action::CannotScale | Action::Disabled) | None => l.red().to_string(),
+                _ => l,
+            }
+        } else {
+            l
+        };
+    }
+    // The problems, one line each (with what to do in -o wide).
+    let problems: Vec<(&FleetItem, &Finding)> = items
+        .iter()
+        .flat_map(|i| {
+            i.diagnostics
+                .iter()
+                .filter(|f| f.severity != Severity::Info)
+                .map(move |f| (i, f))
+        })
+        .collect();
+    if !problems.is_empty() {
+        out += "\nWarnings\n";
+        for (i, f) in problems {
+            out += &format!(
+                "  {}/{} [{}] {}: {}\n",
+                i.namespace,
+                i.name,
+                f.severity.as_str(),
+                f.id,
+                f.message
+            );
+            if wide {
+                out += &format!("      → {}\n", f.action);
+            }
+        }
+    }
+    for n in notes {
+        out += &format!("note: {n}\n");
+    }
+    out += &format!(
+        "\n{} HPA(s); `kubectl hpa explain NAME -n NAMESPACE` explains one step by step{}\n",
+        items.len(),
+        if wide {
+            ""
+        } else {
+            "; -o wide shows full reasons and what to do"
+        }
+    );
+    Ok(out)
+}

@@ -1,0 +1,226 @@
+//! `explain NAME --watch` (live only): fetch and re-evaluate every sync period, keeping the
+//! controller's recommendation history ourselves (each evaluation starts from the previous one's
+//! `history.after`), and print a line only when the decision changes. Once one stabilization
+//! window has been watched, every recommendation the window holds is one we computed: the answer
+//! no longer rests on an assumed history.
+//!
+//! Text: one line per change. JSON/YAML: one compact JSON object per change (JSON lines).
+
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, bail, Result};
+use serde_json::json;
+
+use crate::cli::{ExplainOptions, OutputFormat};
+use crate::cluster;
+use crate::core::{Calculation, Decision};
+use crate::snapshot::Snapshot;
+
+/// What counts as a change.
+#[derive(PartialEq)]
+struct Key {
+    current: Option<i32>,
+    desired: Option<i32>,
+    proposal: Option<i32>,
+    action: String,
+    decided_by: String,
+}
+
+fn key(d: &Decision) -> Key {
+    Key {
+        current: d.current_replicas,
+        desired: d.desired_replicas,
+        proposal: d.proposal,
+        action: format!("{:?}", d.verdict.action),
+        decided_by: d.verdict.decided_by.clone(),
+    }
+}
+
+/// The metrics in a few words: `cpu 83%/50%`.
+fn metrics_brief(d: &Decision) -> String {
+    d.metrics
+        .iter()
+        .map(|m| {
+            let name = m
+                .description
+                .as_deref()
+                .and_then(|s| s.split_whitespace().next())
+                .unwrap_or(&m.type_)
+                .to_string();
+            let v = match &m.calculation {
+                Some(Calculation::PodAverage {
+                    mode,
+                    current,
+                    target,
+                    ratio,
+                    ..
+                }) if ratio.is_finite() => {
+                    if mode == "Utilization" {
+                        format!("{current}%/{target}%")
+                    } else {
+                        format!(
+                            "{}/{}",
+                            crate::quantity::format_decimal_si(*current),
+                            crate::quantity::format_decimal_si(*target)
+                        )
+                    }
+                }
+                Some(Calculation::Value {
+                    value_milli,
+                    target_milli,
+                    ..
+                }) => format!(
+                    "{}/{}",
+                    crate::quantity::format_decimal_si(*value_milli),
+                    crate::quantity::format_decimal_si(*target_milli)
+                ),
+                Some(Calculation::AverageValue {
+                    average_milli,
+                    target_milli,
+                    ..
+                }) => format!(
+                    "{}/{}",
+                    crate::quantity::format_decimal_si(*average_milli),
+                    crate::quantity::format_decimal_si(*target_milli)
+                ),
+                _ => m
+                    .error
+                    .as_ref()
+                    .map(|_| "error".to_string())
+                    .unwrap_or_else(|| "-".into()),
+            };
+            format!("{name} {v}")
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The longest stabilization window of the decision, in seconds.
+fn window_seconds(d: &Decision, opts: &ExplainOptions) -> i64 {
+    match &d.normalization {
+        Some(n) => n
+            .stabilization
+            .scale_down_window_seconds
+            .max(n.stabilization.scale_up_window_seconds.unwrap_or(0)),
+        None => opts.settings.downscale_stabilization.as_secs(),
+    }
+}
+
+fn out(s: &str) {
+    let mut o = std::io::stdout().lock();
+    let _ = o.write_all(s.as_bytes());
+    let _ = o.flush();
+}
+
+/// Run the watch loop; output is written as it comes (the returned string is empty).
+pub fn run(opts: &ExplainOptions) -> Result<String> {
+    let Some(name) = opts.name.clone() else {
+        bail!("--watch follows one HPA: kubectl hpa explain NAME -n NAMESPACE --watch");
+    };
+    if opts.all_namespaces {
+        bail!("--watch follows one HPA: use NAME -n NAMESPACE, not -A");
+    }
+    if opts.now.is_some() {
+        bail!("--watch evaluates at the time of each fetch; --now cannot be used with it");
+    }
+    let period = Duration::from_nanos(opts.settings.sync_period.as_nanos().max(1) as u64);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let conn = rt.block_on(cluster::connect(&opts.kube))?;
+    let ns = conn.namespace.clone();
+    let json = matches!(opts.output, OutputFormat::Json | OutputFormat::Yaml);
+    let mut history = opts.history.clone();
+    let mut last: Option<Key> = None;
+    let mut announced = false;
+    let started = Instant::now();
+    let mut first_time = None;
+    let mut n: u32 = 0;
+    if !json {
+        out(&format!(
+            "Watching HPA {ns}/{name} every {} (sync period); a line is printed when the decision changes.\n",
+            crate::duration::format_go_duration(opts.settings.sync_period.as_nanos() as i64)
+        ));
+    }
+    loop {
+        let tick = Instant::now();
+        let result = rt
+            .block_on(cluster::fetch_hpa(&conn, &ns, &name))
+            .and_then(|f| {
+                let snap = Snapshot::from_value(&f.list, &format!("cluster {}", conn.context))
+                    .map_err(|e| anyhow!(e))?;
+                let mut o = opts.clone();
+                o.namespace = Some(ns.clone());
+                o.history = history.clone();
+                o.history_given = opts.history_given || n > 0;
+                super::explain::decide_from_snapshot(&o, &snap, &name)
+            });
+        match result {
+            Err(e) if n == 0 => return Err(e),
+            Err(e) => eprintln!(
+                "error: {} (retrying at the next sync)",
+                format!("{e:#}").replace('\n', " ")
+            ),
+            Ok(d) => {
+                let first = *first_time.get_or_insert(d.now);
+                history = d.history.after.clone();
+                let window = window_seconds(&d, opts);
+                let watched = d.now.duration_since(first).as_secs();
+                let complete = watched >= window;
+                let k = key(&d);
+                if last.as_ref() != Some(&k) {
+                    if json {
+                        out(&(serde_json::to_string(&json!({
+                            "time": d.now,
+                            "currentReplicas": d.current_replicas,
+                            "desiredReplicas": d.desired_replicas,
+                            "proposal": d.proposal,
+                            "verdict": d.verdict,
+                            "metrics": metrics_brief(&d),
+                            "historyComplete": complete,
+                            "history": d.history.after,
+                        }))? + "\n"));
+                    } else {
+                        out(&format!(
+                            "{}  {} → {}  {:?}  {}: {}  [{}]\n",
+                            d.now,
+                            d.current_replicas.map_or("-".into(), |v| v.to_string()),
+                            d.desired_replicas.map_or("-".into(), |v| v.to_string()),
+                            d.verdict.action,
+                            d.verdict.decided_by,
+                            d.verdict.summary,
+                            metrics_brief(&d)
+                        ));
+                    }
+                    last = Some(k);
+                }
+                if complete && !announced && !json {
+                    out(&format!(
+                        "{}  watched one stabilization window ({window}s): the recommendations in the window are all our own — from now on the answer needs no assumption about the controller's history{}\n",
+                        d.now,
+                        if d.behavior.is_some() {
+                            " (rate-limit periods still count scale events from before the watch)"
+                        } else {
+                            ""
+                        }
+                    ));
+                    announced = true;
+                }
+            }
+        }
+        n += 1;
+        if opts.watch_count.is_some_and(|c| n >= c) {
+            break;
+        }
+        let spent = tick.elapsed();
+        std::thread::sleep(period.saturating_sub(spent));
+    }
+    if !json {
+        out(&format!(
+            "stopped after {n} evaluation(s) in {:.1}s\n",
+            started.elapsed().as_secs_f64()
+        ));
+    }
+    Ok(String::new())
+}

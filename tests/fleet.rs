@@ -1,0 +1,671 @@
+//! The fleet overview (`explain` without NAME, `-A`), diagnostics and `--watch`, offline and
+//! against the fake API server.
+
+#[path = "support/fake_apiserver.rs"]
+mod fake_apiserver;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use fake_apiserver::{load_snapshot, FakeApiServer, RecordedRequest};
+use serde_json::{json, Value};
+
+const NOW: &str = "2026-03-01T12:00:00Z";
+
+const EXAMPLES: &[(&str, &str)] = &[
+    ("web", "scale-up-cpu.yaml"),
+    ("api", "hold-within-tolerance.yaml"),
+    ("cart", "unready-pods-damp-scale-up.yaml"),
+    ("search", "missing-metrics-block-scale-down.yaml"),
+    ("orders", "several-metrics.yaml"),
+    ("reviews", "sidecar-without-cpu-request.yaml"),
+    ("frontend", "scale-down-stabilized.yaml"),
+    ("session-cache", "statefulset-memory.yaml"),
+    ("checkout", "custom-resource-scale.yaml"),
+];
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn tmpdir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!(
+        "kubectl-hpa-fleet-{tag}-{}-{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    std::fs::create_dir_all(&d).expect("tmp dir");
+    d
+}
+
+fn cmd(args: &[&str], kubeconfig: Option<&Path>) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_kubectl-hpa"));
+    c.args(args)
+        .current_dir(root())
+        .env("NO_COLOR", "1")
+        .env_remove("KUBECONFIG")
+        .env("HOME", root().join("tests/live-no-home"));
+    if let Some(k) = kubeconfig {
+        c.arg("--kubeconfig").arg(k);
+    }
+    c
+}
+
+fn run(args: &[&str], kubeconfig: Option<&Path>) -> Output {
+    cmd(args, kubeconfig).output().expect("binary runs")
+}
+
+fn ok(out: &Output, what: &str) -> String {
+    assert!(
+        out.status.success(),
+        "{what} failed ({:?}): {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).to_string()
+}
+
+fn ok_json(out: &Output, what: &str) -> Value {
+    let s = ok(out, what);
+    serde_json::from_str(&s).unwrap_or_else(|e| panic!("{what}: not JSON ({e}): {s}"))
+}
+
+/// Every example in one List (they share namespace shop, with distinct names).
+fn all_examples() -> Vec<Value> {
+    EXAMPLES
+        .iter()
+        .flat_map(|(_, f)| load_snapshot(root().join("examples").join(f)))
+        .collect()
+}
+
+fn all_examples_file() -> PathBuf {
+    let items: Vec<Value> = EXAMPLES
+        .iter()
+        .map(|(_, f)| {
+            let text = std::fs::read_to_string(root().join("examples").join(f)).expect("example");
+            let mut v: Value = serde_yaml::from_str(&text).expect("yaml");
+            v.as_object_mut().expect("list").remove("metadata");
+            v
+        })
+        .collect();
+    let p = tmpdir("all").join("all.json");
+    std::fs::write(
+        &p,
+        serde_json::to_string(&json!({"apiVersion": "v1", "kind": "List", "items": items}))
+            .expect("json"),
+    )
+    .expect("write");
+    p
+}
+
+/// The parts of a decision that must agree between the fleet and a single explain.
+fn decision(v: &Value) -> Value {
+    let mut d = serde_json::Map::new();
+    for k in [
+        "currentReplicas",
+        "desiredReplicas",
+        "verdict",
+        "proposal",
+        "conditions",
+        "events",
+        "status",
+    ] {
+        d.insert(k.into(), v[k].clone());
+    }
+    Value::Object(d)
+}
+
+#[test]
+fn offline_fleet_table_and_json_give_the_single_decisions() {
+    let file = all_examples_file();
+    let f = file.to_string_lossy().to_string();
+    // Without NAME on a file with several HPAs: the table (this used to be an error).
+    let text = ok(
+        &run(&["explain", "--snapshot", &f, "--now", NOW], None),
+        "fleet text",
+    );
+    let header = text.lines().next().unwrap_or_default();
+    for col in [
+        "HPA", "TARGET", "CURRENT", "DESIRED", "MIN/MAX", "VERDICT", "REASON", "WARNINGS",
+    ] {
+        assert!(header.contains(col), "{header}");
+    }
+    assert!(text.contains("SCALE UP 3→5"), "{text}");
+    assert!(text.contains("missing-request"), "{text}");
+    assert!(text.contains("9 HPA(s)"), "{text}");
+    // -A adds the namespace column.
+    let text = ok(
+        &run(&["explain", "-A", "--snapshot", &f, "--now", NOW], None),
+        "fleet -A",
+    );
+    assert!(text.starts_with("NAMESPACE"), "{text}");
+
+    let v = ok_json(
+        &run(
+            &["explain", "--snapshot", &f, "--now", NOW, "-o", "json"],
+            None,
+        ),
+        "fleet json",
+    );
+    assert_eq!(v["kind"], "FleetExplanation");
+    let items = v["items"].as_array().expect("items");
+    assert_eq!(items.len(), EXAMPLES.len());
+    for (name, file) in EXAMPLES {
+        let item = items
+            .iter()
+            .find(|i| i["name"] == *name)
+            .unwrap_or_else(|| panic!("no item {name}"));
+        let single = ok_json(
+            &run(
+                &[
+                    "explain",
+                    name,
+                    "-n",
+                    "shop",
+                    "--snapshot",
+                    &root().join("examples").join(file).to_string_lossy(),
+                    "--now",
+                    NOW,
+                    "-o",
+                    "json",
+                ],
+                None,
+            ),
+            name,
+        );
+        assert_eq!(decision(&item["decision"]), decision(&single), "{name}");
+        assert_eq!(item["desiredReplicas"], single["desiredReplicas"], "{name}");
+        assert_eq!(item["decidedBy"], single["verdict"]["decidedBy"], "{name}");
+        assert!(item["diagnostics"].is_array(), "{name}");
+    }
+    let reviews = items
+        .iter()
+        .find(|i| i["name"] == "reviews")
+        .expect("reviews");
+    assert_eq!(reviews["warnings"], json!(["missing-request"]));
+}
+
+#[test]
+fn offline_fleet_reports_a_missing_target_and_goes_on() {
+    let dir = tmpdir("missing-target");
+    let p = dir.join("s.json");
+    let mut items = load_snapshot(root().join("examples/scale-up-cpu.yaml"));
+    items.push(json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "ghost", "namespace": "shop"},
+        "spec": {"minReplicas": 1, "maxReplicas": 3, "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "ghost"}}}));
+    std::fs::write(
+        &p,
+        json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string(),
+    )
+    .expect("write");
+    let v = ok_json(
+        &run(
+            &[
+                "explain",
+                "--snapshot",
+                &p.to_string_lossy(),
+                "--now",
+                NOW,
+                "-o",
+                "json",
+            ],
+            None,
+        ),
+        "fleet",
+    );
+    let ghost = &v["items"][0];
+    assert_eq!(ghost["name"], "ghost");
+    assert!(ghost["error"].is_string(), "{ghost}");
+    assert_eq!(ghost["warnings"], json!(["target-missing"]));
+    assert_eq!(v["items"][1]["desiredReplicas"], 5);
+}
+
+struct Cluster {
+    server: FakeApiServer,
+    kubeconfig: PathBuf,
+}
+
+fn cluster_of(objects: Vec<Value>, tag: &str) -> Cluster {
+    let server = FakeApiServer::start(objects);
+    let kubeconfig = server.write_kubeconfig(&tmpdir(tag));
+    Cluster { server, kubeconfig }
+}
+
+impl Cluster {
+    fn run(&self, args: &[&str]) -> Output {
+        run(args, Some(&self.kubeconfig))
+    }
+}
+
+#[test]
+fn live_fleet_gives_the_single_live_decisions() {
+    let c = cluster_of(all_examples(), "live");
+    let text = ok(
+        &c.run(&["explain", "-n", "shop", "--now", NOW]),
+        "live fleet",
+    );
+    assert!(text.contains("SCALE UP 3→5"), "{text}");
+    let v = ok_json(
+        &c.run(&["explain", "-n", "shop", "--now", NOW, "-o", "json"]),
+        "live fleet json",
+    );
+    let items = v["items"].as_array().expect("items");
+    assert_eq!(items.len(), EXAMPLES.len(), "{v}");
+    for (name, _) in EXAMPLES {
+        let item = items.iter().find(|i| i["name"] == *name).expect("item");
+        let single = ok_json(
+            &c.run(&["explain", name, "-n", "shop", "--now", NOW, "-o", "json"]),
+            name,
+        );
+        assert_eq!(decision(&item["decision"]), decision(&single), "{name}");
+        // The single explain carries the same diagnostics.
+        let ids = |v: &Value| -> Vec<String> {
+            v.as_array()
+                .into_iter()
+                .flatten()
+                .map(|f| f["id"].as_str().unwrap_or_default().to_string())
+                .collect()
+        };
+        assert_eq!(
+            ids(&item["diagnostics"]),
+            ids(&single["diagnostics"]),
+            "{name}"
+        );
+    }
+    assert!(c.server.writes().is_empty());
+    // No events are read in fleet mode.
+    c.server.clear_requests();
+    c.run(&["explain", "-A", "--now", NOW]);
+    assert!(c
+        .server
+        .requests()
+        .iter()
+        .all(|r| !r.path.contains("/events")));
+}
+
+/// `namespaces` namespaces with `per_ns` HPAs each (a Deployment, 2 pods and PodMetrics per HPA).
+fn fleet_objects(namespaces: usize, per_ns: usize) -> Vec<Value> {
+    let mut o = Vec::new();
+    for n in 0..namespaces {
+        let ns = format!("team-{n:02}");
+        for h in 0..per_ns {
+            let app = format!("app-{h:03}");
+            o.push(json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": app, "namespace": ns},
+                "spec": {"replicas": 2, "selector": {"matchLabels": {"app": app}}}, "status": {"replicas": 2, "updatedReplicas": 2}}));
+            o.push(json!({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": format!("{app}-5d4f"), "namespace": ns,
+                "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": app, "uid": "x", "controller": true}]},
+                "spec": {"replicas": 2, "selector": {"matchLabels": {"app": app}}}, "status": {"replicas": 2}}));
+            o.push(json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": app, "namespace": ns},
+                "spec": {"minReplicas": 1, "maxReplicas": 10, "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": app},
+                         "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}]}}));
+            for p in 0..2 {
+                let pod = format!("{app}-5d4f-{p}");
+                o.push(json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": pod, "namespace": ns, "labels": {"app": app},
+                        "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": format!("{app}-5d4f"), "uid": "y", "controller": true}]},
+                    "spec": {"containers": [{"name": "app", "image": "x", "resources": {"requests": {"cpu": "100m"}}}]},
+                    "status": {"phase": "Running", "startTime": "2026-03-01T10:00:00Z",
+                               "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": "2026-03-01T10:01:00Z"}]}}));
+                o.push(json!({"apiVersion": "metrics.k8s.io/v1beta1", "kind": "PodMetrics", "metadata": {"name": pod, "namespace": ns},
+                    "timestamp": NOW, "window": "30s", "containers": [{"name": "app", "usage": {"cpu": format!("{}m", 40 + 10 * (h % 5))}}]}));
+            }
+        }
+    }
+    o
+}
+
+fn summary(r: &RecordedRequest) -> String {
+    let mut q: Vec<String> = r
+        .query
+        .iter()
+        .filter(|(k, v)| !(k == "continue" && v.is_empty()))
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    q.sort();
+    format!("{} {}?{}", r.method, r.path, q.join("&"))
+}
+
+fn fleet_requests(namespaces: usize, per_ns: usize, args: &[&str]) -> (Vec<String>, Value) {
+    let c = cluster_of(
+        fleet_objects(namespaces, per_ns),
+        &format!("count-{namespaces}-{per_ns}-{}", args.len()),
+    );
+    let mut a = vec!["explain", "--now", NOW, "-o", "json"];
+    a.extend_from_slice(args);
+    let v = ok_json(&c.run(&a), "fleet");
+    let mut reqs: Vec<String> = c.server.requests().iter().map(summary).collect();
+    reqs.sort();
+    assert!(c.server.requests().iter().all(|r| r.method == "GET"));
+    (reqs, v)
+}
+
+#[test]
+fn the_number_of_requests_does_not_grow_with_the_number_of_hpas() {
+    // -A: 5 HPAs vs 50 HPAs in 5 namespaces: the very same requests.
+    let (small, sv) = fleet_requests(5, 1, &["-A"]);
+    let (big, bv) = fleet_requests(5, 10, &["-A"]);
+    assert_eq!(sv["items"].as_array().map(Vec::len), Some(5));
+    assert_eq!(bv["items"].as_array().map(Vec::len), Some(50));
+    assert_eq!(small, big);
+    let want = vec![
+        "GET /api/v1/pods?limit=500",
+        "GET /apis/apps/v1/deployments?limit=500",
+        "GET /apis/apps/v1/replicasets?limit=500",
+        "GET /apis/apps/v1/statefulsets?limit=500",
+        "GET /apis/autoscaling/v2/horizontalpodautoscalers?limit=500",
+        "GET /apis/metrics.k8s.io/v1beta1/pods?",
+        "GET /version?",
+    ];
+    assert_eq!(big, want);
+    // 60 % of request vs 50 % → 3 replicas for h % 5 == 2, etc.: every HPA was decided.
+    assert!(bv["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .all(|i| i["decision"]["verdict"]["decidedBy"].is_string() && i["error"].is_null()));
+
+    // One namespace: 1 HPA vs 10 HPAs, the same requests, all scoped to the namespace.
+    let (one, _) = fleet_requests(3, 1, &["-n", "team-01"]);
+    let (ten, tv) = fleet_requests(3, 10, &["-n", "team-01"]);
+    assert_eq!(one, ten);
+    assert_eq!(tv["items"].as_array().map(Vec::len), Some(10));
+    assert!(
+        ten.iter()
+            .all(|r| r.contains("/namespaces/team-01/") || r.starts_with("GET /version")),
+        "{ten:?}"
+    );
+}
+
+#[test]
+fn fleet_decisions_match_single_explains_on_the_generated_fleet() {
+    let c = cluster_of(fleet_objects(2, 5), "gen");
+    let v = ok_json(
+        &c.run(&["explain", "-A", "--now", NOW, "-o", "json"]),
+        "fleet",
+    );
+    for item in v["items"].as_array().expect("items") {
+        let ns = item["namespace"].as_str().expect("ns");
+        let name = item["name"].as_str().expect("name");
+        let single = ok_json(
+            &c.run(&["explain", name, "-n", ns, "--now", NOW, "-o", "json"]),
+            name,
+        );
+        assert_eq!(
+            decision(&item["decision"]),
+            decision(&single),
+            "{ns}/{name}"
+        );
+    }
+}
+
+#[test]
+fn live_fleet_reports_a_missing_target_as_failed_get_scale() {
+    let mut objects = fleet_objects(1, 2);
+    objects.push(json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "ghost", "namespace": "team-00"},
+        "spec": {"minReplicas": 1, "maxReplicas": 3, "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "ghost"}}}));
+    let c = cluster_of(objects, "ghost");
+    let v = ok_json(
+        &c.run(&["explain", "-n", "team-00", "--now", NOW, "-o", "json"]),
+        "fleet",
+    );
+    let ghost = v["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .find(|i| i["name"] == "ghost")
+        .expect("ghost")
+        .clone();
+    assert_eq!(ghost["decidedBy"], "FailedGetScale", "{ghost}");
+    assert_eq!(ghost["warnings"], json!(["target-missing"]), "{ghost}");
+    // The controller's words, as the single explain gets them from the scale GET.
+    let single = ok_json(
+        &c.run(&[
+            "explain", "ghost", "-n", "team-00", "--now", NOW, "-o", "json",
+        ]),
+        "single ghost",
+    );
+    assert_eq!(decision(&ghost["decision"]), decision(&single));
+}
+
+#[test]
+fn metrics_api_missing_vs_unavailable() {
+    // No metrics objects: metrics.k8s.io is not served at all and there is no APIService.
+    let objects: Vec<Value> = fleet_objects(1, 1)
+        .into_iter()
+        .filter(|o| o["kind"] != "PodMetrics")
+        .collect();
+    let c = cluster_of(objects.clone(), "nometrics");
+    let v = ok_json(
+        &c.run(&[
+            "explain", "app-000", "-n", "team-00", "--now", NOW, "-o", "json",
+        ]),
+        "single",
+    );
+    let ids: Vec<&str> = v["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter_map(|f| f["id"].as_str())
+        .collect();
+    assert!(ids.contains(&"metrics-api-missing"), "{ids:?}");
+    assert!(c
+        .server
+        .requests()
+        .iter()
+        .any(|r| r.path == "/apis/apiregistration.k8s.io/v1/apiservices/v1beta1.metrics.k8s.io"));
+    // The fleet says it too, with one APIService GET in all.
+    c.server.clear_requests();
+    let f = ok_json(
+        &c.run(&["explain", "-n", "team-00", "--now", NOW, "-o", "json"]),
+        "fleet",
+    );
+    assert_eq!(f["items"][0]["warnings"][0], "metrics-api-missing", "{f}");
+    assert_eq!(
+        c.server
+            .requests()
+            .iter()
+            .filter(|r| r.path.contains("apiservices"))
+            .count(),
+        1
+    );
+
+    // An APIService that is not Available: the group answers 503.
+    let mut objects = objects;
+    objects.push(json!({"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService", "metadata": {"name": "v1beta1.metrics.k8s.io"},
+        "spec": {"group": "metrics.k8s.io", "version": "v1beta1", "service": {"name": "metrics-server", "namespace": "kube-system"}},
+        "status": {"conditions": [{"type": "Available", "status": "False", "reason": "FailedDiscoveryCheck", "message": "failing or missing response from https://10.96.0.10:443"}]}}));
+    let c = cluster_of(objects, "unavailable");
+    let text = ok(
+        &c.run(&["explain", "app-000", "-n", "team-00", "--now", NOW]),
+        "single text",
+    );
+    assert!(text.contains("Diagnostics"), "{text}");
+    assert!(text.contains("metrics-api-unavailable"), "{text}");
+    assert!(text.contains("FailedDiscoveryCheck"), "{text}");
+    // A working metrics API is never looked up.
+    let c = cluster_of(fleet_objects(1, 1), "working");
+    ok(
+        &c.run(&["explain", "app-000", "-n", "team-00", "--now", NOW]),
+        "working",
+    );
+    assert!(!c
+        .server
+        .requests()
+        .iter()
+        .any(|r| r.path.contains("apiservices")));
+}
+
+#[test]
+fn diagnostics_name_foreign_pods_ambiguity_rollouts_and_stale_samples() {
+    let mut objects = fleet_objects(1, 1);
+    let ns = "team-00";
+    // A bare pod with the app's labels (not owned by the Deployment), using lots of cpu.
+    objects.push(json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "debug-pod", "namespace": ns, "labels": {"app": "app-000"}},
+        "spec": {"containers": [{"name": "app", "image": "x", "resources": {"requests": {"cpu": "100m"}}}]},
+        "status": {"phase": "Running", "startTime": "2026-03-01T10:00:00Z",
+                   "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": "2026-03-01T10:01:00Z"}]}}));
+    objects.push(json!({"apiVersion": "metrics.k8s.io/v1beta1", "kind": "PodMetrics", "metadata": {"name": "debug-pod", "namespace": ns},
+        "timestamp": "2026-03-01T11:50:00Z", "window": "30s", "containers": [{"name": "app", "usage": {"cpu": "200m"}}]}));
+    let c = cluster_of(objects.clone(), "foreign");
+    let v = ok_json(
+        &c.run(&["explain", "app-000", "-n", ns, "--now", NOW, "-o", "json"]),
+        "single",
+    );
+    let d = &v["diagnostics"];
+    let get = |id: &str| {
+        d.as_array()
+            .expect("diagnostics")
+            .iter()
+            .find(|f| f["id"] == id)
+            .cloned()
+            .unwrap_or_else(|| panic!("no {id} in {d}"))
+    };
+    let foreign = get("foreign-pods");
+    let msg = foreign["message"].as_str().expect("message");
+    assert!(msg.contains("debug-pod (no owner)"), "{msg}");
+    assert!(msg.contains("% of the usage"), "{msg}");
+    let stale = get("metrics-stale");
+    assert!(stale["message"].as_str().expect("m").contains("debug-pod"));
+    assert!(get("next-scale")["details"]["scaleUpAt"].is_number());
+
+    // A second HPA on the same Deployment: AmbiguousSelector, named.
+    objects.push(json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "dup", "namespace": ns},
+        "spec": {"minReplicas": 3, "maxReplicas": 3, "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "app-000"}}}));
+    // A rollout: a second ReplicaSet of the Deployment with a pod.
+    objects.push(json!({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "app-000-77aa", "namespace": ns,
+        "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "app-000", "uid": "x", "controller": true}]},
+        "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "app-000"}}}, "status": {"replicas": 1}}));
+    objects.push(json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "app-000-77aa-0", "namespace": ns, "labels": {"app": "app-000"},
+            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "app-000-77aa", "uid": "z", "controller": true}]},
+        "spec": {"containers": [{"name": "app", "image": "x:v2", "resources": {"requests": {"cpu": "100m"}}}]},
+        "status": {"phase": "Running", "startTime": "2026-03-01T11:59:00Z",
+                   "conditions": [{"type": "Ready", "status": "False", "lastTransitionTime": "2026-03-01T11:59:00Z"}]}}));
+    let c = cluster_of(objects, "ambiguous");
+    let v = ok_json(
+        &c.run(&["explain", "-n", ns, "--now", NOW, "-o", "json"]),
+        "fleet",
+    );
+    let items = v["items"].as_array().expect("items");
+    let app = items.iter().find(|i| i["name"] == "app-000").expect("app");
+    let warnings: Vec<&str> = app["warnings"]
+        .as_array()
+        .expect("w")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(warnings.contains(&"ambiguous-selector"), "{warnings:?}");
+    assert!(warnings.contains(&"rollout-in-progress"), "{warnings:?}");
+    // the new ReplicaSet's pod is owned (through the ReplicaSets list), the bare pod is not
+    let foreign = app["diagnostics"]
+        .as_array()
+        .expect("d")
+        .iter()
+        .find(|f| f["id"] == "foreign-pods")
+        .expect("foreign");
+    assert!(
+        !foreign["message"].as_str().expect("m").contains("77aa"),
+        "{foreign}"
+    );
+    let amb = app["diagnostics"]
+        .as_array()
+        .expect("d")
+        .iter()
+        .find(|f| f["id"] == "ambiguous-selector")
+        .expect("amb");
+    assert!(
+        amb["message"].as_str().expect("m").contains("team-00/dup"),
+        "{amb}"
+    );
+    let dup = items.iter().find(|i| i["name"] == "dup").expect("dup");
+    let ids: Vec<&str> = dup["diagnostics"]
+        .as_array()
+        .expect("d")
+        .iter()
+        .filter_map(|f| f["id"].as_str())
+        .collect();
+    assert!(ids.contains(&"min-equals-max"), "{ids:?}");
+}
+
+#[test]
+fn watch_keeps_its_own_history_and_prints_only_changes() {
+    let c = cluster_of(fleet_objects(1, 1), "watch");
+    let t = Instant::now();
+    let child = cmd(
+        &[
+            "explain",
+            "app-000",
+            "-n",
+            "team-00",
+            "--watch",
+            "--watch-count",
+            "4",
+            "--sync-period",
+            "1s",
+            "--downscale-stabilization",
+            "2s",
+        ],
+        Some(&c.kubeconfig),
+    )
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .expect("spawn");
+    // After the first evaluation, the load drops: 20m of 100m requested → a scale-down the
+    // 2 s stabilization window holds back first (our own history remembers the 2 replicas).
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while c
+        .server
+        .requests()
+        .iter()
+        .filter(|r| r.path.contains("/horizontalpodautoscalers/app-000"))
+        .count()
+        < 1
+    {
+        assert!(Instant::now() < deadline, "no request");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    for p in 0..2 {
+        c.server.upsert(json!({"apiVersion": "metrics.k8s.io/v1beta1", "kind": "PodMetrics",
+            "metadata": {"name": format!("app-000-5d4f-{p}"), "namespace": "team-00"},
+            "timestamp": NOW, "window": "30s", "containers": [{"name": "app", "usage": {"cpu": "20m"}}]}));
+    }
+    let out = child.wait_with_output().expect("wait");
+    let text = ok(&out, "watch");
+    let took = t.elapsed();
+    assert!(took >= Duration::from_secs(3), "{took:?}");
+    let changes: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("20") && l.contains(" → "))
+        .collect();
+    // 1: hold at 2 (40 % vs 50 %, inside tolerance); 2: the drop, held by stabilization;
+    // 3: after the 2 s window, the scale-down. The unchanged evaluations print nothing.
+    assert!(changes.len() >= 2 && changes.len() <= 4, "{text}");
+    assert!(changes[0].contains("2 → 2"), "{text}");
+    assert!(text.contains("ScaleDownStabilized"), "{text}");
+    assert!(text.contains("no assumption"), "{text}");
+    assert!(text.contains("stopped after 4 evaluation(s)"), "{text}");
+    let gets = c
+        .server
+        .requests()
+        .iter()
+        .filter(|r| r.path.contains("/horizontalpodautoscalers/app-000"))
+        .count();
+    assert_eq!(gets, 4);
+}
+
+#[test]
+fn watch_needs_the_cluster() {
+    let out = run(
+        &[
+            "explain",
+            "web",
+            "--watch",
+            "--snapshot",
+            "examples/scale-up-cpu.yaml",
+        ],
+        None,
+    );
+    assert_ne!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--snapshot"));
+}

@@ -25,6 +25,9 @@ _kubectl__hpa() {
             kubectl__hpa,help)
                 cmd="kubectl__hpa__subcmd__help"
                 ;;
+            kubectl__hpa,migrate)
+                cmd="kubectl__hpa__subcmd__migrate"
+                ;;
             kubectl__hpa,simulate)
                 cmd="kubectl__hpa__subcmd__simulate"
                 ;;
@@ -40,6 +43,9 @@ _kubectl__hpa() {
             kubectl__hpa__subcmd__help,help)
                 cmd="kubectl__hpa__subcmd__help__subcmd__help"
                 ;;
+            kubectl__hpa__subcmd__help,migrate)
+                cmd="kubectl__hpa__subcmd__help__subcmd__migrate"
+                ;;
             kubectl__hpa__subcmd__help,simulate)
                 cmd="kubectl__hpa__subcmd__help__subcmd__simulate"
                 ;;
@@ -53,7 +59,7 @@ _kubectl__hpa() {
 
     case "${cmd}" in
         kubectl__hpa)
-            opts="-h -V --help --version explain snapshot simulate completion help"
+            opts="-h -V --help --version explain snapshot simulate migrate completion help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -81,7 +87,7 @@ _kubectl__hpa() {
             return 0
             ;;
         kubectl__hpa__subcmd__explain)
-            opts="-o -n -A -h --snapshot --now --history --output --tolerance --cpu-initialization-period --initial-readiness-delay --downscale-stabilization --sync-period --kubernetes-version --feature-gates --kubeconfig --context --cluster --user --namespace --all-namespaces --as --as-group --request-timeout --help"
+            opts="-o -n -A -h --snapshot --now --history --output --watch --watch-count --tolerance --cpu-initialization-period --initial-readiness-delay --downscale-stabilization --sync-period --kubernetes-version --feature-gates --kubeconfig --context --cluster --user --namespace --all-namespaces --as --as-group --request-timeout --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -105,6 +111,10 @@ _kubectl__hpa() {
                     ;;
                 -o)
                     COMPREPLY=($(compgen -W "text wide json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --watch-count)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --tolerance)
@@ -179,7 +189,7 @@ _kubectl__hpa() {
             return 0
             ;;
         kubectl__hpa__subcmd__help)
-            opts="explain snapshot simulate completion help"
+            opts="explain snapshot simulate migrate completion help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -234,6 +244,20 @@ _kubectl__hpa() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        kubectl__hpa__subcmd__help__subcmd__migrate)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         kubectl__hpa__subcmd__help__subcmd__simulate)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -255,6 +279,72 @@ _kubectl__hpa() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kubectl__hpa__subcmd__migrate)
+            opts="-f -o -n -A -h --filename --apply --write --output --kubeconfig --context --cluster --user --namespace --all-namespaces --as --as-group --request-timeout --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --filename)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cluster)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as-group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

@@ -29,6 +29,7 @@ complete -c kubectl-hpa -n "__fish_kubectl_hpa_needs_command" -s V -l version -d
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_needs_command" -f -a "explain" -d 'Recompute the HPA controller\'s decision and explain it step by step'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_needs_command" -f -a "snapshot" -d 'Write everything explain reads for one HPA, from the cluster, as a v1 List (YAML) to stdout'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_needs_command" -f -a "simulate" -d 'Run the controller\'s algorithm over time against hypothetical or recorded load'
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_needs_command" -f -a "migrate" -d 'Hand spec.replicas of autoscaled workloads to their HPA without a dip (dry run by default)'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_needs_command" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish)'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l snapshot -d 'Read everything from a snapshot file (a v1 List of API objects, YAML or JSON) instead of a cluster' -r -F
@@ -38,6 +39,7 @@ complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -s o -l
 wide\t''
 json\t''
 yaml\t''"
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l watch-count -d 'With --watch: stop after this many evaluations (default: run until interrupted)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l tolerance -d 'Controller tolerance (kube-controller-manager --horizontal-pod-autoscaler-tolerance)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l cpu-initialization-period -d '--horizontal-pod-autoscaler-cpu-initialization-period' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l initial-readiness-delay -d '--horizontal-pod-autoscaler-initial-readiness-delay' -r
@@ -53,6 +55,7 @@ complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -s n -l
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l request-timeout -d 'The length of time to wait before giving up on a single server request (e.g. 1s, 2m; 0 = no timeout)' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l watch -d 'Live only: re-evaluate every --sync-period, keeping the controller\'s recommendation history ourselves, and print only the changes'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -s A -l all-namespaces -d 'Explain the HPAs of every namespace'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -s h -l help -d 'Print help'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -s o -l output -d 'Output format' -r -f -a "yaml\t''
@@ -102,9 +105,25 @@ complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l syn
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l kubernetes-version -d 'Reproduce this Kubernetes release\'s controller (1.23 to 1.37; default: newest)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l feature-gates -d 'Controller feature gates that change the algorithm, e.g. HPAScaleToZero=false,HPAConfigurableTolerance=true' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -s f -l filename -d 'Local manifests to check and edit: files or directories (*.yaml, *.yml, *.json; not recursive)' -r -F
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -s o -l output -d 'Output format' -r -f -a "text\t''
+json\t''"
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l kubeconfig -d 'Path to the kubeconfig file to use' -r -F
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l context -d 'The name of the kubeconfig context to use' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l cluster -d 'The name of the kubeconfig cluster to use' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l user -d 'The name of the kubeconfig user to use' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -s n -l namespace -d 'The namespace scope for this request' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l as -d 'Username to impersonate for the operation' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l request-timeout -d 'The length of time to wait before giving up on a single server request (e.g. 1s, 2m; 0 = no timeout)' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l apply -d 'Send the planned requests to the cluster (default: dry run)'
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l write -d 'Edit the local files (only after the cluster steps succeeded)'
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -s A -l all-namespaces -d 'Explain the HPAs of every namespace'
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -s h -l help -d 'Print help'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand completion" -s h -l help -d 'Print help'
-complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand help; and not __fish_seen_subcommand_from explain snapshot simulate completion help" -f -a "explain" -d 'Recompute the HPA controller\'s decision and explain it step by step'
-complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand help; and not __fish_seen_subcommand_from explain snapshot simulate completion help" -f -a "snapshot" -d 'Write everything explain reads for one HPA, from the cluster, as a v1 List (YAML) to stdout'
-complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand help; and not __fish_seen_subcommand_from explain snapshot simulate completion help" -f -a "simulate" -d 'Run the controller\'s algorithm over time against hypothetical or recorded load'
-complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand help; and not __fish_seen_subcommand_from explain snapshot simulate completion help" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish)'
-complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand help; and not __fish_seen_subcommand_from explain snapshot simulate completion help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand help; and not __fish_seen_subcommand_from explain snapshot simulate migrate completion help" -f -a "explain" -d 'Recompute the HPA controller\'s decision and explain it step by step'
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand help; and not __fish_seen_subcommand_from explain snapshot simulate migrate completion help" -f -a "snapshot" -d 'Write everything explain reads for one HPA, from the cluster, as a v1 List (YAML) to stdout'
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand help; and not __fish_seen_subcommand_from explain snapshot simulate migrate completion help" -f -a "simulate" -d 'Run the controller\'s algorithm over time against hypothetical or recorded load'
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand help; and not __fish_seen_subcommand_from explain snapshot simulate migrate completion help" -f -a "migrate" -d 'Hand spec.replicas of autoscaled workloads to their HPA without a dip (dry run by default)'
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand help; and not __fish_seen_subcommand_from explain snapshot simulate migrate completion help" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish)'
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand help; and not __fish_seen_subcommand_from explain snapshot simulate migrate completion help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -26,6 +26,13 @@ Examples:
   # The same as JSON (a stable, documented contract)
   kubectl hpa explain web -n shop --snapshot snap.yaml -o json
 
+  # Fleet overview: every HPA of a namespace (or of the cluster with -A), one line each
+  kubectl hpa explain -n shop
+  kubectl hpa explain -A -o json
+
+  # Follow one HPA: re-evaluate every sync period and print the changes
+  kubectl hpa explain web -n shop --watch
+
   # Replay with the controller's in-memory history and another Kubernetes release
   kubectl hpa explain web -n shop --snapshot snap.yaml --history hist.yaml --kubernetes-version 1.32
 
@@ -65,7 +72,7 @@ pub struct Cli {
 pub enum Command {
     /// Recompute the HPA controller's decision and explain it step by step
     #[command(
-        override_usage = "kubectl hpa explain NAME [-n NAMESPACE] [--snapshot FILE] [flags]",
+        override_usage = "kubectl hpa explain [NAME] [-n NAMESPACE | -A] [--snapshot FILE] [--watch] [flags]",
         after_help = EXPLAIN_AFTER
     )]
     Explain(ExplainArgs),
@@ -75,6 +82,11 @@ pub enum Command {
     /// Run the controller's algorithm over time against hypothetical or recorded load
     #[command(override_usage = "kubectl hpa simulate [NAME] [flags]")]
     Simulate(crate::commands::simulate::SimulateArgs),
+    /// Hand spec.replicas of autoscaled workloads to their HPA without a dip (dry run by default)
+    #[command(
+        override_usage = "kubectl hpa migrate [NAME | -A] [-f FILE|DIR ...] [--apply] [--write] [flags]"
+    )]
+    Migrate(crate::commands::migrate::MigrateArgs),
     /// Print a shell completion script (bash, zsh, fish)
     #[command(
         override_usage = "kubectl hpa completion SHELL",
@@ -155,7 +167,7 @@ pub struct ControllerFlags {
 
 #[derive(Debug, Clone, Args)]
 pub struct ExplainArgs {
-    /// Name of the HorizontalPodAutoscaler
+    /// Name of the HorizontalPodAutoscaler (omit it for the fleet overview of the namespace, or of all with -A)
     pub name: Option<String>,
     /// Read everything from a snapshot file (a v1 List of API objects, YAML or JSON) instead of a cluster
     #[arg(long, value_name = "FILE")]
@@ -169,6 +181,13 @@ pub struct ExplainArgs {
     /// Output format
     #[arg(short = 'o', long = "output", value_enum, default_value_t = OutputFormat::Text)]
     pub output: OutputFormat,
+    /// Live only: re-evaluate every --sync-period, keeping the controller's recommendation
+    /// history ourselves, and print only the changes
+    #[arg(long)]
+    pub watch: bool,
+    /// With --watch: stop after this many evaluations (default: run until interrupted)
+    #[arg(long, value_name = "N", hide = true)]
+    pub watch_count: Option<u32>,
     #[command(flatten)]
     pub controller: ControllerFlags,
     #[command(flatten)]
@@ -196,6 +215,10 @@ pub struct ExplainOptions {
     pub output: OutputFormat,
     pub color: bool,
     pub kube: KubeFlags,
+    /// `--watch`: re-evaluate every sync period (live only).
+    pub watch: bool,
+    /// `--watch-count`: stop after this many evaluations.
+    pub watch_count: Option<u32>,
 }
 
 /// The environment, read once.
@@ -312,6 +335,12 @@ impl ExplainArgs {
             Some(p) => (read_history(p)?, true),
             None => (History::default(), false),
         };
+        if (self.watch || self.watch_count.is_some()) && self.snapshot.is_some() {
+            return Err(
+                "--watch re-reads the cluster every sync period; it cannot be used with --snapshot"
+                    .into(),
+            );
+        }
         if self.kube.all_namespaces && self.kube.namespace.is_some() {
             return Err("-A/--all-namespaces and -n/--namespace cannot be used together".into());
         }
@@ -330,6 +359,8 @@ impl ExplainArgs {
             output: self.output,
             color: env.color() && matches!(self.output, OutputFormat::Text | OutputFormat::Wide),
             kube: self.kube.clone(),
+            watch: self.watch || self.watch_count.is_some(),
+            watch_count: self.watch_count,
         })
     }
 }

@@ -2,7 +2,8 @@
 //! HPA controller reads for one HPA, assembled into the `v1 List` that
 //! [`crate::snapshot::Snapshot::from_value`] reads (the same format `--snapshot` files have).
 //!
-//! All network I/O of the program is here, and it only ever sends GET requests (GET and LIST).
+//! All network I/O of the program is here, and it only ever sends GET requests (GET and LIST),
+//! except the PATCH requests of `migrate --apply` ([`Conn::patch_raw`], at the end).
 //! A failed call on a metrics source or on the target's scale does not fail the fetch: it is
 //! recorded in the List's [`FETCH_ERRORS_ANNOTATION`], worded as the controller's metrics client
 //! words it, and the core then reports it as the controller would.
@@ -12,7 +13,7 @@
 //! scale's selector; the target object; Object and External metrics; the HPA's events; the server
 //! version; the namespace's other HPAs followed by their targets' scales.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -1153,4 +1154,668 @@ pub fn list_names(hpas: bool, namespace: Option<&str>, timeout: Duration) -> Vec
     };
     rt.block_on(async { tokio::time::timeout(timeout, work).await.ok().flatten() })
         .unwrap_or_default()
+}
+
+// ------------------------------------------------------------------ fleet (many HPAs at once)
+
+/// The resource metrics APIService (`v1beta1.metrics.k8s.io`), read when a PodMetrics call failed
+/// to tell "not installed" from "unavailable": one GET.
+pub async fn metrics_apiservice(conn: &Conn) -> crate::diagnose::MetricsApi {
+    use crate::diagnose::{MetricsApi, METRICS_APISERVICE};
+    let r = conn
+        .get(
+            &format!("/apis/apiregistration.k8s.io/v1/apiservices/{METRICS_APISERVICE}"),
+            &[],
+            What {
+                verb: "get",
+                resource: "apiservices.apiregistration.k8s.io",
+                object: format!("{METRICS_APISERVICE:?}"),
+            },
+        )
+        .await;
+    match r {
+        Ok(v) => MetricsApi::from_apiservice(Some(&v)),
+        Err(f) if f.code() == Some(404) => MetricsApi::Absent,
+        Err(f) => MetricsApi::Unknown(format!("{}: {}", f.request(), f.client_go_text())),
+    }
+}
+
+/// Everything fetched for the HPAs of a namespace or of the cluster.
+pub struct FleetFetched {
+    /// One `v1 List` per namespace that has HPAs (what [`crate::snapshot::Snapshot::from_owned`]
+    /// reads), namespaces in order.
+    pub lists: Vec<(String, Value)>,
+    /// HPAs whose target's scale could not be read (`(namespace, name)` → the error as the
+    /// controller's scale client words it); evaluated from their own List with a `scale`
+    /// fetch error, which gives `FailedGetScale` as the controller would.
+    pub scale_errors: BTreeMap<(String, String), String>,
+    /// What could not be read besides metrics, in words.
+    pub notes: Vec<String>,
+    pub server_version: Option<String>,
+    /// The resource metrics APIService, read only when the PodMetrics LIST failed.
+    pub metrics_api: Option<crate::diagnose::MetricsApi>,
+}
+
+fn ns_of(v: &Value) -> String {
+    v.pointer("/metadata/namespace")
+        .and_then(Value::as_str)
+        .unwrap_or("default")
+        .to_string()
+}
+
+/// Fetch the HPAs of `namespace` (`None`: every namespace) and what they read, with a number of
+/// requests that does not grow with the number of HPAs: one LIST each of HPAs, pods, PodMetrics,
+/// Deployments, StatefulSets and ReplicaSets (per namespace, or cluster-wide), plus one request
+/// per distinct custom/external metric query, a discovery GET per custom-resource group/version
+/// and a scale GET per custom-resource target. Events are not read. GET and LIST only.
+pub async fn fetch_fleet(conn: &Conn, namespace: Option<&str>) -> Result<FleetFetched> {
+    let base = |group_version: &str, plural: &str| -> String {
+        let root = if group_version == "v1" {
+            "/api/v1".to_string()
+        } else {
+            format!("/apis/{group_version}")
+        };
+        match namespace {
+            Some(ns) => format!("{root}/namespaces/{ns}/{plural}"),
+            None => format!("{root}/{plural}"),
+        }
+    };
+    let scope = match namespace {
+        Some(ns) => in_ns(ns),
+        None => "in all namespaces".to_string(),
+    };
+    let list_of = |gv: &'static str,
+                   plural: &'static str,
+                   resource: &'static str,
+                   kind: &'static str,
+                   paged: bool| {
+        let path = base(gv, plural);
+        let scope = scope.clone();
+        async move {
+            conn.list(
+                &path,
+                &[],
+                paged,
+                (gv, kind),
+                What {
+                    verb: "list",
+                    resource,
+                    object: scope,
+                },
+            )
+            .await
+        }
+    };
+    // Round 1: every list, concurrently.
+    let version_f = conn.get(
+        "/version",
+        &[],
+        What {
+            verb: "get",
+            resource: "/version",
+            object: String::new(),
+        },
+    );
+    let (hpas, pods, pod_metrics, deployments, statefulsets, replicasets, version) = tokio::join!(
+        list_of(
+            "autoscaling/v2",
+            "horizontalpodautoscalers",
+            "horizontalpodautoscalers.autoscaling",
+            "HorizontalPodAutoscaler",
+            true
+        ),
+        list_of("v1", "pods", "pods", "Pod", true),
+        list_of(
+            "metrics.k8s.io/v1beta1",
+            "pods",
+            "pods.metrics.k8s.io",
+            "PodMetrics",
+            false
+        ),
+        list_of(
+            "apps/v1",
+            "deployments",
+            "deployments.apps",
+            "Deployment",
+            true
+        ),
+        list_of(
+            "apps/v1",
+            "statefulsets",
+            "statefulsets.apps",
+            "StatefulSet",
+            true
+        ),
+        list_of(
+            "apps/v1",
+            "replicasets",
+            "replicasets.apps",
+            "ReplicaSet",
+            true
+        ),
+        version_f,
+    );
+    let hpas = hpas.map_err(|f| anyhow!(f.fatal()))?;
+    let pods = pods.map_err(|f| anyhow!(f.fatal()))?;
+    let mut notes = Vec::new();
+    let server_version = match version {
+        Ok(v) => v["gitVersion"].as_str().map(String::from),
+        Err(f) => {
+            notes.push(format!(
+                "the server version could not be read: {}",
+                f.client_go_text()
+            ));
+            None
+        }
+    };
+    let mut workloads: BTreeMap<&str, Result<Vec<Value>, ApiFailure>> = BTreeMap::new();
+    workloads.insert("Deployment", deployments);
+    workloads.insert("StatefulSet", statefulsets);
+    workloads.insert("ReplicaSet", replicasets);
+    for (kind, r) in &workloads {
+        if let Err(f) = r {
+            notes.push(format!(
+                "{} failed ({}): the scale of each {kind} target is read one by one instead",
+                f.request(),
+                f.client_go_text()
+            ));
+        }
+    }
+
+    // What the HPAs need.
+    struct Need {
+        ns: String,
+        name: String,
+        api: String,
+        kind: String,
+        target: String,
+    }
+    let mut needs = Vec::new();
+    let mut uses_resource = false;
+    let mut pods_q: BTreeSet<(String, String, String)> = BTreeSet::new(); // ns, metric, metric selector
+    let mut object_q: BTreeSet<(String, String, String, String, String, String)> = BTreeSet::new(); // ns, api, kind, name, metric, msel
+    let mut external_q: BTreeSet<(String, String, String)> = BTreeSet::new(); // ns, metric, selector
+    for h in &hpas {
+        let ns = ns_of(h);
+        let name = h
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let Ok(typed) = serde_json::from_value::<HorizontalPodAutoscaler>(h.clone()) else {
+            continue; // reported when the snapshot is read
+        };
+        let r = &typed.spec.scale_target_ref;
+        needs.push(Need {
+            ns: ns.clone(),
+            name,
+            api: r.api_version.clone().unwrap_or_default(),
+            kind: r.kind.clone(),
+            target: r.name.clone(),
+        });
+        let metrics = typed.spec.metrics.clone().unwrap_or_default();
+        if metrics.is_empty() {
+            uses_resource = true;
+        }
+        for m in &metrics {
+            if m.resource.is_some() || m.container_resource.is_some() {
+                uses_resource = true;
+            }
+            if let Some(p) = &m.pods {
+                pods_q.insert((
+                    ns.clone(),
+                    p.metric.name.clone(),
+                    selector_string(p.metric.selector.as_ref()),
+                ));
+            }
+            if let Some(o) = &m.object {
+                let d = &o.described_object;
+                object_q.insert((
+                    ns.clone(),
+                    d.api_version.clone().unwrap_or_default(),
+                    d.kind.clone(),
+                    d.name.clone(),
+                    o.metric.name.clone(),
+                    selector_string(o.metric.selector.as_ref()),
+                ));
+            }
+            if let Some(e) = &m.external {
+                external_q.insert((
+                    ns.clone(),
+                    e.metric.name.clone(),
+                    selector_string(e.metric.selector.as_ref()),
+                ));
+            }
+        }
+    }
+
+    // Which targets need a scale GET: other kinds, and apps/v1 kinds whose list failed.
+    let ok_kinds: BTreeSet<&str> = workloads
+        .iter()
+        .filter(|(_, r)| r.is_ok())
+        .map(|(k, _)| *k)
+        .collect();
+    let listed = |api: &str, kind: &str| api == "apps/v1" && ok_kinds.contains(kind);
+    let scale_gets: BTreeSet<(String, String, String, String)> = needs
+        .iter()
+        .filter(|n| !listed(&n.api, &n.kind))
+        .map(|n| {
+            (
+                n.ns.clone(),
+                n.api.clone(),
+                n.kind.clone(),
+                n.target.clone(),
+            )
+        })
+        .collect();
+    // Discovery once per group/version/kind.
+    let mut kinds: BTreeSet<(String, String)> = scale_gets
+        .iter()
+        .map(|(_, a, k, _)| (a.clone(), k.clone()))
+        .collect();
+    kinds.extend(
+        object_q
+            .iter()
+            .filter(|q| !(q.2 == "Namespace" && q.1.split('/').next() == Some("v1")))
+            .map(|q| (q.1.clone(), q.2.clone())),
+    );
+    let resolved: BTreeMap<(String, String), Result<Gvr, String>> =
+        join_all(kinds.into_iter().map(|(a, k)| async move {
+            let r = conn.resource_of(&a, &k).await;
+            ((a, k), r)
+        }))
+        .await
+        .into_iter()
+        .collect();
+
+    // Round 2: scales of the other targets, metrics, and the APIService if PodMetrics failed.
+    let scales_f = join_all(scale_gets.iter().map(|(ns, api, kind, target)| {
+        let gvr = resolved.get(&(api.clone(), kind.clone()));
+        async move {
+            let r = match gvr {
+                Some(Err(e)) => Err(e.clone()),
+                _ => conn.scale(ns, api, kind, target).await,
+            };
+            ((ns.clone(), kind.clone(), target.clone()), r)
+        }
+    }));
+    let pods_f = join_all(pods_q.iter().map(|(ns, metric, msel)| async move {
+        let r = conn
+            .list(
+                &format!("{CUSTOM}/namespaces/{ns}/pods/*/{metric}"),
+                &[("metricLabelSelector", msel.clone())],
+                false,
+                ("", ""),
+                What {
+                    verb: "get",
+                    resource: "pods.custom.metrics.k8s.io",
+                    object: in_ns(ns),
+                },
+            )
+            .await;
+        (ns.clone(), metric.clone(), r)
+    }));
+    let objects_f = join_all(object_q.iter().map(|q| {
+        let (ns, api, kind, name, metric, msel) = q;
+        let gvr = resolved.get(&(api.clone(), kind.clone()));
+        async move {
+            let key = object_metric_key(kind, name, metric);
+            let path = if kind == "Namespace" && api.split('/').next() == Some("v1") {
+                Ok(format!("{CUSTOM}/namespaces/{name}/metrics/{metric}"))
+            } else {
+                match gvr {
+                    Some(Ok(g)) => Ok(format!(
+                        "{CUSTOM}/namespaces/{ns}/{}/{name}/{metric}",
+                        g.qualified()
+                    )),
+                    Some(Err(e)) => Err(e.clone()),
+                    None => Err(format!("no matches for kind {kind:?} in version {api:?}")),
+                }
+            };
+            let r = match path {
+                Err(e) => Err(e),
+                Ok(p) => conn
+                    .list(
+                        &p,
+                        &[("metricLabelSelector", msel.clone())],
+                        false,
+                        ("", ""),
+                        What {
+                            verb: "get",
+                            resource: "custom.metrics.k8s.io",
+                            object: format!("{kind} {name:?} metric {metric:?}"),
+                        },
+                    )
+                    .await
+                    .map_err(|f| f.client_go_text()),
+            };
+            (ns.clone(), key, r)
+        }
+    }));
+    let externals_f = join_all(external_q.iter().map(|(ns, metric, sel)| async move {
+        let r = conn
+            .list(
+                &format!("{EXTERNAL}/namespaces/{ns}/{metric}"),
+                &[("labelSelector", sel.clone())],
+                false,
+                ("", ""),
+                What {
+                    verb: "list",
+                    resource: "external.metrics.k8s.io",
+                    object: format!("{metric:?} in namespace {ns:?}"),
+                },
+            )
+            .await;
+        (ns.clone(), metric.clone(), r)
+    }));
+    let api_f = async {
+        if uses_resource && pod_metrics.is_err() {
+            Some(metrics_apiservice(conn).await)
+        } else {
+            None
+        }
+    };
+    let (scales, pods_metrics, objects, externals, metrics_api) =
+        tokio::join!(scales_f, pods_f, objects_f, externals_f, api_f);
+
+    // Assemble one List per namespace.
+    struct NsList {
+        items: Vec<Value>,
+        errors: BTreeMap<String, String>,
+    }
+    let mut by_ns: BTreeMap<String, NsList> = BTreeMap::new();
+    for h in &hpas {
+        by_ns.entry(ns_of(h)).or_insert_with(|| NsList {
+            items: vec![],
+            errors: BTreeMap::new(),
+        });
+    }
+    let push = |by_ns: &mut BTreeMap<String, NsList>, ns: &str, v: Value| {
+        if let Some(l) = by_ns.get_mut(ns) {
+            l.items.push(v);
+        }
+    };
+    for h in hpas {
+        let ns = ns_of(&h);
+        push(&mut by_ns, &ns, h);
+    }
+    for r in workloads.into_values().flatten() {
+        for w in r {
+            let ns = ns_of(&w);
+            push(&mut by_ns, &ns, w);
+        }
+    }
+    let mut scale_errors = BTreeMap::new();
+    let scales: BTreeMap<(String, String, String), Result<Value, String>> =
+        scales.into_iter().collect();
+    for n in &needs {
+        if listed(&n.api, &n.kind) {
+            let present = by_ns.get(&n.ns).is_some_and(|l| {
+                l.items.iter().any(|i| {
+                    i["kind"] == n.kind.as_str()
+                        && i.pointer("/metadata/name").and_then(Value::as_str)
+                            == Some(n.target.as_str())
+                })
+            });
+            if !present {
+                scale_errors.insert(
+                    (n.ns.clone(), n.name.clone()),
+                    format!("{}.apps {:?} not found", plural_guess(&n.kind), n.target),
+                );
+            }
+            continue;
+        }
+        if let Some(Err(e)) = scales.get(&(n.ns.clone(), n.kind.clone(), n.target.clone())) {
+            scale_errors.insert((n.ns.clone(), n.name.clone()), e.clone());
+        }
+    }
+    for ((ns, _, _), r) in scales {
+        if let Ok(s) = r {
+            push(&mut by_ns, &ns, s);
+        }
+    }
+    for p in pods {
+        let ns = ns_of(&p);
+        push(&mut by_ns, &ns, p);
+    }
+    match pod_metrics {
+        Ok(pm) => {
+            let mut per: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+            for m in pm {
+                per.entry(ns_of(&m)).or_default().push(m);
+            }
+            for (ns, l) in by_ns.iter_mut() {
+                l.items.push(metric_list(
+                    "metrics.k8s.io/v1beta1",
+                    "PodMetricsList",
+                    per.remove(ns).unwrap_or_default(),
+                ));
+            }
+        }
+        Err(f) => {
+            if uses_resource {
+                notes.extend(denied_note(&f, "resource metrics (cpu, memory)"));
+            }
+            for l in by_ns.values_mut() {
+                l.errors.insert(
+                    "resource-metrics".into(),
+                    format!(
+                        "unable to fetch metrics from resource metrics API: {}",
+                        f.client_go_text()
+                    ),
+                );
+                l.items.push(metric_list(
+                    "metrics.k8s.io/v1beta1",
+                    "PodMetricsList",
+                    vec![],
+                ));
+            }
+        }
+    }
+    for (ns, metric, r) in pods_metrics {
+        match r {
+            Ok(v) => push(
+                &mut by_ns,
+                &ns,
+                metric_list("custom.metrics.k8s.io/v1beta2", "MetricValueList", v),
+            ),
+            Err(f) => {
+                notes.extend(denied_note(&f, &format!("pods metric {metric}")));
+                if let Some(l) = by_ns.get_mut(&ns) {
+                    l.errors.insert(
+                        pods_metric_key(&metric),
+                        format!(
+                            "unable to fetch metrics from custom metrics API: {}",
+                            f.client_go_text()
+                        ),
+                    );
+                }
+            }
+        }
+    }
+    for (ns, key, r) in objects {
+        match r {
+            Ok(v) => push(
+                &mut by_ns,
+                &ns,
+                metric_list("custom.metrics.k8s.io/v1beta2", "MetricValueList", v),
+            ),
+            Err(e) => {
+                if let Some(l) = by_ns.get_mut(&ns) {
+                    l.errors.insert(
+                        key,
+                        format!("unable to fetch metrics from custom metrics API: {e}"),
+                    );
+                }
+            }
+        }
+    }
+    for (ns, metric, r) in externals {
+        match r {
+            Ok(v) => push(
+                &mut by_ns,
+                &ns,
+                metric_list(
+                    "external.metrics.k8s.io/v1beta1",
+                    "ExternalMetricValueList",
+                    v,
+                ),
+            ),
+            Err(f) => {
+                notes.extend(denied_note(&f, &format!("external metric {metric}")));
+                if let Some(l) = by_ns.get_mut(&ns) {
+                    l.errors.insert(
+                        external_metric_key(&metric),
+                        format!(
+                            "unable to fetch metrics from external metrics API: {}",
+                            f.client_go_text()
+                        ),
+                    );
+                }
+            }
+        }
+    }
+    let taken = Timestamp::now().to_string();
+    let mut lists = Vec::with_capacity(by_ns.len());
+    for (ns, l) in by_ns {
+        let mut annotations = serde_json::Map::new();
+        annotations.insert(TAKEN_AT_ANNOTATION.into(), json!(taken));
+        annotations.insert(
+            SOURCE_ANNOTATION.into(),
+            json!(format!("cluster {} ({})", conn.context, conn.server)),
+        );
+        if let Some(v) = &server_version {
+            annotations.insert(SERVER_VERSION_ANNOTATION.into(), json!(v));
+        }
+        if !l.errors.is_empty() {
+            annotations.insert(
+                FETCH_ERRORS_ANNOTATION.into(),
+                json!(serde_json::to_string(&l.errors)?),
+            );
+        }
+        lists.push((
+            ns,
+            json!({"apiVersion": "v1", "kind": "List", "metadata": {"annotations": annotations}, "items": l.items}),
+        ));
+    }
+    Ok(FleetFetched {
+        lists,
+        scale_errors,
+        notes,
+        server_version,
+        metrics_api,
+    })
+}
+
+// ------------------------------------------------------------------ `kubectl hpa migrate`
+//
+// The only writes of the program: `migrate --apply` sends the PATCH requests its plan shows,
+// byte for byte, through [`Conn::patch_raw`].
+
+impl Conn {
+    /// GET an API path (query included in `path` if any); JSON back.
+    pub async fn get_path(
+        &self,
+        path: &str,
+        resource: &str,
+        object: String,
+    ) -> Result<Value, ApiFailure> {
+        self.get(
+            path,
+            &[],
+            What {
+                verb: "get",
+                resource,
+                object,
+            },
+        )
+        .await
+    }
+
+    /// LIST an API path, paged; items get `item_type` as apiVersion/kind when missing.
+    pub async fn list_path(
+        &self,
+        path: &str,
+        item_type: (&str, &str),
+        resource: &str,
+        object: String,
+    ) -> Result<Vec<Value>, ApiFailure> {
+        self.list(
+            path,
+            &[],
+            true,
+            item_type,
+            What {
+                verb: "list",
+                resource,
+                object,
+            },
+        )
+        .await
+    }
+
+    /// The collection path and qualified resource name of a kind in `ns`
+    /// (`/apis/apps/v1/namespaces/shop/deployments`, `deployments.apps`); discovery for
+    /// non-built-in groups.
+    pub async fn collection_of(
+        &self,
+        ns: &str,
+        api_version: &str,
+        kind: &str,
+    ) -> Result<(String, String), String> {
+        let gvr = self.resource_of(api_version, kind).await?;
+        Ok((gvr.collection(ns), gvr.qualified()))
+    }
+
+    /// Send one PATCH exactly as planned: `path` (without query), the query (`fieldManager`,
+    /// `dryRun` only), the content type (`application/merge-patch+json` or
+    /// `application/apply-patch+yaml`) and the body bytes. Never forced.
+    pub async fn patch_raw(
+        &self,
+        path: &str,
+        query: &[(String, String)],
+        content_type: &str,
+        body: &str,
+        resource: &str,
+        object: String,
+    ) -> Result<Value, ApiFailure> {
+        use kube::api::{Patch, PatchParams};
+        let fail = |failure| ApiFailure {
+            verb: "patch",
+            resource: resource.to_string(),
+            object: object.clone(),
+            server: self.server.clone(),
+            failure,
+        };
+        let mut pp = PatchParams::default();
+        for (k, v) in query {
+            match k.as_str() {
+                "fieldManager" => pp.field_manager = Some(v.clone()),
+                "dryRun" if v == "All" => pp.dry_run = true,
+                _ => return Err(fail(Failure::Other(format!("unsupported query {k}={v}")))),
+            }
+        }
+        let patch: Patch<()> = match content_type {
+            "application/merge-patch+json" => Patch::Merge(()),
+            "application/apply-patch+yaml" => Patch::Apply(()),
+            other => {
+                return Err(fail(Failure::Other(format!(
+                    "unsupported content type {other}"
+                ))))
+            }
+        };
+        let mut req = Request::new("")
+            .patch(path.trim_start_matches('/'), &pp, &patch)
+            .map_err(|e| fail(Failure::Other(e.to_string())))?;
+        *req.body_mut() = body.as_bytes().to_vec();
+        let call = self.client.request::<Value>(req);
+        let res = match self.timeout {
+            Some(t) => match tokio::time::timeout(t, call).await {
+                Ok(r) => r,
+                Err(_) => return Err(fail(Failure::Timeout(t))),
+            },
+            None => call.await,
+        };
+        res.map_err(|e| fail(classify(e)))
+    }
 }

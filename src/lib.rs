@@ -8,9 +8,11 @@ pub mod cluster;
 pub mod commands;
 pub mod completion;
 pub mod core;
+pub mod diagnose;
 pub mod duration;
 pub mod labels;
 pub mod metrics_api;
+pub mod migrate;
 pub mod quantity;
 pub mod render;
 pub mod simulate;
@@ -40,6 +42,7 @@ pub fn run(args: Vec<std::ffi::OsString>, env: cli::Environment) -> i32 {
             .and_then(|o| commands::explain::run(&o)),
         cli::Command::Snapshot(a) => commands::snapshot::run(&a),
         cli::Command::Simulate(a) => commands::simulate::run(&a, &env),
+        cli::Command::Migrate(a) => commands::migrate::run(&a, &env),
         cli::Command::Completion(a) => completion::run_completion(&a),
         cli::Command::Complete(a) => completion::run_complete(&a),
     };

@@ -19,7 +19,19 @@
 //!   whose `Available` condition is `False` makes its group/version answer 503
 //!   `service unavailable` (plain text, as kube-aggregator does);
 //! * errors as real `Status` objects; per-path fault injection and latency;
-//! * writes are refused with 405 (and recorded) unless [`WriteMode::AcceptPatches`].
+//! * writes are refused with 405 (and recorded) unless [`WriteMode::AcceptPatches`]:
+//!   then PATCH with `application/merge-patch+json` (an Update) or
+//!   `application/apply-patch+yaml` (a server-side apply) changes the stored object
+//!   or its scale, honours `metadata.resourceVersion` in the body as a
+//!   precondition (409 Conflict "the object has been modified"), and keeps
+//!   `metadata.managedFields` like the apiserver does, simplified: leaf fields
+//!   (lists are leaves), Update moves ownership of changed fields to the manager
+//!   (`fieldManager`, else the User-Agent's prefix), a scale write is recorded
+//!   as `subresource: scale` on `spec.replicas`, Apply conflicts (409
+//!   `FieldManagerConflict`) when another manager owns a field it sets to a
+//!   different value unless `force=true`, and prunes the fields it stops
+//!   applying that nobody else owns. Entries carry the time [`MANAGED_TIME`];
+//! * [`Fault::ConcurrentWrite`] simulates another client writing just before a request;
 //!
 //! Objects missing `metadata.resourceVersion` (and `uid`, outside metrics groups)
 //! get generated ones; namespaced builtin kinds without a namespace go to `default`.
@@ -92,6 +104,8 @@ pub enum PathMatch {
     Exact(String),
     Prefix(String),
     Contains(String),
+    /// Requests with this method (`PATCH`) whose path matches.
+    Method(String, Box<PathMatch>),
 }
 
 impl PathMatch {
@@ -104,11 +118,18 @@ impl PathMatch {
     pub fn contains(p: impl Into<String>) -> Self {
         PathMatch::Contains(p.into())
     }
-    fn matches(&self, path: &str) -> bool {
+    /// Only requests with `method` (e.g. `"PATCH"`) matching `m`.
+    pub fn method(method: &str, m: PathMatch) -> Self {
+        PathMatch::Method(method.to_string(), Box::new(m))
+    }
+    fn matches(&self, method: &str, path: &str) -> bool {
         match self {
             PathMatch::Exact(p) => path == p,
             PathMatch::Prefix(p) => path.starts_with(p.as_str()),
             PathMatch::Contains(p) => path.contains(p.as_str()),
+            PathMatch::Method(m, inner) => {
+                m.eq_ignore_ascii_case(method) && inner.matches(method, path)
+            }
         }
     }
 }
@@ -127,6 +148,15 @@ pub enum Fault {
     Delay(Duration),
     /// Close the connection without answering.
     Drop,
+    /// Another client writes first: this JSON merge patch is applied to the
+    /// addressed object (or, with `subresource: Some("scale")`, to its scale) as
+    /// an Update by `manager` — new resourceVersion, managedFields updated —
+    /// then the request is answered normally.
+    ConcurrentWrite {
+        patch: Value,
+        manager: String,
+        subresource: Option<String>,
+    },
 }
 
 /// How write verbs (POST/PUT/PATCH/DELETE) are treated. All are recorded.
@@ -299,6 +329,7 @@ impl FakeApiServer {
             m,
             f,
             remaining: None,
+            skip: 0,
         });
     }
 
@@ -308,6 +339,17 @@ impl FakeApiServer {
             m,
             f,
             remaining: Some(times),
+            skip: 0,
+        });
+    }
+
+    /// Like [`Self::inject_times`], but the first `skip` matching requests pass untouched.
+    pub fn inject_after(&self, m: PathMatch, f: Fault, skip: usize, times: usize) {
+        self.lock().faults.push(FaultRule {
+            m,
+            f,
+            remaining: Some(times),
+            skip,
         });
     }
 
@@ -472,6 +514,8 @@ struct FaultRule {
     m: PathMatch,
     f: Fault,
     remaining: Option<usize>,
+    /// Matching requests still to let through before the fault applies.
+    skip: usize,
 }
 
 #[derive(Default)]
@@ -837,12 +881,16 @@ impl State {
         })
     }
 
-    fn take_fault(&mut self, path: &str) -> Option<Fault> {
+    fn take_fault(&mut self, method: &str, path: &str) -> Option<Fault> {
         let i = self
             .faults
             .iter()
-            .position(|r| r.m.matches(path) && r.remaining != Some(0))?;
+            .position(|r| r.m.matches(method, path) && r.remaining != Some(0))?;
         let rule = &mut self.faults[i];
+        if rule.skip > 0 {
+            rule.skip -= 1;
+            return None;
+        }
         if let Some(n) = rule.remaining.as_mut() {
             *n -= 1;
         }
@@ -927,7 +975,7 @@ async fn handle(
     let (latency, fault) = {
         let mut st = lock(&state);
         st.requests.push(rec.clone());
-        (st.latency, st.take_fault(&rec.path))
+        (st.latency, st.take_fault(&rec.method, &rec.path))
     };
     if !latency.is_zero() {
         tokio::time::sleep(latency).await;
@@ -943,6 +991,15 @@ async fn handle(
         }
         Some(Fault::Status(code)) => fault_status(&rec, code, None),
         Some(Fault::ForbiddenAs(user)) => fault_status(&rec, 403, Some(&user)),
+        Some(Fault::ConcurrentWrite {
+            patch,
+            manager,
+            subresource,
+        }) => {
+            let mut st = lock(&state);
+            concurrent_write(&mut st, &rec, &patch, &manager, subresource.as_deref());
+            route(&mut st, &rec)
+        }
         None => route(&mut lock(&state), &rec),
     };
     let (code, ctype, bytes) = match reply {
@@ -1502,6 +1559,445 @@ fn merge_patch(target: &mut Value, patch: &Value) {
     }
 }
 
+/// The `time` of every managedFields entry the fake server writes.
+pub const MANAGED_TIME: &str = "2026-03-01T12:00:00Z";
+
+/// Fields the server sets itself: never owned by a manager.
+fn server_field(path: &[String]) -> bool {
+    match path.first().map(String::as_str) {
+        Some("apiVersion" | "kind" | "status") => true,
+        Some("metadata") => matches!(
+            path.get(1).map(String::as_str),
+            Some(
+                "name"
+                    | "namespace"
+                    | "resourceVersion"
+                    | "uid"
+                    | "managedFields"
+                    | "generation"
+                    | "creationTimestamp"
+                    | "selfLink"
+            ) | None
+        ),
+        _ => false,
+    }
+}
+
+/// Leaf paths of an object: objects recurse, everything else (lists too) is a leaf.
+fn leaf_paths(v: &Value) -> Vec<Vec<String>> {
+    fn walk(v: &Value, prefix: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
+        match v {
+            Value::Object(m) if !m.is_empty() => {
+                for (k, c) in m {
+                    prefix.push(k.clone());
+                    walk(c, prefix, out);
+                    prefix.pop();
+                }
+            }
+            _ => out.push(prefix.clone()),
+        }
+    }
+    let mut out = Vec::new();
+    walk(v, &mut Vec::new(), &mut out);
+    out.retain(|p| !p.is_empty() && !server_field(p));
+    out
+}
+
+fn value_at<'a>(v: &'a Value, path: &[String]) -> Option<&'a Value> {
+    path.iter().try_fold(v, |cur, k| cur.get(k.as_str()))
+}
+
+fn set_at(v: &mut Value, path: &[String], value: Value) {
+    let mut cur = v;
+    for k in &path[..path.len() - 1] {
+        if !cur.get(k.as_str()).is_some_and(Value::is_object) {
+            cur[k.as_str()] = json!({});
+        }
+        cur = cur.get_mut(k.as_str()).expect("just set");
+    }
+    cur[path[path.len() - 1].as_str()] = value;
+}
+
+fn remove_at(v: &mut Value, path: &[String]) {
+    let mut cur = v;
+    for k in &path[..path.len() - 1] {
+        match cur.get_mut(k.as_str()) {
+            Some(c) => cur = c,
+            None => return,
+        }
+    }
+    if let Some(m) = cur.as_object_mut() {
+        m.remove(path[path.len() - 1].as_str());
+    }
+}
+
+/// The leaf paths a `fieldsV1` set names (`f:` keys; `.` and `k:`/`v:` entries stop the walk).
+fn field_paths(fields: &Value) -> Vec<Vec<String>> {
+    fn walk(v: &Value, prefix: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
+        let children: Vec<(&String, &Value)> = v
+            .as_object()
+            .into_iter()
+            .flatten()
+            .filter(|(k, _)| k.starts_with("f:"))
+            .collect();
+        if children.is_empty() {
+            if !prefix.is_empty() {
+                out.push(prefix.clone());
+            }
+            return;
+        }
+        for (k, c) in children {
+            prefix.push(k[2..].to_string());
+            walk(c, prefix, out);
+            prefix.pop();
+        }
+    }
+    let mut out = Vec::new();
+    walk(fields, &mut Vec::new(), &mut out);
+    out
+}
+
+fn fields_of(paths: &[Vec<String>]) -> Value {
+    let mut f = json!({});
+    for p in paths {
+        let mut cur = &mut f;
+        for k in p {
+            cur = cur
+                .as_object_mut()
+                .expect("object")
+                .entry(format!("f:{k}"))
+                .or_insert_with(|| json!({}));
+        }
+    }
+    f
+}
+
+/// Does an entry with these leaf paths own `path` (the path itself, or a whole parent)?
+fn covers(paths: &[Vec<String>], path: &[String]) -> bool {
+    paths
+        .iter()
+        .any(|p| path.starts_with(p) || p.starts_with(path))
+}
+
+/// One managedFields entry, unpacked.
+struct Entry {
+    raw: Value,
+    paths: Vec<Vec<String>>,
+}
+
+impl Entry {
+    fn manager(&self) -> &str {
+        self.raw["manager"].as_str().unwrap_or_default()
+    }
+    fn operation(&self) -> &str {
+        self.raw["operation"].as_str().unwrap_or_default()
+    }
+    fn subresource(&self) -> &str {
+        self.raw["subresource"].as_str().unwrap_or_default()
+    }
+    fn is(&self, manager: &str, operation: &str, subresource: &str) -> bool {
+        self.manager() == manager
+            && self.operation() == operation
+            && self.subresource() == subresource
+    }
+}
+
+fn entries_of(obj: &Value) -> Vec<Entry> {
+    obj["metadata"]["managedFields"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|e| Entry {
+            raw: e.clone(),
+            paths: field_paths(&e["fieldsV1"]),
+        })
+        .collect()
+}
+
+/// Write the entries back (empty ones dropped; the key removed when none are left).
+fn store_entries(obj: &mut Value, entries: Vec<Entry>) {
+    let list: Vec<Value> = entries
+        .into_iter()
+        .filter(|e| !e.paths.is_empty())
+        .map(|mut e| {
+            e.raw["fieldsV1"] = fields_of(&e.paths);
+            e.raw
+        })
+        .collect();
+    if let Some(m) = obj["metadata"].as_object_mut() {
+        if list.is_empty() {
+            m.remove("managedFields");
+        } else {
+            m.insert("managedFields".into(), Value::Array(list));
+        }
+    }
+}
+
+fn new_entry(manager: &str, operation: &str, api_version: &str, subresource: &str) -> Entry {
+    let mut raw = json!({"manager": manager, "operation": operation, "apiVersion": api_version, "time": MANAGED_TIME, "fieldsType": "FieldsV1", "fieldsV1": {}});
+    if !subresource.is_empty() {
+        raw["subresource"] = json!(subresource);
+    }
+    Entry { raw, paths: vec![] }
+}
+
+/// An Update by `manager`: the fields whose value changed move to its entry; deleted fields
+/// leave every entry.
+fn record_update(
+    obj: &mut Value,
+    before: &Value,
+    manager: &str,
+    api_version: &str,
+    subresource: &str,
+) {
+    let after_paths = leaf_paths(obj);
+    let mut changed: Vec<Vec<String>> = after_paths
+        .iter()
+        .filter(|p| value_at(before, p) != value_at(obj, p))
+        .cloned()
+        .collect();
+    let deleted: Vec<Vec<String>> = leaf_paths(before)
+        .into_iter()
+        .filter(|p| value_at(obj, p).is_none())
+        .collect();
+    let mut entries = entries_of(obj);
+    for e in &mut entries {
+        e.paths.retain(|p| {
+            !changed.iter().any(|c| c == p) && !deleted.iter().any(|d| p.starts_with(d))
+        });
+    }
+    if !changed.is_empty() {
+        let i = match entries
+            .iter()
+            .position(|e| e.is(manager, "Update", subresource))
+        {
+            Some(i) => i,
+            None => {
+                entries.push(new_entry(manager, "Update", api_version, subresource));
+                entries.len() - 1
+            }
+        };
+        let e = &mut entries[i];
+        e.raw["time"] = json!(MANAGED_TIME);
+        e.paths.append(&mut changed);
+        e.paths.sort();
+        e.paths.dedup();
+    }
+    store_entries(obj, entries);
+}
+
+/// The 409 a real server sends for a stale `metadata.resourceVersion`.
+fn modified_conflict(rt: &ResType, name: &str) -> Reply {
+    status(
+        409,
+        "Conflict",
+        format!(
+            "Operation cannot be fulfilled on {} {name:?}: the object has been modified; please apply your changes to the latest version and try again",
+            qualified(&rt.group, &rt.plural)
+        ),
+        Some(details(&rt.group, &rt.plural, name)),
+    )
+}
+
+/// The manager of a request: `fieldManager`, else the User-Agent up to the first `/`.
+fn manager_of(rec: &RecordedRequest) -> String {
+    match rec.query_param("fieldManager") {
+        Some(m) if !m.is_empty() => m.to_string(),
+        _ => rec
+            .header("user-agent")
+            .and_then(|u| u.split('/').next())
+            .filter(|u| !u.is_empty())
+            .unwrap_or("unknown")
+            .to_string(),
+    }
+}
+
+fn gv_of(rt: &ResType) -> String {
+    if rt.group.is_empty() {
+        rt.version.clone()
+    } else {
+        format!("{}/{}", rt.group, rt.version)
+    }
+}
+
+/// A server-side apply of `applied` by `manager` to `obj`.
+fn server_side_apply(
+    obj: &mut Value,
+    applied: &Value,
+    manager: &str,
+    api_version: &str,
+    force: bool,
+) -> Result<(), Vec<(String, String)>> {
+    let mut set: Vec<Vec<String>> = leaf_paths(applied);
+    set.sort();
+    let mut entries = entries_of(obj);
+    let me = |e: &Entry| e.is(manager, "Apply", "");
+    let mut conflicts = Vec::new();
+    for p in &set {
+        if value_at(obj, p) == value_at(applied, p) || value_at(obj, p).is_none() {
+            continue;
+        }
+        for e in entries.iter().filter(|e| !me(e) && covers(&e.paths, p)) {
+            let mut who = format!("conflict with {:?}", e.manager());
+            if !e.subresource().is_empty() {
+                who += &format!(" with subresource {:?}", e.subresource());
+            }
+            who += &format!(
+                " using {}",
+                e.raw["apiVersion"].as_str().unwrap_or_default()
+            );
+            conflicts.push((who, format!(".{}", p.join("."))));
+        }
+    }
+    if !conflicts.is_empty() && !force {
+        return Err(conflicts);
+    }
+    // prune what this manager applied before and nobody else owns
+    let before: Vec<Vec<String>> = entries
+        .iter()
+        .filter(|e| me(e))
+        .flat_map(|e| e.paths.clone())
+        .collect();
+    for p in before.iter().filter(|p| !set.contains(p)) {
+        if !entries.iter().any(|e| !me(e) && covers(&e.paths, p)) {
+            remove_at(obj, p);
+        }
+    }
+    for p in &set {
+        let v = value_at(applied, p).cloned().unwrap_or(Value::Null);
+        set_at(obj, p, v);
+    }
+    if force {
+        for e in entries.iter_mut().filter(|e| !me(e)) {
+            e.paths.retain(|p| !set.contains(p));
+        }
+    }
+    match entries.iter_mut().find(|e| me(e)) {
+        Some(e) => {
+            e.paths = set;
+            e.raw["time"] = json!(MANAGED_TIME);
+        }
+        None => {
+            let mut e = new_entry(manager, "Apply", api_version, "");
+            e.paths = set;
+            entries.push(e);
+        }
+    }
+    store_entries(obj, entries);
+    Ok(())
+}
+
+/// An Update through the scale subresource: `spec.replicas` of the parent.
+fn scale_update(
+    st: &mut State,
+    rt: &ResType,
+    ns: &str,
+    name: &str,
+    patch: &Value,
+    manager: &str,
+) -> Option<Value> {
+    let mut scale = scale_of(st, rt, ns, name)?;
+    merge_patch(&mut scale, patch);
+    st.next_rv += 1;
+    let rv = st.next_rv.to_string();
+    scale["metadata"]["resourceVersion"] = json!(rv);
+    if let Some(s) = st
+        .scales
+        .iter_mut()
+        .find(|s| meta_str(s, "name") == name && meta_str(s, "namespace") == ns)
+    {
+        *s = scale.clone();
+    }
+    let (g, v, plural) = (rt.group.clone(), rt.version.clone(), rt.plural.clone());
+    if let Some(o) = st.objects.iter_mut().find(|s| {
+        s.group == g && s.version == v && s.plural == plural && s.ns() == ns && s.name() == name
+    }) {
+        let before = o.obj.clone();
+        o.obj["spec"]["replicas"] = scale["spec"]["replicas"].clone();
+        o.obj["metadata"]["resourceVersion"] = json!(rv);
+        if before["spec"]["replicas"] != o.obj["spec"]["replicas"] {
+            let mut entries = entries_of(&o.obj);
+            let path = vec!["spec".to_string(), "replicas".to_string()];
+            for e in &mut entries {
+                e.paths.retain(|p| p != &path);
+            }
+            let gv = o.obj["apiVersion"].as_str().unwrap_or_default().to_string();
+            match entries
+                .iter_mut()
+                .find(|e| e.is(manager, "Update", "scale"))
+            {
+                Some(e) => {
+                    e.paths.push(path);
+                    e.raw["time"] = json!(MANAGED_TIME);
+                }
+                None => {
+                    let mut e = new_entry(manager, "Update", &gv, "scale");
+                    e.paths.push(path);
+                    entries.push(e);
+                }
+            }
+            store_entries(&mut o.obj, entries);
+        }
+    }
+    Some(scale)
+}
+
+/// [`Fault::ConcurrentWrite`]: another client's Update of the object addressed by `rec`.
+fn concurrent_write(
+    st: &mut State,
+    rec: &RecordedRequest,
+    patch: &Value,
+    manager: &str,
+    subresource: Option<&str>,
+) {
+    let segs: Vec<&str> = rec.path.trim_matches('/').split('/').collect();
+    let (g, v, rest) = match segs.as_slice() {
+        ["api", v, rest @ ..] => ("", *v, rest),
+        ["apis", g, v, rest @ ..] => (*g, *v, rest),
+        _ => return,
+    };
+    let (ns, rest) = match rest {
+        ["namespaces", ns, rest @ ..] if !rest.is_empty() => (*ns, rest),
+        _ => ("", rest),
+    };
+    let (plural, name) = match rest {
+        [p, n, ..] => (*p, *n),
+        _ => return,
+    };
+    let Some(rt) = st
+        .resource_types()
+        .into_iter()
+        .find(|r| r.group == g && r.version == v && r.plural == plural)
+    else {
+        return;
+    };
+    if subresource == Some("scale") {
+        scale_update(st, &rt, ns, name, patch, manager);
+        return;
+    }
+    st.next_rv += 1;
+    let rv = st.next_rv.to_string();
+    let gv = gv_of(&rt);
+    if let Some(o) = st.objects.iter_mut().find(|s| {
+        s.group == rt.group
+            && s.version == rt.version
+            && s.plural == rt.plural
+            && s.ns() == ns
+            && s.name() == name
+    }) {
+        let before = o.obj.clone();
+        merge_patch(&mut o.obj, patch);
+        record_update(
+            &mut o.obj,
+            &before,
+            manager,
+            &gv,
+            subresource.unwrap_or_default(),
+        );
+        o.obj["metadata"]["resourceVersion"] = json!(rv);
+    }
+}
+
 /// [`WriteMode::AcceptPatches`]: merge/apply patch of an object, its status or its scale.
 fn patch(
     st: &mut State,
@@ -1512,12 +2008,11 @@ fn patch(
     rec: &RecordedRequest,
 ) -> Reply {
     let ctype = rec.header("content-type").unwrap_or_default();
-    if !(ctype.starts_with("application/merge-patch+json")
-        || ctype.starts_with("application/apply-patch+yaml"))
-    {
+    let apply = ctype.starts_with("application/apply-patch+yaml");
+    if !(ctype.starts_with("application/merge-patch+json") || apply) {
         return status(415, "UnsupportedMediaType", format!("the body of the request was in an unknown format - accepted media types include: application/merge-patch+json, application/apply-patch+yaml (got {ctype:?})"), None);
     }
-    let p: Value = match serde_yaml::from_str(&rec.body) {
+    let mut p: Value = match serde_yaml::from_str(&rec.body) {
         Ok(p) => p,
         Err(e) => {
             return status(
@@ -1528,41 +2023,72 @@ fn patch(
             )
         }
     };
-    st.next_rv += 1;
-    let rv = st.next_rv.to_string();
+    if apply && rec.query_param("fieldManager").is_none_or(str::is_empty) {
+        return status(
+            422,
+            "Invalid",
+            "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch".into(),
+            None,
+        );
+    }
+    let manager = manager_of(rec);
+    let force = rec.query_param("force") == Some("true");
     if sub == Some("scale") {
-        let Some(mut scale) = scale_of(st, rt, ns, name) else {
-            return not_found(&rt.group, &rt.plural, name);
+        return match scale_update(st, rt, ns, name, &p, &manager) {
+            Some(scale) => Reply::Json(200, scale),
+            None => not_found(&rt.group, &rt.plural, name),
         };
-        merge_patch(&mut scale, &p);
-        scale["metadata"]["resourceVersion"] = json!(rv);
-        if let Some(s) = st
-            .scales
-            .iter_mut()
-            .find(|s| meta_str(s, "name") == name && meta_str(s, "namespace") == ns)
-        {
-            *s = scale.clone();
-        }
-        let (g, v, plural) = (rt.group.clone(), rt.version.clone(), rt.plural.clone());
-        if let Some(o) = st.objects.iter_mut().find(|s| {
-            s.group == g && s.version == v && s.plural == plural && s.ns() == ns && s.name() == name
-        }) {
-            o.obj["spec"]["replicas"] = scale["spec"]["replicas"].clone();
-            o.obj["metadata"]["resourceVersion"] = json!(rv);
-        }
-        return Reply::Json(200, scale);
     }
     let (g, v, plural) = (rt.group.clone(), rt.version.clone(), rt.plural.clone());
-    match st.objects.iter_mut().find(|s| {
+    let Some(i) = st.objects.iter().position(|s| {
         s.group == g && s.version == v && s.plural == plural && s.ns() == ns && s.name() == name
-    }) {
-        Some(o) => {
-            merge_patch(&mut o.obj, &p);
-            o.obj["metadata"]["resourceVersion"] = json!(rv);
-            Reply::Json(200, o.obj.clone())
+    }) else {
+        return not_found(&g, &plural, name);
+    };
+    let stored_rv = meta_str(&st.objects[i].obj, "resourceVersion").to_string();
+    if let Some(want) = p["metadata"]["resourceVersion"].as_str() {
+        if want != stored_rv {
+            return modified_conflict(rt, name);
         }
-        None => not_found(&g, &plural, name),
     }
+    if let Some(m) = p.get_mut("metadata").and_then(Value::as_object_mut) {
+        m.remove("resourceVersion");
+        m.remove("managedFields");
+    }
+    let gv = gv_of(rt);
+    let o = &mut st.objects[i];
+    let before = o.obj.clone();
+    if apply {
+        if let Err(conflicts) = server_side_apply(&mut o.obj, &p, &manager, &gv, force) {
+            o.obj = before;
+            let n = conflicts.len();
+            let list: Vec<String> = conflicts.iter().map(|(w, f)| format!("{w}: {f}")).collect();
+            let causes: Vec<Value> = conflicts
+                .iter()
+                .map(|(w, f)| json!({"reason": "FieldManagerConflict", "message": w, "field": f}))
+                .collect();
+            let mut d = details(&rt.group, &rt.plural, name);
+            d["causes"] = json!(causes);
+            return status(
+                409,
+                "Conflict",
+                format!(
+                    "Apply failed with {n} conflict{}: {}",
+                    if n == 1 { "" } else { "s" },
+                    list.join("\n")
+                ),
+                Some(d),
+            );
+        }
+    } else {
+        merge_patch(&mut o.obj, &p);
+        record_update(&mut o.obj, &before, &manager, &gv, sub.unwrap_or_default());
+    }
+    st.next_rv += 1;
+    let rv = st.next_rv.to_string();
+    let o = &mut st.objects[i];
+    o.obj["metadata"]["resourceVersion"] = json!(rv);
+    Reply::Json(200, o.obj.clone())
 }
 
 fn metric_list(kind: &str, group: &str, version: &str, items: Vec<Value>) -> Reply {

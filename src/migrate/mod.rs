@@ -1,0 +1,1273 @@
+//! `kubectl hpa migrate`, the pure part: from an HPA and its target as the API server returned
+//! them (and the matching documents of local manifests), work out who owns `spec.replicas`, what
+//! the next apply would do to it, and the minimal requests that hand the field to the HPA without
+//! changing the replica count. No I/O here; `crate::commands::migrate` sends what this plans.
+
+pub mod manifest;
+pub mod owners;
+pub mod text;
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use manifest::{EditAction, Occurrence};
+use owners::{Owner, Role, Tool, CSA_MANAGER, HANDOVER_MANAGER, LAST_APPLIED};
+
+/// How bad a finding is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Severity {
+    Info,
+    Medium,
+    High,
+}
+
+/// One finding; `id` is stable (documented in the README).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Finding {
+    pub id: &'static str,
+    pub severity: Severity,
+    /// The workload is not migrated while this holds.
+    pub blocking: bool,
+    pub message: String,
+}
+
+fn finding(id: &'static str, severity: Severity, message: String) -> Finding {
+    Finding {
+        id,
+        severity,
+        blocking: false,
+        message,
+    }
+}
+
+/// What an apply does to `spec.replicas`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "effect", rename_all = "camelCase")]
+pub enum Effect {
+    /// The field is deleted and defaulted (1 for apps/v1 kinds).
+    #[serde(rename_all = "camelCase")]
+    Delete { defaults_to: Option<i64> },
+    /// The field is set to this value.
+    ResetTo { replicas: i64 },
+    /// The apply fails with a field-manager conflict.
+    Conflict { with: Vec<String> },
+    /// `spec.replicas` is left alone.
+    Nothing,
+}
+
+impl Effect {
+    pub fn text(&self) -> String {
+        match self {
+            Effect::Delete {
+                defaults_to: Some(n),
+            } => format!("delete spec.replicas -> defaults to {n}"),
+            Effect::Delete { defaults_to: None } => {
+                "delete spec.replicas (the controller's default applies, usually 1)".into()
+            }
+            Effect::ResetTo { replicas } => format!("reset spec.replicas to {replicas}"),
+            Effect::Conflict { with } => format!("conflict with {}", with.join(", ")),
+            Effect::Nothing => "leave spec.replicas alone".into(),
+        }
+    }
+    fn dangerous(&self) -> bool {
+        matches!(self, Effect::Delete { .. })
+    }
+}
+
+/// A prediction of the next apply.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Prediction {
+    /// Who applies: `kubectl apply (client-side)`, `Helm (helm)`, ...
+    pub applier: String,
+    /// `asIs` (the manifest as it is), `withoutReplicas` (replicas removed, no migration),
+    /// `afterMigration` (replicas removed, after the planned requests).
+    pub manifest: &'static str,
+    #[serde(flatten)]
+    pub effect: Effect,
+    pub text: String,
+}
+
+/// One request `--apply` sends.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Step {
+    /// `remove-replicas-from-last-applied` or `handover-replicas`.
+    pub id: &'static str,
+    pub description: String,
+    pub method: &'static str,
+    pub path: String,
+    pub query: Vec<(String, String)>,
+    pub content_type: &'static str,
+    /// The exact body. For a step after another, `metadata.resourceVersion` is the one returned
+    /// by the previous step (shown as [`RV_FROM_PREVIOUS`]).
+    pub body: String,
+    pub resource_version_from_previous_step: bool,
+}
+
+/// Placeholder for a resourceVersion that is only known once the previous step answered.
+pub const RV_FROM_PREVIOUS: &str = "<resourceVersion returned by the previous step>";
+
+/// Advice for one tool.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Advice {
+    pub tool: &'static str,
+    pub text: String,
+}
+
+/// The HPA, as far as migration cares.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HpaInfo {
+    pub namespace: String,
+    pub name: String,
+    pub min_replicas: i64,
+    pub max_replicas: i64,
+    pub conditions: Vec<Condition>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Condition {
+    #[serde(rename = "type")]
+    pub type_: String,
+    pub status: String,
+    pub reason: String,
+    pub message: String,
+}
+
+/// The target workload as read.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TargetInfo {
+    pub api_version: String,
+    pub kind: String,
+    pub namespace: String,
+    pub name: String,
+    /// The object's API path (`/apis/apps/v1/namespaces/shop/deployments/web`).
+    pub path: String,
+    pub resource_version: String,
+    /// `spec.replicas` (null when absent).
+    pub replicas: Option<i64>,
+}
+
+/// The last-applied annotation.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LastApplied {
+    /// `spec.replicas` in it, as JSON text (null when absent).
+    pub replicas: Option<String>,
+    /// The manager that owns the annotation (the merge patch is sent under this name).
+    pub manager: String,
+}
+
+/// A tool and the evidence for it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ToolInfo {
+    pub tool: Tool,
+    pub evidence: Vec<String>,
+}
+
+/// Everything the analysis needs for one HPA.
+#[derive(Clone, Debug)]
+pub struct Input<'a> {
+    pub hpa: &'a Value,
+    /// The target object as the API server returned it (managedFields included).
+    pub object: &'a Value,
+    /// The target's API path (collection + name).
+    pub path: String,
+    /// Other HPAs of the namespace with the same target.
+    pub other_hpas: Vec<String>,
+    /// Matching documents of the local manifests.
+    pub occurrences: Vec<Occurrence>,
+    /// Kustomizations setting this workload's replicas: (file, line, count).
+    pub kustomize: Vec<(String, usize, String)>,
+    /// Files were given with `-f`.
+    pub files_given: bool,
+}
+
+/// The analysis and plan for one workload.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Analysis {
+    pub hpa: HpaInfo,
+    pub target: TargetInfo,
+    /// managedFields entries owning `spec.replicas`.
+    pub owners: Vec<Owner>,
+    pub last_applied: Option<LastApplied>,
+    pub tools: Vec<ToolInfo>,
+    pub next_apply: Vec<Prediction>,
+    pub findings: Vec<Finding>,
+    pub requests: Vec<Step>,
+    pub kubectl: Vec<String>,
+    pub advice: Vec<Advice>,
+    pub risks: Vec<String>,
+}
+
+impl Analysis {
+    pub fn blocked(&self) -> bool {
+        self.findings.iter().any(|f| f.blocking)
+    }
+    pub fn has(&self, id: &str) -> bool {
+        self.findings.iter().any(|f| f.id == id)
+    }
+}
+
+fn s<'a>(v: &'a Value, p: &str) -> &'a str {
+    v.pointer(p).and_then(Value::as_str).unwrap_or_default()
+}
+
+/// The API group of an apiVersion.
+pub fn group_of(api_version: &str) -> &str {
+    api_version.rsplit_once('/').map_or("", |(g, _)| g)
+}
+
+fn is_apps(api_version: &str, kind: &str) -> bool {
+    (group_of(api_version) == "apps" && matches!(kind, "Deployment" | "StatefulSet" | "ReplicaSet"))
+        || (api_version == "v1" && kind == "ReplicationController")
+}
+
+/// The merge patch of the annotation alone, with the resourceVersion precondition.
+pub fn annotation_body(new_annotation: &str, resource_version: &str) -> String {
+    json!({"metadata": {"annotations": {LAST_APPLIED: new_annotation}, "resourceVersion": resource_version}})
+        .to_string()
+}
+
+/// The server-side apply of `spec.replicas` alone at `replicas`, with the precondition.
+pub fn handover_body(
+    api_version: &str,
+    kind: &str,
+    ns: &str,
+    name: &str,
+    replicas: i64,
+    resource_version: &str,
+) -> String {
+    json!({
+        "apiVersion": api_version,
+        "kind": kind,
+        "metadata": {"name": name, "namespace": ns, "resourceVersion": resource_version},
+        "spec": {"replicas": replicas},
+    })
+    .to_string()
+}
+
+/// The annotation step for an object, if its annotation has `spec.replicas`.
+pub fn annotation_step(obj: &Value, path: &str) -> Result<Option<Step>, String> {
+    let Some(raw) = owners::last_applied(obj) else {
+        return Ok(None);
+    };
+    if owners::last_applied_replicas(raw)?.is_none() {
+        return Ok(None);
+    }
+    let new = owners::strip_last_applied(raw)?;
+    let manager = owners::annotation_manager(obj);
+    Ok(Some(Step {
+        id: "remove-replicas-from-last-applied",
+        description: format!(
+            "remove spec.replicas from the {LAST_APPLIED} annotation (metadata only, as field manager {manager})"
+        ),
+        method: "PATCH",
+        path: path.to_string(),
+        query: vec![("fieldManager".into(), manager)],
+        content_type: "application/merge-patch+json",
+        body: annotation_body(&new, s(obj, "/metadata/resourceVersion")),
+        resource_version_from_previous_step: false,
+    }))
+}
+
+/// Does the hand-over need to be sent: someone owns `spec.replicas` and nobody who keeps it.
+pub fn needs_handover(owners: &[Owner]) -> bool {
+    !owners.is_empty() && !owners.iter().any(|o| o.role.keeps())
+}
+
+/// The hand-over step, if needed.
+pub fn handover_step(obj: &Value, path: &str, after_previous: bool) -> Option<Step> {
+    let replicas = obj.pointer("/spec/replicas").and_then(Value::as_i64)?;
+    if !needs_handover(&owners::replicas_owners(obj)) {
+        return None;
+    }
+    let rv = if after_previous {
+        RV_FROM_PREVIOUS
+    } else {
+        s(obj, "/metadata/resourceVersion")
+    };
+    Some(Step {
+        id: "handover-replicas",
+        description: format!(
+            "co-own spec.replicas={replicas} as field manager {HANDOVER_MANAGER} (server-side apply, never forced; value unchanged)"
+        ),
+        method: "PATCH",
+        path: path.to_string(),
+        query: vec![("fieldManager".into(), HANDOVER_MANAGER.into())],
+        content_type: "application/apply-patch+yaml",
+        body: handover_body(
+            s(obj, "/apiVersion"),
+            s(obj, "/kind"),
+            s(obj, "/metadata/namespace"),
+            s(obj, "/metadata/name"),
+            replicas,
+            rv,
+        ),
+        resource_version_from_previous_step: after_previous,
+    })
+}
+
+/// The requests `--apply` sends for an object as read, in order.
+pub fn plan_steps(obj: &Value, path: &str) -> Result<Vec<Step>, String> {
+    let mut steps = Vec::new();
+    if let Some(a) = annotation_step(obj, path)? {
+        steps.push(a);
+    }
+    if let Some(h) = handover_step(obj, path, !steps.is_empty()) {
+        steps.push(h);
+    }
+    Ok(steps)
+}
+
+fn hpa_info(hpa: &Value) -> HpaInfo {
+    HpaInfo {
+        namespace: s(hpa, "/metadata/namespace").into(),
+        name: s(hpa, "/metadata/name").into(),
+        min_replicas: hpa
+            .pointer("/spec/minReplicas")
+            .and_then(Value::as_i64)
+            .unwrap_or(1),
+        max_replicas: hpa
+            .pointer("/spec/maxReplicas")
+            .and_then(Value::as_i64)
+            .unwrap_or(0),
+        conditions: hpa
+            .pointer("/status/conditions")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .map(|c| Condition {
+                type_: s(c, "/type").into(),
+                status: s(c, "/status").into(),
+                reason: s(c, "/reason").into(),
+                message: s(c, "/message").into(),
+            })
+            .collect(),
+    }
+}
+
+/// Tools from labels, annotations, manager names, the HPA and local kustomizations.
+fn detect_tools(input: &Input, all: &[Owner]) -> Vec<ToolInfo> {
+    let obj = input.object;
+    let mut out: Vec<ToolInfo> = Vec::new();
+    let mut add = |t: Tool, e: String| match out.iter_mut().find(|x| x.tool == t) {
+        Some(x) => {
+            if !x.evidence.contains(&e) {
+                x.evidence.push(e)
+            }
+        }
+        None => out.push(ToolInfo {
+            tool: t,
+            evidence: vec![e],
+        }),
+    };
+    let labels = obj.pointer("/metadata/labels").and_then(Value::as_object);
+    let annotations = obj
+        .pointer("/metadata/annotations")
+        .and_then(Value::as_object);
+    for (k, v) in labels.into_iter().flatten() {
+        let v = v.as_str().unwrap_or_default();
+        let lv = v.to_ascii_lowercase();
+        if k == "app.kubernetes.io/managed-by" {
+            if lv == "helm" {
+                add(Tool::Helm, format!("label {k}={v}"));
+            } else if lv.starts_with("kustomize") {
+                add(Tool::Kustomize, format!("label {k}={v}"));
+            } else if lv.contains("argocd") {
+                add(Tool::ArgoCd, format!("label {k}={v}"));
+            } else if lv.contains("terraform") {
+                add(Tool::Terraform, format!("label {k}={v}"));
+            } else if lv.contains("pulumi") {
+                add(Tool::Pulumi, format!("label {k}={v}"));
+            }
+        }
+        if k.starts_with("kustomize.toolkit.fluxcd.io/") || k.starts_with("helm.toolkit.fluxcd.io/")
+        {
+            add(Tool::Flux, format!("label {k}={v}"));
+        }
+        if k == "argocd.argoproj.io/instance" {
+            add(Tool::ArgoCd, format!("label {k}={v}"));
+        }
+    }
+    for (k, v) in annotations.into_iter().flatten() {
+        if k.starts_with("meta.helm.sh/") {
+            add(
+                Tool::Helm,
+                format!("annotation {k}={}", v.as_str().unwrap_or_default()),
+            );
+        }
+        if k.starts_with("argocd.argoproj.io/") {
+            add(
+                Tool::ArgoCd,
+                format!("annotation {k}={}", v.as_str().unwrap_or_default()),
+            );
+        }
+        if k.starts_with("kustomize.toolkit.fluxcd.io/") {
+            add(Tool::Flux, format!("annotation {k}"));
+        }
+        if k == "config.kubernetes.io/origin" || k.starts_with("kustomize.config.k8s.io/") {
+            add(Tool::Kustomize, format!("annotation {k}"));
+        }
+        if k == LAST_APPLIED {
+            add(
+                Tool::KubectlClientSide,
+                format!("annotation {LAST_APPLIED}"),
+            );
+        }
+    }
+    for o in all {
+        if let Some(t) = o.tool {
+            if o.role != Role::Other {
+                add(t, format!("field manager {} ({})", o.manager, o.operation));
+            }
+        }
+    }
+    let hpa = input.hpa;
+    let hpa_labels = hpa.pointer("/metadata/labels").and_then(Value::as_object);
+    if hpa_labels
+        .and_then(|l| l.get("app.kubernetes.io/managed-by"))
+        .and_then(Value::as_str)
+        == Some("keda-operator")
+    {
+        add(
+            Tool::Keda,
+            "HPA label app.kubernetes.io/managed-by=keda-operator".into(),
+        );
+    }
+    for r in hpa
+        .pointer("/metadata/ownerReferences")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        if s(r, "/kind") == "ScaledObject" {
+            add(
+                Tool::Keda,
+                format!("HPA owned by ScaledObject {}", s(r, "/name")),
+            );
+        }
+    }
+    for (file, line, count) in &input.kustomize {
+        add(
+            Tool::Kustomize,
+            format!("{file}:{line}: kustomization sets replicas count {count}"),
+        );
+    }
+    out.sort_by_key(|t| t.tool);
+    out
+}
+
+/// Analyse one HPA and its target and plan the migration.
+pub fn analyze(input: &Input) -> Analysis {
+    let obj = input.object;
+    let hpa = hpa_info(input.hpa);
+    let target = TargetInfo {
+        api_version: s(obj, "/apiVersion").into(),
+        kind: s(obj, "/kind").into(),
+        namespace: s(obj, "/metadata/namespace").into(),
+        name: s(obj, "/metadata/name").into(),
+        path: input.path.clone(),
+        resource_version: s(obj, "/metadata/resourceVersion").into(),
+        replicas: obj.pointer("/spec/replicas").and_then(Value::as_i64),
+    };
+    let apps = is_apps(&target.api_version, &target.kind);
+    let default_replicas = apps.then_some(1);
+    let owners = owners::replicas_owners(obj);
+    let all = owners::all_entries(obj);
+    let mut findings = Vec::new();
+    let mut risks = Vec::new();
+
+    // the annotation
+    let raw = owners::last_applied(obj);
+    let mut annotation_replicas: Option<Value> = None;
+    let last_applied = match raw.map(owners::last_applied_replicas) {
+        None => None,
+        Some(Ok(r)) => {
+            annotation_replicas = r.clone();
+            Some(LastApplied {
+                replicas: r.map(|v| v.to_string()),
+                manager: owners::annotation_manager(obj),
+            })
+        }
+        Some(Err(e)) => {
+            let mut f = finding("last-applied-unreadable", Severity::High, e);
+            f.blocking = true;
+            findings.push(f);
+            None
+        }
+    };
+    let tools = detect_tools(input, &all);
+    let has_tool = |t: Tool| tools.iter().any(|x| x.tool == t);
+    let live = target.replicas;
+
+    // the manifest's replicas: a local file, else what was last applied
+    let file_replicas: Option<i64> = input
+        .occurrences
+        .iter()
+        .filter_map(|o| o.replicas.as_deref())
+        .find_map(|r| r.parse().ok());
+    let manifest_replicas = file_replicas.or(annotation_replicas.as_ref().and_then(Value::as_i64));
+
+    // --- predictions
+    let mut next_apply = Vec::new();
+    let mut predict = |applier: String, manifest: &'static str, effect: Effect| {
+        next_apply.push(Prediction {
+            applier,
+            manifest,
+            text: effect.text(),
+            effect,
+        })
+    };
+    let steps = match plan_steps(obj, &input.path) {
+        Ok(s) => s,
+        Err(e) => {
+            let mut f = finding("last-applied-unreadable", Severity::High, e);
+            f.blocking = true;
+            if !findings.iter().any(|x| x.id == f.id) {
+                findings.push(f);
+            }
+            Vec::new()
+        }
+    };
+    let handover_planned = steps.iter().any(|s| s.id == "handover-replicas");
+    let keeper = owners.iter().any(|o| o.role.keeps());
+    // client-side apply (kubectl, or Argo CD in its default mode)
+    if let Some(la) = &last_applied {
+        let who = if has_tool(Tool::ArgoCd) {
+            format!(
+                "client-side apply (Argo CD / kubectl, manager {})",
+                la.manager
+            )
+        } else {
+            format!("kubectl apply (client-side, manager {})", la.manager)
+        };
+        if let Some(n) = manifest_replicas {
+            let e = if Some(n) == live {
+                Effect::Nothing
+            } else {
+                Effect::ResetTo { replicas: n }
+            };
+            predict(who.clone(), "asIs", e);
+        }
+        let without = if annotation_replicas.is_some() {
+            Effect::Delete {
+                defaults_to: default_replicas,
+            }
+        } else {
+            Effect::Nothing
+        };
+        predict(who.clone(), "withoutReplicas", without);
+        predict(who, "afterMigration", Effect::Nothing);
+    }
+    // server-side appliers
+    let mut ssa: Vec<&Owner> = all
+        .iter()
+        .filter(|o| o.role == Role::Applier && o.operation == "Apply")
+        .collect();
+    ssa.dedup_by(|a, b| a.manager == b.manager);
+    for p in &ssa {
+        let forced = matches!(p.tool, Some(Tool::Flux) | Some(Tool::ArgoCd));
+        let who = format!(
+            "{} (server-side apply, manager {})",
+            p.tool.map_or("an applier", |t| t.label()),
+            p.manager
+        );
+        let p_owns = owners
+            .iter()
+            .any(|o| o.manager == p.manager && o.operation == "Apply");
+        let others: Vec<String> = owners
+            .iter()
+            .filter(|o| !(o.manager == p.manager && o.operation == "Apply"))
+            .map(|o| match &o.subresource {
+                Some(sub) => format!("{} ({sub})", o.manager),
+                None => o.manager.clone(),
+            })
+            .collect();
+        if let Some(n) = manifest_replicas {
+            let e = if Some(n) == live {
+                Effect::Nothing
+            } else if !others.is_empty() && !forced {
+                Effect::Conflict {
+                    with: others.clone(),
+                }
+            } else {
+                Effect::ResetTo { replicas: n }
+            };
+            if let Effect::Conflict { with } = &e {
+                findings.push(finding(
+                    "ssa-apply-would-conflict",
+                    Severity::Medium,
+                    format!(
+                        "a server-side apply by {} of replicas {n} (live {}) fails with a conflict with {}; with --force-conflicts it would take the field back from the HPA",
+                        p.manager,
+                        live.map_or("unset".into(), |l| l.to_string()),
+                        with.join(", ")
+                    ),
+                ));
+            }
+            predict(who.clone(), "asIs", e);
+        }
+        let sole = p_owns && others.is_empty();
+        predict(
+            who.clone(),
+            "withoutReplicas",
+            if sole {
+                Effect::Delete {
+                    defaults_to: default_replicas,
+                }
+            } else {
+                Effect::Nothing
+            },
+        );
+        predict(
+            who,
+            "afterMigration",
+            if sole && !handover_planned {
+                Effect::Delete {
+                    defaults_to: default_replicas,
+                }
+            } else {
+                Effect::Nothing
+            },
+        );
+        if sole {
+            findings.push(finding(
+                "ssa-sole-owner-would-prune",
+                Severity::High,
+                format!(
+                    "{} is the only owner of spec.replicas: a server-side apply of the manifest without replicas would delete the field{}",
+                    p.manager,
+                    default_replicas.map_or(String::new(), |d| format!(" and the API would default it to {d}"))
+                ),
+            ));
+        }
+    }
+    // Helm in client-side mode: the previous release manifest decides, not the annotation
+    let helm_update = all
+        .iter()
+        .find(|o| o.tool == Some(Tool::Helm) && o.operation == "Update");
+    if let Some(h) = helm_update {
+        let owns = owners.iter().any(|o| o.manager == h.manager);
+        let who = format!("Helm (client-side upgrade, manager {})", h.manager);
+        let e = if owns {
+            Effect::Delete {
+                defaults_to: default_replicas,
+            }
+        } else {
+            Effect::Nothing
+        };
+        predict(who.clone(), "withoutReplicas", e.clone());
+        predict(who, "afterMigration", e);
+        findings.push(finding(
+            "helm-client-side-release",
+            if owns { Severity::High } else { Severity::Medium },
+            "Helm 3 (and Helm 4 in client-side mode) computes its patch from the previous release's manifest, not from the kubectl annotation: if the previous release rendered spec.replicas, the upgrade that stops rendering it sends replicas: null and the API defaults it to 1 — the cluster steps below do not prevent that (see the Helm advice)".into(),
+        ));
+    }
+
+    // --- findings about ownership
+    if let Some(n) = &annotation_replicas {
+        findings.push(finding(
+            "csa-annotation-has-replicas",
+            Severity::High,
+            format!(
+                "the {LAST_APPLIED} annotation has spec.replicas: {n}: a kubectl apply (client-side) of the manifest without replicas sends \"replicas\": null{}",
+                default_replicas.map_or(String::new(), |d| format!(" and the API defaults it to {d}"))
+            ),
+        ));
+    }
+    let update_appliers: Vec<&Owner> = owners
+        .iter()
+        .filter(|o| o.role == Role::Applier && o.operation != "Apply")
+        .collect();
+    if !update_appliers.is_empty() && !keeper {
+        findings.push(finding(
+            "csa-manager-owns-replicas",
+            Severity::Medium,
+            format!(
+                "{} own{} spec.replicas with an Update: a move to server-side apply (kubectl --server-side, Helm 4, Argo CD, Flux) folds {} into the applier's entry, which then prunes replicas when the manifest stops setting it",
+                update_appliers.iter().map(|o| o.manager.as_str()).collect::<Vec<_>>().join(", "),
+                if update_appliers.len() == 1 { "s" } else { "" },
+                if update_appliers.len() == 1 { "it" } else { "them" },
+            ),
+        ));
+    }
+    let others: Vec<&Owner> = owners.iter().filter(|o| o.role == Role::Other).collect();
+    if !others.is_empty() && !keeper {
+        findings.push(finding(
+            "update-manager-owns-replicas",
+            Severity::Medium,
+            format!(
+                "spec.replicas is owned by {} (Update), which GitOps tools fold into their own entry (Flux folds every kubectl* manager)",
+                others.iter().map(|o| o.manager.as_str()).collect::<Vec<_>>().join(", ")
+            ),
+        ));
+    }
+    if owners.iter().any(|o| o.role == Role::Hpa) {
+        findings.push(finding(
+            "hpa-owns-replicas",
+            Severity::Info,
+            "the HPA (kube-controller-manager through the scale subresource) owns spec.replicas: a server-side apply without replicas leaves it alone".into(),
+        ));
+    }
+    if owners.iter().any(|o| o.role == Role::Handover) {
+        findings.push(finding(
+            "handover-owns-replicas",
+            Severity::Info,
+            format!("{HANDOVER_MANAGER} co-owns spec.replicas (a previous hand-over); it disappears when the HPA next changes the value"),
+        ));
+    }
+    if !owners::has_managed_fields(obj) {
+        findings.push(finding(
+            "no-managed-fields",
+            Severity::Info,
+            "the object has no managedFields: ownership cannot be read (server-side apply would treat the field as unowned)".into(),
+        ));
+    }
+    if live.is_none() {
+        findings.push(finding(
+            "replicas-field-absent",
+            Severity::Info,
+            "the object has no spec.replicas: there is nothing to hand over".into(),
+        ));
+    }
+
+    // --- the manifest
+    if let Some(n) = manifest_replicas {
+        let source = if file_replicas.is_some() {
+            "the local manifest"
+        } else {
+            "the last applied manifest"
+        };
+        let msg = if Some(n) == live {
+            format!("{source} sets replicas: {n} (the live value): once the HPA changes it, every apply resets it to {n} or conflicts")
+        } else {
+            format!(
+                "{source} sets replicas: {n} but the live value is {}: every apply resets it to {n} (the \"apply resets the pod count\" problem) or conflicts",
+                live.map_or("unset".into(), |l| l.to_string())
+            )
+        };
+        findings.push(finding("manifest-sets-replicas", Severity::Medium, msg));
+    }
+    if input.files_given && input.occurrences.is_empty() {
+        findings.push(finding(
+            "manifest-not-found",
+            Severity::Info,
+            format!(
+                "no document in the given files is {} {}/{}",
+                target.kind, target.namespace, target.name
+            ),
+        ));
+    }
+    if input.occurrences.len() > 1 {
+        findings.push(finding(
+            "manifest-several-copies",
+            Severity::Medium,
+            format!(
+                "{} documents describe this workload ({}): all of them are edited; copies elsewhere must change too",
+                input.occurrences.len(),
+                input.occurrences.iter().map(manifest::describe).collect::<Vec<_>>().join(", ")
+            ),
+        ));
+    }
+    for o in &input.occurrences {
+        let at = manifest::describe(o);
+        match &o.action {
+            EditAction::NoReplicas => findings.push(finding(
+                "manifest-without-replicas",
+                Severity::Info,
+                format!("{at}: the manifest already has no spec.replicas"),
+            )),
+            EditAction::Remove {
+                first_line,
+                last_line,
+                comment_above,
+                ..
+            } => {
+                let lines = if first_line == last_line {
+                    format!("line {first_line}")
+                } else {
+                    format!("lines {first_line}-{last_line}")
+                };
+                findings.push(finding(
+                    "manifest-edit",
+                    Severity::Info,
+                    format!(
+                        "{at}: remove {} ({lines}){}",
+                        manifest::field_path(o),
+                        comment_above.map_or(String::new(), |c| format!(
+                            "; the comment on line {c} stays — delete it by hand if it describes replicas"
+                        ))
+                    ),
+                ));
+            }
+            EditAction::Refused { reason } => findings.push(finding(
+                "manifest-edit-refused",
+                Severity::High,
+                format!("{at}: not edited: {reason}"),
+            )),
+        }
+        if o.namespace_assumed {
+            findings.push(finding(
+                "manifest-namespace-assumed",
+                Severity::Info,
+                format!(
+                    "{at}: the manifest names no namespace; taken to be {:?} (the workload's)",
+                    target.namespace
+                ),
+            ));
+        }
+    }
+    for (file, line, count) in &input.kustomize {
+        findings.push(finding(
+            "kustomize-replicas-transformer",
+            Severity::High,
+            format!("{file}:{line}: the kustomization's `replicas:` sets count {count} for {}: kustomize adds spec.replicas even when the base has none — remove that entry (in every overlay)", target.name),
+        ));
+    }
+
+    // --- the HPA and the target
+    if let Some(r) = live {
+        if r == 0 && hpa.min_replicas > 0 {
+            findings.push(finding(
+                "replicas-zero-scaling-disabled",
+                Severity::Medium,
+                "spec.replicas is 0 and minReplicas > 0: the HPA has scaling disabled (maintenance mode); migration keeps 0, and afterwards that switch is no longer in the manifest (use kubectl scale instead)".into(),
+            ));
+        } else if hpa.max_replicas > 0 && (r < hpa.min_replicas || r > hpa.max_replicas) {
+            findings.push(finding(
+                "replicas-outside-hpa-bounds",
+                Severity::Info,
+                format!(
+                    "spec.replicas {r} is outside the HPA's bounds [{}, {}]: the HPA moves it on its next sync, regardless of the migration",
+                    hpa.min_replicas, hpa.max_replicas
+                ),
+            ));
+        }
+    }
+    for c in &hpa.conditions {
+        if c.status == "False" && matches!(c.type_.as_str(), "AbleToScale" | "ScalingActive") {
+            findings.push(finding(
+                "hpa-not-scaling",
+                Severity::Info,
+                format!(
+                    "HPA condition {}=False ({}): {}",
+                    c.type_, c.reason, c.message
+                ),
+            ));
+        }
+    }
+    if !input.other_hpas.is_empty() {
+        let mut f = finding(
+            "multiple-hpas",
+            Severity::High,
+            format!(
+                "other HPAs target the same workload ({}): the controller stops scaling (AmbiguousSelector); remove all but one before migrating",
+                input.other_hpas.join(", ")
+            ),
+        );
+        f.blocking = true;
+        findings.push(f);
+    }
+    if target.kind == "ReplicaSet" {
+        if let Some(owner) = obj
+            .pointer("/metadata/ownerReferences")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .find(|r| r.get("controller") == Some(&Value::Bool(true)))
+        {
+            findings.push(finding(
+                "hpa-targets-owned-replicaset",
+                Severity::Medium,
+                format!(
+                    "the target ReplicaSet is controlled by {} {}: that controller fights the HPA; point the HPA at the {}",
+                    s(owner, "/kind"),
+                    s(owner, "/name"),
+                    s(owner, "/kind")
+                ),
+            ));
+        }
+    }
+    if !apps {
+        findings.push(finding(
+            "cr-scale-ownership-untracked",
+            Severity::Info,
+            format!("{} is not a built-in apps/v1 kind: the API server may not record the HPA's scale writes in managedFields (kubernetes#131892), so the {HANDOVER_MANAGER} entry may stay as a permanent co-owner; a removed replicas field is not defaulted by the API (the controller decides)", target.kind),
+        ));
+    }
+    for t in &tools {
+        let id = match t.tool {
+            Tool::Helm => "managed-by-helm",
+            Tool::ArgoCd => "managed-by-argocd",
+            Tool::Flux => "managed-by-flux",
+            Tool::Kustomize => "managed-by-kustomize",
+            Tool::Terraform => "managed-by-terraform",
+            Tool::Pulumi => "managed-by-pulumi",
+            Tool::Keda => "managed-by-keda",
+            Tool::KubectlClientSide | Tool::KubectlServerSide => continue,
+        };
+        findings.push(finding(
+            id,
+            Severity::Info,
+            format!("managed by {} ({})", t.tool.label(), t.evidence.join("; ")),
+        ));
+    }
+
+    let blocked = findings.iter().any(|f| f.blocking);
+    if steps.is_empty() && !blocked {
+        let after_danger = next_apply
+            .iter()
+            .any(|p| p.manifest == "afterMigration" && p.effect.dangerous());
+        if !after_danger {
+            findings.push(finding(
+                "already-safe",
+                Severity::Info,
+                "nothing to send: removing spec.replicas from the manifest leaves the live value alone".into(),
+            ));
+        }
+    }
+    findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
+
+    // --- kubectl equivalents, advice, risks
+    let kubectl = kubectl_equivalents(
+        obj,
+        &target,
+        &steps,
+        &input.occurrences,
+        last_applied.is_some(),
+    );
+    let advice = advice_for(&tools, &target, last_applied.is_some());
+    risks.extend(standard_risks(&tools, &target, apps));
+
+    Analysis {
+        hpa,
+        target,
+        owners,
+        last_applied,
+        tools,
+        next_apply,
+        findings,
+        requests: if blocked { Vec::new() } else { steps },
+        kubectl,
+        advice,
+        risks,
+    }
+}
+
+/// `deployments.apps/web`
+fn kubectl_resource(target: &TargetInfo, path: &str) -> String {
+    let plural = path.rsplit('/').nth(1).unwrap_or_default();
+    let g = group_of(&target.api_version);
+    if g.is_empty() {
+        format!("{plural}/{}", target.name)
+    } else {
+        format!("{plural}.{g}/{}", target.name)
+    }
+}
+
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+fn kubectl_equivalents(
+    obj: &Value,
+    target: &TargetInfo,
+    steps: &[Step],
+    occurrences: &[Occurrence],
+    csa: bool,
+) -> Vec<String> {
+    let res = kubectl_resource(target, &target.path);
+    let ns = &target.namespace;
+    let mut out = Vec::new();
+    for st in steps {
+        match st.id {
+            "remove-replicas-from-last-applied" => {
+                let manager = &st.query[0].1;
+                out.push(format!(
+                    "# {}\nkubectl patch {res} -n {ns} --type merge --field-manager {manager} -p {}",
+                    st.description,
+                    shell_quote(&st.body)
+                ));
+                out.push(format!(
+                    "# or interactively (delete the `replicas:` line under spec; no resourceVersion precondition)\nkubectl apply edit-last-applied {res} -n {ns}"
+                ));
+            }
+            "handover-replicas" => {
+                let replicas = obj
+                    .pointer("/spec/replicas")
+                    .and_then(Value::as_i64)
+                    .unwrap_or(0);
+                let mut c = format!(
+                    "# {}\nkubectl apply --server-side --field-manager={HANDOVER_MANAGER} --validate=false -f - <<'EOF'\napiVersion: {}\nkind: {}\nmetadata:\n  name: {}\n  namespace: {ns}\nspec:\n  replicas: {replicas}\nEOF",
+                    st.description, target.api_version, target.kind, target.name
+                );
+                if csa {
+                    c += &format!("\n# WARNING: on this client-side-applied object, kubectl first folds the fields of {CSA_MANAGER} into {HANDOVER_MANAGER} (its client-side -> server-side migration), so {HANDOVER_MANAGER} would own the whole object; `kubectl hpa migrate --apply` sends the single apply request instead");
+                }
+                out.push(c);
+            }
+            _ => {}
+        }
+    }
+    out.push(format!(
+        "# check the owners of spec.replicas\nkubectl get {res} -n {ns} --show-managed-fields -o yaml"
+    ));
+    for o in occurrences {
+        if matches!(o.action, EditAction::Remove { .. }) {
+            out.push(format!(
+                "# after the cluster steps and the file edit: the next apply must not change spec.replicas\nkubectl diff -f {}",
+                o.file
+            ));
+        }
+    }
+    out.dedup();
+    out
+}
+
+fn advice_for(tools: &[ToolInfo], target: &TargetInfo, csa: bool) -> Vec<Advice> {
+    let (kind, name, ns) = (&target.kind, &target.name, &target.namespace);
+    let group = group_of(&target.api_version);
+    let mut out = Vec::new();
+    for t in tools {
+        let text = match t.tool {
+            Tool::KubectlClientSide => "Run `kubectl hpa migrate --apply` first, then remove `replicas` from the manifest (the diff here, `--write`) and `kubectl apply` it as usual. Migrate every cluster before the manifest change lands anywhere: an apply of an old copy that still sets replicas puts it back into the annotation.".to_string(),
+            Tool::KubectlServerSide => format!(
+                "After the hand-over, apply the manifest without replicas with the same field manager; {HANDOVER_MANAGER} keeps the field and disappears by itself when the HPA next changes the count."
+            ),
+            Tool::Helm => format!(
+                "Helm 3 and Helm 4 in client-side mode diff against the previous release's manifest, so the annotation step does not protect the upgrade that drops replicas. Options, in order: (a) after the hand-over, upgrade with Helm >= 4 and `--server-side=true` (Helm folds its Update entry into an Apply entry; {HANDOVER_MANAGER} keeps the field); (b) accept a dip to 1 on that one upgrade in a quiet period; (c) rewrite the stored release manifest (helm-mapkubeapis style) — risky. In the chart, render replicas only without autoscaling: `{{{{- if not .Values.autoscaling.enabled }}}} replicas: {{{{ .Values.replicaCount }}}} {{{{- end }}}}`. With server-side Helm, do not use --force-conflicts while replicas is still rendered."
+            ),
+            Tool::ArgoCd => format!(
+                "Pause auto-sync/self-heal of the Application while migrating. Add to the Application: `ignoreDifferences: [{{group: {group}, kind: {kind}, name: {name}, namespace: {ns}, jsonPointers: [/spec/replicas]}}]` and `syncOptions: [RespectIgnoreDifferences=true]` (sync then copies the live value), then remove replicas from Git and resume. The Git change applies to every cluster the path targets{}.",
+                if csa { "; in client-side mode the annotation step is what protects older Argo CD versions" } else { "" }
+            ),
+            Tool::Flux => format!(
+                "`flux suspend kustomization <name>` first. Flux applies server-side with force, removes the kubectl annotation and folds every kubectl* manager into kustomize-controller, so only the HPA's scale entry or {HANDOVER_MANAGER} keeps the field. Remove replicas from Git (or, with kustomize-controller >= v1.9.0, add `.spec.ignore: [{{paths: [/spec/replicas], target: {{kind: {kind}, name: {name}}}}}]`), then `flux resume kustomization <name>`."
+            ),
+            Tool::Kustomize => format!(
+                "Remove every `replicas:` entry and patch that sets /spec/replicas for {name} — in every overlay, not only the base — and check with `kubectl kustomize DIR | grep -n replicas`."
+            ),
+            Tool::Terraform => "kubernetes_manifest: drop spec.replicas from the manifest after the hand-over (never set field_manager.force_conflicts); kubernetes_deployment: add `lifecycle { ignore_changes = [spec[0].replicas] }`.".to_string(),
+            Tool::Pulumi => "Pulumi applies server-side: do the hand-over, then drop replicas from the program (or use ignoreChanges: [\"spec.replicas\"]).".to_string(),
+            Tool::Keda => "KEDA owns this HPA: edit the ScaledObject, not the HPA; replicas 0 is KEDA's normal idle state.".to_string(),
+        };
+        out.push(Advice {
+            tool: t.tool.id(),
+            text,
+        });
+    }
+    out
+}
+
+fn standard_risks(tools: &[ToolInfo], target: &TargetInfo, apps: bool) -> Vec<String> {
+    let mut r = vec![
+        "Other copies of the manifest (branches, environments, clusters, overlays, CI jobs) that still set replicas reset the count when applied and, client-side, put replicas back into the annotation: migrate every cluster before the manifest change lands anywhere.".to_string(),
+    ];
+    if tools
+        .iter()
+        .any(|t| matches!(t.tool, Tool::ArgoCd | Tool::Flux))
+    {
+        r.push("A GitOps controller applies this object continuously: pause it (Argo CD auto-sync/self-heal, `flux suspend`) before --apply and until the manifest change is merged.".into());
+    }
+    r.push(format!(
+        "New environments created from the migrated manifest start at {} until the HPA's first sync raises them to minReplicas{}.",
+        if apps { "1 replica" } else { "the controller's default" },
+        if target.kind == "StatefulSet" { " (a StatefulSet one pod at a time)" } else { "" }
+    ));
+    r.push("Admission webhooks or policies may mutate or reject the patches: the dry run shows exactly what is sent.".into());
+    r.push(format!("The {HANDOVER_MANAGER} field manager stays in managedFields until the HPA changes the count; meanwhile a server-side apply of a different replicas value conflicts with it (intended)."));
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn deploy(annotation_replicas: Option<i64>, managers: Value) -> Value {
+        let mut la = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"annotations": {}, "name": "web", "namespace": "shop"}, "spec": {"selector": {"matchLabels": {"app": "web"}}}});
+        if let Some(n) = annotation_replicas {
+            la["spec"]["replicas"] = json!(n);
+        }
+        json!({
+            "apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "web", "namespace": "shop", "resourceVersion": "42",
+                "annotations": {LAST_APPLIED: format!("{la}\n")}, "managedFields": managers},
+            "spec": {"replicas": 7, "selector": {"matchLabels": {"app": "web"}}}
+        })
+    }
+
+    fn csa_entry(replicas: bool) -> Value {
+        let mut f = json!({"f:metadata": {"f:annotations": {".": {}, "f:kubectl.kubernetes.io/last-applied-configuration": {}}}, "f:spec": {"f:selector": {}}});
+        if replicas {
+            f["f:spec"]["f:replicas"] = json!({});
+        }
+        json!({"manager": "kubectl-client-side-apply", "operation": "Update", "apiVersion": "apps/v1", "fieldsV1": f})
+    }
+
+    fn hpa() -> Value {
+        json!({"metadata": {"name": "web", "namespace": "shop"}, "spec": {"minReplicas": 2, "maxReplicas": 10, "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}}})
+    }
+
+    fn run(obj: &Value) -> Analysis {
+        let h = hpa();
+        analyze(&Input {
+            hpa: &h,
+            object: obj,
+            path: "/apis/apps/v1/namespaces/shop/deployments/web".into(),
+            other_hpas: vec![],
+            occurrences: vec![],
+            kustomize: vec![],
+            files_given: false,
+        })
+    }
+
+    fn ids(a: &Analysis) -> Vec<&str> {
+        a.findings.iter().map(|f| f.id).collect()
+    }
+
+    #[test]
+    fn csa_with_replicas_plans_both_steps() {
+        let obj = deploy(Some(3), json!([csa_entry(true)]));
+        let a = run(&obj);
+        assert!(a.has("csa-annotation-has-replicas"), "{:?}", ids(&a));
+        assert!(a.has("csa-manager-owns-replicas"));
+        assert!(a.has("manifest-sets-replicas"));
+        assert_eq!(a.requests.len(), 2);
+        let body: Value = serde_json::from_str(&a.requests[0].body).unwrap();
+        assert_eq!(body["metadata"]["resourceVersion"], "42");
+        let new = body["metadata"]["annotations"][LAST_APPLIED]
+            .as_str()
+            .unwrap();
+        assert!(!new.contains("replicas") && new.ends_with("}\n"));
+        assert_eq!(
+            a.requests[0].query,
+            [(
+                "fieldManager".to_string(),
+                "kubectl-client-side-apply".to_string()
+            )]
+        );
+        assert_eq!(
+            a.requests[1].body,
+            format!("{{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{{\"name\":\"web\",\"namespace\":\"shop\",\"resourceVersion\":\"{RV_FROM_PREVIOUS}\"}},\"spec\":{{\"replicas\":7}}}}")
+        );
+        let w: Vec<&Prediction> = a
+            .next_apply
+            .iter()
+            .filter(|p| p.manifest == "withoutReplicas")
+            .collect();
+        assert_eq!(
+            w[0].effect,
+            Effect::Delete {
+                defaults_to: Some(1)
+            }
+        );
+        assert!(a
+            .next_apply
+            .iter()
+            .filter(|p| p.manifest == "afterMigration")
+            .all(|p| p.effect == Effect::Nothing));
+    }
+
+    #[test]
+    fn hpa_owner_means_no_handover() {
+        let obj = deploy(
+            Some(3),
+            json!([csa_entry(false), {"manager": "kube-controller-manager", "operation": "Update", "subresource": "scale", "fieldsV1": {"f:spec": {"f:replicas": {}}}}]),
+        );
+        let a = run(&obj);
+        assert_eq!(a.requests.len(), 1);
+        assert_eq!(a.requests[0].id, "remove-replicas-from-last-applied");
+        assert!(a.has("hpa-owns-replicas"));
+    }
+
+    #[test]
+    fn clean_object_is_already_safe() {
+        let obj = deploy(
+            None,
+            json!([csa_entry(false), {"manager": "kube-controller-manager", "operation": "Update", "subresource": "scale", "fieldsV1": {"f:spec": {"f:replicas": {}}}}]),
+        );
+        let a = run(&obj);
+        assert!(a.requests.is_empty());
+        assert!(a.has("already-safe"), "{:?}", ids(&a));
+    }
+
+    #[test]
+    fn ssa_sole_owner_gets_handover_only() {
+        let mut obj = deploy(
+            None,
+            json!([{"manager": "kubectl", "operation": "Apply", "fieldsV1": {"f:spec": {"f:replicas": {}, "f:selector": {}}}}]),
+        );
+        obj["metadata"]["annotations"] = json!({});
+        let a = run(&obj);
+        assert!(a.has("ssa-sole-owner-would-prune"));
+        assert_eq!(a.requests.len(), 1);
+        assert_eq!(a.requests[0].id, "handover-replicas");
+        assert!(a.requests[0].body.contains("\"resourceVersion\":\"42\""));
+        let after: Vec<&Prediction> = a
+            .next_apply
+            .iter()
+            .filter(|p| p.manifest == "afterMigration")
+            .collect();
+        assert_eq!(after[0].effect, Effect::Nothing);
+    }
+
+    #[test]
+    fn ssa_manifest_with_other_value_conflicts() {
+        let mut obj = deploy(
+            None,
+            json!([
+            {"manager": "kubectl", "operation": "Apply", "fieldsV1": {"f:spec": {"f:selector": {}}}},
+            {"manager": "kube-controller-manager", "operation": "Update", "subresource": "scale", "fieldsV1": {"f:spec": {"f:replicas": {}}}}]),
+        );
+        obj["metadata"]["annotations"] = json!({});
+        let h = hpa();
+        let occ = Occurrence {
+            file: "w.yaml".into(),
+            document: 1,
+            item: None,
+            line: 5,
+            replicas: Some("3".into()),
+            namespace_assumed: false,
+            action: EditAction::NoReplicas,
+        };
+        let a = analyze(&Input {
+            hpa: &h,
+            object: &obj,
+            path: "/apis/apps/v1/namespaces/shop/deployments/web".into(),
+            other_hpas: vec!["shop/web2".into()],
+            occurrences: vec![occ],
+            kustomize: vec![],
+            files_given: true,
+        });
+        assert!(a.has("ssa-apply-would-conflict"));
+        assert!(a.has("multiple-hpas") && a.blocked());
+        assert!(a.requests.is_empty());
+    }
+
+    #[test]
+    fn helm_is_detected() {
+        let mut obj = deploy(
+            None,
+            json!([{"manager": "helm", "operation": "Update", "fieldsV1": {"f:spec": {"f:replicas": {}}}}]),
+        );
+        obj["metadata"]["annotations"] = json!({"meta.helm.sh/release-name": "web"});
+        obj["metadata"]["labels"] = json!({"app.kubernetes.io/managed-by": "Helm"});
+        let a = run(&obj);
+        assert!(a.has("managed-by-helm") && a.has("helm-client-side-release"));
+        assert_eq!(a.tools[0].tool, Tool::Helm);
+        assert!(a.advice.iter().any(|x| x.tool == "helm"));
+        assert_eq!(
+            a.requests.len(),
+            1,
+            "handover still helps once Helm goes server-side"
+        );
+    }
+}

@@ -1,0 +1,1001 @@
+//! `kubectl hpa migrate`: manifest edits against golden files, and the real binary against the
+//! fake API server (exact requests, preconditions, conflicts, 403, verification).
+//!
+//! Regenerate the golden files with `UPDATE_GOLDEN=1 cargo test --test migrate` and review the
+//! diff.
+
+#[path = "support/fake_apiserver.rs"]
+mod fake_apiserver;
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use fake_apiserver::{FakeApiServer, Fault, Options, PathMatch, RecordedRequest, WriteMode};
+use kubectl_hpa::migrate::manifest::{EditAction, Manifest, ObjectRef};
+use serde_json::{json, Value};
+
+const LA: &str = "kubectl.kubernetes.io/last-applied-configuration";
+const DEPLOY: &str = "/apis/apps/v1/namespaces/shop/deployments/web";
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn data(p: &str) -> PathBuf {
+    root().join("tests/migrate_data").join(p)
+}
+
+fn update_golden() -> bool {
+    std::env::var_os("UPDATE_GOLDEN").is_some()
+}
+
+/// Compare with a golden file (or write it with UPDATE_GOLDEN=1).
+fn golden(name: &str, actual: &str) {
+    let path = data("expected").join(name);
+    if update_golden() {
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (UPDATE_GOLDEN=1 writes it)", path.display()));
+    assert_eq!(actual, want, "golden file {name} differs");
+}
+
+fn web() -> Vec<ObjectRef> {
+    vec![ObjectRef {
+        group: "apps".into(),
+        kind: "Deployment".into(),
+        namespace: "shop".into(),
+        name: "web".into(),
+    }]
+}
+
+// ------------------------------------------------------------------ manifest edits
+
+fn edit_golden(file: &str) -> kubectl_hpa::migrate::manifest::FileEdit {
+    let text = std::fs::read_to_string(data("manifests").join(file)).unwrap();
+    let m = Manifest::parse(file, &text).unwrap_or_else(|e| panic!("{e}"));
+    let e = m.plan(&web());
+    let new = e.new_text.clone().unwrap_or_else(|| text.clone());
+    golden(file, &new);
+    golden(&format!("{file}.diff"), &e.diff);
+    // byte-for-byte: the result is the input minus whole removed spans
+    assert!(new.len() <= text.len());
+    e
+}
+
+fn removed_lines(e: &kubectl_hpa::migrate::manifest::FileEdit) -> Vec<(usize, usize)> {
+    e.occurrences
+        .iter()
+        .filter_map(|o| match o.action {
+            EditAction::Remove {
+                first_line,
+                last_line,
+                ..
+            } => Some((first_line, last_line)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn golden_comments_are_kept() {
+    let e = edit_golden("comments.yaml");
+    assert_eq!(removed_lines(&e), [(11, 11)]);
+    let new = e.new_text.unwrap();
+    assert!(new.contains("  # Static size: to be replaced by the HPA.\n\n  selector:"));
+    assert!(
+        new.contains("        - name: replicas\n          value: \"3\""),
+        "env var kept"
+    );
+}
+
+#[test]
+fn golden_several_documents() {
+    let e = edit_golden("multi-doc.yaml");
+    assert_eq!(
+        e.occurrences.len(),
+        1,
+        "staging/web and worker are not targets"
+    );
+    let new = e.new_text.unwrap();
+    assert!(new.contains("name: worker\n  namespace: shop\nspec:\n  replicas: 2"));
+    assert!(new.contains("howto: |\n    spec:\n      replicas: 3"));
+    assert!(new.contains("namespace: staging\nspec:\n  replicas: 3"));
+}
+
+#[test]
+fn golden_crlf() {
+    let e = edit_golden("crlf.yaml");
+    let new = e.new_text.unwrap();
+    assert!(!new.contains("replicas"));
+    assert_eq!(
+        new.matches("\r\n").count(),
+        new.matches('\n').count(),
+        "every line keeps CRLF"
+    );
+}
+
+#[test]
+fn golden_anchors() {
+    let e = edit_golden("anchors.yaml");
+    assert_eq!(removed_lines(&e), [(10, 10)]);
+    assert!(e.new_text.unwrap().contains("matchLabels: *labels"));
+}
+
+#[test]
+fn anchor_used_elsewhere_is_refused_and_unchanged() {
+    let e = edit_golden("anchor-in-use.yaml");
+    assert!(e.new_text.is_none() && e.diff.is_empty());
+    match &e.occurrences[0].action {
+        EditAction::Refused { reason } => assert!(reason.contains("*size"), "{reason}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn golden_lists_and_json() {
+    let e = edit_golden("list.yaml");
+    assert_eq!(e.occurrences[0].item, Some(1));
+    let e = edit_golden("list.json");
+    assert_eq!(
+        e.occurrences.len(),
+        1,
+        "the StatefulSet named web is another kind"
+    );
+    let e = edit_golden("deployment.json");
+    assert!(e.occurrences[0].namespace_assumed);
+    assert!(e
+        .new_text
+        .unwrap()
+        .contains("\"matchLabels\": {\"app\": \"web\"}\n    }\n  }\n}"));
+}
+
+#[test]
+fn replicas_elsewhere_stays_untouched() {
+    let e = edit_golden("elsewhere.yaml");
+    assert_eq!(e.occurrences.len(), 1);
+    assert_eq!(e.occurrences[0].action, EditAction::NoReplicas);
+    assert!(e.new_text.is_none() && e.diff.is_empty());
+}
+
+#[test]
+fn templated_and_broken_files_name_the_line() {
+    let t = std::fs::read_to_string(data("manifests/templated.yaml")).unwrap();
+    let e = Manifest::parse("templated.yaml", &t).unwrap_err();
+    assert_eq!((e.file.as_str(), e.line), ("templated.yaml", Some(6)));
+    assert!(e.message.contains("template"));
+    let t = std::fs::read_to_string(data("manifests/broken.yaml")).unwrap();
+    let e = Manifest::parse("broken.yaml", &t).unwrap_err();
+    assert_eq!(e.file, "broken.yaml");
+    assert!(e.line.is_some_and(|l| l >= 7), "{e}");
+    assert!(e.message.starts_with("not valid YAML"), "{e}");
+}
+
+// ------------------------------------------------------------------ the fake cluster
+
+fn hpa(name: &str, target_kind: &str, target: &str) -> Value {
+    json!({
+        "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": name, "namespace": "shop", "resourceVersion": "90"},
+        "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": target_kind, "name": target},
+                 "minReplicas": 2, "maxReplicas": 10,
+                 "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 60}}}]},
+        "status": {"currentReplicas": 5, "desiredReplicas": 5, "conditions": [
+            {"type": "AbleToScale", "status": "True", "reason": "ReadyForNewScale", "message": "recommended size matches current size"},
+            {"type": "ScalingActive", "status": "True", "reason": "ValidMetricFound", "message": "the HPA was able to successfully calculate a replica count from cpu resource utilization (percentage of request)"}]}
+    })
+}
+
+fn last_applied(replicas: Option<i64>) -> String {
+    let mut spec = json!({"selector": {"matchLabels": {"app": "web"}}, "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"image": "nginx:1.27", "name": "web"}]}}});
+    if let Some(r) = replicas {
+        spec["replicas"] = json!(r);
+    }
+    let la = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"annotations": {}, "name": "web", "namespace": "shop"}, "spec": spec});
+    format!("{la}\n")
+}
+
+fn entry(manager: &str, op: &str, sub: Option<&str>, fields: Value) -> Value {
+    let mut e = json!({"manager": manager, "operation": op, "apiVersion": "apps/v1", "time": "2026-02-01T10:00:00Z", "fieldsType": "FieldsV1", "fieldsV1": fields});
+    if let Some(s) = sub {
+        e["subresource"] = json!(s);
+    }
+    e
+}
+
+fn csa_fields(replicas: bool) -> Value {
+    let mut f = json!({
+        "f:metadata": {"f:annotations": {".": {}, "f:kubectl.kubernetes.io/last-applied-configuration": {}}},
+        "f:spec": {"f:selector": {}, "f:template": {"f:metadata": {"f:labels": {".": {}, "f:app": {}}}, "f:spec": {"f:containers": {}}}}
+    });
+    if replicas {
+        f["f:spec"]["f:replicas"] = json!({});
+    }
+    f
+}
+
+/// Deployment shop/web at `replicas` with the given annotation and managedFields.
+fn deployment(replicas: i64, annotation: Option<String>, managed: Vec<Value>) -> Value {
+    let mut d = json!({
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": "shop", "resourceVersion": "100", "generation": 4,
+                     "uid": "0b7d5f3e-0000-4000-8000-000000000001", "labels": {"app": "web"},
+                     "annotations": {"deployment.kubernetes.io/revision": "3"},
+                     "managedFields": managed},
+        "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": "web"}},
+                 "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"image": "nginx:1.27", "name": "web"}]}}},
+        "status": {"replicas": replicas, "readyReplicas": replicas}
+    });
+    if let Some(a) = annotation {
+        d["metadata"]["annotations"][LA] = json!(a);
+    }
+    d
+}
+
+/// The main story: applied client-side with replicas 3, scaled by hand (`kubectl edit`) to 5.
+fn csa_cluster() -> Vec<Value> {
+    vec![
+        hpa("web", "Deployment", "web"),
+        deployment(
+            5,
+            Some(last_applied(Some(3))),
+            vec![
+                entry(
+                    "kubectl-client-side-apply",
+                    "Update",
+                    None,
+                    csa_fields(false),
+                ),
+                entry(
+                    "kubectl-edit",
+                    "Update",
+                    None,
+                    json!({"f:spec": {"f:replicas": {}}}),
+                ),
+                entry(
+                    "kube-controller-manager",
+                    "Update",
+                    Some("status"),
+                    json!({"f:status": {"f:replicas": {}, "f:readyReplicas": {}}}),
+                ),
+            ],
+        ),
+    ]
+}
+
+struct Cluster {
+    server: FakeApiServer,
+    dir: PathBuf,
+    kubeconfig: PathBuf,
+}
+
+fn cluster(tag: &str, objects: Vec<Value>) -> Cluster {
+    let dir =
+        std::env::temp_dir().join(format!("kubectl-hpa-migrate-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let server = FakeApiServer::start_with(
+        objects,
+        Options {
+            write_mode: WriteMode::AcceptPatches,
+            ..Options::default()
+        },
+    );
+    let kubeconfig = server.write_kubeconfig(&dir);
+    Cluster {
+        server,
+        dir,
+        kubeconfig,
+    }
+}
+
+impl Cluster {
+    /// Copy a manifest into the test directory (run from there, so paths are relative).
+    fn manifest(&self, src: &str, as_name: &str) {
+        std::fs::copy(data(src), self.dir.join(as_name)).unwrap();
+    }
+    fn run(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_kubectl-hpa"))
+            .arg("migrate")
+            .args(args)
+            .arg("--kubeconfig")
+            .arg(&self.kubeconfig)
+            .current_dir(&self.dir)
+            .env("NO_COLOR", "1")
+            .env_remove("KUBECONFIG")
+            .env("HOME", &self.dir)
+            .output()
+            .expect("binary runs")
+    }
+    fn object(&self) -> Value {
+        self.server
+            .objects()
+            .into_iter()
+            .find(|o| o["kind"] == "Deployment" && o["metadata"]["name"] == "web")
+            .expect("deployment")
+    }
+    fn patches(&self) -> Vec<RecordedRequest> {
+        self.server.writes()
+    }
+    fn read(&self, f: &str) -> String {
+        std::fs::read_to_string(self.dir.join(f)).unwrap()
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn json_out(o: &Output) -> Value {
+    serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}\n{}", stdout(o), stderr(o)))
+}
+
+fn ids(w: &Value) -> Vec<String> {
+    w["analysis"]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn owners_of_replicas(obj: &Value) -> Vec<String> {
+    obj["metadata"]["managedFields"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|e| e["fieldsV1"]["f:spec"].get("f:replicas").is_some())
+        .map(|e| {
+            format!(
+                "{}/{}{}",
+                e["manager"].as_str().unwrap(),
+                e["operation"].as_str().unwrap(),
+                e["subresource"]
+                    .as_str()
+                    .map(|s| format!("/{s}"))
+                    .unwrap_or_default()
+            )
+        })
+        .collect()
+}
+
+/// Every replicas value any request body carries.
+fn replicas_in_bodies(reqs: &[RecordedRequest]) -> Vec<i64> {
+    reqs.iter()
+        .filter_map(|r| serde_json::from_str::<Value>(&r.body).ok())
+        .filter_map(|b| b.pointer("/spec/replicas").and_then(Value::as_i64))
+        .collect()
+}
+
+const EXPECTED_ANNOTATION_BODY: &str = r#"{"metadata":{"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"annotations\":{},\"name\":\"web\",\"namespace\":\"shop\"},\"spec\":{\"selector\":{\"matchLabels\":{\"app\":\"web\"}},\"template\":{\"metadata\":{\"labels\":{\"app\":\"web\"}},\"spec\":{\"containers\":[{\"image\":\"nginx:1.27\",\"name\":\"web\"}]}}}}\n"},"resourceVersion":"100"}}"#;
+
+fn handover_body(rv: &str, replicas: i64) -> String {
+    format!(
+        r#"{{"apiVersion":"apps/v1","kind":"Deployment","metadata":{{"name":"web","namespace":"shop","resourceVersion":"{rv}"}},"spec":{{"replicas":{replicas}}}}}"#
+    )
+}
+
+#[test]
+fn dry_run_prints_the_plan_and_sends_only_gets() {
+    let c = cluster("dry", csa_cluster());
+    c.manifest("manifests/comments.yaml", "web.yaml");
+    let out = c.run(&["web", "-n", "shop", "-f", "web.yaml"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    golden("dry-run.txt", &text);
+    assert!(c.patches().is_empty(), "a dry run writes nothing");
+    assert!(c.server.requests().iter().all(|r| r.method == "GET"));
+    assert_eq!(
+        c.read("web.yaml"),
+        std::fs::read_to_string(data("manifests/comments.yaml")).unwrap(),
+        "no file written without --write"
+    );
+
+    let out = c.run(&["web", "-n", "shop", "-f", "web.yaml", "-o", "json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let j = json_out(&out);
+    assert_eq!(
+        (j["kind"].as_str(), j["mode"].as_str()),
+        (Some("MigrationPlan"), Some("dryRun"))
+    );
+    let w = &j["workloads"][0];
+    let found = ids(w);
+    for id in [
+        "csa-annotation-has-replicas",
+        "update-manager-owns-replicas",
+        "manifest-sets-replicas",
+        "manifest-edit",
+    ] {
+        assert!(found.iter().any(|f| f == id), "{id} missing from {found:?}");
+    }
+    let reqs = w["analysis"]["requests"].as_array().unwrap();
+    assert_eq!(reqs.len(), 2);
+    assert_eq!(reqs[0]["method"], "PATCH");
+    assert_eq!(reqs[0]["path"], DEPLOY);
+    assert_eq!(
+        reqs[0]["query"],
+        json!([["fieldManager", "kubectl-client-side-apply"]])
+    );
+    assert_eq!(reqs[0]["contentType"], "application/merge-patch+json");
+    assert_eq!(reqs[0]["body"], EXPECTED_ANNOTATION_BODY);
+    assert_eq!(
+        reqs[1]["query"],
+        json!([["fieldManager", "handover-to-hpa"]])
+    );
+    assert_eq!(reqs[1]["contentType"], "application/apply-patch+yaml");
+    assert_eq!(reqs[1]["resourceVersionFromPreviousStep"], true);
+    let next: Vec<(String, String)> = w["analysis"]["nextApply"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["manifest"].as_str().unwrap().into(),
+                p["effect"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        next,
+        [
+            ("asIs".to_string(), "resetTo".to_string()),
+            ("withoutReplicas".into(), "delete".into()),
+            ("afterMigration".into(), "nothing".into())
+        ]
+    );
+    let f = &j["files"][0];
+    assert_eq!(f["file"], "web.yaml");
+    assert_eq!(f["written"], false);
+    assert!(f["diff"]
+        .as_str()
+        .unwrap()
+        .contains("-  replicas: 3 # three pods for now\n"));
+}
+
+#[test]
+fn apply_sends_exactly_the_planned_requests_and_keeps_the_count() {
+    let c = cluster("apply", csa_cluster());
+    c.manifest("manifests/comments.yaml", "web.yaml");
+    let before = c.object();
+    let out = c.run(&["web", "-n", "shop", "-f", "web.yaml", "--apply", "--write"]);
+    assert!(out.status.success(), "{}\n{}", stderr(&out), stdout(&out));
+    let w = c.patches();
+    assert_eq!(w.len(), 2, "{w:#?}");
+    assert_eq!(
+        (w[0].method.as_str(), w[0].path.as_str()),
+        ("PATCH", DEPLOY)
+    );
+    assert_eq!(
+        w[0].query,
+        [(
+            "fieldManager".to_string(),
+            "kubectl-client-side-apply".to_string()
+        )]
+    );
+    assert_eq!(
+        w[0].header("content-type"),
+        Some("application/merge-patch+json")
+    );
+    assert_eq!(w[0].body, EXPECTED_ANNOTATION_BODY);
+    assert_eq!(
+        w[1].query,
+        [("fieldManager".to_string(), "handover-to-hpa".to_string())]
+    );
+    assert_eq!(
+        w[1].header("content-type"),
+        Some("application/apply-patch+yaml")
+    );
+    // the resourceVersion returned by the first PATCH
+    let rv1 = w[1]
+        .body
+        .split("\"resourceVersion\":\"")
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap()
+        .to_string();
+    assert_ne!(rv1, "100");
+    assert_eq!(w[1].body, handover_body(&rv1, 5));
+    assert!(
+        w.iter().all(|r| r.query_param("force").is_none()),
+        "never forced"
+    );
+    assert_eq!(
+        replicas_in_bodies(&w),
+        [5],
+        "only the value read is ever written"
+    );
+
+    let after = c.object();
+    assert_eq!(
+        after["spec"], before["spec"],
+        "spec (replicas, template) unchanged"
+    );
+    let la = after["metadata"]["annotations"][LA].as_str().unwrap();
+    assert_eq!(la, last_applied(None));
+    assert_eq!(
+        after["metadata"]["annotations"]["deployment.kubernetes.io/revision"],
+        "3"
+    );
+    assert_eq!(
+        owners_of_replicas(&after),
+        ["kubectl-edit/Update", "handover-to-hpa/Apply"]
+    );
+
+    let text = stdout(&out);
+    for v in [
+        "[ok] replicas-unchanged: spec.replicas is 5 as read before the requests",
+        "[ok] pod-template-unchanged",
+        "[ok] annotation-without-replicas",
+        "[ok] no-applier-sole-owner: spec.replicas is owned by kubectl-edit (Update), handover-to-hpa (Apply)",
+        "web.yaml: written",
+    ] {
+        assert!(text.contains(v), "missing {v:?} in\n{text}");
+    }
+    assert_eq!(
+        c.read("web.yaml"),
+        std::fs::read_to_string(data("expected/comments.yaml")).unwrap()
+    );
+
+    // a second run finds nothing to do and sends nothing
+    let out = c.run(&[
+        "web", "-n", "shop", "-f", "web.yaml", "--apply", "-o", "json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(c.patches().len(), 2);
+    let j = json_out(&out);
+    assert!(
+        ids(&j["workloads"][0]).contains(&"already-safe".to_string()),
+        "{j:#}"
+    );
+}
+
+#[test]
+fn a_concurrent_scale_before_the_first_patch_is_retried_from_a_fresh_read() {
+    let c = cluster("conflict1", csa_cluster());
+    // the HPA scales 5 -> 6 just before our first PATCH: its precondition fails
+    c.server.inject_times(
+        PathMatch::method("PATCH", PathMatch::exact(DEPLOY)),
+        Fault::ConcurrentWrite {
+            patch: json!({"spec": {"replicas": 6}}),
+            manager: "kube-controller-manager".into(),
+            subresource: Some("scale".into()),
+        },
+        1,
+    );
+    let out = c.run(&["web", "-n", "shop", "--apply", "-o", "json"]);
+    assert!(out.status.success(), "{}\n{}", stderr(&out), stdout(&out));
+    let w = c.patches();
+    let j = json_out(&out);
+    let sent = j["workloads"][0]["apply"]["sent"].as_array().unwrap();
+    let codes: Vec<u64> = sent.iter().map(|s| s["status"].as_u64().unwrap()).collect();
+    assert_eq!(codes, [409, 200], "{j:#}");
+    assert_eq!(w.len(), 2);
+    // the retry carries the new resourceVersion; the HPA now owns replicas: no hand-over
+    assert!(
+        w[1].body.contains("\"resourceVersion\":\"")
+            && !w[1].body.contains("\"resourceVersion\":\"100\"")
+    );
+    assert!(w
+        .iter()
+        .all(|r| r.query_param("fieldManager") == Some("kubectl-client-side-apply")));
+    assert!(replicas_in_bodies(&w).is_empty());
+    let after = c.object();
+    assert_eq!(after["spec"]["replicas"], 6, "the HPA's value, not ours");
+    assert_eq!(
+        owners_of_replicas(&after),
+        ["kube-controller-manager/Update/scale"]
+    );
+    assert_eq!(
+        after["metadata"]["annotations"][LA].as_str().unwrap(),
+        last_applied(None)
+    );
+    let checks = &j["workloads"][0]["apply"]["verified"];
+    assert!(
+        checks.as_array().unwrap().iter().all(|c| c["ok"] == true),
+        "{checks:#}"
+    );
+    assert!(checks[0]["detail"]
+        .as_str()
+        .unwrap()
+        .contains("spec.replicas is 6 as read"));
+}
+
+#[test]
+fn a_conflict_between_the_two_steps_leaves_the_object_consistent() {
+    let c = cluster("conflict2", csa_cluster());
+    // someone labels the Deployment between our two PATCH requests
+    c.server.inject_after(
+        PathMatch::method("PATCH", PathMatch::exact(DEPLOY)),
+        Fault::ConcurrentWrite {
+            patch: json!({"metadata": {"labels": {"team": "shop"}}}),
+            manager: "kubectl-label".into(),
+            subresource: None,
+        },
+        1,
+        1,
+    );
+    let out = c.run(&["web", "-n", "shop", "--apply", "-o", "json"]);
+    assert!(out.status.success(), "{}\n{}", stderr(&out), stdout(&out));
+    let j = json_out(&out);
+    let sent = j["workloads"][0]["apply"]["sent"].as_array().unwrap();
+    let steps: Vec<(String, u64)> = sent
+        .iter()
+        .map(|s| {
+            (
+                s["step"].as_str().unwrap().into(),
+                s["status"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        steps,
+        [
+            ("remove-replicas-from-last-applied".to_string(), 200),
+            ("handover-replicas".into(), 409),
+            ("handover-replicas".into(), 200)
+        ]
+    );
+    let w = c.patches();
+    assert_eq!(replicas_in_bodies(&w), [5, 5]);
+    let after = c.object();
+    assert_eq!(after["spec"]["replicas"], 5);
+    assert_eq!(
+        after["metadata"]["labels"]["team"], "shop",
+        "the other client's change is kept"
+    );
+    assert_eq!(
+        owners_of_replicas(&after),
+        ["kubectl-edit/Update", "handover-to-hpa/Apply"]
+    );
+    assert_eq!(
+        after["metadata"]["annotations"][LA].as_str().unwrap(),
+        last_applied(None)
+    );
+}
+
+#[test]
+fn forbidden_is_reported_and_nothing_else_is_sent() {
+    let c = cluster("forbidden", csa_cluster());
+    c.manifest("manifests/comments.yaml", "web.yaml");
+    c.server.inject(
+        PathMatch::method("PATCH", PathMatch::prefix("/apis/apps/")),
+        Fault::Status(403),
+    );
+    let before = c.object();
+    let out = c.run(&["web", "-n", "shop", "-f", "web.yaml", "--apply", "--write"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("patch deployments.apps \"web\" in namespace \"shop\": 403 Forbidden"),
+        "{err}"
+    );
+    assert!(
+        err.contains("cannot patch resource \"deployments\""),
+        "{err}"
+    );
+    assert!(err.contains("nothing else sent"), "{err}");
+    assert!(err.contains("--write: nothing written"), "{err}");
+    assert_eq!(c.patches().len(), 1, "one PATCH, then stop");
+    assert_eq!(c.object(), before);
+    assert_eq!(
+        c.read("web.yaml"),
+        std::fs::read_to_string(data("manifests/comments.yaml")).unwrap()
+    );
+    // after the PATCH only the GET of the next... nothing: the 403 is the last request
+    assert_eq!(c.server.requests().last().unwrap().method, "PATCH");
+}
+
+#[test]
+fn server_side_sole_owner_gets_only_the_handover() {
+    let c = cluster(
+        "ssa",
+        vec![
+            hpa("web", "Deployment", "web"),
+            deployment(
+                4,
+                None,
+                vec![entry(
+                    "kubectl",
+                    "Apply",
+                    None,
+                    json!({"f:spec": {"f:replicas": {}, "f:selector": {}, "f:template": {}}}),
+                )],
+            ),
+        ],
+    );
+    let out = c.run(&["web", "-n", "shop", "-o", "json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let j = json_out(&out);
+    let found = ids(&j["workloads"][0]);
+    assert!(
+        found.contains(&"ssa-sole-owner-would-prune".to_string()),
+        "{found:?}"
+    );
+    let reqs = j["workloads"][0]["analysis"]["requests"]
+        .as_array()
+        .unwrap();
+    assert_eq!(reqs.len(), 1);
+    assert_eq!(reqs[0]["body"], handover_body("100", 4));
+
+    let out = c.run(&["web", "-n", "shop", "--apply"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let w = c.patches();
+    assert_eq!(w.len(), 1);
+    assert_eq!(w[0].body, handover_body("100", 4));
+    let after = c.object();
+    assert_eq!(after["spec"]["replicas"], 4);
+    assert_eq!(
+        owners_of_replicas(&after),
+        ["kubectl/Apply", "handover-to-hpa/Apply"]
+    );
+    // now the applier can drop replicas: a server-side apply without it keeps the value
+    assert!(stdout(&out).contains("[ok] no-applier-sole-owner"));
+}
+
+#[test]
+fn hpa_owned_replicas_need_nothing() {
+    let c = cluster(
+        "safe",
+        vec![
+            hpa("web", "Deployment", "web"),
+            deployment(
+                6,
+                Some(last_applied(None)),
+                vec![
+                    entry(
+                        "kubectl-client-side-apply",
+                        "Update",
+                        None,
+                        csa_fields(false),
+                    ),
+                    entry(
+                        "kube-controller-manager",
+                        "Update",
+                        Some("scale"),
+                        json!({"f:spec": {"f:replicas": {}}}),
+                    ),
+                ],
+            ),
+        ],
+    );
+    let out = c.run(&["-n", "shop", "--apply", "-o", "json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(c.patches().is_empty());
+    let j = json_out(&out);
+    let found = ids(&j["workloads"][0]);
+    assert!(
+        found.contains(&"already-safe".to_string())
+            && found.contains(&"hpa-owns-replicas".to_string()),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn bad_targets_are_clear_errors_and_nothing_is_written() {
+    let c = cluster(
+        "bad",
+        vec![
+            hpa("ghost", "Deployment", "missing"),
+            hpa("daemon", "DaemonSet", "agent"),
+            json!({"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "agent", "namespace": "shop"}, "spec": {"selector": {"matchLabels": {"app": "agent"}}}}),
+        ],
+    );
+    let out = c.run(&["-n", "shop", "--apply"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("HPA shop/ghost points at Deployment shop/missing, which does not exist"),
+        "{err}"
+    );
+    assert!(
+        err.contains("HPA shop/daemon targets DaemonSet shop/agent, which cannot be scaled"),
+        "{err}"
+    );
+    assert!(c.patches().is_empty());
+}
+
+#[test]
+fn templated_and_unparsable_files_name_file_and_line_and_block_write() {
+    let c = cluster("files", csa_cluster());
+    c.manifest("manifests/templated.yaml", "chart.yaml");
+    c.manifest("manifests/broken.yaml", "broken.yaml");
+    c.manifest("manifests/comments.yaml", "web.yaml");
+    let out = c.run(&["web", "-n", "shop", "-f", ".", "--apply", "--write"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("chart.yaml:6: looks like a template"), "{err}");
+    assert!(err.contains("broken.yaml:"), "{err}");
+    assert!(err.contains("not valid YAML"), "{err}");
+    assert!(
+        err.contains("--write: nothing written because of the file errors"),
+        "{err}"
+    );
+    assert_eq!(
+        c.read("web.yaml"),
+        std::fs::read_to_string(data("manifests/comments.yaml")).unwrap()
+    );
+}
+
+#[test]
+fn write_without_apply_is_refused_while_the_cluster_needs_requests() {
+    let c = cluster("write-only", csa_cluster());
+    c.manifest("manifests/comments.yaml", "web.yaml");
+    let out = c.run(&["web", "-n", "shop", "-f", "web.yaml", "--write"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("the cluster still needs the requests for shop/web"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(c.patches().is_empty());
+    assert_eq!(
+        c.read("web.yaml"),
+        std::fs::read_to_string(data("manifests/comments.yaml")).unwrap()
+    );
+}
+
+#[test]
+fn helm_and_argocd_are_detected_with_advice() {
+    let mut d = deployment(
+        5,
+        None,
+        vec![entry(
+            "helm",
+            "Update",
+            None,
+            json!({"f:spec": {"f:replicas": {}, "f:template": {}}}),
+        )],
+    );
+    d["metadata"]["labels"]["app.kubernetes.io/managed-by"] = json!("Helm");
+    d["metadata"]["annotations"]["meta.helm.sh/release-name"] = json!("web");
+    d["metadata"]["annotations"]["argocd.argoproj.io/tracking-id"] =
+        json!("shop:apps/Deployment:shop/web");
+    let c = cluster("tools", vec![hpa("web", "Deployment", "web"), d]);
+    let out = c.run(&["web", "-n", "shop", "-o", "json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let j = json_out(&out);
+    let a = &j["workloads"][0]["analysis"];
+    let found = ids(&j["workloads"][0]);
+    for id in [
+        "managed-by-helm",
+        "managed-by-argocd",
+        "helm-client-side-release",
+        "csa-manager-owns-replicas",
+    ] {
+        assert!(found.iter().any(|f| f == id), "{id} missing from {found:?}");
+    }
+    let tools: Vec<&str> = a["advice"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["tool"].as_str().unwrap())
+        .collect();
+    assert_eq!(tools, ["helm", "argocd"]);
+    assert!(a["advice"][1]["text"]
+        .as_str()
+        .unwrap()
+        .contains("RespectIgnoreDifferences=true"));
+}
+
+#[test]
+fn name_with_all_namespaces_is_a_usage_error() {
+    let c = cluster("usage", csa_cluster());
+    let out = c.run(&["web", "-A"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("not both"));
+}
+
+/// The fake server's server-side apply: conflicts, force, prune, preconditions.
+#[test]
+fn fake_server_apply_semantics() {
+    use fake_apiserver::raw_http;
+    use std::time::Duration;
+    let c = cluster(
+        "ssa-semantics",
+        vec![deployment(
+            5,
+            None,
+            vec![
+                entry(
+                    "kubectl",
+                    "Apply",
+                    None,
+                    json!({"f:spec": {"f:selector": {}, "f:template": {}}}),
+                ),
+                entry(
+                    "kube-controller-manager",
+                    "Update",
+                    Some("scale"),
+                    json!({"f:spec": {"f:replicas": {}}}),
+                ),
+            ],
+        )],
+    );
+    let send = |q: &str, body: &str| {
+        raw_http::request(
+            c.server.addr(),
+            "PATCH",
+            &format!("{DEPLOY}?{q}"),
+            &[("Content-Type", "application/apply-patch+yaml")],
+            Some(body.as_bytes()),
+            Duration::from_secs(5),
+        )
+        .unwrap()
+    };
+    // a different value owned by the HPA: conflict naming the scale subresource
+    let r = send(
+        "fieldManager=kubectl",
+        r#"{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},"spec":{"replicas":3}}"#,
+    );
+    assert_eq!(r.status, 409);
+    let j = r.json();
+    assert_eq!(j["details"]["causes"][0]["reason"], "FieldManagerConflict");
+    assert_eq!(j["details"]["causes"][0]["field"], ".spec.replicas");
+    assert!(
+        j["message"].as_str().unwrap().contains(
+            r#"conflict with "kube-controller-manager" with subresource "scale" using apps/v1"#
+        ),
+        "{j}"
+    );
+    assert_eq!(c.object()["spec"]["replicas"], 5);
+    // the same value: shared ownership, no conflict
+    let r = send(
+        "fieldManager=handover-to-hpa",
+        r#"{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","resourceVersion":"100"},"spec":{"replicas":5}}"#,
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(
+        owners_of_replicas(&c.object()),
+        [
+            "kube-controller-manager/Update/scale",
+            "handover-to-hpa/Apply"
+        ]
+    );
+    // a stale resourceVersion
+    let r = send(
+        "fieldManager=handover-to-hpa",
+        r#"{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","resourceVersion":"100"},"spec":{"replicas":5}}"#,
+    );
+    assert_eq!(r.status, 409);
+    assert!(r.json()["message"]
+        .as_str()
+        .unwrap()
+        .contains("the object has been modified"));
+    // the manager stops applying replicas: others own it, so it stays
+    let r = send(
+        "fieldManager=handover-to-hpa",
+        r#"{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},"spec":{"minReadySeconds":1}}"#,
+    );
+    assert_eq!(r.status, 200);
+    assert_eq!(c.object()["spec"]["replicas"], 5);
+    // force takes the field from everyone
+    let r = send(
+        "fieldManager=kubectl&force=true",
+        r#"{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},"spec":{"replicas":3}}"#,
+    );
+    assert_eq!(r.status, 200);
+    assert_eq!(owners_of_replicas(&c.object()), ["kubectl/Apply"]);
+    // and a sole owner that stops applying it prunes it
+    let r = send(
+        "fieldManager=kubectl",
+        r#"{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},"spec":{"selector":{"matchLabels":{"app":"web"}}}}"#,
+    );
+    assert_eq!(r.status, 200);
+    assert!(
+        c.object()["spec"].get("replicas").is_none(),
+        "pruned (a real server then defaults it to 1)"
+    );
+}

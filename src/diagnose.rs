@@ -825,34 +825,43 @@ fn last_true(hi: i64, pred: &dyn Fn(i64) -> bool) -> Option<i64> {
     Some(l)
 }
 
-/// For a metric whose proposal is `ceil(ratio × n)` outside the tolerance band (and `current`
-/// inside it), with `ratio = v / denom` for integer values `v`: the smallest `v` that proposes
-/// more than `current` and the largest `v` that proposes less.
-///
-/// Scale-up needs `ratio > 1 + tol` and `ceil(ratio × n) ≥ current + 1`, i.e. `ratio × n > current`;
-/// scale-down needs `ratio < 1 − tol` and `ceil(ratio × n) ≤ current − 1`, i.e.
-/// `ratio ≤ (current − 1) / n`. Checked with the controller's own float comparisons.
+/// How a metric's proposal follows from its value (the core computes it).
+#[derive(Debug, Clone, Copy)]
+pub enum ProposalModel {
+    /// `ratio = value / denom` over `pods` pods (utilization, per-pod average, Value targets).
+    Ratio { pods: f64, denom: f64 },
+    /// Object/External `AverageValue`: a total divided by the scale's status.replicas.
+    AverageValue { target: i64, status_replicas: i32 },
+}
+
+/// The smallest integer value that proposes more than `current` and the largest that proposes
+/// less, asking the core's own proposal functions (no second copy of the rules here).
 pub fn thresholds(
     current: i32,
-    n: f64,
-    denom: f64,
+    model: ProposalModel,
     tol: &Tolerances,
-    ceil_of_value: Option<f64>,
 ) -> (Option<i64>, Option<i64>) {
-    let propose = |v: i64| -> i64 {
-        let ratio = v as f64 / denom;
-        if tol.is_within(ratio) {
-            return current as i64;
-        }
-        match ceil_of_value {
-            // Object/External AverageValue: ceil(value / target).
-            Some(target) => (v as f64 / target).ceil() as i64,
-            None => (ratio * n).ceil() as i64,
-        }
+    let (propose, pivot): (Box<dyn Fn(i64) -> i64>, f64) = match model {
+        ProposalModel::Ratio { pods, denom } => (
+            Box::new(move |v: i64| {
+                crate::core::calc::proposal_from_ratio(current, v as f64 / denom, pods, tol) as i64
+            }),
+            denom,
+        ),
+        ProposalModel::AverageValue {
+            target,
+            status_replicas,
+        } => (
+            Box::new(move |v: i64| {
+                crate::core::calc::average_value_target(v, target, status_replicas, false, tol)
+                    .replicas as i64
+            }),
+            target as f64 * status_replicas.max(1) as f64,
+        ),
     };
-    let up = first_true(denom.floor() as i64, &|v| propose(v) > current as i64);
+    let up = first_true(pivot.floor() as i64, &|v| propose(v) > current as i64);
     let down = if current > 0 {
-        last_true(denom.ceil() as i64, &|v| propose(v) < current as i64)
+        last_true(pivot.ceil() as i64, &|v| propose(v) < current as i64)
     } else {
         None
     };
@@ -898,7 +907,14 @@ fn next_scale(input: &Input, d: &Decision) -> Option<Finding> {
                 );
             }
             let n = (*ready_pods).max(1) as f64;
-            let (u, dn) = thresholds(current, n, *target as f64, tol, None);
+            let (u, dn) = thresholds(
+                current,
+                ProposalModel::Ratio {
+                    pods: n,
+                    denom: *target as f64,
+                },
+                tol,
+            );
             if mode == "Utilization" {
                 let reqs: Vec<i64> = pods
                     .iter()
@@ -938,10 +954,11 @@ fn next_scale(input: &Input, d: &Decision) -> Option<Finding> {
             });
             let (u, dn) = thresholds(
                 current,
-                ready.max(1) as f64,
-                *target_milli as f64,
+                ProposalModel::Ratio {
+                    pods: ready.max(1) as f64,
+                    denom: *target_milli as f64,
+                },
                 tol,
-                None,
             );
             (u, dn, Box::new(move |v: i64| format_decimal_si(v)))
         }
@@ -950,8 +967,14 @@ fn next_scale(input: &Input, d: &Decision) -> Option<Finding> {
             status_replicas,
             ..
         } => {
-            let denom = *target_milli as f64 * (*status_replicas).max(1) as f64;
-            let (u, dn) = thresholds(current, 1.0, denom, tol, Some(*target_milli as f64));
+            let (u, dn) = thresholds(
+                current,
+                ProposalModel::AverageValue {
+                    target: *target_milli,
+                    status_replicas: *status_replicas,
+                },
+                tol,
+            );
             (
                 u,
                 dn,
@@ -1095,7 +1118,14 @@ mod tests {
         // target 50 %, 4 pods at 4 replicas, tolerance 0.1:
         // up: util/50 > 1.1 and ceil(util/50 × 4) ≥ 5 → util ≥ 56 (55/50 = 1.1 holds).
         // down: util/50 < 0.9 and ceil(util/50 × 4) ≤ 3 → util/50 ≤ 0.75 → util ≤ 37.
-        let (up, down) = thresholds(4, 4.0, 50.0, &tol(0.1), None);
+        let (up, down) = thresholds(
+            4,
+            ProposalModel::Ratio {
+                pods: 4.0,
+                denom: 50.0,
+            },
+            &tol(0.1),
+        );
         assert_eq!(up, Some(56));
         assert_eq!(down, Some(37));
     }
@@ -1103,7 +1133,14 @@ mod tests {
     #[test]
     fn many_pods_make_the_tolerance_the_bound() {
         // 20 pods: (n-1)/n = 0.95 is above 0.9, so the tolerance decides the way down.
-        let (up, down) = thresholds(20, 20.0, 50.0, &tol(0.1), None);
+        let (up, down) = thresholds(
+            20,
+            ProposalModel::Ratio {
+                pods: 20.0,
+                denom: 50.0,
+            },
+            &tol(0.1),
+        );
         assert_eq!(up, Some(56));
         // util/50 < 0.9 → util ≤ 44
         assert_eq!(down, Some(44));
@@ -1111,7 +1148,14 @@ mod tests {
 
     #[test]
     fn one_pod_cannot_scale_down_below_one() {
-        let (up, down) = thresholds(1, 1.0, 80.0, &tol(0.1), None);
+        let (up, down) = thresholds(
+            1,
+            ProposalModel::Ratio {
+                pods: 1.0,
+                denom: 80.0,
+            },
+            &tol(0.1),
+        );
         // 88/80 = 1.1 holds
         assert_eq!(up, Some(89));
         // only no usage at all proposes 0 (and minReplicas ≥ 1 holds it at 1)
@@ -1123,7 +1167,14 @@ mod tests {
         // target 100 (milli) per pod, status.replicas 3, current 3:
         // up needs total/(300) > 1.1 and ceil(total/100) ≥ 4 → total ≥ 331.
         // down needs total/300 < 0.9 and ceil(total/100) ≤ 2 → total ≤ 200.
-        let (up, down) = thresholds(3, 1.0, 300.0, &tol(0.1), Some(100.0));
+        let (up, down) = thresholds(
+            3,
+            ProposalModel::AverageValue {
+                target: 100,
+                status_replicas: 3,
+            },
+            &tol(0.1),
+        );
         assert_eq!(up, Some(331));
         assert_eq!(down, Some(200));
     }
@@ -1131,7 +1182,14 @@ mod tests {
     #[test]
     fn fewer_ready_pods_than_replicas_raise_the_bar() {
         // 5 replicas, 3 ready: up needs util/50 × 3 > 5 → util > 83.3 → 84.
-        let (up, _) = thresholds(5, 3.0, 50.0, &tol(0.1), None);
+        let (up, _) = thresholds(
+            5,
+            ProposalModel::Ratio {
+                pods: 3.0,
+                denom: 50.0,
+            },
+            &tol(0.1),
+        );
         assert_eq!(up, Some(84));
     }
 

@@ -510,6 +510,18 @@ fn usage_ratio(samples: &BTreeMap<&str, Sample>, target: i64) -> (f64, i64) {
     (avg as f64 / target as f64, avg)
 }
 
+/// The proposal of a metric when no pod is unready or missing: the current count inside the
+/// tolerance band, else `ceil(ratio × pods)` — the first branch of `GetResourceReplicas` and
+/// `calcPlainMetricReplicas`. Public so that "which value would change the answer" questions
+/// ask the core instead of re-deriving it.
+pub fn proposal_from_ratio(current: i32, ratio: f64, pods: f64, tol: &Tolerances) -> i32 {
+    if tol.is_within(ratio) {
+        current
+    } else {
+        ceil_i32(ratio * pods)
+    }
+}
+
 fn ceil_i32(x: f64) -> i32 {
     // Go converts with int32(math.Ceil(x)); Rust's `as` saturates, which matches for sane values.
     x.ceil() as i32
@@ -713,7 +725,7 @@ pub fn pod_average(
                 true,
             ));
         }
-        let n = ceil_i32(ratio * g.ready as f64);
+        let n = proposal_from_ratio(current, ratio, g.ready as f64, tol);
         return Ok(finish(
             n,
             rule!(

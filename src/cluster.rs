@@ -392,7 +392,16 @@ impl Conn {
         let req = Request::new("")
             .get(&url, &Default::default())
             .map_err(|e| fail(Failure::Other(e.to_string())))?;
-        let call = self.client.request::<Value>(req);
+        self.send(self.client.request::<Value>(req), fail).await
+    }
+
+    /// Await one request under the per-request timeout (`--request-timeout`); failures are
+    /// classified for one-line messages by `fail`.
+    async fn send(
+        &self,
+        call: impl std::future::Future<Output = kube::Result<Value>>,
+        fail: impl Fn(Failure) -> ApiFailure,
+    ) -> Result<Value, ApiFailure> {
         let res = match self.timeout {
             Some(t) => match tokio::time::timeout(t, call).await {
                 Ok(r) => r,
@@ -1808,14 +1817,6 @@ impl Conn {
             .patch(path.trim_start_matches('/'), &pp, &patch)
             .map_err(|e| fail(Failure::Other(e.to_string())))?;
         *req.body_mut() = body.as_bytes().to_vec();
-        let call = self.client.request::<Value>(req);
-        let res = match self.timeout {
-            Some(t) => match tokio::time::timeout(t, call).await {
-                Ok(r) => r,
-                Err(_) => return Err(fail(Failure::Timeout(t))),
-            },
-            None => call.await,
-        };
-        res.map_err(|e| fail(classify(e)))
+        self.send(self.client.request::<Value>(req), fail).await
     }
 }

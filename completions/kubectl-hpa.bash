@@ -353,17 +353,45 @@ _kubectl__hpa() {
             return 0
             ;;
         kubectl__hpa__subcmd__simulate)
-            opts="-n -o -h --namespace --snapshot --hpa --replicas --requests --scenario --demand --per-pod --value --interpolation --duration --now --pod-startup --startup-cpu --startup-burst --metrics-lag --metrics-window --history --compare --output --timeline --width --tolerance --cpu-initialization-period --initial-readiness-delay --downscale-stabilization --sync-period --kubernetes-version --feature-gates --help"
+            opts="-n -A -o -h --kubeconfig --context --cluster --user --namespace --all-namespaces --as --as-group --request-timeout --snapshot --hpa --replicas --requests --scenario --demand --per-pod --value --interpolation --duration --now --pod-startup --startup-cpu --startup-burst --metrics-lag --metrics-window --history --compare --output --timeline --width --tolerance --cpu-initialization-period --initial-readiness-delay --downscale-stabilization --sync-period --kubernetes-version --feature-gates --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cluster)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --namespace)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as-group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -70,7 +70,14 @@ complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -l as-
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -l request-timeout -d 'The length of time to wait before giving up on a single server request (e.g. 1s, 2m; 0 = no timeout)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -s A -l all-namespaces -d 'Explain the HPAs of every namespace'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -s h -l help -d 'Print help'
-complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -s n -l namespace -d 'Namespace of the HPA in the snapshot' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l kubeconfig -d 'Path to the kubeconfig file to use' -r -F
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l context -d 'The name of the kubeconfig context to use' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l cluster -d 'The name of the kubeconfig cluster to use' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l user -d 'The name of the kubeconfig user to use' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -s n -l namespace -d 'The namespace scope for this request' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l as -d 'Username to impersonate for the operation' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l request-timeout -d 'The length of time to wait before giving up on a single server request (e.g. 1s, 2m; 0 = no timeout)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l snapshot -d 'Start from a snapshot (v1 List as for explain): HPA, replicas, pods, requests and current load' -r -F
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l hpa -d 'Start from an HPA manifest (autoscaling/v2 YAML) with synthetic pods' -r -F
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l replicas -d 'Replicas at the start (with --hpa; default: minReplicas)' -r
@@ -104,6 +111,7 @@ complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l dow
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l sync-period -d '--horizontal-pod-autoscaler-sync-period' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l kubernetes-version -d 'Reproduce this Kubernetes release\'s controller (1.23 to 1.37; default: newest)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l feature-gates -d 'Controller feature gates that change the algorithm, e.g. HPAScaleToZero=false,HPAConfigurableTolerance=true' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -s A -l all-namespaces -d 'Explain the HPAs of every namespace'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -s f -l filename -d 'Local manifests to check and edit: files or directories (*.yaml, *.yml, *.json; not recursive)' -r -F
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -s o -l output -d 'Output format' -r -f -a "text\t''

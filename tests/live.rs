@@ -550,3 +550,37 @@ fn pods_are_listed_in_pages() {
     assert!(pages.iter().all(|r| r.query_param("limit") == Some("500")));
     assert!(pages[1].query_param("continue").is_some());
 }
+
+#[test]
+fn simulate_takes_a_live_hpa_and_its_first_tick_is_live_explain() {
+    let c = cluster("scale-up-cpu.yaml", "simulate-live");
+    let explain = c.live_json("web");
+    let sim = ok_json(
+        &c.run(&[
+            "simulate",
+            "web",
+            "-n",
+            "shop",
+            "--now",
+            NOW,
+            "--duration",
+            "5m",
+            "-o",
+            "json",
+        ]),
+        "live simulate",
+    );
+    let first = &sim["timeline"][0];
+    assert_eq!(first["replicas"], explain["desiredReplicas"]);
+    assert_eq!(first["replicasBefore"], explain["currentReplicas"]);
+    assert_eq!(first["rule"], explain["verdict"]["decidedBy"]);
+    assert_eq!(first["replicas"], 5);
+    assert!(
+        c.server.requests().iter().all(|r| !r.is_write()),
+        "simulate only reads"
+    );
+    // Without a name there is nothing to fetch.
+    let out = c.run(&["simulate", "-n", "shop"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("name the HPA"), "{}", stderr(&out));
+}

@@ -450,8 +450,8 @@ fn json_output_is_one_valid_document_with_settings_and_defaults() {
 // --- Bad input --------------------------------------------------------------------------------------
 
 #[test]
-fn no_source_says_live_mode_is_not_there_yet() {
-    let err = fails(&["simulate", "web", "--demand", "cpu=1"]);
+fn no_source_and_no_name_says_what_to_give() {
+    let err = fails(&["simulate", "--demand", "cpu=1"]);
     assert!(
         err.contains("use --snapshot FILE") && err.contains("--hpa FILE"),
         "{err}"

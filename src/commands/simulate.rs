@@ -86,11 +86,11 @@ pub enum TimelineMode {
 #[derive(Debug, Clone, Args)]
 #[command(after_help = SIMULATE_AFTER)]
 pub struct SimulateArgs {
-    /// Name of the HorizontalPodAutoscaler (in the --snapshot or --hpa file)
+    /// Name of the HorizontalPodAutoscaler (live, or in the --snapshot or --hpa file)
     pub name: Option<String>,
-    /// Namespace of the HPA in the snapshot
-    #[arg(short = 'n', long)]
-    pub namespace: Option<String>,
+    /// Connection flags (live source) and -n, the namespace of the HPA
+    #[command(flatten)]
+    pub kube: crate::cli::KubeFlags,
     /// Start from a snapshot (v1 List as for explain): HPA, replicas, pods, requests and current load
     #[arg(long, value_name = "FILE", help_heading = "Source")]
     pub snapshot: Option<PathBuf>,
@@ -278,18 +278,46 @@ pub fn execute(args: &SimulateArgs, env: &Environment, out: &mut dyn Write) -> R
     let (snap, namespace, name, manifest) = match (&args.snapshot, &args.hpa) {
         (Some(path), None) => {
             let snap = Snapshot::from_file(path).map_err(|e| anyhow!(e))?;
-            let (ns, name) = pick_hpa(&snap, args.name.as_deref(), args.namespace.as_deref(), path)?;
+            let (ns, name) = pick_hpa(
+                &snap,
+                args.name.as_deref(),
+                args.kube.namespace.as_deref(),
+                path,
+            )?;
             (snap, ns, name, false)
         }
         (None, Some(path)) => {
             let mut snap = Snapshot::from_file(path).map_err(|e| anyhow!(e))?;
-            let (ns, name) = pick_hpa(&snap, args.name.as_deref(), args.namespace.as_deref(), path)?;
+            let (ns, name) = pick_hpa(
+                &snap,
+                args.name.as_deref(),
+                args.kube.namespace.as_deref(),
+                path,
+            )?;
             add_synthetic_target(&mut snap, &ns, &name, args.replicas)?;
             (snap, ns, name, true)
         }
-        (None, None) => bail!(
-            "live clusters are not supported by simulate yet: use --snapshot FILE (with NAME) or --hpa FILE (an HPA manifest)"
-        ),
+        (None, None) => {
+            // Live: the same objects `kubectl hpa snapshot NAME` would write, then the snapshot path.
+            let Some(name) = args.name.clone() else {
+                bail!("name the HPA to simulate (kubectl hpa simulate NAME -n NAMESPACE), or give --snapshot FILE or --hpa FILE");
+            };
+            if args.kube.all_namespaces {
+                bail!("simulate takes one HPA: use -n NAMESPACE, not -A");
+            }
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?;
+            let (list, ns) = rt.block_on(async {
+                let conn = crate::cluster::connect(&args.kube).await?;
+                let ns = conn.namespace.clone();
+                let fetched = crate::cluster::fetch_hpa(&conn, &ns, &name).await?;
+                anyhow::Ok((fetched.list, ns))
+            })?;
+            let snap = Snapshot::from_owned(list, &format!("cluster (HPA {ns}/{name})"))
+                .map_err(|e| anyhow!(e))?;
+            (snap, ns, name, false)
+        }
         (Some(_), Some(_)) => bail!("--snapshot and --hpa cannot be used together"),
     };
     if args.replicas.is_some() && !manifest {

@@ -453,7 +453,9 @@ fn json_output_is_one_valid_document_with_settings_and_defaults() {
 fn no_source_and_no_name_says_what_to_give() {
     let err = fails(&["simulate", "--demand", "cpu=1"]);
     assert!(
-        err.contains("use --snapshot FILE") && err.contains("--hpa FILE"),
+        err.contains("name the HPA")
+            && err.contains("--snapshot FILE")
+            && err.contains("--hpa FILE"),
         "{err}"
     );
 }

@@ -10,6 +10,7 @@ pub mod completion;
 pub mod core;
 pub mod diagnose;
 pub mod duration;
+pub mod events;
 pub mod labels;
 pub mod metrics_api;
 pub mod migrate;

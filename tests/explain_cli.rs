@@ -435,3 +435,64 @@ fn bad_flags_and_history_are_reported() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read snapshot"));
 }
+
+#[test]
+fn rescale_events_in_the_snapshot_feed_the_rate_policies() {
+    // Two SuccessfulRescale events: 1 -> 3 ten seconds ago. The scale-up policies (15 s periods)
+    // must count the 2 pods added, and the output must say where they came from.
+    let mut snap: Value = serde_yaml::from_str(
+        &std::fs::read_to_string(root().join("examples/statefulset-memory.yaml")).unwrap(),
+    )
+    .unwrap();
+    let event = |size: i32, at: &str| {
+        serde_json::json!({
+            "apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": format!("session-cache.{size}"), "namespace": "shop"},
+            "involvedObject": {"kind": "HorizontalPodAutoscaler", "name": "session-cache", "namespace": "shop"},
+            "reason": "SuccessfulRescale", "type": "Normal",
+            "message": format!("New size: {size}; reason: memory resource above target"),
+            "lastTimestamp": at
+        })
+    };
+    let items = snap["items"].as_array_mut().unwrap();
+    items.push(event(1, "2026-03-01T11:50:00Z"));
+    items.push(event(3, "2026-03-01T11:59:50Z"));
+    let dir = scratch("rescale-events");
+    let p = write(&dir, "snap.json", &serde_json::to_string(&snap).unwrap());
+    let d = json(&[
+        "explain",
+        "session-cache",
+        "-n",
+        "shop",
+        "--snapshot",
+        p.to_str().unwrap(),
+    ]);
+    let policies = d["normalization"]["limits"]["policies"].as_array().unwrap();
+    assert!(
+        policies.iter().all(|p| p["addedInPeriod"] == 2),
+        "{policies:?}"
+    );
+    assert_eq!(policies[0]["periodStartReplicas"], 1);
+    assert!(d["assumptions"].as_array().unwrap().iter().any(|a| a
+        .as_str()
+        .unwrap()
+        .contains("rebuilt from the HPA's SuccessfulRescale events")));
+    // --history overrides the events.
+    let h = write(&dir, "h.yaml", "scaleUpEvents: []\n");
+    let d = json(&[
+        "explain",
+        "session-cache",
+        "-n",
+        "shop",
+        "--snapshot",
+        p.to_str().unwrap(),
+        "--history",
+        h.to_str().unwrap(),
+    ]);
+    assert!(d["normalization"]["limits"]["policies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|p| p["addedInPeriod"] == 0));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -67,7 +67,7 @@ pub fn decide_with_input(
 ) -> Result<(crate::core::Input, Decision)> {
     let namespace = resolve_namespace(opts, snap, name);
     let (now, now_note) = resolve_now(opts, snap);
-    let input = snap
+    let mut input = snap
         .input_for(
             &namespace,
             name,
@@ -76,8 +76,33 @@ pub fn decide_with_input(
             now,
         )
         .map_err(|e| anyhow!(e))?;
+    // Without --history, the HPA's SuccessfulRescale events (in the snapshot, live or offline)
+    // give the recent scale events the rate policies count.
+    let mut event_notes = Vec::new();
+    if !opts.history_given {
+        if let Some(b) = &input.hpa.behavior {
+            let longest = b
+                .scale_up
+                .policies
+                .iter()
+                .chain(&b.scale_down.policies)
+                .map(|p| p.period_seconds)
+                .max()
+                .unwrap_or(0);
+            let rescales = crate::events::rescales(&snap.other, &namespace, name);
+            let (h, notes) = crate::events::history_from_rescales(
+                &rescales,
+                now,
+                jiff::SignedDuration::from_secs(longest as i64),
+            );
+            input.history.scale_up_events = h.scale_up_events;
+            input.history.scale_down_events = h.scale_down_events;
+            event_notes = notes;
+        }
+    }
     let mut d = evaluate(&input);
     d.assumptions.insert(0, now_note);
+    d.assumptions.extend(event_notes);
     if !snap.has_pod_metrics
         && input.hpa.metrics.iter().any(|m| {
             matches!(

@@ -154,21 +154,16 @@ pub enum LiveKind {
     Namespace,
 }
 
-// ---------------------------------------------------------------------------------------------
-// LIVE LOOKUP — TO BE WIRED TO THE CLUSTER LAYER.
-//
-// The cluster layer (kube client construction from kubeconfig / --context / --kubeconfig) is
-// being written by someone else; until it lands this returns no candidates, and the shell then
-// simply offers nothing for HPA names and namespaces (directive NoFileComp, so no file names
-// either). When wiring it: bound the whole lookup by a short timeout (about 1-2 s) and swallow
-// every error (unreachable cluster, no kubeconfig, RBAC) by returning an empty list — a
-// completion must never print errors or hang the shell. Do not add kube-client code here before
-// that layer exists.
-// ---------------------------------------------------------------------------------------------
-/// Names from the live cluster for `kind`, in `namespace` (HPAs only). Empty when unreachable.
+/// Names from the live cluster for `kind`, in `namespace` (HPAs only), through the cluster
+/// layer with the default kubeconfig. The lookup is bounded (1.5 s) and every error
+/// (unreachable cluster, no kubeconfig, RBAC) gives no candidates: a completion never prints
+/// errors or hangs the shell.
 fn live_candidates(kind: LiveKind, namespace: Option<&str>) -> Vec<String> {
-    let _ = (kind, namespace);
-    Vec::new()
+    crate::cluster::list_names(
+        kind == LiveKind::Hpa,
+        namespace,
+        std::time::Duration::from_millis(1500),
+    )
 }
 
 /// `kubectl hpa __complete WORDS...`: Cobra-format candidates and a final `:<directive>` line.

@@ -584,3 +584,36 @@ fn simulate_takes_a_live_hpa_and_its_first_tick_is_live_explain() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("name the HPA"), "{}", stderr(&out));
 }
+
+#[test]
+fn completion_lists_live_hpa_names_and_namespaces() {
+    let c = cluster("several-metrics.yaml", "complete-live");
+    // kubectl_complete-hpa has no --kubeconfig on its command line: it uses KUBECONFIG.
+    let complete = |words: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_kubectl-hpa"))
+            .arg("__complete")
+            .arg("--")
+            .args(words)
+            .env("KUBECONFIG", &c.kubeconfig)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let names = complete(&["explain", "-n", "shop", ""]);
+    assert!(
+        names
+            .lines()
+            .any(|l| l.split('\t').next() == Some("orders")),
+        "{names}"
+    );
+    let namespaces = complete(&["explain", "-n", ""]);
+    assert!(
+        namespaces
+            .lines()
+            .any(|l| l.split('\t').next() == Some("shop")),
+        "{namespaces}"
+    );
+    assert!(c.server.requests().iter().all(|r| !r.is_write()));
+}

@@ -932,20 +932,76 @@ pub async fn fetch_hpa(conn: &Conn, ns: &str, name: &str) -> Result<Fetched> {
             .into_iter()
             .filter(|h| h.pointer("/metadata/name").and_then(Value::as_str) != Some(name))
             .collect();
-        let scales = join_all(others.iter().filter_map(|h| {
-            let r = h.pointer("/spec/scaleTargetRef")?;
+        // Their targets: apps/v1 workloads are listed once per kind (the request count does not
+        // grow with the number of HPAs); other kinds need their scale subresource each.
+        let mut apps_kinds: BTreeMap<&'static str, BTreeSet<String>> = BTreeMap::new();
+        let mut other_targets = Vec::new();
+        for h in &others {
+            let Some(r) = h.pointer("/spec/scaleTargetRef") else {
+                continue;
+            };
             let (api, kind, tname) = (
                 r["apiVersion"].as_str().unwrap_or_default().to_string(),
-                r["kind"].as_str()?.to_string(),
-                r["name"].as_str()?.to_string(),
+                r["kind"].as_str().unwrap_or_default().to_string(),
+                r["name"].as_str().unwrap_or_default().to_string(),
             );
-            if kind == tref.kind && tname == tref.name {
-                return None; // the same target: its scale is fetched already
+            if kind.is_empty() || tname.is_empty() || (kind == tref.kind && tname == tref.name) {
+                continue; // unusable, or the same target: its scale is fetched already
             }
-            Some(async move { conn.scale(ns, &api, &kind, &tname).await.ok() })
-        }))
-        .await;
-        Ok::<_, ApiFailure>((others, scales.into_iter().flatten().collect::<Vec<_>>()))
+            let plural = match (api.as_str(), kind.as_str()) {
+                ("apps/v1", "Deployment") => Some("deployments"),
+                ("apps/v1", "StatefulSet") => Some("statefulsets"),
+                ("apps/v1", "ReplicaSet") => Some("replicasets"),
+                _ => None,
+            };
+            match plural {
+                Some(p) => {
+                    apps_kinds.entry(p).or_default().insert(tname);
+                }
+                None => other_targets.push((api, kind, tname)),
+            }
+        }
+        let workloads = join_all(apps_kinds.iter().map(|(plural, names)| async move {
+            let kind = match *plural {
+                "deployments" => "Deployment",
+                "statefulsets" => "StatefulSet",
+                _ => "ReplicaSet",
+            };
+            let items = conn
+                .list(
+                    &format!("/apis/apps/v1/namespaces/{ns}/{plural}"),
+                    &[],
+                    true,
+                    ("apps/v1", kind),
+                    What {
+                        verb: "list",
+                        resource: match *plural {
+                            "deployments" => "deployments.apps",
+                            "statefulsets" => "statefulsets.apps",
+                            _ => "replicasets.apps",
+                        },
+                        object: in_ns(ns),
+                    },
+                )
+                .await
+                .unwrap_or_default();
+            items
+                .into_iter()
+                .filter(|w| {
+                    w.pointer("/metadata/name")
+                        .and_then(Value::as_str)
+                        .is_some_and(|n| names.contains(n))
+                })
+                .collect::<Vec<_>>()
+        }));
+        let scales =
+            join_all(other_targets.iter().map(|(api, kind, tname)| async move {
+                conn.scale(ns, api, kind, tname).await.ok()
+            }));
+        let (workloads, scales) = tokio::join!(workloads, scales);
+        let mut found: Vec<Value> = workloads.into_iter().flatten().collect();
+        found.extend(scales.into_iter().flatten());
+        Ok::<_, ApiFailure>((others, found))
     };
 
     let ((scale, pods_branch), target, objects, externals, events, version, others) = tokio::join!(

@@ -617,3 +617,40 @@ fn completion_lists_live_hpa_names_and_namespaces() {
     );
     assert!(c.server.requests().iter().all(|r| !r.is_write()));
 }
+
+#[test]
+fn one_explain_costs_the_same_requests_however_many_other_hpas() {
+    let with_others = |n: usize| {
+        let mut objects = fake_apiserver::load_snapshot(example("scale-up-cpu.yaml"));
+        for i in 0..n {
+            let name = format!("other-{i}");
+            objects.push(serde_json::json!({
+                "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+                "metadata": {"name": name, "namespace": "shop"},
+                "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": name},
+                         "minReplicas": 1, "maxReplicas": 5}
+            }));
+            objects.push(serde_json::json!({
+                "apiVersion": "apps/v1", "kind": "Deployment",
+                "metadata": {"name": name, "namespace": "shop"},
+                "spec": {"replicas": 1, "selector": {"matchLabels": {"app": name}}, "template": {}},
+                "status": {"replicas": 1}
+            }));
+        }
+        let server = FakeApiServer::start(objects);
+        let kubeconfig = server.write_kubeconfig(&tmpdir(&format!("others-{n}")));
+        let out = run(
+            &["explain", "web", "-n", "shop", "--now", NOW, "-o", "json"],
+            Some(&kubeconfig),
+        );
+        let d = ok_json(&out, "explain with other HPAs");
+        assert_eq!(d["desiredReplicas"], 5);
+        server.requests().len()
+    };
+    let few = with_others(2);
+    let many = with_others(20);
+    assert_eq!(
+        few, many,
+        "requests must not grow with the namespace's other HPAs"
+    );
+}

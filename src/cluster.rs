@@ -365,6 +365,20 @@ fn named(name: &str, ns: &str) -> String {
 }
 
 impl Conn {
+    /// `GET /version` (the server's version, for the snapshot and the comparison).
+    async fn version(&self) -> Result<Value, ApiFailure> {
+        self.get(
+            "/version",
+            &[],
+            What {
+                verb: "get",
+                resource: "/version",
+                object: String::new(),
+            },
+        )
+        .await
+    }
+
     /// GET `path` with these query parameters; JSON back.
     async fn get(
         &self,
@@ -903,15 +917,7 @@ pub async fn fetch_hpa(conn: &Conn, ns: &str, name: &str) -> Result<Fetched> {
         .await
     };
 
-    let version_f = conn.get(
-        "/version",
-        &[],
-        What {
-            verb: "get",
-            resource: "/version",
-            object: String::new(),
-        },
-    );
+    let version_f = conn.version();
 
     // The namespace's other HPAs (AmbiguousSelector), then their targets' scales.
     let others_f = async {
@@ -1312,15 +1318,7 @@ pub async fn fetch_fleet(conn: &Conn, namespace: Option<&str>) -> Result<FleetFe
         }
     };
     // Round 1: every list, concurrently.
-    let version_f = conn.get(
-        "/version",
-        &[],
-        What {
-            verb: "get",
-            resource: "/version",
-            object: String::new(),
-        },
-    );
+    let version_f = conn.version();
     let (hpas, pods, pod_metrics, deployments, statefulsets, replicasets, version) = tokio::join!(
         list_of(
             "autoscaling/v2",

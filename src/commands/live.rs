@@ -82,7 +82,7 @@ pub fn run(opts: &ExplainOptions) -> Result<String> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let (context, namespace, fetched, metrics_api) = rt.block_on(async {
+    let (context, namespace, mut fetched, metrics_api) = rt.block_on(async {
         let conn = cluster::connect(&opts.kube).await?;
         let ns = conn.namespace.clone();
         let f = cluster::fetch_hpa(&conn, &ns, &name).await?;
@@ -93,13 +93,17 @@ pub fn run(opts: &ExplainOptions) -> Result<String> {
         };
         Ok::<_, anyhow::Error>((conn.context.clone(), ns, f, api))
     })?;
-    let snap = Snapshot::from_value(&fetched.list, &format!("cluster {context}"))
-        .map_err(|e| anyhow!(e))?;
+    let mut extras = crate::diagnose::Extras::from_list(&fetched.list);
+    extras.metrics_api = metrics_api;
+    // The list is read once more as the snapshot (consumed: no copy of the whole list).
+    let snap = Snapshot::from_owned(
+        std::mem::take(&mut fetched.list),
+        &format!("cluster {context}"),
+    )
+    .map_err(|e| anyhow!(e))?;
     let mut o = opts.clone();
     o.namespace = Some(namespace);
     let (input, mut d) = super::explain::decide_with_input(&o, &snap, &name)?;
-    let mut extras = crate::diagnose::Extras::from_list(&fetched.list);
-    extras.metrics_api = metrics_api;
     let findings = crate::diagnose::diagnose(&snap, &input, &d, &extras);
     d.assumptions.extend(fetched.notes.iter().cloned());
     let cmp = compare(&d, &fetched, &context, opts);

@@ -148,7 +148,7 @@ pub fn run(opts: &ExplainOptions) -> Result<String> {
         let result = rt
             .block_on(cluster::fetch_hpa(&conn, &ns, &name))
             .and_then(|f| {
-                let snap = Snapshot::from_value(&f.list, &format!("cluster {}", conn.context))
+                let snap = Snapshot::from_owned(f.list, &format!("cluster {}", conn.context))
                     .map_err(|e| anyhow!(e))?;
                 let mut o = opts.clone();
                 o.namespace = Some(ns.clone());

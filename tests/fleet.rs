@@ -1,75 +1,18 @@
 //! The fleet overview (`explain` without NAME, `-A`), diagnostics and `--watch`, offline and
 //! against the fake API server.
 
+#[path = "support/binary.rs"]
+mod binary;
 #[path = "support/fake_apiserver.rs"]
 mod fake_apiserver;
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::PathBuf;
+use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
+use binary::*;
 use fake_apiserver::{load_snapshot, FakeApiServer, RecordedRequest};
 use serde_json::{json, Value};
-
-const NOW: &str = "2026-03-01T12:00:00Z";
-
-const EXAMPLES: &[(&str, &str)] = &[
-    ("web", "scale-up-cpu.yaml"),
-    ("api", "hold-within-tolerance.yaml"),
-    ("cart", "unready-pods-damp-scale-up.yaml"),
-    ("search", "missing-metrics-block-scale-down.yaml"),
-    ("orders", "several-metrics.yaml"),
-    ("reviews", "sidecar-without-cpu-request.yaml"),
-    ("frontend", "scale-down-stabilized.yaml"),
-    ("session-cache", "statefulset-memory.yaml"),
-    ("checkout", "custom-resource-scale.yaml"),
-];
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn tmpdir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "kubectl-hpa-fleet-{tag}-{}-{:?}",
-        std::process::id(),
-        std::thread::current().id()
-    ));
-    std::fs::create_dir_all(&d).expect("tmp dir");
-    d
-}
-
-fn cmd(args: &[&str], kubeconfig: Option<&Path>) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_kubectl-hpa"));
-    c.args(args)
-        .current_dir(root())
-        .env("NO_COLOR", "1")
-        .env_remove("KUBECONFIG")
-        .env("HOME", root().join("tests/live-no-home"));
-    if let Some(k) = kubeconfig {
-        c.arg("--kubeconfig").arg(k);
-    }
-    c
-}
-
-fn run(args: &[&str], kubeconfig: Option<&Path>) -> Output {
-    cmd(args, kubeconfig).output().expect("binary runs")
-}
-
-fn ok(out: &Output, what: &str) -> String {
-    assert!(
-        out.status.success(),
-        "{what} failed ({:?}): {}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).to_string()
-}
-
-fn ok_json(out: &Output, what: &str) -> Value {
-    let s = ok(out, what);
-    serde_json::from_str(&s).unwrap_or_else(|e| panic!("{what}: not JSON ({e}): {s}"))
-}
 
 /// Every example in one List (they share namespace shop, with distinct names).
 fn all_examples() -> Vec<Value> {

@@ -1,6 +1,8 @@
 //! Live mode against the fake API server: the real binary, a generated kubeconfig, and every
 //! example snapshot as cluster contents.
 
+#[path = "support/binary.rs"]
+mod binary;
 #[path = "support/fake_apiserver.rs"]
 mod fake_apiserver;
 
@@ -8,73 +10,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
+use binary::*;
 use fake_apiserver::{FakeApiServer, Fault, PathMatch, RecordedRequest};
 use serde_json::Value;
-
-const NOW: &str = "2026-03-01T12:00:00Z";
-
-/// (HPA, example file) for every example.
-const EXAMPLES: &[(&str, &str)] = &[
-    ("web", "scale-up-cpu.yaml"),
-    ("api", "hold-within-tolerance.yaml"),
-    ("cart", "unready-pods-damp-scale-up.yaml"),
-    ("search", "missing-metrics-block-scale-down.yaml"),
-    ("orders", "several-metrics.yaml"),
-    ("reviews", "sidecar-without-cpu-request.yaml"),
-    ("frontend", "scale-down-stabilized.yaml"),
-    ("session-cache", "statefulset-memory.yaml"),
-    ("checkout", "custom-resource-scale.yaml"),
-];
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn example(file: &str) -> PathBuf {
-    root().join("examples").join(file)
-}
-
-fn tmpdir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "kubectl-hpa-live-{tag}-{}-{:?}",
-        std::process::id(),
-        std::thread::current().id()
-    ));
-    std::fs::create_dir_all(&d).expect("tmp dir");
-    d
-}
-
-fn run(args: &[&str], kubeconfig: Option<&Path>) -> Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_kubectl-hpa"));
-    c.args(args)
-        .current_dir(root())
-        .env("NO_COLOR", "1")
-        .env_remove("KUBECONFIG")
-        .env("HOME", root().join("tests/live-no-home"));
-    if let Some(k) = kubeconfig {
-        c.arg("--kubeconfig").arg(k);
-    }
-    c.output().expect("binary runs")
-}
-
-fn ok_json(out: &Output, what: &str) -> Value {
-    assert!(
-        out.status.success(),
-        "{what} failed ({:?}): {}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "{what}: not JSON ({e}): {}",
-            String::from_utf8_lossy(&out.stdout)
-        )
-    })
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).to_string()
-}
 
 /// A fake cluster serving an example, with a kubeconfig for it.
 struct Cluster {

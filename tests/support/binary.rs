@@ -1,0 +1,83 @@
+//! Shared harness for the tests that run the real binary against the fake API server:
+//! the examples, scratch directories, and running `kubectl-hpa` without the user's kubeconfig.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+/// The evaluation time of every example.
+pub const NOW: &str = "2026-03-01T12:00:00Z";
+
+/// (HPA, example file) for every example; all in namespace `shop`.
+pub const EXAMPLES: &[(&str, &str)] = &[
+    ("web", "scale-up-cpu.yaml"),
+    ("api", "hold-within-tolerance.yaml"),
+    ("cart", "unready-pods-damp-scale-up.yaml"),
+    ("search", "missing-metrics-block-scale-down.yaml"),
+    ("orders", "several-metrics.yaml"),
+    ("reviews", "sidecar-without-cpu-request.yaml"),
+    ("frontend", "scale-down-stabilized.yaml"),
+    ("session-cache", "statefulset-memory.yaml"),
+    ("checkout", "custom-resource-scale.yaml"),
+];
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn example(file: &str) -> PathBuf {
+    root().join("examples").join(file)
+}
+
+/// A scratch directory per test binary, tag, process and thread.
+pub fn tmpdir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!(
+        "kubectl-hpa-{}-{tag}-{}-{:?}",
+        env!("CARGO_CRATE_NAME"),
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    std::fs::create_dir_all(&d).expect("tmp dir");
+    d
+}
+
+/// The binary with no colour and no access to the user's kubeconfig.
+pub fn cmd(args: &[&str], kubeconfig: Option<&Path>) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_kubectl-hpa"));
+    c.args(args)
+        .current_dir(root())
+        .env("NO_COLOR", "1")
+        .env_remove("KUBECONFIG")
+        .env("HOME", root().join("tests/live-no-home"));
+    if let Some(k) = kubeconfig {
+        c.arg("--kubeconfig").arg(k);
+    }
+    c
+}
+
+pub fn run(args: &[&str], kubeconfig: Option<&Path>) -> Output {
+    cmd(args, kubeconfig).output().expect("binary runs")
+}
+
+/// Stdout of a successful run.
+pub fn ok(out: &Output, what: &str) -> String {
+    assert!(
+        out.status.success(),
+        "{what} failed ({:?}): {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).to_string()
+}
+
+/// Stdout of a successful run, as JSON.
+pub fn ok_json(out: &Output, what: &str) -> Value {
+    let s = ok(out, what);
+    serde_json::from_str(&s).unwrap_or_else(|e| panic!("{what}: not JSON ({e}): {s}"))
+}
+
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).to_string()
+}

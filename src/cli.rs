@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use jiff::{SignedDuration, Timestamp};
 
-use crate::core::{History, KubeVersion, Settings};
+use crate::core::{History, HistoryMode, KubeVersion, Settings};
 
 /// Exit code when a decision was computed (hold and "cannot scale" are answers too).
 pub const EXIT_OK: i32 = 0;
@@ -175,9 +175,11 @@ pub struct ExplainArgs {
     /// Evaluation time (RFC3339); default: the snapshot's time, else the newest metric sample, else now
     #[arg(long, value_name = "RFC3339")]
     pub now: Option<String>,
-    /// The controller's in-memory history (YAML/JSON: recommendations, scaleUpEvents, scaleDownEvents)
-    #[arg(long, value_name = "FILE")]
-    pub history: Option<PathBuf>,
+    /// The controller's in-memory history: `auto` (default) infers it from the HPA's status and
+    /// SuccessfulRescale events; `none` assumes an empty memory; a FILE (YAML/JSON:
+    /// recommendations, scaleUpEvents, scaleDownEvents) gives it exactly
+    #[arg(long, value_name = "auto|none|FILE", default_value = "auto")]
+    pub history: String,
     /// Output format
     #[arg(short = 'o', long = "output", value_enum, default_value_t = OutputFormat::Text)]
     pub output: OutputFormat,
@@ -209,7 +211,9 @@ pub struct ExplainOptions {
     pub all_namespaces: bool,
     pub source: Source,
     pub now: Option<Timestamp>,
-    pub history: History,
+    /// Where the controller's memory comes from (`--history`).
+    pub history: HistoryMode,
+    /// `--history FILE` (an exact memory) was given.
     pub history_given: bool,
     pub settings: Settings,
     pub output: OutputFormat,
@@ -281,6 +285,15 @@ pub fn resolve_settings(f: &ControllerFlags) -> Result<Settings, String> {
     Ok(s)
 }
 
+/// `--history auto|none|FILE`.
+pub fn history_mode(value: &str) -> Result<HistoryMode, String> {
+    Ok(match value {
+        "auto" => HistoryMode::Auto,
+        "none" => HistoryMode::None,
+        path => HistoryMode::File(read_history(std::path::Path::new(path))?),
+    })
+}
+
 /// Read a `--history` file.
 pub fn read_history(path: &std::path::Path) -> Result<History, String> {
     let text = std::fs::read_to_string(path)
@@ -331,10 +344,8 @@ impl ExplainArgs {
             ),
             None => None,
         };
-        let (history, history_given) = match &self.history {
-            Some(p) => (read_history(p)?, true),
-            None => (History::default(), false),
-        };
+        let history = history_mode(&self.history)?;
+        let history_given = matches!(history, HistoryMode::File(_));
         if (self.watch || self.watch_count.is_some()) && self.snapshot.is_some() {
             return Err(
                 "--watch re-reads the cluster every sync period; it cannot be used with --snapshot"

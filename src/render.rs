@@ -195,6 +195,7 @@ fn text(d: &Decision, color: bool, wide: bool) -> String {
         d.verdict.decided_by
     );
     let _ = writeln!(o, "  {}", d.verdict.summary);
+    o.push_str(&memory_head(d));
     let _ = writeln!(
         o,
         "  bounds: minReplicas {}, maxReplicas {}; tolerance band {} ({})",
@@ -394,6 +395,8 @@ fn text(d: &Decision, color: bool, wide: bool) -> String {
         );
     }
 
+    o.push_str(&memory_section(d, &st));
+
     let _ = writeln!(o, "\n{}", st.heading("Steps"));
     for (i, s) in d.steps.iter().enumerate() {
         let _ = writeln!(o, "  {:>2}. [{}] {}", i + 1, s.rule, s.text);
@@ -424,6 +427,74 @@ fn text(d: &Decision, color: bool, wide: bool) -> String {
     let _ = writeln!(o, "\n{}", st.heading("Assumptions"));
     for a in &d.assumptions {
         let _ = writeln!(o, "  - {a}");
+    }
+    o
+}
+
+/// The lines under the verdict: the last sync, the range when the evidence does not settle the
+/// answer, and when a hold ends.
+fn memory_head(d: &Decision) -> String {
+    let mut o = String::new();
+    if let Some(ls) = &d.last_sync {
+        let check = match (ls.reproduced, ls.cause) {
+            (Some(true), _) => " — reproduced here".to_string(),
+            (Some(false), Some(c)) => format!(
+                " — not reproduced here (likely cause: {}{})",
+                serde_json::to_value(c)
+                    .ok()
+                    .and_then(|v| v.as_str().map(String::from))
+                    .unwrap_or_default(),
+                ls.details
+                    .first()
+                    .map(|x| format!(": {x}"))
+                    .unwrap_or_default()
+            ),
+            _ => String::new(),
+        };
+        let _ = writeln!(o, "  last sync: the controller {}{check}", ls.did);
+    }
+    if let Some(r) = d.desired_range.filter(|r| r.min != r.max) {
+        let _ = writeln!(
+            o,
+            "  range: {}–{} — the evidence does not settle the controller's memory; {} is the most likely (see Controller memory)",
+            r.min,
+            r.max,
+            opt(d.desired_replicas)
+        );
+    }
+    if let Some(n) = &d.next_change {
+        let _ = writeln!(o, "  next change: {}", n.text);
+    }
+    o
+}
+
+/// Where the controller's memory came from, fact by fact.
+fn memory_section(d: &Decision, st: &Style) -> String {
+    let Some(m) = &d.memory else {
+        return String::new();
+    };
+    let mut o = String::new();
+    let source = match m.source {
+        crate::core::with_memory::MemorySource::Inferred => {
+            "inferred from the HPA's status and SuccessfulRescale Events (--history auto)"
+        }
+        crate::core::with_memory::MemorySource::None => "empty (--history none)",
+        crate::core::with_memory::MemorySource::File => "exactly the --history file",
+        crate::core::with_memory::MemorySource::Watched => "kept by --watch",
+    };
+    let _ = writeln!(o, "\n{}", st.heading("Controller memory"));
+    let _ = writeln!(o, "  source: {source}");
+    for r in &m.recommendations {
+        let _ = writeln!(o, "  recommendation {} at {}", r.replicas, r.time);
+    }
+    for e in &m.scale_up_events {
+        let _ = writeln!(o, "  scale-up event +{} at {}", e.change, e.time);
+    }
+    for e in &m.scale_down_events {
+        let _ = writeln!(o, "  scale-down event −{} at {}", e.change, e.time);
+    }
+    for e in &m.evidence {
+        let _ = writeln!(o, "  - {e}");
     }
     o
 }

@@ -93,13 +93,23 @@ fn examples_give_their_documented_verdicts() {
             "CannotScale",
             "InvalidMetrics",
         ),
+        // The status says the controller held at 8 (ScaleDownStabilized) at its last sync; with no
+        // Events the evidence cannot date the held recommendation: hold is the most likely answer.
         (
             "frontend",
             "scale-down-stabilized.yaml",
             8,
-            4,
-            "ScaleDown",
-            "MetricProposal",
+            8,
+            "Hold",
+            "ScaleDownStabilized",
+        ),
+        (
+            "frontend",
+            "held-by-window.yaml",
+            8,
+            8,
+            "Hold",
+            "ScaleDownStabilized",
         ),
         (
             "session-cache",
@@ -473,10 +483,15 @@ fn rescale_events_in_the_snapshot_feed_the_rate_policies() {
         "{policies:?}"
     );
     assert_eq!(policies[0]["periodStartReplicas"], 1);
-    assert!(d["assumptions"].as_array().unwrap().iter().any(|a| a
-        .as_str()
+    assert!(d["memory"]["evidence"]
+        .as_array()
         .unwrap()
-        .contains("rebuilt from the HPA's SuccessfulRescale events")));
+        .iter()
+        .any(|a| a
+            .as_str()
+            .unwrap()
+            .contains("rebuilt from the SuccessfulRescale Events")));
+    assert_eq!(d["memory"]["source"], "inferred");
     // --history overrides the events.
     let h = write(&dir, "h.yaml", "scaleUpEvents: []\n");
     let d = json(&[
@@ -494,5 +509,43 @@ fn rescale_events_in_the_snapshot_feed_the_rate_policies() {
         .unwrap()
         .iter()
         .all(|p| p["addedInPeriod"] == 0));
+    assert_eq!(d["memory"]["source"], "file");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The memory: inferred by default, empty with `--history none`, exact with a file.
+#[test]
+fn history_modes_answer_for_the_controller_that_wrote_the_status() {
+    let file = root().join("examples/held-by-window.yaml");
+    let base = ["explain", "frontend", "-n", "shop", "--snapshot", file.to_str().unwrap()];
+    // auto: the Event dates the 8 at 11:55:30, inside the 300 s window: settled hold.
+    let d = json(&base);
+    assert_eq!(d["desiredReplicas"], 8);
+    assert_eq!(d["desiredRange"], serde_json::json!({"min": 8, "max": 8}));
+    assert_eq!(d["memory"]["settled"], true);
+    assert_eq!(d["lastSync"]["reproduced"], true);
+    assert_eq!(d["nextChange"]["kind"], "stabilizationWindow");
+    assert_eq!(d["nextChange"]["earliest"], "2026-03-01T12:00:30Z");
+    assert_eq!(d["nextChange"]["to"], 4);
+    // A minute later the 8 has left the window in every consistent memory but the one where the
+    // proposal stayed at 8 until the sync before the last: a range, not a guess.
+    let mut later = base.to_vec();
+    later.extend(["--now", "2026-03-01T12:01:00Z"]);
+    let d = json(&later);
+    assert_eq!(d["desiredRange"], serde_json::json!({"min": 4, "max": 8}));
+    assert_eq!(d["memory"]["settled"], false);
+    // none: today's behaviour, an empty memory.
+    let mut none = base.to_vec();
+    none.extend(["--history", "none"]);
+    let d = json(&none);
+    assert_eq!(d["desiredReplicas"], 4);
+    assert_eq!(d["memory"]["source"], "none");
+    assert_eq!(d["desiredRange"], serde_json::json!({"min": 4, "max": 4}));
+    // The text leads with the verdict and the last sync in plain words.
+    let out = run(&base);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let head: Vec<&str> = text.lines().take(5).collect();
+    assert!(head[1].contains("HOLD at 8"), "{head:?}");
+    assert!(head[2].contains("Held at 8 by the 5m0s scale-down window: the controller scaled to 8 at 2026-03-01T11:55:30Z (Event SuccessfulRescale); the metrics alone say 4; earliest scale-down 2026-03-01T12:00:30Z"), "{head:?}");
+    assert!(head[3].contains("last sync: the controller held at 8"), "{head:?}");
 }

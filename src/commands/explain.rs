@@ -4,7 +4,7 @@ use anyhow::{anyhow, bail, Result};
 use jiff::Timestamp;
 
 use crate::cli::{ExplainOptions, Source};
-use crate::core::{evaluate, Decision};
+use crate::core::{evaluate_with_memory, Decision, History};
 use crate::snapshot::Snapshot;
 
 /// Where "now" came from, for the assumptions list.
@@ -72,37 +72,15 @@ pub fn decide_with_input(
             &namespace,
             name,
             opts.settings.clone(),
-            opts.history.clone(),
+            History::default(),
             now,
         )
         .map_err(|e| anyhow!(e))?;
-    // Without --history, the HPA's SuccessfulRescale events (in the snapshot, live or offline)
-    // give the recent scale events the rate policies count.
-    let mut event_notes = Vec::new();
-    if !opts.history_given {
-        if let Some(b) = &input.hpa.behavior {
-            let longest = b
-                .scale_up
-                .policies
-                .iter()
-                .chain(&b.scale_down.policies)
-                .map(|p| p.period_seconds)
-                .max()
-                .unwrap_or(0);
-            let rescales = crate::events::rescales(&snap.other, &namespace, name);
-            let (h, notes) = crate::events::history_from_rescales(
-                &rescales,
-                now,
-                jiff::SignedDuration::from_secs(longest as i64),
-            );
-            input.history.scale_up_events = h.scale_up_events;
-            input.history.scale_down_events = h.scale_down_events;
-            event_notes = notes;
-        }
-    }
-    let mut d = evaluate(&input);
+    // The controller's memory: inferred from the HPA's status and SuccessfulRescale Events (in
+    // the snapshot, live or offline), empty, or exactly the --history file.
+    let rescales = crate::events::rescales(&snap.other, &namespace, name);
+    let mut d = evaluate_with_memory(&mut input, &opts.history, &rescales);
     d.assumptions.insert(0, now_note);
-    d.assumptions.extend(event_notes);
     if !snap.has_pod_metrics
         && input.hpa.metrics.iter().any(|m| {
             matches!(

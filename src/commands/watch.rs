@@ -14,7 +14,7 @@ use serde_json::json;
 
 use crate::cli::{ExplainOptions, OutputFormat};
 use crate::cluster;
-use crate::core::{Calculation, Decision};
+use crate::core::{Calculation, Decision, HistoryMode};
 use crate::snapshot::Snapshot;
 
 /// What counts as a change.
@@ -164,7 +164,10 @@ pub fn run(opts: &ExplainOptions) -> Result<String> {
             ),
             Ok(d) => {
                 let first = *first_time.get_or_insert(d.now);
-                history = d.history.after.clone();
+                history = HistoryMode::Watched {
+                    history: d.history.after.clone(),
+                    since: first,
+                };
                 let window = window_seconds(&d, opts);
                 let watched = d.now.duration_since(first).as_secs();
                 let complete = watched >= window;
@@ -179,6 +182,8 @@ pub fn run(opts: &ExplainOptions) -> Result<String> {
                             "verdict": d.verdict,
                             "metrics": metrics_brief(&d),
                             "historyComplete": complete,
+                            "desiredRange": d.desired_range,
+                            "memorySource": d.memory.as_ref().map(|m| m.source),
                             "history": d.history.after,
                         }))? + "\n"));
                     } else {

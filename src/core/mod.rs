@@ -6,9 +6,11 @@
 //! missing request, a target that cannot be read) is part of the answer.
 
 pub mod calc;
+pub mod memory;
 pub mod model;
 pub mod normalize;
 pub mod settings;
+pub mod with_memory;
 
 use jiff::Timestamp;
 use k8s_openapi::api::autoscaling::v2 as hpa_v2;
@@ -18,7 +20,9 @@ use serde::Serialize;
 pub use calc::{Calculation, PodGroup, PodRow, Tolerances};
 pub use model::*;
 pub use normalize::Normalization;
+pub use memory::{HistoryMode, RescaleRecord};
 pub use settings::{FeatureGates, KubeVersion, Settings};
+pub use with_memory::{evaluate_with_memory, DesiredRange, LastSync, MemoryReport, NextChange};
 
 use crate::quantity::{format_binary_si, format_decimal_si};
 
@@ -130,8 +134,11 @@ pub struct Decision {
     pub now: Timestamp,
     /// The target's `spec.replicas` (null when the scale could not be read).
     pub current_replicas: Option<i32>,
-    /// What the controller would set the target to now.
+    /// What the controller would set the target to now (with the memory used; for an inferred
+    /// memory, the most likely value when the evidence does not settle it).
     pub desired_replicas: Option<i32>,
+    /// Every memory consistent with the evidence gives a value in this range.
+    pub desired_range: Option<DesiredRange>,
     pub min_replicas: i32,
     pub max_replicas: i32,
     pub verdict: Verdict,
@@ -150,6 +157,12 @@ pub struct Decision {
     pub settings: Settings,
     pub assumptions: Vec<String>,
     pub history: HistoryOut,
+    /// The controller's memory: where it came from and the facts behind it.
+    pub memory: Option<MemoryReport>,
+    /// What the controller wrote at its last sync, and whether this recomputation reproduces it.
+    pub last_sync: Option<LastSync>,
+    /// When a hold by a stabilization window or a rate policy ends.
+    pub next_change: Option<NextChange>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -301,6 +314,7 @@ pub fn evaluate(input: &Input) -> Decision {
         now: input.now,
         current_replicas: None,
         desired_replicas: None,
+        desired_range: None,
         min_replicas: hpa.min_replicas,
         max_replicas: hpa.max_replicas,
         verdict: Verdict {
@@ -335,6 +349,9 @@ pub fn evaluate(input: &Input) -> Decision {
             given: input.history.clone(),
             after: History::default(),
         },
+        memory: None,
+        last_sync: None,
+        next_change: None,
     };
 
     // S1: the scale subresource.

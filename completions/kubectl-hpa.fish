@@ -34,7 +34,7 @@ complete -c kubectl-hpa -n "__fish_kubectl_hpa_needs_command" -f -a "completion"
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l snapshot -d 'Read everything from a snapshot file (a v1 List of API objects, YAML or JSON) instead of a cluster' -r -F
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l now -d 'Evaluation time (RFC3339); default: the snapshot\'s time, else the newest metric sample, else now' -r
-complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l history -d 'The controller\'s in-memory history (YAML/JSON: recommendations, scaleUpEvents, scaleDownEvents)' -r -F
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l history -d 'The controller\'s in-memory history: `auto` (default) infers it from the HPA\'s status and SuccessfulRescale events; `none` assumes an empty memory; a FILE (YAML/JSON: recommendations, scaleUpEvents, scaleDownEvents) gives it exactly' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -s o -l output -d 'Output format' -r -f -a "text\t''
 wide\t''
 json\t''

@@ -63,7 +63,11 @@ fn record(o: &Value) -> Option<RescaleRecord> {
         .map_or(1, |c| c.clamp(1, u32::MAX as u64) as u32);
     Some(RescaleRecord {
         new_size,
-        reason: reason.trim().trim_start_matches("reason:").trim().to_string(),
+        reason: reason
+            .trim()
+            .trim_start_matches("reason:")
+            .trim()
+            .to_string(),
         first,
         last,
         count,
@@ -121,7 +125,10 @@ mod tests {
         o["count"] = json!(3);
         let r = &rescales(&[o], "shop", "web")[0];
         assert_eq!(r.count, 3);
-        assert_eq!(r.first, "2026-03-01T11:20:00Z".parse::<Timestamp>().unwrap());
+        assert_eq!(
+            r.first,
+            "2026-03-01T11:20:00Z".parse::<Timestamp>().unwrap()
+        );
         assert_eq!(r.last, "2026-03-01T11:59:40Z".parse::<Timestamp>().unwrap());
     }
 
@@ -133,7 +140,10 @@ mod tests {
                        "series": {"count": 2, "lastObservedTime": "2026-03-01T11:59:30.000000Z"}});
         let r = &rescales(&[o], "shop", "web")[0];
         assert_eq!((r.new_size, r.count), (4, 2));
-        assert_eq!(r.first, "2026-03-01T11:59:00Z".parse::<Timestamp>().unwrap());
+        assert_eq!(
+            r.first,
+            "2026-03-01T11:59:00Z".parse::<Timestamp>().unwrap()
+        );
         assert_eq!(r.last, "2026-03-01T11:59:30Z".parse::<Timestamp>().unwrap());
         assert_eq!(r.reason, "All metrics below target");
     }

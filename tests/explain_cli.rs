@@ -483,14 +483,10 @@ fn rescale_events_in_the_snapshot_feed_the_rate_policies() {
         "{policies:?}"
     );
     assert_eq!(policies[0]["periodStartReplicas"], 1);
-    assert!(d["memory"]["evidence"]
-        .as_array()
+    assert!(d["memory"]["evidence"].as_array().unwrap().iter().any(|a| a
+        .as_str()
         .unwrap()
-        .iter()
-        .any(|a| a
-            .as_str()
-            .unwrap()
-            .contains("rebuilt from the SuccessfulRescale Events")));
+        .contains("rebuilt from the SuccessfulRescale Events")));
     assert_eq!(d["memory"]["source"], "inferred");
     // --history overrides the events.
     let h = write(&dir, "h.yaml", "scaleUpEvents: []\n");
@@ -517,7 +513,14 @@ fn rescale_events_in_the_snapshot_feed_the_rate_policies() {
 #[test]
 fn history_modes_answer_for_the_controller_that_wrote_the_status() {
     let file = root().join("examples/held-by-window.yaml");
-    let base = ["explain", "frontend", "-n", "shop", "--snapshot", file.to_str().unwrap()];
+    let base = [
+        "explain",
+        "frontend",
+        "-n",
+        "shop",
+        "--snapshot",
+        file.to_str().unwrap(),
+    ];
     // auto: the Event dates the 8 at 11:55:30, inside the 300 s window: settled hold.
     let d = json(&base);
     assert_eq!(d["desiredReplicas"], 8);
@@ -547,5 +550,8 @@ fn history_modes_answer_for_the_controller_that_wrote_the_status() {
     let head: Vec<&str> = text.lines().take(5).collect();
     assert!(head[1].contains("HOLD at 8"), "{head:?}");
     assert!(head[2].contains("Held at 8 by the 5m0s scale-down window: the controller scaled to 8 at 2026-03-01T11:55:30Z (Event SuccessfulRescale); the metrics alone say 4; earliest scale-down 2026-03-01T12:00:30Z"), "{head:?}");
-    assert!(head[3].contains("last sync: the controller held at 8"), "{head:?}");
+    assert!(
+        head[3].contains("last sync: the controller held at 8"),
+        "{head:?}"
+    );
 }

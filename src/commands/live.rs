@@ -354,25 +354,11 @@ fn compare(d: &Decision, f: &Fetched, context: &str, opts: &ExplainOptions) -> L
         if let Some(computed) = d.desired_replicas {
             let written = status.desired_replicas;
             if !desired_matches && !opts.history_given {
-                let down_window = d
-                    .behavior
-                    .as_ref()
-                    .and_then(|b| b.scale_down.stabilization_window_seconds)
-                    .map(|w| format!("{w}s (behavior.scaleDown.stabilizationWindowSeconds)"))
-                    .unwrap_or_else(|| {
-                        format!(
-                            "{} (--horizontal-pod-autoscaler-downscale-stabilization)",
-                            crate::duration::format_go_duration(
-                                s.downscale_stabilization.as_nanos() as i64
-                            )
-                        )
-                    });
-                if computed < written {
+                if let Some(r) = d.desired_range.filter(|r| r.min != r.max) {
                     causes.push(format!(
-                        "stabilization history in the controller's memory: it keeps the highest recommendation of the last {down_window}, which this recomputation cannot read (it started from no history); the controller's answer is at least as high as ours, up to {written} — pass --history, or re-run after one window"
+                        "the controller's memory (stabilization recommendations, scale events) is only partly settled by the status and Events: every consistent memory gives {}..{} (written {written}, recomputed {computed}); see memory.evidence, or pass --history",
+                        r.min, r.max
                     ));
-                } else {
-                    causes.push("scale-up stabilization and rate limits depend on the recommendations and scale events in the controller's memory, which this recomputation cannot read (it started from no history; pass --history)".to_string());
                 }
             }
         }

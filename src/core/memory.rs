@@ -16,7 +16,7 @@
 use jiff::{SignedDuration, Timestamp};
 use k8s_openapi::api::autoscaling::v2 as hpa_v2;
 
-use super::model::{Hpa, History, Recommendation, ScaleEvent};
+use super::model::{History, Hpa, Recommendation, ScaleEvent};
 use super::normalize::scale_down_window;
 use super::settings::Settings;
 
@@ -171,7 +171,14 @@ fn with_last_scale_time(
     } else {
         i.checked_sub(1).map(|p| occ[p].size)
     };
-    occ.insert(i, Occurrence { time: t, size, previous });
+    occ.insert(
+        i,
+        Occurrence {
+            time: t,
+            size,
+            previous,
+        },
+    );
     if let Some(next) = occ.get_mut(i + 1) {
         next.previous = Some(size);
     }
@@ -225,11 +232,7 @@ impl Builder {
         self.inf.evidence.push(s);
     }
     fn finish(mut self) -> Inference {
-        for h in [
-            &mut self.inf.low,
-            &mut self.inf.likely,
-            &mut self.inf.high,
-        ] {
+        for h in [&mut self.inf.low, &mut self.inf.likely, &mut self.inf.high] {
             h.recommendations.sort_by_key(|r| r.time);
             h.scale_up_events.sort_by_key(|e| e.time);
             h.scale_down_events.sort_by_key(|e| e.time);
@@ -268,7 +271,10 @@ pub fn infer(hpa: &Hpa, settings: &Settings, rescales: &[RescaleRecord], at: Now
     };
     let (occ, hidden) = occurrences(rescales);
     let Some(st) = hpa.status.as_ref() else {
-        b.note("the HPA has no status: the controller has not synced it yet, so it remembers nothing".into());
+        b.note(
+            "the HPA has no status: the controller has not synced it yet, so it remembers nothing"
+                .into(),
+        );
         return b.finish();
     };
     let last = last_status(st);
@@ -294,11 +300,11 @@ fn recommendations_from_events(
     now: Timestamp,
 ) {
     let (down_w, _) = windows(hpa, settings);
-    let horizon = ago(now, SignedDuration::from_secs(down_w) + settings.sync_period);
-    for o in occ
-        .iter()
-        .filter(|o| o.time > horizon && o.time <= now)
-    {
+    let horizon = ago(
+        now,
+        SignedDuration::from_secs(down_w) + settings.sync_period,
+    );
+    for o in occ.iter().filter(|o| o.time > horizon && o.time <= now) {
         let Some(prev) = o.previous else { continue };
         if o.size > prev {
             let r = Some((o.time, o.size));
@@ -341,12 +347,7 @@ fn recommendation_of_last_sync(
                 "AbleToScale=True ScaleDownStabilized: at its last sync the controller held at {c} because a recommendation of at least {c} was inside the {} scale-down window",
                 fmt_secs(down_w)
             ));
-            let known = b
-                .inf
-                .likely
-                .recommendations
-                .iter()
-                .any(|r| r.replicas >= c);
+            let known = b.inf.likely.recommendations.iter().any(|r| r.replicas >= c);
             // Latest possible: the sync before the last one.
             let late = Some((ago(now, sync), c));
             if known {
@@ -363,7 +364,9 @@ fn recommendation_of_last_sync(
             let late = Some((ago(now, sync), c));
             b.recs(late, late, None);
         }
-        "ReadyForNewScale" => ready_for_new_scale(b, hpa, c, limited, p_now, (t_early, t_mid, t_late)),
+        "ReadyForNewScale" => {
+            ready_for_new_scale(b, hpa, c, limited, p_now, (t_early, t_mid, t_late))
+        }
         "SucceededRescale" => succeeded_rescale(b, hpa, up_w, last, limited, p_now, at),
         other => b.note(format!(
             "AbleToScale=True {other}: the last sync did not reach the stabilization step"
@@ -436,7 +439,11 @@ fn succeeded_rescale(
         ));
         let high = if limited.is_some() { d - 1 } else { d };
         let low = p_now.map(|p| (t, p.min(high)));
-        b.recs(low, Some((t, p_now.map_or(high, |p| p.min(high)))), Some((t, high)));
+        b.recs(
+            low,
+            Some((t, p_now.map_or(high, |p| p.min(high)))),
+            Some((t, high)),
+        );
     }
 }
 
@@ -463,10 +470,9 @@ fn scale_events(
     let (lo_size, hi_size) = (hpa.min_replicas.max(1), hpa.max_replicas);
     let mut counted = 0;
     for o in occ.iter().filter(|o| o.time > cutoff && o.time <= now) {
-        let exact_prev = (rescaled_last
-            && last.last_scale_time == Some(o.time)
-            && last.desired == o.size)
-            .then_some(last.current);
+        let exact_prev =
+            (rescaled_last && last.last_scale_time == Some(o.time) && last.desired == o.size)
+                .then_some(last.current);
         match exact_prev.or(o.previous) {
             Some(prev) => {
                 for h in [&mut b.inf.low, &mut b.inf.likely, &mut b.inf.high] {

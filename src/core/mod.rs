@@ -18,9 +18,9 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use serde::Serialize;
 
 pub use calc::{Calculation, PodGroup, PodRow, Tolerances};
+pub use memory::{HistoryMode, RescaleRecord};
 pub use model::*;
 pub use normalize::Normalization;
-pub use memory::{HistoryMode, RescaleRecord};
 pub use settings::{FeatureGates, KubeVersion, Settings};
 pub use with_memory::{evaluate_with_memory, DesiredRange, LastSync, MemoryReport, NextChange};
 

@@ -8,6 +8,8 @@ use jiff::{SignedDuration, Timestamp};
 use super::normalize;
 use super::*;
 
+mod memory;
+
 fn t(s: &str) -> Timestamp {
     s.parse().unwrap()
 }

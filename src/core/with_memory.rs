@@ -348,8 +348,12 @@ fn rate_policy_change(input: &mut Input, d: &Decision) -> Option<NextChange> {
                 .filter(|t| *t > d.now)
         })
         .min()?;
-    let to = brief(input, d.history.after.clone(), t + SignedDuration::from_secs(1))
-        .desired_replicas;
+    let to = brief(
+        input,
+        d.history.after.clone(),
+        t + SignedDuration::from_secs(1),
+    )
+    .desired_replicas;
     Some(NextChange {
         kind: "ratePolicy",
         earliest: t,
@@ -434,7 +438,12 @@ fn did(w: &Written, d: &Decision) -> String {
     }
 }
 
-fn last_sync(input: &mut Input, d: &Decision, inf: &Inference, deltas: Vec<MetricDelta>) -> LastSync {
+fn last_sync(
+    input: &mut Input,
+    d: &Decision,
+    inf: &Inference,
+    deltas: Vec<MetricDelta>,
+) -> LastSync {
     let Some(w) = written(input) else {
         return LastSync {
             written: None,
@@ -560,7 +569,8 @@ fn value_text(v: Option<&hpa_v2::MetricValueStatus>) -> String {
 
 /// A stabilization hold is said the way a person asks about it.
 fn hold_summary(d: &mut Decision, rescales: &[RescaleRecord]) {
-    let (Some(n), Some(nc), Some(c)) = (&d.normalization, &d.next_change, d.current_replicas) else {
+    let (Some(n), Some(nc), Some(c)) = (&d.normalization, &d.next_change, d.current_replicas)
+    else {
         return;
     };
     if nc.kind != "stabilizationWindow" || d.desired_replicas != Some(c) {
@@ -569,7 +579,10 @@ fn hold_summary(d: &mut Decision, rescales: &[RescaleRecord]) {
     let (w, dir) = if n.stabilization.reason == "ScaleDownStabilized" {
         (n.stabilization.scale_down_window_seconds, "scale-down")
     } else {
-        (n.stabilization.scale_up_window_seconds.unwrap_or(0), "scale-up")
+        (
+            n.stabilization.scale_up_window_seconds.unwrap_or(0),
+            "scale-up",
+        )
     };
     let when = if nc.earliest == nc.latest {
         format!("{}", nc.earliest)
@@ -581,7 +594,13 @@ fn hold_summary(d: &mut Decision, rescales: &[RescaleRecord]) {
         .stabilization
         .considered
         .iter()
-        .filter(|r| if down { r.replicas > n.proposal } else { r.replicas < n.proposal })
+        .filter(|r| {
+            if down {
+                r.replicas > n.proposal
+            } else {
+                r.replicas < n.proposal
+            }
+        })
         .map(|r| r.time)
         .max();
     let why = holder
@@ -589,7 +608,12 @@ fn hold_summary(d: &mut Decision, rescales: &[RescaleRecord]) {
             rescales
                 .iter()
                 .find(|r| r.first == t || r.last == t)
-                .map(|r| format!("the controller scaled to {} at {t} (Event SuccessfulRescale); ", r.new_size))
+                .map(|r| {
+                    format!(
+                        "the controller scaled to {} at {t} (Event SuccessfulRescale); ",
+                        r.new_size
+                    )
+                })
         })
         .unwrap_or_default();
     d.verdict.summary = format!(

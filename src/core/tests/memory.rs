@@ -1,0 +1,250 @@
+//! The controller's memory inferred from the status and Events: hand-built timelines.
+
+use k8s_openapi::api::autoscaling::v2::{
+    HorizontalPodAutoscalerCondition, HorizontalPodAutoscalerStatus,
+};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+
+use super::*;
+use crate::core::memory::{infer, Now};
+
+/// `n` ready pods with a 1-CPU request, each using `milli` CPU, target 50 % utilization.
+fn cpu_input(current: i32, n: usize, milli: i64) -> Input {
+    let names: Vec<String> = (0..n).map(|i| format!("web-{i}")).collect();
+    input(
+        current,
+        vec![cpu(50)],
+        names.iter().map(|p| pod(p, 1000)).collect(),
+        names.iter().map(|p| usage(p, milli)).collect(),
+    )
+}
+
+fn condition(type_: &str, status: &str, reason: &str) -> HorizontalPodAutoscalerCondition {
+    HorizontalPodAutoscalerCondition {
+        type_: type_.into(),
+        status: status.into(),
+        reason: Some(reason.into()),
+        message: Some(String::new()),
+        last_transition_time: Some(Time(ago(3000))),
+        ..Default::default()
+    }
+}
+
+/// What the last sync wrote: `AbleToScale=True <able>`, `ScalingLimited=<limited>`.
+fn status(
+    desired: i32,
+    current: i32,
+    able: &str,
+    limited: Option<&str>,
+    last_scale: Option<i64>,
+) -> HorizontalPodAutoscalerStatus {
+    HorizontalPodAutoscalerStatus {
+        desired_replicas: desired,
+        current_replicas: Some(current),
+        last_scale_time: last_scale.map(|s| Time(ago(s))),
+        conditions: Some(vec![
+            condition("AbleToScale", "True", able),
+            condition("ScalingActive", "True", "ValidMetricFound"),
+            match limited {
+                Some(r) => condition("ScalingLimited", "True", r),
+                None => condition("ScalingLimited", "False", "DesiredWithinRange"),
+            },
+        ]),
+        ..Default::default()
+    }
+}
+
+fn rescale(size: i32, first: i64, last: i64, count: u32) -> RescaleRecord {
+    RescaleRecord {
+        new_size: size,
+        reason: "x".into(),
+        first: ago(first),
+        last: ago(last),
+        count,
+    }
+}
+
+fn range(d: &Decision) -> (i32, i32) {
+    let r = d.desired_range.unwrap();
+    (r.min, r.max)
+}
+
+/// 8 pods at 24 % of a 50 % target propose 4; the status says the last sync held at 8.
+fn held_at_8(behavior: Option<Behavior>) -> Input {
+    let mut i = cpu_input(8, 8, 240);
+    i.hpa.behavior = behavior;
+    i.hpa.status = Some(status(8, 8, "ScaleDownStabilized", None, Some(270)));
+    i
+}
+
+#[test]
+fn a_hold_dated_by_its_scale_up_event_is_settled() {
+    for behavior in [None, Some(default_behavior())] {
+        let mut i = held_at_8(behavior);
+        let events = [rescale(4, 1200, 1200, 1), rescale(8, 270, 270, 1)];
+        let d = evaluate_with_memory(&mut i, &HistoryMode::Auto, &events);
+        assert_eq!(d.proposal, Some(4));
+        assert_eq!(d.desired_replicas, Some(8));
+        assert_eq!(
+            range(&d),
+            (8, 8),
+            "the 8 of 270 s ago is inside the 300 s window"
+        );
+        assert!(d.memory.as_ref().unwrap().settled);
+        let n = d.next_change.as_ref().unwrap();
+        assert_eq!(n.earliest, now() + SignedDuration::from_secs(30));
+        assert_eq!(n.to, Some(4));
+        assert!(d
+            .verdict
+            .summary
+            .starts_with("Held at 8 by the 5m0s scale-down window: the controller scaled to 8"));
+        // --history none is today's answer: an empty memory scales down.
+        let d = evaluate_with_memory(&mut i, &HistoryMode::None, &events);
+        assert_eq!((d.desired_replicas, range(&d)), (Some(4), (4, 4)));
+    }
+}
+
+#[test]
+fn an_undated_hold_is_a_range_with_the_hold_most_likely() {
+    let mut i = held_at_8(Some(default_behavior()));
+    let d = evaluate_with_memory(&mut i, &HistoryMode::Auto, &[]);
+    assert_eq!(range(&d), (4, 8));
+    assert_eq!(d.desired_replicas, Some(8));
+    assert!(!d.memory.as_ref().unwrap().settled);
+    let n = d.next_change.as_ref().unwrap();
+    assert_eq!(
+        (n.earliest, n.latest),
+        (now(), now() + SignedDuration::from_secs(285))
+    );
+}
+
+#[test]
+fn once_the_dated_recommendation_left_the_window_only_the_undated_one_can_hold() {
+    let mut i = held_at_8(None);
+    i.now = now() + SignedDuration::from_secs(60);
+    let events = [rescale(4, 1200, 1200, 1), rescale(8, 270, 270, 1)];
+    let d = evaluate_with_memory(&mut i, &HistoryMode::Auto, &events);
+    assert_eq!(range(&d), (4, 8));
+}
+
+#[test]
+fn a_stable_last_sync_holds_a_drop_for_the_window() {
+    // The last sync proposed 6 and kept 6; now the metrics say 3: the 6 is remembered.
+    let mut i = cpu_input(6, 6, 240);
+    i.hpa.status = Some(status(6, 6, "ReadyForNewScale", None, None));
+    let d = evaluate_with_memory(&mut i, &HistoryMode::Auto, &[]);
+    assert_eq!(d.proposal, Some(3));
+    assert_eq!((d.desired_replicas, range(&d)), (Some(6), (6, 6)));
+    assert_eq!(d.verdict.decided_by, "ScaleDownStabilized");
+}
+
+#[test]
+fn a_recent_rescale_limits_the_next_scale_up() {
+    // Default behavior: scale-up policies Pods 4 / Percent 100 per 15 s. The last sync scaled
+    // 2 → 4 ten seconds ago; the metrics now propose 20.
+    let mut i = cpu_input(4, 4, 2500);
+    i.hpa.behavior = Some(default_behavior());
+    i.hpa.status = Some(status(
+        4,
+        2,
+        "SucceededRescale",
+        Some("ScaleUpLimit"),
+        Some(10),
+    ));
+    let d = evaluate_with_memory(&mut i, &HistoryMode::Auto, &[rescale(4, 10, 10, 1)]);
+    assert_eq!(d.proposal, Some(20));
+    // start = 4 − 2 = 2: max(2 + 4, ceil(2 × 2)) = 6.
+    assert_eq!((d.desired_replicas, range(&d)), (Some(6), (6, 6)));
+    let n = d.next_change.as_ref().unwrap();
+    assert_eq!(n.kind, "ratePolicy");
+    assert_eq!(n.earliest, now() + SignedDuration::from_secs(5));
+    // With an empty memory the limit is max(4 + 4, 8) = 8.
+    let d = evaluate_with_memory(&mut i, &HistoryMode::None, &[]);
+    assert_eq!(d.desired_replicas, Some(8));
+}
+
+#[test]
+fn aggregated_events_widen_the_rate_limit_range() {
+    // `New size: 6` seen 3 times between 600 s and 5 s ago: one occurrence has no time and may
+    // fall inside the 15 s policy period, with an unknown change.
+    let mut i = cpu_input(6, 6, 2500);
+    i.hpa.behavior = Some(default_behavior());
+    i.hpa.min_replicas = 2;
+    i.hpa.max_replicas = 30;
+    i.hpa.status = Some(status(
+        6,
+        6,
+        "ReadyForNewScale",
+        Some("ScaleUpLimit"),
+        Some(5),
+    ));
+    let events = [rescale(6, 600, 5, 3), rescale(3, 300, 300, 1)];
+    let inf = infer(
+        &i.hpa,
+        &i.settings,
+        &events,
+        Now {
+            now: now(),
+            proposal: Some(30),
+            metrics_unchanged: false,
+        },
+    );
+    assert!(!inf.low.scale_up_events.is_empty(), "{inf:?}");
+    assert!(!inf.high.scale_down_events.is_empty(), "{inf:?}");
+    let d = evaluate_with_memory(&mut i, &HistoryMode::Auto, &events);
+    let (lo, hi) = range(&d);
+    assert!(lo < hi, "{lo}..{hi}");
+    assert!(lo <= d.desired_replicas.unwrap() && d.desired_replicas.unwrap() <= hi);
+}
+
+#[test]
+fn a_stale_status_is_named_as_the_cause() {
+    // The last sync held at 5; the metrics now propose 10; the spec changed since (generation 3,
+    // observedGeneration 2).
+    let mut i = cpu_input(5, 5, 1000);
+    i.hpa.generation = Some(3);
+    let mut st = status(5, 5, "ReadyForNewScale", None, None);
+    st.observed_generation = Some(2);
+    i.hpa.status = Some(st);
+    let d = evaluate_with_memory(&mut i, &HistoryMode::Auto, &[]);
+    let ls = d.last_sync.as_ref().unwrap();
+    assert_eq!(ls.reproduced, Some(false));
+    assert_eq!(
+        ls.cause,
+        Some(super::with_memory::LastSyncCause::StaleStatus)
+    );
+    // Without the generation evidence, the moved metric is the cause.
+    i.hpa.generation = None;
+    let d = evaluate_with_memory(&mut i, &HistoryMode::Auto, &[]);
+    let ls = d.last_sync.as_ref().unwrap();
+    assert_eq!(
+        ls.cause,
+        Some(super::with_memory::LastSyncCause::MetricsChanged)
+    );
+}
+
+#[test]
+fn no_status_means_no_memory() {
+    let mut i = cpu_input(8, 8, 240);
+    let d = evaluate_with_memory(&mut i, &HistoryMode::Auto, &[]);
+    assert_eq!((d.desired_replicas, range(&d)), (Some(4), (4, 4)));
+    assert!(d.last_sync.as_ref().unwrap().written.is_none());
+}
+
+#[test]
+fn a_history_file_is_used_exactly() {
+    let mut i = held_at_8(None);
+    let h = History {
+        recommendations: vec![Recommendation {
+            time: ago(100),
+            replicas: 7,
+        }],
+        ..History::default()
+    };
+    let d = evaluate_with_memory(&mut i, &HistoryMode::File(h), &[rescale(8, 270, 270, 1)]);
+    assert_eq!((d.desired_replicas, range(&d)), (Some(7), (7, 7)));
+    assert_eq!(
+        d.memory.as_ref().unwrap().source,
+        super::with_memory::MemorySource::File
+    );
+}

@@ -4,7 +4,7 @@ use anyhow::{anyhow, bail, Result};
 use jiff::Timestamp;
 
 use crate::cli::{ExplainOptions, Source};
-use crate::core::{evaluate, Decision};
+use crate::core::{evaluate, Decision, Evidence, Settings};
 use crate::snapshot::Snapshot;
 
 /// Where "now" came from, for the assumptions list.
@@ -50,6 +50,19 @@ fn resolve_namespace(opts: &ExplainOptions, snap: &Snapshot, name: &str) -> Stri
     }
 }
 
+/// The settings for a snapshot: the release of `--kubernetes-version`, else the server's
+/// `/version` (live) or the version the snapshot recorded (offline), else the newest release;
+/// `--feature-gates` checked against that release.
+pub fn settings_for(opts: &ExplainOptions, snap: &Snapshot) -> Result<Settings> {
+    let evidence = snap.server_version.as_deref().map(|v| match opts.source {
+        Source::Cluster => Evidence::Server(v),
+        Source::Snapshot(_) => Evidence::Snapshot(v),
+    });
+    opts.settings
+        .for_evidence(evidence)
+        .map_err(|e| anyhow!("--feature-gates: {e}"))
+}
+
 /// Compute the decision for one HPA of a snapshot.
 pub fn decide_from_snapshot(
     opts: &ExplainOptions,
@@ -67,14 +80,9 @@ pub fn decide_with_input(
 ) -> Result<(crate::core::Input, Decision)> {
     let namespace = resolve_namespace(opts, snap, name);
     let (now, now_note) = resolve_now(opts, snap);
+    let settings = settings_for(opts, snap)?;
     let mut input = snap
-        .input_for(
-            &namespace,
-            name,
-            opts.settings.clone(),
-            opts.history.clone(),
-            now,
-        )
+        .input_for(&namespace, name, settings, opts.history.clone(), now)
         .map_err(|e| anyhow!(e))?;
     // Without --history, the HPA's SuccessfulRescale events (in the snapshot, live or offline)
     // give the recent scale events the rate policies count.

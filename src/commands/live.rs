@@ -322,7 +322,7 @@ fn compare(d: &Decision, f: &Fetched, context: &str, opts: &ExplainOptions) -> L
         ));
     }
     if !differences.is_empty() {
-        let s = &opts.settings;
+        let s = &d.settings;
         let metrics_moved = metrics.iter().any(|m| !m.matches);
         if metrics_moved {
             causes.push(format!(
@@ -392,10 +392,11 @@ fn compare(d: &Decision, f: &Fetched, context: &str, opts: &ExplainOptions) -> L
             .split('.')
             .nth(1)
             .and_then(|m| m.parse::<u32>().ok());
-        if let Some(m) = minor.filter(|m| *m != opts.settings.version().minor) {
+        if let Some(m) = minor.filter(|m| *m != d.settings.version().minor) {
             causes.push(format!(
-                "the server runs {v} but this computation used the Kubernetes {} controller rules; pass --kubernetes-version 1.{m} to match the cluster's kube-controller-manager",
-                opts.settings.version()
+                "the server runs {v} but this computation used the Kubernetes {} controller rules ({}); the cluster's kube-controller-manager is likely 1.{m}",
+                d.settings.version(),
+                d.settings.kubernetes_version_source
             ));
         }
     }

@@ -903,7 +903,10 @@ fn observed_generation_is_written_from_1_37() {
     i.hpa.generation = Some(7);
     let d = evaluate(&at(37, i.clone()));
     assert_eq!(d.status.observed_generation, Some(7));
-    assert!(d.conditions.iter().all(|c| c.observed_generation == Some(7)));
+    assert!(d
+        .conditions
+        .iter()
+        .all(|c| c.observed_generation == Some(7)));
     let j = serde_json::to_value(&d).unwrap();
     assert_eq!(j["status"]["observedGeneration"], 7);
     assert_eq!(j["conditions"][0]["observedGeneration"], 7);

@@ -158,8 +158,7 @@ pub struct ControllerFlags {
     /// --horizontal-pod-autoscaler-sync-period
     #[arg(long, default_value = "15s", help_heading = "Controller settings")]
     pub sync_period: String,
-    /// Reproduce this Kubernetes release's controller (1.23 to 1.37, or the pre-release 1.38;
-    /// default: the server's /version live, the snapshot's recorded server version offline, else 1.37)
+    /// Reproduce this Kubernetes release's controller (1.23 to 1.38; default: the cluster's, else 1.37)
     #[arg(long, help_heading = "Controller settings")]
     pub kubernetes_version: Option<String>,
     /// Controller feature gates that change the algorithm, e.g. HPAScaleToZero=false,HPAConfigurableTolerance=true

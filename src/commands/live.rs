@@ -387,11 +387,7 @@ fn compare(d: &Decision, f: &Fetched, context: &str, opts: &ExplainOptions) -> L
         ));
     }
     if let Some(v) = &f.server_version {
-        let minor = v
-            .trim_start_matches('v')
-            .split('.')
-            .nth(1)
-            .and_then(|m| m.parse::<u32>().ok());
+        let minor = crate::core::settings::parse_major_minor(v).map(|(_, m)| m);
         if let Some(m) = minor.filter(|m| *m != d.settings.version().minor) {
             causes.push(format!(
                 "the server runs {v} but this computation used the Kubernetes {} controller rules ({}); the cluster's kube-controller-manager is likely 1.{m}",

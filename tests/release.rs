@@ -11,7 +11,7 @@ mod fake_apiserver;
 use std::path::{Path, PathBuf};
 
 use binary::*;
-use fake_apiserver::{FakeApiServer, Options};
+use fake_apiserver::{FakeApiServer, Fault, Options, PathMatch};
 use serde_json::Value;
 
 const GKE: &str = "v1.30.4-gke.1200";
@@ -231,8 +231,7 @@ fn simulate_from_a_snapshot_models_its_server_version() {
 // ------------------------------------------------------------------ live, fake API server
 
 struct Cluster {
-    /// Kept alive for the test's duration.
-    _server: FakeApiServer,
+    server: FakeApiServer,
     kubeconfig: PathBuf,
 }
 
@@ -245,10 +244,7 @@ fn cluster(git: &str, tag: &str) -> Cluster {
         },
     );
     let kubeconfig = server.write_kubeconfig(&tmpdir(tag));
-    Cluster {
-        _server: server,
-        kubeconfig,
-    }
+    Cluster { server, kubeconfig }
 }
 
 impl Cluster {
@@ -373,5 +369,20 @@ fn snapshot_records_the_server_version_and_explain_models_it() {
     assert_eq!(
         settings(&v),
         ("1.30".into(), format!("snapshot server-version {GKE}"))
+    );
+}
+
+#[test]
+fn live_an_unreadable_server_version_is_said() {
+    let c = cluster(GKE, "live-no-version");
+    c.server
+        .inject(PathMatch::exact("/version"), Fault::Status(500));
+    let v = ok_json(&c.explain(&["-o", "json"]), "live no version");
+    assert_eq!(
+        settings(&v),
+        (
+            "1.37".into(),
+            "default: newest release (the server's /version could not be read)".into()
+        )
     );
 }

@@ -58,9 +58,17 @@ pub fn settings_for(opts: &ExplainOptions, snap: &Snapshot) -> Result<Settings> 
         Source::Cluster => Evidence::Server(v),
         Source::Snapshot(_) => Evidence::Snapshot(v),
     });
-    opts.settings
+    let mut s = opts
+        .settings
         .for_evidence(evidence)
-        .map_err(|e| anyhow!("--feature-gates: {e}"))
+        .map_err(|e| anyhow!("--feature-gates: {e}"))?;
+    if evidence.is_none()
+        && opts.source == Source::Cluster
+        && s.requested.kubernetes_version.is_none()
+    {
+        s.kubernetes_version_source += " (the server's /version could not be read)";
+    }
+    Ok(s)
 }
 
 /// Compute the decision for one HPA of a snapshot.

@@ -45,7 +45,7 @@ complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l cpu-
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l initial-readiness-delay -d '--horizontal-pod-autoscaler-initial-readiness-delay' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l downscale-stabilization -d '--horizontal-pod-autoscaler-downscale-stabilization' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l sync-period -d '--horizontal-pod-autoscaler-sync-period' -r
-complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l kubernetes-version -d 'Reproduce this Kubernetes release\'s controller (1.23 to 1.37; default: newest)' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l kubernetes-version -d 'Reproduce this Kubernetes release\'s controller (1.23 to 1.38; default: the cluster\'s, else 1.37)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l feature-gates -d 'Controller feature gates that change the algorithm, e.g. HPAScaleToZero=false,HPAConfigurableTolerance=true' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l kubeconfig -d 'Path to the kubeconfig file to use' -r -F
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l context -d 'The name of the kubeconfig context to use' -r
@@ -109,7 +109,7 @@ complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l cpu
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l initial-readiness-delay -d '--horizontal-pod-autoscaler-initial-readiness-delay' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l downscale-stabilization -d '--horizontal-pod-autoscaler-downscale-stabilization' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l sync-period -d '--horizontal-pod-autoscaler-sync-period' -r
-complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l kubernetes-version -d 'Reproduce this Kubernetes release\'s controller (1.23 to 1.37; default: newest)' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l kubernetes-version -d 'Reproduce this Kubernetes release\'s controller (1.23 to 1.38; default: the cluster\'s, else 1.37)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l feature-gates -d 'Controller feature gates that change the algorithm, e.g. HPAScaleToZero=false,HPAConfigurableTolerance=true' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -s A -l all-namespaces -d 'Explain the HPAs of every namespace'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -s h -l help -d 'Print help (see more with \'--help\')'

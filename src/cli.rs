@@ -9,7 +9,8 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use jiff::{SignedDuration, Timestamp};
 
-use crate::core::{History, HistoryMode, KubeVersion, Settings};
+use crate::core::settings::{resolve_release, FeatureGates, Requested};
+use crate::core::{History, HistoryMode, Settings};
 
 /// Exit code when a decision was computed (hold and "cannot scale" are answers too).
 pub const EXIT_OK: i32 = 0;
@@ -157,7 +158,7 @@ pub struct ControllerFlags {
     /// --horizontal-pod-autoscaler-sync-period
     #[arg(long, default_value = "15s", help_heading = "Controller settings")]
     pub sync_period: String,
-    /// Reproduce this Kubernetes release's controller (1.23 to 1.37; default: newest)
+    /// Reproduce this Kubernetes release's controller (1.23 to 1.38; default: the cluster's, else 1.37)
     #[arg(long, help_heading = "Controller settings")]
     pub kubernetes_version: Option<String>,
     /// Controller feature gates that change the algorithm, e.g. HPAScaleToZero=false,HPAConfigurableTolerance=true
@@ -254,12 +255,20 @@ fn duration_flag(name: &str, value: &str) -> Result<SignedDuration, String> {
 }
 
 /// Build the controller settings from flags.
+///
+/// The release is the flag's, else the newest; the commands re-resolve it once they know the
+/// server's version ([`Settings::for_evidence`]), which is why the requested flags are kept.
+/// `--feature-gates` is checked here against the flag's release when there is one, else only
+/// for its syntax and names (the release-dependent checks then run with the server's version).
 pub fn resolve_settings(f: &ControllerFlags) -> Result<Settings, String> {
-    let version = match &f.kubernetes_version {
-        Some(v) => v.parse::<KubeVersion>()?,
-        None => KubeVersion::NEWEST,
+    let release = resolve_release(f.kubernetes_version.as_deref(), None)
+        .map_err(|e| format!("--kubernetes-version: {e}"))?;
+    let mut s = Settings::for_version(release.version);
+    s.kubernetes_version_source = release.source.clone();
+    s.requested = Requested {
+        kubernetes_version: f.kubernetes_version.clone(),
+        feature_gates: f.feature_gates.clone(),
     };
-    let mut s = Settings::for_version(version);
     if !f.tolerance.is_finite() || f.tolerance < 0.0 {
         return Err(format!(
             "--tolerance: must be a number >= 0, got {}",
@@ -278,9 +287,11 @@ pub fn resolve_settings(f: &ControllerFlags) -> Result<Settings, String> {
         return Err("--sync-period: must be greater than zero".into());
     }
     if let Some(g) = &f.feature_gates {
-        s.feature_gates
-            .apply(g)
-            .map_err(|e| format!("--feature-gates: {e}"))?;
+        let checked = match &f.kubernetes_version {
+            Some(_) => s.feature_gates.apply(g, release.version, &release.source),
+            None => FeatureGates::check(g),
+        };
+        checked.map_err(|e| format!("--feature-gates: {e}"))?;
     }
     Ok(s)
 }

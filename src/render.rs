@@ -176,8 +176,8 @@ fn text(d: &Decision, color: bool, wide: bool) -> String {
         d.target.kind,
         d.target.name,
         st.dim(&format!(
-            "(controller of Kubernetes {}, evaluated at {})",
-            d.settings.kubernetes_version, d.now
+            "(controller of Kubernetes {} — {}; evaluated at {})",
+            d.settings.kubernetes_version, d.settings.kubernetes_version_source, d.now
         ))
     );
     let head = match (d.verdict.action, d.verdict.from, d.verdict.to) {

@@ -86,6 +86,9 @@ pub struct Snapshot {
     /// Where it came from, for error messages.
     pub source: String,
     pub taken_at: Option<Timestamp>,
+    /// The server's `gitVersion` when the snapshot was taken
+    /// ([`crate::cluster::SERVER_VERSION_ANNOTATION`]): the release explain models by default.
+    pub server_version: Option<String>,
     pub hpas: Vec<HorizontalPodAutoscaler>,
     pub workloads: Vec<Workload>,
     pub pods: Vec<Pod>,
@@ -212,6 +215,11 @@ impl Snapshot {
                 &format!("metadata.annotations.{TAKEN_AT_ANNOTATION}"),
             )?);
         }
+        snap.server_version = doc
+            .pointer("/metadata/annotations")
+            .and_then(|a| a.get(crate::cluster::SERVER_VERSION_ANNOTATION))
+            .and_then(Value::as_str)
+            .map(String::from);
         if let Some(t) = doc
             .pointer("/metadata/annotations")
             .and_then(|a| a.get(FETCH_ERRORS_ANNOTATION))

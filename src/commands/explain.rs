@@ -4,7 +4,7 @@ use anyhow::{anyhow, bail, Result};
 use jiff::Timestamp;
 
 use crate::cli::{ExplainOptions, Source};
-use crate::core::{evaluate_with_memory, Decision, History};
+use crate::core::{evaluate_with_memory, Decision, Evidence, History, Settings};
 use crate::snapshot::Snapshot;
 
 /// Where "now" came from, for the assumptions list.
@@ -50,6 +50,27 @@ fn resolve_namespace(opts: &ExplainOptions, snap: &Snapshot, name: &str) -> Stri
     }
 }
 
+/// The settings for a snapshot: the release of `--kubernetes-version`, else the server's
+/// `/version` (live) or the version the snapshot recorded (offline), else the newest release;
+/// `--feature-gates` checked against that release.
+pub fn settings_for(opts: &ExplainOptions, snap: &Snapshot) -> Result<Settings> {
+    let evidence = snap.server_version.as_deref().map(|v| match opts.source {
+        Source::Cluster => Evidence::Server(v),
+        Source::Snapshot(_) => Evidence::Snapshot(v),
+    });
+    let mut s = opts
+        .settings
+        .for_evidence(evidence)
+        .map_err(|e| anyhow!("--feature-gates: {e}"))?;
+    if evidence.is_none()
+        && opts.source == Source::Cluster
+        && s.requested.kubernetes_version.is_none()
+    {
+        s.kubernetes_version_source += " (the server's /version could not be read)";
+    }
+    Ok(s)
+}
+
 /// Compute the decision for one HPA of a snapshot.
 pub fn decide_from_snapshot(
     opts: &ExplainOptions,
@@ -67,14 +88,9 @@ pub fn decide_with_input(
 ) -> Result<(crate::core::Input, Decision)> {
     let namespace = resolve_namespace(opts, snap, name);
     let (now, now_note) = resolve_now(opts, snap);
+    let settings = settings_for(opts, snap)?;
     let mut input = snap
-        .input_for(
-            &namespace,
-            name,
-            opts.settings.clone(),
-            History::default(),
-            now,
-        )
+        .input_for(&namespace, name, settings, History::default(), now)
         .map_err(|e| anyhow!(e))?;
     // The controller's memory: inferred from the HPA's status and SuccessfulRescale Events (in
     // the snapshot, live or offline), empty, or exactly the --history file.

@@ -241,6 +241,8 @@ pub fn run_offline(opts: &ExplainOptions, snap: &Snapshot, extras: &Extras) -> R
     } else {
         opts.namespace.as_deref()
     };
+    // A --feature-gates that the snapshot's release refuses is one error, not one per HPA.
+    super::explain::settings_for(opts, snap)?;
     let items = evaluate_snapshot(opts, snap, extras, ns);
     if items.is_empty() {
         anyhow::bail!(
@@ -307,6 +309,7 @@ pub fn evaluate_fetched(
         let mut extras = Extras::from_list(list);
         extras.metrics_api = fetched.metrics_api.clone();
         let snap = Snapshot::from_value(list, &source).map_err(|e| anyhow!(e))?;
+        super::explain::settings_for(opts, &snap)?;
         let mut names: Vec<String> = snap
             .hpas
             .iter()
@@ -320,6 +323,7 @@ pub fn evaluate_fetched(
                     let one = Snapshot {
                         source: source.clone(),
                         taken_at: snap.taken_at,
+                        server_version: snap.server_version.clone(),
                         hpas: snap
                             .hpas
                             .iter()

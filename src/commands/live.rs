@@ -322,7 +322,7 @@ fn compare(d: &Decision, f: &Fetched, context: &str, opts: &ExplainOptions) -> L
         ));
     }
     if !differences.is_empty() {
-        let s = &opts.settings;
+        let s = &d.settings;
         let metrics_moved = metrics.iter().any(|m| !m.matches);
         if metrics_moved {
             causes.push(format!(
@@ -373,15 +373,12 @@ fn compare(d: &Decision, f: &Fetched, context: &str, opts: &ExplainOptions) -> L
         ));
     }
     if let Some(v) = &f.server_version {
-        let minor = v
-            .trim_start_matches('v')
-            .split('.')
-            .nth(1)
-            .and_then(|m| m.parse::<u32>().ok());
-        if let Some(m) = minor.filter(|m| *m != opts.settings.version().minor) {
+        let minor = crate::core::settings::parse_major_minor(v).map(|(_, m)| m);
+        if let Some(m) = minor.filter(|m| *m != d.settings.version().minor) {
             causes.push(format!(
-                "the server runs {v} but this computation used the Kubernetes {} controller rules; pass --kubernetes-version 1.{m} to match the cluster's kube-controller-manager",
-                opts.settings.version()
+                "the server runs {v} but this computation used the Kubernetes {} controller rules ({}); the cluster's kube-controller-manager is likely 1.{m}",
+                d.settings.version(),
+                d.settings.kubernetes_version_source
             ));
         }
     }

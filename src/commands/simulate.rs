@@ -323,6 +323,20 @@ pub fn execute(args: &SimulateArgs, env: &Environment, out: &mut dyn Write) -> R
     if args.replicas.is_some() && !manifest {
         bail!("--replicas applies to --hpa; with --snapshot the starting replicas come from the snapshot");
     }
+    // The release: the flag, else the server's /version (live) or the one the snapshot
+    // recorded, else the newest release.
+    let live = args.snapshot.is_none() && args.hpa.is_none();
+    let evidence = snap
+        .server_version
+        .as_deref()
+        .filter(|_| !manifest)
+        .map(|v| match live {
+            true => crate::core::Evidence::Server(v),
+            false => crate::core::Evidence::Snapshot(v),
+        });
+    let settings = settings
+        .for_evidence(evidence)
+        .map_err(|e| anyhow!("--feature-gates: {e}"))?;
 
     // Start time.
     let flag_now = args
@@ -991,7 +1005,7 @@ fn controller_shown(s: &Settings) -> String {
     let d = Settings::for_version(s.kubernetes_version);
     let mark = |same: bool| if same { " (default)" } else { "" };
     format!(
-        "sync period {}{}, tolerance {}{}, cpu-initialization-period {}{}, initial-readiness-delay {}{}, downscale-stabilization {}{}, Kubernetes {}{}",
+        "sync period {}{}, tolerance {}{}, cpu-initialization-period {}{}, initial-readiness-delay {}{}, downscale-stabilization {}{}, Kubernetes {} ({})",
         go(s.sync_period),
         mark(s.sync_period == d.sync_period),
         s.tolerance,
@@ -1003,7 +1017,7 @@ fn controller_shown(s: &Settings) -> String {
         go(s.downscale_stabilization),
         mark(s.downscale_stabilization == d.downscale_stabilization),
         s.kubernetes_version,
-        mark(s.kubernetes_version == crate::core::KubeVersion::NEWEST),
+        s.kubernetes_version_source,
     )
 }
 

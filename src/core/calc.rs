@@ -230,7 +230,8 @@ fn resource_samples<'a>(
             }
             Some(c) => match m.containers.iter().find(|(n, _)| n == c) {
                 Some((_, usage)) => usage.get(resource).copied(),
-                None if !version.at_least(32) => {
+                // From 1.33 (kubernetes#127193) a pod without the container is missing.
+                None if !version.at_least(33) => {
                     return Err(format!(
                         "failed to get container metrics: container {c} not present in metrics for pod {namespace}/{}",
                         m.pod
@@ -271,7 +272,9 @@ fn group_pods<'a>(
     let s = &input.settings;
     let now = input.now;
     let full = input.detail == Detail::Full;
-    let terminal_succeeded = s.version().at_least(37);
+    // Succeeded pods are ignored like Failed ones from 1.38 (kubernetes#141302); 1.37 and
+    // older treat them like any other pod.
+    let terminal_succeeded = s.version().at_least(38);
     let mut g = Grouping {
         ready: 0,
         unready: vec![],
@@ -398,7 +401,8 @@ fn pod_requests<'a>(
     input: &Input,
 ) -> Result<BTreeMap<&'a str, i64>, String> {
     let version = input.settings.version();
-    let pod_level_on = input.settings.feature_gates.pod_level_resources;
+    // The HPA reads pod-level requests only from 1.34 (kubernetes#132430), whatever the gate.
+    let pod_level_on = input.settings.feature_gates.pod_level_resources && version.at_least(34);
     let mut out = BTreeMap::new();
     for pod in pods {
         let pod_level_set = pod
@@ -426,7 +430,8 @@ fn pod_requests<'a>(
             }
         }
         if let Some(name) = container {
-            if !found && version.at_least(34) {
+            // 1.35+ (kubernetes#133415); before, such a container adds 0.
+            if !found && version.at_least(35) {
                 return Err(format!("container {name} not found in Pod {}", pod.name));
             }
         }

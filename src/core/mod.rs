@@ -21,7 +21,7 @@ pub use calc::{Calculation, PodGroup, PodRow, Tolerances};
 pub use memory::{HistoryMode, RescaleRecord};
 pub use model::*;
 pub use normalize::Normalization;
-pub use settings::{FeatureGates, KubeVersion, Settings};
+pub use settings::{Evidence, FeatureGates, KubeVersion, Settings, SettingsError};
 pub use with_memory::{evaluate_with_memory, DesiredRange, LastSync, MemoryReport, NextChange};
 
 use crate::quantity::{format_binary_si, format_decimal_si};
@@ -82,6 +82,10 @@ pub struct Condition {
     pub reason: String,
     pub message: String,
     pub last_transition_time: Option<Timestamp>,
+    /// `metadata.generation` when this sync set the condition (Kubernetes 1.37+, HPAGeneration);
+    /// absent before 1.37 and on conditions carried over from the status.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
     /// Set (or refreshed) by this sync; false = carried over from the HPA's status.
     pub set_this_sync: bool,
 }
@@ -111,6 +115,9 @@ pub struct StatusOut {
     pub desired_replicas: Option<i32>,
     pub current_metrics: Vec<hpa_v2::MetricStatus>,
     pub last_scale_time: Option<Timestamp>,
+    /// `metadata.generation` (Kubernetes 1.37+, HPAGeneration); absent before 1.37.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -204,6 +211,8 @@ struct Ctx {
     events: Vec<Event>,
     steps: Vec<Step>,
     now: Timestamp,
+    /// `metadata.generation`, written into each condition set (1.37+), else None.
+    generation: Option<i64>,
 }
 
 impl Ctx {
@@ -222,6 +231,7 @@ impl Ctx {
             c.status = status.into();
             c.reason = reason.into();
             c.message = message;
+            c.observed_generation = self.generation;
             c.set_this_sync = true;
         } else {
             self.conditions.push(Condition {
@@ -230,6 +240,7 @@ impl Ctx {
                 reason: reason.into(),
                 message,
                 last_transition_time: Some(self.now),
+                observed_generation: self.generation,
                 set_this_sync: true,
             });
         }
@@ -275,18 +286,22 @@ pub fn evaluate(input: &Input) -> Decision {
                     reason: c.reason.clone().unwrap_or_default(),
                     message: c.message.clone().unwrap_or_default(),
                     last_transition_time: c.last_transition_time.as_ref().map(|t| t.0),
+                    observed_generation: None,
                     set_this_sync: false,
                 })
                 .collect()
         })
         .unwrap_or_default();
     let full = input.detail == Detail::Full;
+    // HPAGeneration (1.37): status.observedGeneration and each condition's observedGeneration.
+    let generation = hpa.generation.filter(|_| version.at_least(37));
     let mut ctx = Ctx {
         narrate: full,
         conditions: previous,
         events: vec![],
         steps: vec![],
         now: input.now,
+        generation,
     };
     let mut metrics: Vec<MetricOutcome> = hpa
         .metrics
@@ -339,6 +354,7 @@ pub fn evaluate(input: &Input) -> Decision {
                 .as_ref()
                 .and_then(|s| s.last_scale_time.as_ref())
                 .map(|t| t.0),
+            observed_generation: generation,
         },
         steps: vec![],
         tolerance: tol,
@@ -622,8 +638,9 @@ fn assumptions(input: &Input) -> Vec<String> {
     let mut a = Vec::new();
     let s = &input.settings;
     a.push(format!(
-        "controller behaviour of Kubernetes {} with feature gates {}",
+        "controller behaviour of Kubernetes {} ({}) with feature gates {}",
         s.kubernetes_version,
+        s.kubernetes_version_source,
         s.feature_gates
             .as_map()
             .iter()
@@ -1010,15 +1027,14 @@ fn compute_one(
         } => {
             let ns = &input.hpa.namespace;
             let wrap_value = |e: &str| format!("failed to get object metric value: {e}");
+            let fetch_err = |e: &str| object_fetch_error(metric, kind, ns, object, e, version);
             let fetch = || -> Result<i64, String> {
                 match data {
                     MetricData::Object(Ok(s)) => Ok(s.value),
-                    MetricData::Object(Err(e)) => Err(format!(
-                        "unable to get metric {metric} on {kind} {ns}/{object}: {e}"
-                    )),
-                    _ => Err(format!(
-                        "unable to get metric {metric} on {kind} {ns}/{object}: unable to fetch metrics from custom metrics API: the server could not find the metric {metric} for {kind} {object}"
-                    )),
+                    MetricData::Object(Err(e)) => Err(fetch_err(e)),
+                    _ => Err(fetch_err(&format!(
+                        "unable to fetch metrics from custom metrics API: the server could not find the metric {metric} for {kind} {object}"
+                    ))),
                 }
             };
             let raw_obj = raw.and_then(|r| r.object.as_ref());
@@ -1172,6 +1188,24 @@ fn compute_one(
                 partial: None,
             })
         }
+    }
+}
+
+/// `GetObjectMetricReplicas`' fetch error. Before 1.37 its format string had misaligned
+/// arguments (`unable to get metric %s: %v on %s %s/%s` with the error last); kubernetes#139029
+/// fixed it in 1.37.
+fn object_fetch_error(
+    metric: &str,
+    kind: &str,
+    ns: &str,
+    object: &str,
+    e: &str,
+    version: KubeVersion,
+) -> String {
+    if version.at_least(37) {
+        format!("unable to get metric {metric} on {kind} {ns}/{object}: {e}")
+    } else {
+        format!("unable to get metric {metric}: {kind} on {ns} {object}/{e}")
     }
 }
 

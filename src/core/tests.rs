@@ -744,3 +744,178 @@ fn history_after_records_the_recommendation_and_scale_event() {
         }]
     );
 }
+
+// ---------------------------------------------------------------- release boundaries
+//
+// Each boundary is tested on both sides: the last release with the old behaviour and the first
+// with the new one.
+
+fn at(minor: u32, mut i: Input) -> Input {
+    i.settings = Settings::for_version(KubeVersion { minor });
+    i
+}
+
+fn pod_row<'a>(d: &'a Decision, pod: &str) -> &'a PodRow {
+    match d.metrics[0].calculation.as_ref() {
+        Some(Calculation::PodAverage { pods, .. }) => pods.iter().find(|r| r.pod == pod).unwrap(),
+        other => panic!("no pod table: {other:?}"),
+    }
+}
+
+fn container_cpu(container: &str, target: i32) -> MetricSpec {
+    MetricSpec::ContainerResource {
+        resource: "cpu".into(),
+        container: container.into(),
+        target: Target {
+            type_: "Utilization".into(),
+            average_utilization: Some(target),
+            ..Default::default()
+        },
+    }
+}
+
+#[test]
+fn succeeded_pods_count_until_1_37_and_are_ignored_from_1_38() {
+    // Two Running pods at 100 % of request, target 80 %, and a Succeeded pod without a sample.
+    let mut done = pod("s", 1000);
+    done.phase = "Succeeded".into();
+    let i = input(
+        2,
+        vec![cpu(80)],
+        vec![pod("a", 1000), pod("b", 1000), done],
+        vec![usage("a", 1000), usage("b", 1000)],
+    );
+    // 1.38: ignored; ceil(1.25 × 2) = 3.
+    let d = evaluate(&at(38, i.clone()));
+    assert_eq!(d.metrics[0].proposed_replicas, Some(3));
+    assert_eq!(pod_row(&d, "s").group, PodGroup::Ignored);
+    // 1.37: a missing pod; filled with 0 on a scale-up, the ratio turns below 1: keep 2.
+    let d = evaluate(&at(37, i));
+    assert_eq!(d.metrics[0].proposed_replicas, Some(2));
+    assert_eq!(pod_row(&d, "s").group, PodGroup::Missing);
+}
+
+#[test]
+fn container_missing_from_pod_metrics_fails_until_1_32_and_is_missing_from_1_33() {
+    let mut b_usage = usage("b", 900);
+    b_usage.containers[0].0 = "sidecar".into();
+    let i = input(
+        2,
+        vec![container_cpu("app", 50)],
+        vec![pod("a", 1000), pod("b", 1000)],
+        vec![usage("a", 1000), b_usage],
+    );
+    let d = evaluate(&at(32, i.clone()));
+    assert_eq!(
+        d.metrics[0].error.as_deref(),
+        Some("failed to get cpu utilization: unable to get metrics for resource cpu: failed to get container metrics: container app not present in metrics for pod shop/b")
+    );
+    let d = evaluate(&at(33, i));
+    assert_eq!(d.metrics[0].error, None);
+    assert_eq!(pod_row(&d, "b").group, PodGroup::Missing);
+}
+
+#[test]
+fn container_absent_from_the_pod_spec_adds_0_until_1_34_and_fails_from_1_35() {
+    let mut b = pod("b", 500);
+    b.containers[0].name = "sidecar".into();
+    let i = input(
+        2,
+        vec![container_cpu("app", 50)],
+        vec![pod("a", 1000), b],
+        vec![usage("a", 500)],
+    );
+    let d = evaluate(&at(34, i.clone()));
+    assert_eq!(d.metrics[0].error, None);
+    assert_eq!(pod_row(&d, "b").request_milli, Some(0));
+    let d = evaluate(&at(35, i));
+    assert_eq!(
+        d.metrics[0].error.as_deref(),
+        Some("failed to get cpu utilization: container app not found in Pod b")
+    );
+}
+
+#[test]
+fn pod_level_requests_are_read_from_1_34_whatever_the_gate() {
+    // Container request 1000m, pod-level request 2000m, usage 1000m, target 50 %.
+    let p = |n: &str| {
+        let mut x = pod(n, 1000);
+        x.pod_requests = Some(BTreeMap::from([("cpu".to_string(), 2000)]));
+        x
+    };
+    let i = input(
+        2,
+        vec![cpu(50)],
+        vec![p("a"), p("b")],
+        vec![usage("a", 1000), usage("b", 1000)],
+    );
+    // 1.34 (gate on by default): 50 % of the pod-level request → hold.
+    let d = evaluate(&at(34, i.clone()));
+    assert_eq!(d.metrics[0].proposed_replicas, Some(2));
+    // 1.33 with the gate turned on: the HPA still sums the containers → 100 % → 4.
+    let mut old = at(33, i.clone());
+    old.settings
+        .feature_gates
+        .apply("PodLevelResources=true", KubeVersion { minor: 33 }, "test")
+        .unwrap();
+    assert!(old.settings.feature_gates.pod_level_resources);
+    assert_eq!(evaluate(&old).metrics[0].proposed_replicas, Some(4));
+    // 1.34 with the gate off: containers again.
+    let mut off = at(34, i);
+    off.settings.feature_gates.pod_level_resources = false;
+    assert_eq!(evaluate(&off).metrics[0].proposed_replicas, Some(4));
+}
+
+#[test]
+fn object_metric_error_text_is_misaligned_until_1_36() {
+    let i = {
+        let mut i = input(
+            2,
+            vec![MetricSpec::Object {
+                kind: "Service".into(),
+                object: "front".into(),
+                metric: "rps".into(),
+                target: Target {
+                    type_: "Value".into(),
+                    value: Some(1000),
+                    ..Default::default()
+                },
+            }],
+            vec![pod("a", 1000), pod("b", 1000)],
+            vec![],
+        );
+        i.metric_data = vec![MetricData::Object(Err("boom".into()))];
+        i
+    };
+    let d = evaluate(&at(36, i.clone()));
+    assert_eq!(
+        d.metrics[0].error.as_deref(),
+        Some("unable to get metric rps: Service on shop front/boom")
+    );
+    let d = evaluate(&at(37, i));
+    assert_eq!(
+        d.metrics[0].error.as_deref(),
+        Some("unable to get metric rps on Service shop/front: boom")
+    );
+}
+
+#[test]
+fn observed_generation_is_written_from_1_37() {
+    let mut i = util_input(2, 1000, 50);
+    i.hpa.generation = Some(7);
+    let d = evaluate(&at(37, i.clone()));
+    assert_eq!(d.status.observed_generation, Some(7));
+    assert!(d
+        .conditions
+        .iter()
+        .all(|c| c.observed_generation == Some(7)));
+    let j = serde_json::to_value(&d).unwrap();
+    assert_eq!(j["status"]["observedGeneration"], 7);
+    assert_eq!(j["conditions"][0]["observedGeneration"], 7);
+    let d = evaluate(&at(36, i));
+    assert_eq!(d.status.observed_generation, None);
+    assert!(d.conditions.iter().all(|c| c.observed_generation.is_none()));
+    let j = serde_json::to_value(&d).unwrap();
+    assert!(j["status"].get("observedGeneration").is_none());
+    assert!(j["conditions"][0].get("observedGeneration").is_none());
+}

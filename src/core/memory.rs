@@ -110,6 +110,8 @@ struct Occurrence {
     size: i32,
     /// The size before it, when the Events (or the status) tell.
     previous: Option<i32>,
+    /// Where it was seen: `Event SuccessfulRescale` or `status.lastScaleTime`.
+    source: &'static str,
 }
 
 /// The rescales in time order; `hidden` are the occurrences of aggregated Events whose times are
@@ -137,6 +139,7 @@ fn occurrences(records: &[RescaleRecord]) -> (Vec<Occurrence>, Vec<(Timestamp, i
             time,
             size,
             previous,
+            source: "Event SuccessfulRescale",
         });
     }
     (out, hidden)
@@ -177,6 +180,7 @@ fn with_last_scale_time(
             time: t,
             size,
             previous,
+            source: "status.lastScaleTime",
         },
     );
     if let Some(next) = occ.get_mut(i + 1) {
@@ -310,8 +314,8 @@ fn recommendations_from_events(
             let r = Some((o.time, o.size));
             b.recs(r, r, r);
             b.note(format!(
-                "Event SuccessfulRescale at {}: scaled up {prev} → {}, so the proposal then was at least {}",
-                o.time, o.size, o.size
+                "{} {}: scaled up {prev} → {}, so the proposal then was at least {}",
+                o.source, o.time, o.size, o.size
             ));
         }
     }

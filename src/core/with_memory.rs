@@ -545,11 +545,43 @@ fn cause(
         ));
         return LastSyncCause::Memory;
     }
+    if let Some(text) = tolerance_explains(w, d) {
+        details.push(text);
+        return LastSyncCause::ControllerFlags;
+    }
     details.push(format!(
         "the same metrics and memory give {} here; the controller's flags (tolerance, windows, readiness delays) may differ from the assumed ones",
         d.desired_replicas.map_or("-".into(), |v| v.to_string())
     ));
     LastSyncCause::Unknown
+}
+
+/// Would another `--horizontal-pod-autoscaler-tolerance` give what the controller wrote?
+fn tolerance_explains(w: &Written, d: &Decision) -> Option<String> {
+    let ratio =
+        d.metrics
+            .iter()
+            .filter(|m| m.winner)
+            .find_map(|m| match m.calculation.as_ref()? {
+                super::Calculation::PodAverage { ratio, .. }
+                | super::Calculation::Value { ratio, .. }
+                | super::Calculation::AverageValue { ratio, .. } => Some(*ratio),
+            })?;
+    let dev = (1.0 - ratio).abs();
+    let assumed = d.settings.tolerance;
+    let held = Some(w.desired_replicas) == w.current_replicas;
+    let we_move = d.proposal.is_some_and(|p| Some(p) != d.current_replicas);
+    if !(0.0..=0.5).contains(&dev) {
+        return None;
+    }
+    let text = if held && we_move && dev > assumed {
+        format!("the deciding ratio is {ratio:.3}: the assumed tolerance {assumed} scales, but the controller held — a tolerance of at least {dev:.3} (--horizontal-pod-autoscaler-tolerance or behavior tolerance) would hold")
+    } else if !held && !we_move && dev <= assumed {
+        format!("the deciding ratio is {ratio:.3}: inside the assumed tolerance {assumed}, but the controller scaled — a tolerance below {dev:.3} would scale")
+    } else {
+        return None;
+    };
+    Some(text)
 }
 
 fn value_text(v: Option<&hpa_v2::MetricValueStatus>) -> String {

@@ -248,3 +248,31 @@ fn a_history_file_is_used_exactly() {
         super::with_memory::MemorySource::File
     );
 }
+
+#[test]
+fn a_hold_the_assumed_tolerance_cannot_explain_names_the_controller_flags() {
+    // 5 pods at 57 % of a 50 % target: ratio 1.14 scales with the default tolerance 0.1, yet the
+    // last sync wrote the same metrics and held at 5 (ReadyForNewScale, not limited).
+    let mut i = cpu_input(5, 5, 575);
+    i.hpa.raw_metrics = vec![serde_json::from_value(serde_json::json!({
+        "type": "Resource",
+        "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}
+    }))
+    .unwrap()];
+    let probe = evaluate(&i);
+    assert!(!probe.status.current_metrics.is_empty());
+    let mut st = status(5, 5, "ReadyForNewScale", None, None);
+    st.current_metrics = Some(probe.status.current_metrics.clone());
+    i.hpa.status = Some(st);
+    let d = evaluate_with_memory(&mut i, &HistoryMode::Auto, &[]);
+    let ls = d.last_sync.as_ref().unwrap();
+    assert!(ls.metrics.iter().all(|m| m.matches), "{:?}", ls.metrics);
+    assert_eq!(ls.reproduced, Some(false));
+    assert_eq!(
+        ls.cause,
+        Some(super::with_memory::LastSyncCause::ControllerFlags),
+        "{:?}",
+        ls.details
+    );
+    assert!(ls.details[0].contains("at least 0.140"), "{:?}", ls.details);
+}

@@ -113,3 +113,48 @@ fn aggregated_events_from_the_api_server_are_read_with_their_count() {
         .unwrap()
         .is_empty());
 }
+
+#[test]
+fn watch_starts_from_the_inferred_memory_and_ends_when_its_reader_goes() {
+    use std::io::BufRead;
+    let server = FakeApiServer::from_snapshot_file(example("held-by-window.yaml"));
+    let dir = tmpdir("memory-watch");
+    let kc = server.write_kubeconfig(&dir);
+    let mut child = cmd(
+        &[
+            "explain",
+            "frontend",
+            "-n",
+            "shop",
+            "--watch",
+            "--sync-period",
+            "1s",
+            "-o",
+            "json",
+        ],
+        Some(&kc),
+    )
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
+    let mut first = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let line: Value = serde_json::from_str(&first).unwrap();
+    assert_eq!(line["memorySource"], "inferred", "{line}");
+    // The reader is gone (as with `| head -1`): the watch must end by itself, not poll forever.
+    let started = std::time::Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            assert!(status.success(), "{status:?}");
+            break;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "the watch kept running after its reader closed"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}

@@ -107,10 +107,34 @@ fn window_seconds(d: &Decision, opts: &ExplainOptions) -> i64 {
     }
 }
 
-fn out(s: &str) {
+/// Write a line now; false when stdout is closed (e.g. `--watch | head -1`): the watch ends.
+fn out(s: &str) -> bool {
     let mut o = std::io::stdout().lock();
-    let _ = o.write_all(s.as_bytes());
-    let _ = o.flush();
+    o.write_all(s.as_bytes()).and_then(|_| o.flush()).is_ok()
+}
+
+/// Whether stdout's reader is gone (a pipe whose reader closed reports POLLERR), checked without
+/// writing, so a watch that prints only changes still ends when `head -1` has its line.
+#[cfg(unix)]
+fn stdout_closed() -> bool {
+    let mut fd = libc::pollfd {
+        fd: libc::STDOUT_FILENO,
+        events: libc::POLLOUT,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd, zero timeout; poll only reads and writes that struct.
+    let n = unsafe { libc::poll(&mut fd, 1, 0) };
+    n > 0 && fd.revents & (libc::POLLERR | libc::POLLHUP) != 0
+}
+
+#[cfg(not(unix))]
+fn stdout_closed() -> bool {
+    false
+}
+
+/// An error line on stderr; a closed stderr is not a reason to abort.
+fn err_line(s: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{s}");
 }
 
 /// Run the watch loop; output is written as it comes (the returned string is empty).
@@ -137,8 +161,10 @@ pub fn run(opts: &ExplainOptions) -> Result<String> {
     let started = Instant::now();
     let mut first_time = None;
     let mut n: u32 = 0;
+    // Stays true while stdout is open; a closed reader (`| head -1`) ends the watch.
+    let mut open = true;
     if !json {
-        out(&format!(
+        open &= out(&format!(
             "Watching HPA {ns}/{name} every {} (sync period); a line is printed when the decision changes.\n",
             crate::duration::format_go_duration(opts.settings.sync_period.as_nanos() as i64)
         ));
@@ -158,10 +184,10 @@ pub fn run(opts: &ExplainOptions) -> Result<String> {
             });
         match result {
             Err(e) if n == 0 => return Err(e),
-            Err(e) => eprintln!(
+            Err(e) => err_line(&format!(
                 "error: {} (retrying at the next sync)",
                 format!("{e:#}").replace('\n', " ")
-            ),
+            )),
             Ok(d) => {
                 let first = *first_time.get_or_insert(d.now);
                 history = HistoryMode::Watched {
@@ -174,7 +200,7 @@ pub fn run(opts: &ExplainOptions) -> Result<String> {
                 let k = key(&d);
                 if last.as_ref() != Some(&k) {
                     if json {
-                        out(&(serde_json::to_string(&json!({
+                        open &= out(&(serde_json::to_string(&json!({
                             "time": d.now,
                             "currentReplicas": d.current_replicas,
                             "desiredReplicas": d.desired_replicas,
@@ -187,7 +213,7 @@ pub fn run(opts: &ExplainOptions) -> Result<String> {
                             "history": d.history.after,
                         }))? + "\n"));
                     } else {
-                        out(&format!(
+                        open &= out(&format!(
                             "{}  {} → {}  {:?}  {}: {}  [{}]\n",
                             d.now,
                             d.current_replicas.map_or("-".into(), |v| v.to_string()),
@@ -201,7 +227,7 @@ pub fn run(opts: &ExplainOptions) -> Result<String> {
                     last = Some(k);
                 }
                 if complete && !announced && !json {
-                    out(&format!(
+                    open &= out(&format!(
                         "{}  watched one stabilization window ({window}s): the recommendations in the window are all our own — from now on the answer needs no assumption about the controller's history{}\n",
                         d.now,
                         if d.behavior.is_some() {
@@ -215,6 +241,9 @@ pub fn run(opts: &ExplainOptions) -> Result<String> {
             }
         }
         n += 1;
+        if !open || stdout_closed() {
+            return Ok(String::new());
+        }
         if opts.watch_count.is_some_and(|c| n >= c) {
             break;
         }
@@ -222,7 +251,7 @@ pub fn run(opts: &ExplainOptions) -> Result<String> {
         std::thread::sleep(period.saturating_sub(spent));
     }
     if !json {
-        out(&format!(
+        let _ = out(&format!(
             "stopped after {n} evaluation(s) in {:.1}s\n",
             started.elapsed().as_secs_f64()
         ));

@@ -380,7 +380,7 @@ fn bad_flags_and_history_are_reported() {
         "--now",
         "noon",
     ]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2), "a bad flag value is a usage error");
     assert!(String::from_utf8_lossy(&out.stderr).contains("--now"));
 
     let out = run(&[
@@ -391,7 +391,7 @@ fn bad_flags_and_history_are_reported() {
         "--kubernetes-version",
         "1.12",
     ]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("outside the supported range"));
 
     let out = run(&[
@@ -402,7 +402,7 @@ fn bad_flags_and_history_are_reported() {
         "--feature-gates",
         "Nope=true",
     ]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown feature gate"));
 
     let dir = scratch("bad-history");
@@ -547,11 +547,18 @@ fn history_modes_answer_for_the_controller_that_wrote_the_status() {
     // The text leads with the verdict and the last sync in plain words.
     let out = run(&base);
     let text = String::from_utf8_lossy(&out.stdout);
-    let head: Vec<&str> = text.lines().take(5).collect();
-    assert!(head[1].contains("HOLD at 8"), "{head:?}");
-    assert!(head[2].contains("Held at 8 by the 5m0s scale-down window: the controller scaled to 8 at 2026-03-01T11:55:30Z (Event SuccessfulRescale); the metrics alone say 4; earliest scale-down 2026-03-01T12:00:30Z"), "{head:?}");
+    // The verdict block, its wrapped lines joined.
+    let block: Vec<&str> = text.lines().take_while(|l| !l.is_empty()).collect();
+    let verdict = block.iter().position(|l| l.starts_with("Verdict:")).expect("verdict");
+    assert!(block[verdict].contains("HOLD at 8"), "{block:?}");
+    let after = block[verdict + 1..]
+        .iter()
+        .map(|l| l.trim())
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(after.starts_with("Held at 8 by the 5m0s scale-down window: the controller scaled to 8 at 2026-03-01T11:55:30Z (Event SuccessfulRescale); the metrics alone say 4; earliest scale-down 2026-03-01T12:00:30Z"), "{after}");
     assert!(
-        head[3].contains("last sync: the controller held at 8"),
-        "{head:?}"
+        after.contains("last sync: the controller held at 8"),
+        "{after}"
     );
 }

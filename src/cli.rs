@@ -75,18 +75,28 @@ pub enum Command {
     /// Recompute the HPA controller's decision and explain it step by step
     #[command(
         override_usage = "kubectl hpa explain [NAME] [-n NAMESPACE | -A] [--snapshot FILE] [--watch] [flags]",
-        after_help = EXPLAIN_AFTER
+        after_help = EXPLAIN_AFTER,
+        mut_arg("all_namespaces", |a| a.help("Explain the HPAs of every namespace (the fleet overview)"))
     )]
     Explain(ExplainArgs),
     /// Write everything explain reads for one HPA, from the cluster, as a v1 List (YAML) to stdout
-    #[command(override_usage = "kubectl hpa snapshot NAME [-n NAMESPACE] [flags] > snapshot.yaml")]
+    #[command(
+        override_usage = "kubectl hpa snapshot NAME [-n NAMESPACE] [flags] > snapshot.yaml",
+        mut_arg("all_namespaces", |a| a.help("Every namespace (not supported yet: snapshot writes one HPA; use -n)")),
+        mut_arg("namespace", |a| a.help("The namespace of the HPA"))
+    )]
     Snapshot(crate::commands::snapshot::SnapshotArgs),
     /// Run the controller's algorithm over time against hypothetical or recorded load
-    #[command(override_usage = "kubectl hpa simulate [NAME] [flags]")]
+    #[command(
+        override_usage = "kubectl hpa simulate [NAME] [flags]",
+        mut_arg("all_namespaces", |a| a.hide(true)),
+        mut_arg("namespace", |a| a.help("The namespace of the HPA (live simulation)"))
+    )]
     Simulate(crate::commands::simulate::SimulateArgs),
     /// Hand spec.replicas of autoscaled workloads to their HPA without a dip (dry run by default)
     #[command(
-        override_usage = "kubectl hpa migrate [NAME | -A] [-f FILE|DIR ...] [--apply] [--write] [flags]"
+        override_usage = "kubectl hpa migrate [NAME | -A] [-f FILE|DIR ...] [--apply] [--write] [flags]",
+        mut_arg("all_namespaces", |a| a.help("Migrate the autoscaled workloads of every namespace"))
     )]
     Migrate(crate::commands::migrate::MigrateArgs),
     /// Print a shell completion script (bash, zsh, fish)
@@ -118,7 +128,7 @@ pub struct KubeFlags {
     /// The namespace scope for this request
     #[arg(short = 'n', long, global = true)]
     pub namespace: Option<String>,
-    /// Explain the HPAs of every namespace
+    /// Every namespace
     #[arg(short = 'A', long = "all-namespaces", global = true)]
     pub all_namespaces: bool,
     /// Username to impersonate for the operation

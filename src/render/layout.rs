@@ -70,15 +70,22 @@ pub fn table_of(headers: &[&str], rows: Vec<Vec<String>>, width: usize) -> Table
             }
         }
     }
-    // Each column has a border and a space on each side.
-    let needed: usize = longest.iter().map(|l| l + 3).sum::<usize>() + 1;
-    if needed <= width.max(MIN_WIDTH) {
-        for (k, l) in longest.iter().enumerate() {
-            if let Some(col) = t.column_mut(k) {
-                // The boundary counts the padding (one space each side).
-                let w = (*l + 2).min(u16::MAX as usize) as u16;
-                col.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(w)));
-            }
+    // Each column has a border and a space on each side. Keep words whole, the shortest columns
+    // first (a split "proposal" helps nobody), while every column still gets a few characters.
+    let width = width.max(MIN_WIDTH);
+    let mut used = 1 + 6 * longest.len();
+    let mut order: Vec<(usize, &usize)> = longest.iter().enumerate().collect();
+    order.sort_by_key(|(_, l)| **l);
+    for (k, l) in order {
+        let extra = l.saturating_sub(3);
+        if used + extra > width {
+            break;
+        }
+        used += extra;
+        if let Some(col) = t.column_mut(k) {
+            // The boundary counts the padding (one space each side).
+            let w = (*l + 2).min(u16::MAX as usize) as u16;
+            col.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(w)));
         }
     }
     for r in rows {

@@ -285,8 +285,13 @@ pub(crate) fn metrics(d: &Decision, cx: &Context, st: &Style) -> String {
         return String::new();
     }
     let mut o = format!("\n{}\n", st.heading("Metrics"));
-    // Narrow: the band is in "Why" (and the same for every metric unless behavior sets it).
-    let with_band = !st.narrow();
+    // The band is in "Why"; the table shows it only where a metric's differs (or -o wide).
+    let with_band = st.wide
+        || d.metrics.iter().any(|m| {
+            m.calculation
+                .as_ref()
+                .is_some_and(|c| calc_band(c) != d.tolerance.band())
+        });
     let mut headers = vec!["#", "metric", "current", "target", "ratio"];
     if with_band {
         headers.push("hold band");

@@ -1034,8 +1034,16 @@ fn next_scale(input: &Input, d: &Decision) -> Option<Finding> {
         parts.push("no value of this metric proposes fewer".into());
     }
     let message = if recomputed {
+        let (unready, missing) = match calc {
+            Calculation::PodAverage {
+                unready_pods,
+                missing_pods,
+                ..
+            } => (*unready_pods, *missing_pods),
+            _ => (0, 0),
+        };
         format!(
-            "{name} (the deciding metric) is at {} and proposes {level} only after the controller re-computed it with assumed values{caveat}",
+            "{name} (the deciding metric) is at {} and proposes {level} after the controller re-computed it with assumed values for {unready} unready and {missing} missing pods, so its next thresholds depend on those pods too",
             fmt(now)
         )
     } else {

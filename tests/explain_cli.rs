@@ -975,3 +975,24 @@ fn each_command_describes_its_own_flags() {
     }
     assert!(!help("simulate").contains("--all-namespaces"));
 }
+
+#[test]
+fn the_readme_shows_real_output_at_100_columns() {
+    let readme = std::fs::read_to_string(root().join("README.md")).expect("README");
+    let section = &readme[readme.find("## What `explain` says").expect("section")..];
+    let block = section
+        .split("```text\n")
+        .nth(1)
+        .and_then(|b| b.split("\n```").next())
+        .expect("a text block");
+    let out = run_env(
+        &["explain", "--snapshot", "examples/scale-up-cpu.yaml"],
+        &[("COLUMNS", "100")],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with(block),
+        "the README block is not the real output; regenerate it with:\n  COLUMNS=100 kubectl-hpa explain --snapshot examples/scale-up-cpu.yaml"
+    );
+    assert!(too_long(block, 100).is_empty());
+}

@@ -385,7 +385,8 @@ impl OutputSpec {
                     .strip_prefix('\'')
                     .and_then(|x| x.strip_suffix('\''))
                     .unwrap_or(t);
-                let template = crate::render::jsonpath::Template::parse(t).map_err(|e| e.to_string())?;
+                let template =
+                    crate::render::jsonpath::Template::parse(t).map_err(|e| e.to_string())?;
                 OutputSpec {
                     format: OutputFormat::Json,
                     select: Some(Select::JsonPath(template)),
@@ -408,9 +409,9 @@ impl clap::builder::TypedValueParser for OutputParser {
         arg: Option<&clap::Arg>,
         value: &std::ffi::OsStr,
     ) -> Result<OutputSpec, clap::Error> {
-        let text = value.to_str().ok_or_else(|| {
-            clap::Error::new(clap::error::ErrorKind::InvalidUtf8).with_cmd(cmd)
-        })?;
+        let text = value
+            .to_str()
+            .ok_or_else(|| clap::Error::new(clap::error::ErrorKind::InvalidUtf8).with_cmd(cmd))?;
         OutputSpec::parse(text).map_err(|e| {
             let name = arg.map(|a| a.to_string()).unwrap_or_else(|| "-o".into());
             clap::Error::raw(
@@ -439,7 +440,9 @@ fn tolerance_value(s: &str) -> Result<f64, String> {
         .parse()
         .map_err(|_| format!("{s:?} is not a number"))?;
     if !t.is_finite() || !(0.0..1.0).contains(&t) {
-        return Err(format!("must be at least 0 and below 1 (e.g. 0.1), got {s}"));
+        return Err(format!(
+            "must be at least 0 and below 1 (e.g. 0.1), got {s}"
+        ));
     }
     Ok(t)
 }
@@ -451,7 +454,12 @@ pub fn hpa_name(name: &str) -> Result<String, UsageError> {
     };
     let k = kind.to_ascii_lowercase();
     let k = k.strip_suffix(".autoscaling").unwrap_or(&k);
-    if matches!(k, "hpa" | "horizontalpodautoscaler" | "horizontalpodautoscalers") && !rest.is_empty() && !rest.contains('/') {
+    if matches!(
+        k,
+        "hpa" | "horizontalpodautoscaler" | "horizontalpodautoscalers"
+    ) && !rest.is_empty()
+        && !rest.contains('/')
+    {
         Ok(rest.to_string())
     } else {
         Err(UsageError(format!(
@@ -534,7 +542,9 @@ pub fn resolve_settings(f: &ControllerFlags) -> Result<Settings, UsageError> {
         duration_flag("downscale-stabilization", &f.downscale_stabilization)?;
     s.sync_period = duration_flag("sync-period", &f.sync_period)?;
     if s.sync_period.is_zero() {
-        return Err(UsageError("--sync-period: must be greater than zero".into()));
+        return Err(UsageError(
+            "--sync-period: must be greater than zero".into(),
+        ));
     }
     if let Some(g) = &f.feature_gates {
         let checked = match &f.kubernetes_version {
@@ -599,9 +609,10 @@ impl ExplainArgs {
     pub fn resolve(&self, env: &Environment) -> Result<ExplainOptions, ResolveError> {
         let settings = resolve_settings(&self.controller)?;
         let now = match &self.now {
-            Some(t) => Some(t.parse::<Timestamp>().map_err(|e| {
-                UsageError(format!("--now: invalid RFC3339 time {t:?}: {e}"))
-            })?),
+            Some(t) => Some(
+                t.parse::<Timestamp>()
+                    .map_err(|e| UsageError(format!("--now: invalid RFC3339 time {t:?}: {e}")))?,
+            ),
             None => None,
         };
         let history = history_mode(&self.history).map_err(ResolveError::Input)?;

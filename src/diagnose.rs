@@ -950,7 +950,8 @@ fn next_scale(input: &Input, d: &Decision) -> Option<Finding> {
                     .filter(|r| r.counted)
                     .filter_map(|r| r.request_milli)
                     .collect();
-                let avg_req = (!reqs.is_empty()).then(|| reqs.iter().sum::<i64>() / reqs.len() as i64);
+                let avg_req =
+                    (!reqs.is_empty()).then(|| reqs.iter().sum::<i64>() / reqs.len() as i64);
                 Box::new(move |v: i64| match avg_req {
                     Some(r) => format!("{v}% (≈ {}/pod)", unit.show(r * v / 100)),
                     None => format!("{v}%"),
@@ -1146,7 +1147,11 @@ mod tests {
         assert_eq!(d["scaleUpAt"], 84);
         assert_eq!(d["scaleDownAt"], 66);
         assert!(n.message.contains("is at 83%"), "{}", n.message);
-        assert!(n.message.contains("6 if it rises above 83%"), "{}", n.message);
+        assert!(
+            n.message.contains("6 if it rises above 83%"),
+            "{}",
+            n.message
+        );
         assert!(n.message.contains("4 if it falls to 66%"), "{}", n.message);
         assert!(ids(&f).iter().all(|i| *i == "next-scale"), "{:?}", ids(&f));
     }

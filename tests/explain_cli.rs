@@ -380,7 +380,11 @@ fn bad_flags_and_history_are_reported() {
         "--now",
         "noon",
     ]);
-    assert_eq!(out.status.code(), Some(2), "a bad flag value is a usage error");
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "a bad flag value is a usage error"
+    );
     assert!(String::from_utf8_lossy(&out.stderr).contains("--now"));
 
     let out = run(&[
@@ -549,7 +553,10 @@ fn history_modes_answer_for_the_controller_that_wrote_the_status() {
     let text = String::from_utf8_lossy(&out.stdout);
     // The verdict block, its wrapped lines joined.
     let block: Vec<&str> = text.lines().take_while(|l| !l.is_empty()).collect();
-    let verdict = block.iter().position(|l| l.starts_with("Verdict:")).expect("verdict");
+    let verdict = block
+        .iter()
+        .position(|l| l.starts_with("Verdict:"))
+        .expect("verdict");
     assert!(block[verdict].contains("HOLD at 8"), "{block:?}");
     let after = block[verdict + 1..]
         .iter()
@@ -592,7 +599,11 @@ fn too_long(text: &str, width: usize) -> Vec<String> {
     text.lines()
         .filter(|l| l.chars().count() > width)
         .filter(|l| {
-            let longest = l.split_whitespace().map(|w| w.chars().count()).max().unwrap_or(0);
+            let longest = l
+                .split_whitespace()
+                .map(|w| w.chars().count())
+                .max()
+                .unwrap_or(0);
             let indent = l.chars().take_while(|c| *c == ' ').count();
             indent + longest <= width
         })
@@ -611,11 +622,22 @@ fn golden_text_output_at_80_and_120_columns() {
                 &["explain", "--snapshot", &path],
                 &[("COLUMNS", &width.to_string())],
             );
-            assert!(out.status.success(), "{file}: {}", String::from_utf8_lossy(&out.stderr));
+            assert!(
+                out.status.success(),
+                "{file}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
             let text = String::from_utf8(out.stdout).expect("utf-8");
             let long = too_long(&text, width);
-            assert!(long.is_empty(), "{file} at {width} columns:\n{}", long.join("\n"));
-            assert!(!text.contains('\u{1b}'), "{file}: colour without a terminal");
+            assert!(
+                long.is_empty(),
+                "{file} at {width} columns:\n{}",
+                long.join("\n")
+            );
+            assert!(
+                !text.contains('\u{1b}'),
+                "{file}: colour without a terminal"
+            );
             let golden = root()
                 .join("tests/golden")
                 .join(format!("{}.{width}.txt", file.trim_end_matches(".yaml")));
@@ -642,30 +664,54 @@ fn wide_output_fits_too_and_the_width_follows_columns() {
     for file in example_files() {
         let path = format!("examples/{file}");
         for width in ["80", "120"] {
-            let out = run_env(&["explain", "--snapshot", &path, "-o", "wide"], &[("COLUMNS", width)]);
+            let out = run_env(
+                &["explain", "--snapshot", &path, "-o", "wide"],
+                &[("COLUMNS", width)],
+            );
             let text = String::from_utf8_lossy(&out.stdout).to_string();
             let long = too_long(&text, width.parse().unwrap());
-            assert!(long.is_empty(), "{file} -o wide at {width}:\n{}", long.join("\n"));
+            assert!(
+                long.is_empty(),
+                "{file} -o wide at {width}:\n{}",
+                long.join("\n")
+            );
         }
         let narrow = run_env(&["explain", "--snapshot", &path], &[("COLUMNS", "80")]).stdout;
         let broad = run_env(&["explain", "--snapshot", &path], &[("COLUMNS", "300")]).stdout;
         assert_ne!(narrow, broad, "{file}: COLUMNS changes nothing");
     }
     // Without COLUMNS and without a terminal: 100 columns.
-    let out = run_env(&["explain", "--snapshot", "examples/sidecar-without-cpu-request.yaml"], &[]);
+    let out = run_env(
+        &[
+            "explain",
+            "--snapshot",
+            "examples/sidecar-without-cpu-request.yaml",
+        ],
+        &[],
+    );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(too_long(&text, 100).is_empty());
-    assert!(text.lines().any(|l| l.chars().count() > 90), "the default width is used");
+    assert!(
+        text.lines().any(|l| l.chars().count() > 90),
+        "the default width is used"
+    );
 }
 
 #[test]
 fn the_answer_comes_first() {
     let out = run_env(
-        &["explain", "--snapshot", "examples/sidecar-without-cpu-request.yaml"],
+        &[
+            "explain",
+            "--snapshot",
+            "examples/sidecar-without-cpu-request.yaml",
+        ],
         &[("COLUMNS", "100")],
     );
     let text = String::from_utf8_lossy(&out.stdout);
-    let pos = |s: &str| text.find(s).unwrap_or_else(|| panic!("{s:?} missing:\n{text}"));
+    let pos = |s: &str| {
+        text.find(s)
+            .unwrap_or_else(|| panic!("{s:?} missing:\n{text}"))
+    };
     assert!(pos("Verdict:") < pos("\nWhy\n"));
     assert!(pos("\nWhy\n") < pos("\nWhat you can do\n"));
     assert!(pos("\nWhat you can do\n") < pos("\nMetrics\n"));
@@ -677,7 +723,10 @@ fn the_answer_comes_first() {
     assert!(text[pos("\nSteps\n")..].contains("first error is"));
     // A failed metric keeps its name and target; its pods are not "counted no / why Ready".
     let metrics = &text[pos("\nMetrics\n")..pos("\nPods for metric 1")];
-    assert!(metrics.contains("cpu utilization") && metrics.contains("70%"), "{metrics}");
+    assert!(
+        metrics.contains("cpu utilization") && metrics.contains("70%"),
+        "{metrics}"
+    );
     assert!(!metrics.contains("Resource metric #1"), "{metrics}");
     let pods = &text[pos("\nPods for metric 1")..pos("\nController memory")];
     assert!(!pods.contains("┆ no      ┆ Ready"), "{pods}");
@@ -687,19 +736,31 @@ fn the_answer_comes_first() {
 #[test]
 fn values_are_in_the_users_units() {
     let text = |f: &str| {
-        let out = run_env(&["explain", "--snapshot", &format!("examples/{f}")], &[("COLUMNS", "120")]);
+        let out = run_env(
+            &["explain", "--snapshot", &format!("examples/{f}")],
+            &[("COLUMNS", "120")],
+        );
         String::from_utf8_lossy(&out.stdout).to_string()
     };
     let mem = text("statefulset-memory.yaml");
-    assert!(mem.contains("734Mi/pod") && mem.contains("600Mi/pod"), "{mem}");
+    assert!(
+        mem.contains("734Mi/pod") && mem.contains("600Mi/pod"),
+        "{mem}"
+    );
     assert!(!mem.contains("769636352"), "{mem}");
     let several = text("several-metrics.yaml");
-    assert!(several.contains("queue_messages_ready{queue=orders}"), "{several}");
+    assert!(
+        several.contains("queue_messages_ready{queue=orders}"),
+        "{several}"
+    );
     assert!(several.contains("87 ÷ 4"), "{several}");
     assert!(several.contains("12.5"), "{several}");
     assert!(!several.contains("12500m"), "{several}");
     // The controller's own texts (steps, conditions, events) keep its exact words.
-    assert!(several.contains("queue_messages_ready(&LabelSelector{MatchLabels:"), "{several}");
+    assert!(
+        several.contains("queue_messages_ready(&LabelSelector{MatchLabels:"),
+        "{several}"
+    );
     // The ratio beside the band is the one that decided (1.000 after re-computing, not 0.571).
     let missing = text("missing-metrics-block-scale-down.yaml");
     let row = missing
@@ -724,7 +785,11 @@ fn many_pods_show_the_ones_that_matter() {
     let path = f.to_str().unwrap();
     let out = run_env(&["explain", "--snapshot", path], &[("COLUMNS", "120")]);
     let text = String::from_utf8_lossy(&out.stdout).to_string();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let rows = |t: &str| t.lines().filter(|l| l.starts_with("│ big-")).count();
     assert!(rows(&text) <= 12, "{text}");
     assert!(text.contains("more ready pods"), "{text}");
@@ -818,10 +883,16 @@ fn colour_only_on_a_terminal_and_never_with_no_color() {
     };
     let coloured = on_pty(None);
     assert!(coloured.contains("SCALE UP"), "{coloured}");
-    assert!(coloured.contains("\u{1b}["), "no colour on a terminal:\n{coloured}");
+    assert!(
+        coloured.contains("\u{1b}["),
+        "no colour on a terminal:\n{coloured}"
+    );
     let plain = on_pty(Some("1"));
     assert!(plain.contains("SCALE UP"), "{plain}");
-    assert!(!plain.contains("\u{1b}["), "colour despite NO_COLOR:\n{plain}");
+    assert!(
+        !plain.contains("\u{1b}["),
+        "colour despite NO_COLOR:\n{plain}"
+    );
 }
 
 fn which(cmd: &str) -> Result<PathBuf, ()> {
@@ -845,7 +916,10 @@ fn output_name_and_jsonpath() {
     };
     let out = with(&["-o", "jsonpath={.desiredReplicas}"]);
     assert_eq!(String::from_utf8_lossy(&out.stdout), "5");
-    let out = with(&["-o", "jsonpath={.verdict.action} {.metrics[0].type}{\"\\n\"}"]);
+    let out = with(&[
+        "-o",
+        "jsonpath={.verdict.action} {.metrics[0].type}{\"\\n\"}",
+    ]);
     assert_eq!(String::from_utf8_lossy(&out.stdout), "ScaleUp Resource\n");
     let out = with(&["-o", "jsonpath='{.name}'"]);
     assert_eq!(String::from_utf8_lossy(&out.stdout), "web");
@@ -906,7 +980,12 @@ fn two_hpas() -> String {
 
 #[test]
 fn hpa_slash_name_and_the_last_repeated_flag_win() {
-    let d = json(&["explain", "hpa/web", "--snapshot", "examples/scale-up-cpu.yaml"]);
+    let d = json(&[
+        "explain",
+        "hpa/web",
+        "--snapshot",
+        "examples/scale-up-cpu.yaml",
+    ]);
     assert_eq!(d["name"], "web");
     let d = json(&[
         "explain",
@@ -915,7 +994,12 @@ fn hpa_slash_name_and_the_last_repeated_flag_win() {
         "examples/scale-up-cpu.yaml",
     ]);
     assert_eq!(d["name"], "web");
-    let out = run(&["explain", "deploy/web", "--snapshot", "examples/scale-up-cpu.yaml"]);
+    let out = run(&[
+        "explain",
+        "deploy/web",
+        "--snapshot",
+        "examples/scale-up-cpu.yaml",
+    ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("hpa/NAME"));
     // Repeated flags: the last one wins, as in kubectl.
@@ -942,7 +1026,14 @@ fn usage_errors_exit_2_everywhere() {
         &["explain", "web", "--watch", "--snapshot", s],
         &["explain", "web", "--watch", "-A"],
         &["explain", "web", "--watch", "--now", "2026-03-01T12:00:00Z"],
-        &["explain", "web", "--snapshot", s, "--kubernetes-version", "1.22"],
+        &[
+            "explain",
+            "web",
+            "--snapshot",
+            s,
+            "--kubernetes-version",
+            "1.22",
+        ],
         &["explain", "web", "--snapshot", s, "--now", "yesterday"],
         &["explain", "web", "--snapshot", s, "--tolerance", "2"],
         &["explain", "web", "--snapshot", s, "--tolerance", "-0.1"],
@@ -961,7 +1052,14 @@ fn usage_errors_exit_2_everywhere() {
     // Unusable input stays exit 1.
     let out = run(&["explain", "web", "--snapshot", "/nonexistent.yaml"]);
     assert_eq!(out.status.code(), Some(1));
-    let out = run(&["explain", "web", "--snapshot", s, "--history", "/nonexistent.yaml"]);
+    let out = run(&[
+        "explain",
+        "web",
+        "--snapshot",
+        s,
+        "--history",
+        "/nonexistent.yaml",
+    ]);
     assert_eq!(out.status.code(), Some(1));
 }
 

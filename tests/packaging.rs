@@ -371,7 +371,10 @@ fn complete_flag_values() {
             NO_FILE_COMP
         )
     );
-    assert_eq!(complete(&["explain", "--output", "j"]).0, vec!["json", "jsonpath="]);
+    assert_eq!(
+        complete(&["explain", "--output", "j"]).0,
+        vec!["json", "jsonpath="]
+    );
     assert_eq!(complete(&["explain", "--output=y"]).0, vec!["yaml"]);
     assert_eq!(complete(&["explain", "-o=w"]).0, vec!["wide"]);
     let (versions, d) = complete(&["explain", "--kubernetes-version", ""]);

@@ -197,13 +197,19 @@ mod tests {
             apply("desired={.desiredReplicas}{\"\\n\"}", &doc).unwrap(),
             "desired=5\n"
         );
-        assert_eq!(apply("{.verdict}", &doc).unwrap(), r#"{"action":"ScaleUp"}"#);
+        assert_eq!(
+            apply("{.verdict}", &doc).unwrap(),
+            r#"{"action":"ScaleUp"}"#
+        );
     }
 
     #[test]
     fn errors_name_the_problem() {
         let doc = json!({"a": 1});
-        assert!(apply("{.b}", &doc).unwrap_err().0.contains(".b is not found"));
+        assert!(apply("{.b}", &doc)
+            .unwrap_err()
+            .0
+            .contains(".b is not found"));
         assert!(Template::parse("{.a").is_err());
         assert!(Template::parse("{range .items[*]}").is_err());
         assert!(Template::parse("{.items[?(@.x)]}").is_err());

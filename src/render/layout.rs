@@ -123,7 +123,10 @@ mod tests {
 
     #[test]
     fn words_stay_whole_when_they_can() {
-        let rows = vec![vec!["reviews-7c9d8f6b5d-2xkqp".to_string(), "word ".repeat(30)]];
+        let rows = vec![vec![
+            "reviews-7c9d8f6b5d-2xkqp".to_string(),
+            "word ".repeat(30),
+        ]];
         let t = table_of(&["pod", "why"], rows, 50).to_string();
         assert!(t.contains("reviews-7c9d8f6b5d-2xkqp"), "{t}");
         for l in t.lines() {

@@ -93,14 +93,7 @@ pub fn render_explain(
         OutputFormat::Json => serde_json::to_string_pretty(&with)? + "\n",
         OutputFormat::Yaml => serde_yaml::to_string(&with)?,
         OutputFormat::Text => text(d, cx, o),
-        OutputFormat::Wide => text(
-            d,
-            cx,
-            &TextOptions {
-                wide: true,
-                ..*o
-            },
-        ),
+        OutputFormat::Wide => text(d, cx, &TextOptions { wide: true, ..*o }),
     })
 }
 

@@ -37,7 +37,10 @@ pub fn selector(sel: Option<&LabelSelector>) -> String {
 /// The short name of a metric spec and the unit of its values.
 pub fn metric(spec: &hpa_v2::MetricSpec) -> (String, Unit) {
     if let Some(r) = &spec.resource {
-        return (resource_name(&r.name, None, &r.target), Unit::of_resource(&r.name));
+        return (
+            resource_name(&r.name, None, &r.target),
+            Unit::of_resource(&r.name),
+        );
     }
     if let Some(r) = &spec.container_resource {
         return (
@@ -134,6 +137,9 @@ mod tests {
                 "target": {"type": "Utilization", "averageUtilization": 60}}
         }))
         .unwrap();
-        assert_eq!(metric(&spec), ("cpu utilization (container app)".into(), Unit::Cpu));
+        assert_eq!(
+            metric(&spec),
+            ("cpu utilization (container app)".into(), Unit::Cpu)
+        );
     }
 }

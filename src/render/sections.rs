@@ -55,13 +55,9 @@ fn metric_id(d: &Decision, cx: &Context, i: usize) -> (String, Unit) {
 fn deciding_ratio(c: &Calculation) -> (f64, Option<&Rebalance>) {
     match c {
         Calculation::PodAverage {
-            ratio,
             rebalance: Some(rb),
             ..
-        } => {
-            let _ = ratio;
-            (rb.new_ratio, Some(rb))
-        }
+        } => (rb.new_ratio, Some(rb)),
         Calculation::PodAverage { ratio, .. }
         | Calculation::Value { ratio, .. }
         | Calculation::AverageValue { ratio, .. } => (*ratio, None),
@@ -247,10 +243,7 @@ pub(crate) fn what_to_do(cx: &Context, st: &Style) -> String {
         o += &st.bullet(&l);
     }
     if problems.len() > 2 {
-        o += &st.line(&format!(
-            "({} more under Diagnostics)",
-            problems.len() - 2
-        ));
+        o += &st.line(&format!("({} more under Diagnostics)", problems.len() - 2));
     }
     o
 }
@@ -258,10 +251,10 @@ pub(crate) fn what_to_do(cx: &Context, st: &Style) -> String {
 fn note(m: &MetricOutcome, st: &Style) -> String {
     let recomputed = m.calculation.as_ref().and_then(|c| match c {
         Calculation::PodAverage {
-            ratio,
+            ratio: alone,
             rebalance: Some(_),
             ..
-        } => Some(format!("re-computed (ready pods alone: {})", super::sections::ratio(*ratio))),
+        } => Some(format!("re-computed (ready pods alone: {})", ratio(*alone))),
         _ => None,
     });
     match (&m.error, &m.skipped) {
@@ -321,7 +314,11 @@ pub(crate) fn metrics(d: &Decision, cx: &Context, st: &Style) -> String {
         let Some(c) = &m.calculation else { continue };
         o += &st.para(calc_rule(c), &format!("  {}. ", i + 1), "     ");
         if let (_, Some(rb)) = deciding_ratio(c) {
-            o += &st.para(&rebalance_text(rb, metric_id(d, cx, i).1), "     ", "       ");
+            o += &st.para(
+                &rebalance_text(rb, metric_id(d, cx, i).1),
+                "     ",
+                "       ",
+            );
         }
     }
     o
@@ -367,7 +364,12 @@ fn pods_to_show(pods: &[PodRow], all: bool) -> (Vec<&PodRow>, usize) {
             keep[i] = true;
         }
     }
-    let shown: Vec<&PodRow> = pods.iter().zip(&keep).filter(|(_, k)| **k).map(|(p, _)| p).collect();
+    let shown: Vec<&PodRow> = pods
+        .iter()
+        .zip(&keep)
+        .filter(|(_, k)| **k)
+        .map(|(p, _)| p)
+        .collect();
     let hidden = pods.len() - shown.len();
     (shown, hidden)
 }

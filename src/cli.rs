@@ -24,8 +24,9 @@ Examples:
   # Why did (or didn't) the HPA web scale? Recompute the controller's decision offline
   kubectl hpa explain web -n shop --snapshot examples/scale-up-cpu.yaml
 
-  # The same as JSON (a stable, documented contract)
+  # The same as JSON (a stable, documented contract), or one field of it for a script
   kubectl hpa explain web -n shop --snapshot snap.yaml -o json
+  kubectl hpa explain hpa/web -n shop -o jsonpath='{.desiredReplicas}'
 
   # Fleet overview: every HPA of a namespace (or of the cluster with -A), one line each
   kubectl hpa explain -n shop
@@ -179,7 +180,7 @@ pub struct ControllerFlags {
 
 #[derive(Debug, Clone, Args)]
 pub struct ExplainArgs {
-    /// Name of the HorizontalPodAutoscaler (omit it for the fleet overview of the namespace, or of all with -A)
+    /// Name of the HorizontalPodAutoscaler, or hpa/NAME (omit it for the fleet overview of the namespace, or of all with -A)
     pub name: Option<String>,
     /// Read everything from a snapshot file (a v1 List of API objects, YAML or JSON) instead of a cluster
     #[arg(long, value_name = "FILE")]

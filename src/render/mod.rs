@@ -100,6 +100,8 @@ pub fn render_explain(
 /// Colours and the width, for the sections.
 pub(crate) struct Style {
     pub color: bool,
+    /// The evaluation time: times of its day print as `11:55:30`.
+    pub now: jiff::Timestamp,
     pub width: usize,
     pub wide: bool,
     pub all_pods: bool,
@@ -142,9 +144,9 @@ impl Style {
             (s, _) => s.as_str().to_string(),
         }
     }
-    /// A paragraph wrapped to the width.
+    /// A paragraph wrapped to the width, its timestamps tidied ([`units::tidy_times`]).
     fn para(&self, text: &str, first: &str, rest: &str) -> String {
-        layout::wrap(text, self.width, first, rest)
+        layout::wrap(&units::tidy_times(text, self.now), self.width, first, rest)
     }
     /// A bullet (`  - text`) wrapped to the width.
     fn bullet(&self, text: &str) -> String {
@@ -159,6 +161,7 @@ impl Style {
 fn text(d: &Decision, cx: &Context, o: &TextOptions) -> String {
     let st = Style {
         color: o.color,
+        now: d.now,
         width: o.width.max(layout::MIN_WIDTH),
         wide: o.wide,
         all_pods: o.all_pods || o.wide,
@@ -187,13 +190,15 @@ fn head(d: &Decision, st: &Style) -> String {
     );
     let context = format!(
         "(controller of Kubernetes {} — {}; evaluated at {})",
-        d.settings.kubernetes_version, d.settings.kubernetes_version_source, d.now
+        d.settings.kubernetes_version,
+        d.settings.kubernetes_version_source,
+        units::full_time(d.now)
     );
     if layout::visible_width(&who) + 3 + context.chars().count() <= st.width {
         let _ = writeln!(o, "{who}   {}", st.dim(&context));
     } else {
         let _ = writeln!(o, "{who}");
-        o += &st.dim(&st.para(&context, "  ", "  "));
+        o += &st.dim(&layout::wrap(&context, st.width, "  ", "  "));
     }
     let verdict = match (d.verdict.action, d.verdict.from, d.verdict.to) {
         (Action::ScaleUp, Some(f), Some(t)) => format!("SCALE UP {f} → {t}"),

@@ -117,6 +117,67 @@ pub fn time_ago(t: Timestamp, now: Timestamp) -> String {
     }
 }
 
+/// A time to the second with its date: `2026-03-01T12:00:00Z` (no fractional seconds).
+pub fn full_time(t: Timestamp) -> String {
+    t.to_zoned(jiff::tz::TimeZone::UTC)
+        .strftime("%Y-%m-%dT%H:%M:%SZ")
+        .to_string()
+}
+
+/// Prose with RFC 3339 UTC timestamps (`2026-03-01T11:55:30.5Z`) rewritten by [`time`]:
+/// `11:55:30` on the day of `now`, else `2026-02-20 15:02:41`.
+pub fn tidy_times(text: &str, now: Timestamp) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    let mut i = 0;
+    while i < b.len() {
+        match timestamp_at(b, i) {
+            Some(end) => {
+                let parsed = text[i..end].parse::<Timestamp>();
+                if let Ok(t) = parsed {
+                    out.push_str(&text[copied..i]);
+                    out.push_str(&time(t, now));
+                    copied = end;
+                }
+                i = end;
+            }
+            None => i += 1,
+        }
+    }
+    out.push_str(&text[copied..]);
+    out
+}
+
+/// The end of a `YYYY-MM-DDTHH:MM:SS(.f+)?Z` starting at `i` (not inside a longer number).
+fn timestamp_at(b: &[u8], i: usize) -> Option<usize> {
+    const SHAPE: &[u8] = b"dddd-dd-ddTdd:dd:dd";
+    if i > 0 && b[i - 1].is_ascii_alphanumeric() {
+        return None;
+    }
+    if b.len() < i + SHAPE.len() + 1 {
+        return None;
+    }
+    for (k, want) in SHAPE.iter().enumerate() {
+        let c = b[i + k];
+        let ok = match want {
+            b'd' => c.is_ascii_digit(),
+            w => c == *w,
+        };
+        if !ok {
+            return None;
+        }
+    }
+    let mut j = i + SHAPE.len();
+    if b.get(j) == Some(&b'.') {
+        j += 1;
+        while b.get(j).is_some_and(u8::is_ascii_digit) {
+            j += 1;
+        }
+    }
+    (b.get(j) == Some(&b'Z')).then_some(j + 1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -150,6 +211,27 @@ mod tests {
         assert_eq!(duration(SignedDuration::from_secs(330)), "5m30s");
         assert_eq!(duration(SignedDuration::from_secs(7205)), "2h0m5s");
         assert_eq!(duration(SignedDuration::from_millis(7_500)), "7s");
+    }
+
+    #[test]
+    fn prose_times_are_tidied() {
+        let now: Timestamp = "2026-03-01T12:00:00Z".parse().unwrap();
+        assert_eq!(
+            tidy_times(
+                "scaled at 2026-03-01T11:55:30Z (x); old 2026-02-20T15:02:41.872304787Z.",
+                now
+            ),
+            "scaled at 11:55:30 (x); old 2026-02-20 15:02:41."
+        );
+        assert_eq!(
+            tidy_times("no 12026-03-01T11:55:30Z time", now),
+            "no 12026-03-01T11:55:30Z time"
+        );
+        assert_eq!(tidy_times("2026-03-01T11:55:3", now), "2026-03-01T11:55:3");
+        assert_eq!(
+            full_time("2026-03-01T11:55:30.25Z".parse().unwrap()),
+            "2026-03-01T11:55:30Z"
+        );
     }
 
     #[test]

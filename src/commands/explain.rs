@@ -61,7 +61,7 @@ pub fn settings_for(opts: &ExplainOptions, snap: &Snapshot) -> Result<Settings> 
     let mut s = opts
         .settings
         .for_evidence(evidence)
-        .map_err(|e| anyhow!("--feature-gates: {e}"))?;
+        .map_err(|e| anyhow::Error::new(crate::cli::UsageError(format!("--feature-gates: {e}"))))?;
     if evidence.is_none()
         && opts.source == Source::Cluster
         && s.requested.kubernetes_version.is_none()

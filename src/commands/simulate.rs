@@ -337,7 +337,7 @@ pub fn execute(args: &SimulateArgs, env: &Environment, out: &mut dyn Write) -> R
         });
     let settings = settings
         .for_evidence(evidence)
-        .map_err(|e| anyhow!("--feature-gates: {e}"))?;
+        .map_err(|e| anyhow::Error::new(crate::cli::UsageError(format!("--feature-gates: {e}"))))?;
 
     // Start time.
     let flag_now = args

@@ -674,3 +674,58 @@ impl ExplainArgs {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hpa_names_as_kubectl_spells_them() {
+        assert_eq!(hpa_name("web").unwrap(), "web");
+        assert_eq!(hpa_name("hpa/web").unwrap(), "web");
+        assert_eq!(hpa_name("HorizontalPodAutoscaler/web").unwrap(), "web");
+        assert_eq!(
+            hpa_name("horizontalpodautoscalers.autoscaling/web").unwrap(),
+            "web"
+        );
+        assert!(hpa_name("deploy/web").is_err());
+        assert!(hpa_name("hpa/").is_err());
+        assert!(hpa_name("hpa/a/b").is_err());
+    }
+
+    #[test]
+    fn output_formats_and_selections() {
+        assert_eq!(
+            OutputSpec::parse("wide").unwrap().format,
+            OutputFormat::Wide
+        );
+        let name = OutputSpec::parse("name").unwrap();
+        assert_eq!(name.format, OutputFormat::Json);
+        let one = r#"{"name": "web", "desiredReplicas": 5}"#;
+        let fleet = r#"{"items": [{"name": "a"}, {"name": "b"}]}"#;
+        let sel = name.select.unwrap();
+        assert_eq!(
+            sel.apply(one).unwrap(),
+            "horizontalpodautoscaler.autoscaling/web\n"
+        );
+        assert_eq!(
+            sel.apply(fleet).unwrap(),
+            "horizontalpodautoscaler.autoscaling/a\nhorizontalpodautoscaler.autoscaling/b\n"
+        );
+        let jp = OutputSpec::parse("jsonpath='{.desiredReplicas}'").unwrap();
+        assert_eq!(jp.select.unwrap().apply(one).unwrap(), "5");
+        assert!(OutputSpec::parse("table").is_err());
+        assert!(OutputSpec::parse("jsonpath={.a").is_err());
+    }
+
+    #[test]
+    fn tolerance_is_a_fraction_below_one() {
+        assert_eq!(tolerance_value("0.1"), Ok(0.1));
+        assert_eq!(tolerance_value("0"), Ok(0.0));
+        assert!(tolerance_value("1").is_err());
+        assert!(tolerance_value("2").is_err());
+        assert!(tolerance_value("-0.1").is_err());
+        assert!(tolerance_value("NaN").is_err());
+        assert!(tolerance_value("ten").is_err());
+    }
+}

@@ -46,6 +46,7 @@ fn run(manifest: &str, duration: &str, output: &str) -> f64 {
     let env = Environment {
         stdout_is_tty: false,
         no_color: true,
+        columns: None,
     };
     let mut sink = std::io::sink();
     let t = Instant::now();

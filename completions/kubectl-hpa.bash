@@ -87,7 +87,7 @@ _kubectl__hpa() {
             return 0
             ;;
         kubectl__hpa__subcmd__explain)
-            opts="-o -n -A -h --snapshot --now --history --output --watch --watch-count --tolerance --cpu-initialization-period --initial-readiness-delay --downscale-stabilization --sync-period --kubernetes-version --feature-gates --kubeconfig --context --cluster --user --namespace --all-namespaces --as --as-group --request-timeout --help"
+            opts="-o -n -A -h --snapshot --now --history --output --pods --no-headers --watch --watch-count --tolerance --cpu-initialization-period --initial-readiness-delay --downscale-stabilization --sync-period --kubernetes-version --feature-gates --kubeconfig --context --cluster --user --namespace --as --as-group --request-timeout --all-namespaces --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -106,11 +106,15 @@ _kubectl__hpa() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "text wide json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text wide json yaml name jsonpath=" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text wide json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text wide json yaml name jsonpath=" -- "${cur}"))
+                    return 0
+                    ;;
+                --pods)
+                    COMPREPLY=($(compgen -W "some all" -- "${cur}"))
                     return 0
                     ;;
                 --watch-count)
@@ -287,7 +291,7 @@ _kubectl__hpa() {
             return 0
             ;;
         kubectl__hpa__subcmd__migrate)
-            opts="-f -o -n -A -h --filename --apply --write --output --kubeconfig --context --cluster --user --namespace --all-namespaces --as --as-group --request-timeout --help"
+            opts="-f -o -n -A -h --filename --apply --write --output --kubeconfig --context --cluster --user --namespace --as --as-group --request-timeout --all-namespaces --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -353,7 +357,7 @@ _kubectl__hpa() {
             return 0
             ;;
         kubectl__hpa__subcmd__simulate)
-            opts="-n -A -o -h --kubeconfig --context --cluster --user --namespace --all-namespaces --as --as-group --request-timeout --snapshot --hpa --replicas --requests --scenario --demand --per-pod --value --interpolation --duration --now --pod-startup --startup-cpu --startup-burst --metrics-lag --metrics-window --history --compare --output --timeline --width --tolerance --cpu-initialization-period --initial-readiness-delay --downscale-stabilization --sync-period --kubernetes-version --feature-gates --help"
+            opts="-o -A -n -h --kubeconfig --context --cluster --user --as --as-group --request-timeout --snapshot --hpa --replicas --requests --scenario --demand --per-pod --value --interpolation --duration --now --pod-startup --startup-cpu --startup-burst --metrics-lag --metrics-window --history --compare --output --timeline --width --tolerance --cpu-initialization-period --initial-readiness-delay --downscale-stabilization --sync-period --kubernetes-version --feature-gates --all-namespaces --namespace --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -372,14 +376,6 @@ _kubectl__hpa() {
                     return 0
                     ;;
                 --user)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --namespace)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -n)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -511,6 +507,14 @@ _kubectl__hpa() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -519,7 +523,7 @@ _kubectl__hpa() {
             return 0
             ;;
         kubectl__hpa__subcmd__snapshot)
-            opts="-o -n -A -h --output --kubeconfig --context --cluster --user --namespace --all-namespaces --as --as-group --request-timeout --help"
+            opts="-o -A -n -h --output --kubeconfig --context --cluster --user --as --as-group --request-timeout --all-namespaces --namespace --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -549,14 +553,6 @@ _kubectl__hpa() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --namespace)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -n)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --as)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -566,6 +562,14 @@ _kubectl__hpa() {
                     return 0
                     ;;
                 --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

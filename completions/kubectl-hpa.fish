@@ -35,12 +35,16 @@ complete -c kubectl-hpa -n "__fish_kubectl_hpa_needs_command" -f -a "help" -d 'P
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l snapshot -d 'Read everything from a snapshot file (a v1 List of API objects, YAML or JSON) instead of a cluster' -r -F
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l now -d 'Evaluation time (RFC3339); default: the snapshot\'s time, else the newest metric sample, else now' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l history -d 'The controller\'s in-memory history: `auto` (default) infers it from the HPA\'s status and SuccessfulRescale events; `none` assumes an empty memory; a FILE (YAML/JSON: recommendations, scaleUpEvents, scaleDownEvents) gives it exactly' -r
-complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -s o -l output -d 'Output format' -r -f -a "text\t''
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -s o -l output -d 'Output format: text, wide, json, yaml, name, or jsonpath=TEMPLATE (e.g. \'{.desiredReplicas}\')' -r -f -a "text\t''
 wide\t''
 json\t''
-yaml\t''"
+yaml\t''
+name\t''
+jsonpath=\t''"
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l pods -d 'Which pods the text lists: `some` (the ones that matter and the extremes, when there are many) or `all` (also with -o wide)' -r -f -a "some\t'With many pods: the unready, missing and ignored ones and the extremes, and a count of the rest'
+all\t'Every pod'"
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l watch-count -d 'With --watch: stop after this many evaluations (default: run until interrupted)' -r
-complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l tolerance -d 'Controller tolerance (kube-controller-manager --horizontal-pod-autoscaler-tolerance)' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l tolerance -d 'Controller tolerance, 0 to below 1 (kube-controller-manager --horizontal-pod-autoscaler-tolerance)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l cpu-initialization-period -d '--horizontal-pod-autoscaler-cpu-initialization-period' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l initial-readiness-delay -d '--horizontal-pod-autoscaler-initial-readiness-delay' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l downscale-stabilization -d '--horizontal-pod-autoscaler-downscale-stabilization' -r
@@ -55,26 +59,26 @@ complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -s n -l
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l request-timeout -d 'The length of time to wait before giving up on a single server request (e.g. 1s, 2m; 0 = no timeout)' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l no-headers -d 'Fleet overview: leave out the table\'s header line'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l watch -d 'Live only: re-evaluate every --sync-period, keeping the controller\'s recommendation history ourselves, and print only the changes'
-complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -s A -l all-namespaces -d 'Explain the HPAs of every namespace'
-complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -s h -l help -d 'Print help'
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -s A -l all-namespaces -d 'Explain the HPAs of every namespace (the fleet overview)'
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -s o -l output -d 'Output format' -r -f -a "yaml\t''
 json\t''"
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -l kubeconfig -d 'Path to the kubeconfig file to use' -r -F
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -l context -d 'The name of the kubeconfig context to use' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -l cluster -d 'The name of the kubeconfig cluster to use' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -l user -d 'The name of the kubeconfig user to use' -r
-complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -s n -l namespace -d 'The namespace scope for this request' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -l request-timeout -d 'The length of time to wait before giving up on a single server request (e.g. 1s, 2m; 0 = no timeout)' -r
-complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -s A -l all-namespaces -d 'Explain the HPAs of every namespace'
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -s n -l namespace -d 'The namespace of the HPA' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -s A -l all-namespaces -d 'Every namespace (not supported yet: snapshot writes one HPA; use -n)'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -s h -l help -d 'Print help'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l kubeconfig -d 'Path to the kubeconfig file to use' -r -F
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l context -d 'The name of the kubeconfig context to use' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l cluster -d 'The name of the kubeconfig cluster to use' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l user -d 'The name of the kubeconfig user to use' -r
-complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -s n -l namespace -d 'The namespace scope for this request' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l request-timeout -d 'The length of time to wait before giving up on a single server request (e.g. 1s, 2m; 0 = no timeout)' -r
@@ -104,14 +108,15 @@ complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l tim
 all\t'Every tick'
 none\t'No timeline (chart and summary only)'"
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l width -d 'Width of the chart in columns' -r
-complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l tolerance -d 'Controller tolerance (kube-controller-manager --horizontal-pod-autoscaler-tolerance)' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l tolerance -d 'Controller tolerance, 0 to below 1 (kube-controller-manager --horizontal-pod-autoscaler-tolerance)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l cpu-initialization-period -d '--horizontal-pod-autoscaler-cpu-initialization-period' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l initial-readiness-delay -d '--horizontal-pod-autoscaler-initial-readiness-delay' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l downscale-stabilization -d '--horizontal-pod-autoscaler-downscale-stabilization' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l sync-period -d '--horizontal-pod-autoscaler-sync-period' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l kubernetes-version -d 'Reproduce this Kubernetes release\'s controller (1.23 to 1.38; default: the cluster\'s, else 1.37)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l feature-gates -d 'Controller feature gates that change the algorithm, e.g. HPAScaleToZero=false,HPAConfigurableTolerance=true' -r
-complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -s A -l all-namespaces -d 'Explain the HPAs of every namespace'
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -s n -l namespace -d 'The namespace of the HPA (live simulation)' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -s A -l all-namespaces -d 'Every namespace'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -s f -l filename -d 'Local manifests to check and edit: files or directories (*.yaml, *.yml, *.json; not recursive)' -r -F
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -s o -l output -d 'Output format' -r -f -a "text\t''
@@ -126,7 +131,7 @@ complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l as-g
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l request-timeout -d 'The length of time to wait before giving up on a single server request (e.g. 1s, 2m; 0 = no timeout)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l apply -d 'Send the planned requests to the cluster (default: dry run)'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l write -d 'Edit the local files (only after the cluster steps succeeded)'
-complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -s A -l all-namespaces -d 'Explain the HPAs of every namespace'
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -s A -l all-namespaces -d 'Migrate the autoscaled workloads of every namespace'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -s h -l help -d 'Print help'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand completion" -s h -l help -d 'Print help'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand help; and not __fish_seen_subcommand_from explain snapshot simulate migrate completion help" -f -a "explain" -d 'Recompute the HPA controller\'s decision and explain it step by step'

@@ -24,8 +24,9 @@ Examples:
   # Why did (or didn't) the HPA web scale? Recompute the controller's decision offline
   kubectl hpa explain web -n shop --snapshot examples/scale-up-cpu.yaml
 
-  # The same as JSON (a stable, documented contract)
+  # The same as JSON (a stable, documented contract), or one field of it for a script
   kubectl hpa explain web -n shop --snapshot snap.yaml -o json
+  kubectl hpa explain hpa/web -n shop -o jsonpath='{.desiredReplicas}'
 
   # Fleet overview: every HPA of a namespace (or of the cluster with -A), one line each
   kubectl hpa explain -n shop
@@ -60,7 +61,8 @@ Use \"kubectl hpa <command> --help\" for more information about a command.";
     version,
     about = "Explain why a HorizontalPodAutoscaler did or did not scale, by recomputing the controller's decision",
     override_usage = "kubectl hpa COMMAND [NAME] [flags]",
-    after_help = ROOT_AFTER
+    after_help = ROOT_AFTER,
+    args_override_self = true
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -74,18 +76,28 @@ pub enum Command {
     /// Recompute the HPA controller's decision and explain it step by step
     #[command(
         override_usage = "kubectl hpa explain [NAME] [-n NAMESPACE | -A] [--snapshot FILE] [--watch] [flags]",
-        after_help = EXPLAIN_AFTER
+        after_help = EXPLAIN_AFTER,
+        mut_arg("all_namespaces", |a| a.help("Explain the HPAs of every namespace (the fleet overview)"))
     )]
     Explain(ExplainArgs),
     /// Write everything explain reads for one HPA, from the cluster, as a v1 List (YAML) to stdout
-    #[command(override_usage = "kubectl hpa snapshot NAME [-n NAMESPACE] [flags] > snapshot.yaml")]
+    #[command(
+        override_usage = "kubectl hpa snapshot NAME [-n NAMESPACE] [flags] > snapshot.yaml",
+        mut_arg("all_namespaces", |a| a.help("Every namespace (not supported yet: snapshot writes one HPA; use -n)")),
+        mut_arg("namespace", |a| a.help("The namespace of the HPA"))
+    )]
     Snapshot(crate::commands::snapshot::SnapshotArgs),
     /// Run the controller's algorithm over time against hypothetical or recorded load
-    #[command(override_usage = "kubectl hpa simulate [NAME] [flags]")]
+    #[command(
+        override_usage = "kubectl hpa simulate [NAME] [flags]",
+        mut_arg("all_namespaces", |a| a.hide(true)),
+        mut_arg("namespace", |a| a.help("The namespace of the HPA (live simulation)"))
+    )]
     Simulate(crate::commands::simulate::SimulateArgs),
     /// Hand spec.replicas of autoscaled workloads to their HPA without a dip (dry run by default)
     #[command(
-        override_usage = "kubectl hpa migrate [NAME | -A] [-f FILE|DIR ...] [--apply] [--write] [flags]"
+        override_usage = "kubectl hpa migrate [NAME | -A] [-f FILE|DIR ...] [--apply] [--write] [flags]",
+        mut_arg("all_namespaces", |a| a.help("Migrate the autoscaled workloads of every namespace"))
     )]
     Migrate(crate::commands::migrate::MigrateArgs),
     /// Print a shell completion script (bash, zsh, fish)
@@ -117,7 +129,7 @@ pub struct KubeFlags {
     /// The namespace scope for this request
     #[arg(short = 'n', long, global = true)]
     pub namespace: Option<String>,
-    /// Explain the HPAs of every namespace
+    /// Every namespace
     #[arg(short = 'A', long = "all-namespaces", global = true)]
     pub all_namespaces: bool,
     /// Username to impersonate for the operation
@@ -143,8 +155,8 @@ pub enum OutputFormat {
 /// The controller's settings as flags.
 #[derive(Debug, Clone, Args)]
 pub struct ControllerFlags {
-    /// Controller tolerance (kube-controller-manager --horizontal-pod-autoscaler-tolerance)
-    #[arg(long, default_value = "0.1", help_heading = "Controller settings")]
+    /// Controller tolerance, 0 to below 1 (kube-controller-manager --horizontal-pod-autoscaler-tolerance)
+    #[arg(long, default_value = "0.1", value_parser = tolerance_value, help_heading = "Controller settings")]
     pub tolerance: f64,
     /// --horizontal-pod-autoscaler-cpu-initialization-period
     #[arg(long, default_value = "5m", help_heading = "Controller settings")]
@@ -168,7 +180,7 @@ pub struct ControllerFlags {
 
 #[derive(Debug, Clone, Args)]
 pub struct ExplainArgs {
-    /// Name of the HorizontalPodAutoscaler (omit it for the fleet overview of the namespace, or of all with -A)
+    /// Name of the HorizontalPodAutoscaler, or hpa/NAME (omit it for the fleet overview of the namespace, or of all with -A)
     pub name: Option<String>,
     /// Read everything from a snapshot file (a v1 List of API objects, YAML or JSON) instead of a cluster
     #[arg(long, value_name = "FILE")]
@@ -181,9 +193,16 @@ pub struct ExplainArgs {
     /// recommendations, scaleUpEvents, scaleDownEvents) gives it exactly
     #[arg(long, value_name = "auto|none|FILE", default_value = "auto")]
     pub history: String,
-    /// Output format
-    #[arg(short = 'o', long = "output", value_enum, default_value_t = OutputFormat::Text)]
-    pub output: OutputFormat,
+    /// Output format: text, wide, json, yaml, name, or jsonpath=TEMPLATE (e.g. '{.desiredReplicas}')
+    #[arg(short = 'o', long = "output", value_name = "FORMAT", value_parser = OutputParser, default_value = "text")]
+    pub output: OutputSpec,
+    /// Which pods the text lists: `some` (the ones that matter and the extremes, when there are
+    /// many) or `all` (also with -o wide)
+    #[arg(long, value_enum, value_name = "some|all", default_value_t = PodsShown::Some)]
+    pub pods: PodsShown,
+    /// Fleet overview: leave out the table's header line
+    #[arg(long)]
+    pub no_headers: bool,
     /// Live only: re-evaluate every --sync-period, keeping the controller's recommendation
     /// history ourselves, and print only the changes
     #[arg(long)]
@@ -224,6 +243,240 @@ pub struct ExplainOptions {
     pub watch: bool,
     /// `--watch-count`: stop after this many evaluations.
     pub watch_count: Option<u32>,
+    /// `-o name` / `-o jsonpath=…`: what to print from the JSON output (then `output` is JSON).
+    pub select: Option<Select>,
+    /// Columns the text fits (the terminal's, `COLUMNS`, else 100).
+    pub width: usize,
+    /// `--pods all` (or `-o wide`): every pod in the text.
+    pub all_pods: bool,
+    /// `--no-headers`: the fleet table without its header line.
+    pub no_headers: bool,
+}
+
+impl ExplainOptions {
+    /// How the text output is laid out.
+    pub fn text_options(&self) -> crate::render::TextOptions {
+        crate::render::TextOptions {
+            color: self.color,
+            wide: self.output == OutputFormat::Wide,
+            width: self.width,
+            all_pods: self.all_pods,
+        }
+    }
+}
+
+/// A command-line usage error (exit code 2), as opposed to unusable input or a failed API call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+impl From<String> for UsageError {
+    fn from(s: String) -> UsageError {
+        UsageError(s)
+    }
+}
+
+impl From<&str> for UsageError {
+    fn from(s: &str) -> UsageError {
+        UsageError(s.to_string())
+    }
+}
+
+/// Why `explain`'s flags cannot be resolved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ResolveError {
+    /// Bad usage: exit 2.
+    Usage(UsageError),
+    /// A file a flag names cannot be read or parsed: exit 1.
+    Input(String),
+}
+
+impl From<UsageError> for ResolveError {
+    fn from(e: UsageError) -> ResolveError {
+        ResolveError::Usage(e)
+    }
+}
+
+impl From<ResolveError> for anyhow::Error {
+    fn from(e: ResolveError) -> anyhow::Error {
+        match e {
+            ResolveError::Usage(u) => anyhow::Error::new(u),
+            ResolveError::Input(s) => anyhow::Error::msg(s),
+        }
+    }
+}
+
+/// Which pods the text lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum PodsShown {
+    /// With many pods: the unready, missing and ignored ones and the extremes, and a count of the rest
+    #[default]
+    Some,
+    /// Every pod
+    All,
+}
+
+/// What `-o name` and `-o jsonpath=…` print from the JSON document.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Select {
+    /// `horizontalpodautoscaler.autoscaling/NAME`, one line per HPA.
+    Name,
+    JsonPath(crate::render::jsonpath::Template),
+}
+
+impl Select {
+    /// Apply to the JSON output of explain (one decision, or a fleet document with `items`).
+    pub fn apply(&self, json: &str) -> anyhow::Result<String> {
+        let doc: serde_json::Value = serde_json::from_str(json)?;
+        Ok(match self {
+            Select::JsonPath(t) => t.apply(&doc)?,
+            Select::Name => {
+                let one = |v: &serde_json::Value| {
+                    v.get("name")
+                        .and_then(serde_json::Value::as_str)
+                        .map(|n| format!("horizontalpodautoscaler.autoscaling/{n}\n"))
+                        .unwrap_or_default()
+                };
+                match doc.get("items").and_then(serde_json::Value::as_array) {
+                    Some(items) => items.iter().map(one).collect(),
+                    None => one(&doc),
+                }
+            }
+        })
+    }
+}
+
+/// `-o FORMAT`: a format, plus what to select from the JSON for `name` and `jsonpath=`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OutputSpec {
+    pub format: OutputFormat,
+    pub select: Option<Select>,
+}
+
+impl OutputSpec {
+    /// Parse `text`, `wide`, `json`, `yaml`, `name`, `jsonpath=TEMPLATE` (also `jsonpath='…'`).
+    pub fn parse(s: &str) -> Result<OutputSpec, String> {
+        let plain = |format| OutputSpec {
+            format,
+            select: None,
+        };
+        Ok(match s {
+            "text" => plain(OutputFormat::Text),
+            "wide" => plain(OutputFormat::Wide),
+            "json" => plain(OutputFormat::Json),
+            "yaml" => plain(OutputFormat::Yaml),
+            "name" => OutputSpec {
+                format: OutputFormat::Json,
+                select: Some(Select::Name),
+            },
+            _ => {
+                let Some(t) = s.strip_prefix("jsonpath=") else {
+                    return Err(format!(
+                        "unknown output format {s:?} (text, wide, json, yaml, name, jsonpath=TEMPLATE)"
+                    ));
+                };
+                let t = t
+                    .strip_prefix('\'')
+                    .and_then(|x| x.strip_suffix('\''))
+                    .unwrap_or(t);
+                let template =
+                    crate::render::jsonpath::Template::parse(t).map_err(|e| e.to_string())?;
+                OutputSpec {
+                    format: OutputFormat::Json,
+                    select: Some(Select::JsonPath(template)),
+                }
+            }
+        })
+    }
+}
+
+/// The clap parser of `-o`, listing the formats for help and completion.
+#[derive(Debug, Clone, Copy)]
+pub struct OutputParser;
+
+impl clap::builder::TypedValueParser for OutputParser {
+    type Value = OutputSpec;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<OutputSpec, clap::Error> {
+        let text = value
+            .to_str()
+            .ok_or_else(|| clap::Error::new(clap::error::ErrorKind::InvalidUtf8).with_cmd(cmd))?;
+        OutputSpec::parse(text).map_err(|e| {
+            let name = arg.map(|a| a.to_string()).unwrap_or_else(|| "-o".into());
+            clap::Error::raw(
+                clap::error::ErrorKind::InvalidValue,
+                format!("invalid value {text:?} for '{name}': {e}\n"),
+            )
+            .with_cmd(cmd)
+        })
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            ["text", "wide", "json", "yaml", "name", "jsonpath="]
+                .into_iter()
+                .map(clap::builder::PossibleValue::new),
+        ))
+    }
+}
+
+/// `--tolerance`: a fraction in [0, 1) (a band 1 ± t; 1 or more would make the band reach 0).
+fn tolerance_value(s: &str) -> Result<f64, String> {
+    let t: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("{s:?} is not a number"))?;
+    if !t.is_finite() || !(0.0..1.0).contains(&t) {
+        return Err(format!(
+            "must be at least 0 and below 1 (e.g. 0.1), got {s}"
+        ));
+    }
+    Ok(t)
+}
+
+/// `hpa/web`, `horizontalpodautoscaler.autoscaling/web` → `web`; another kind is a usage error.
+pub fn hpa_name(name: &str) -> Result<String, UsageError> {
+    let Some((kind, rest)) = name.split_once('/') else {
+        return Ok(name.to_string());
+    };
+    let k = kind.to_ascii_lowercase();
+    let k = k.strip_suffix(".autoscaling").unwrap_or(&k);
+    if matches!(
+        k,
+        "hpa" | "horizontalpodautoscaler" | "horizontalpodautoscalers"
+    ) && !rest.is_empty()
+        && !rest.contains('/')
+    {
+        Ok(rest.to_string())
+    } else {
+        Err(UsageError(format!(
+            "{name:?}: explain reads HorizontalPodAutoscalers; give NAME or hpa/NAME"
+        )))
+    }
+}
+
+/// The width to fit: `COLUMNS` when set, else the terminal's, else `None` (the caller's default).
+fn detect_columns() -> Option<usize> {
+    let from_env = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|c| *c > 0);
+    // comfy-table asks the terminal (through crossterm) when stdout is one.
+    from_env.or_else(|| comfy_table::Table::new().width().map(usize::from))
 }
 
 /// The environment, read once.
@@ -231,6 +484,8 @@ pub struct ExplainOptions {
 pub struct Environment {
     pub stdout_is_tty: bool,
     pub no_color: bool,
+    /// `COLUMNS`, else the terminal's width (None when neither is known).
+    pub columns: Option<usize>,
 }
 
 impl Environment {
@@ -238,6 +493,7 @@ impl Environment {
         Environment {
             stdout_is_tty: std::io::stdout().is_terminal(),
             no_color: std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
+            columns: detect_columns(),
         }
     }
 
@@ -246,10 +502,13 @@ impl Environment {
     }
 }
 
-fn duration_flag(name: &str, value: &str) -> Result<SignedDuration, String> {
-    let nanos = crate::duration::parse_go_duration(value).map_err(|e| format!("--{name}: {e}"))?;
+fn duration_flag(name: &str, value: &str) -> Result<SignedDuration, UsageError> {
+    let nanos = crate::duration::parse_go_duration(value)
+        .map_err(|e| UsageError(format!("--{name}: {e}")))?;
     if nanos < 0 {
-        return Err(format!("--{name}: must not be negative, got {value:?}"));
+        return Err(UsageError(format!(
+            "--{name}: must not be negative, got {value:?}"
+        )));
     }
     Ok(SignedDuration::from_nanos(nanos))
 }
@@ -260,20 +519,20 @@ fn duration_flag(name: &str, value: &str) -> Result<SignedDuration, String> {
 /// server's version ([`Settings::for_evidence`]), which is why the requested flags are kept.
 /// `--feature-gates` is checked here against the flag's release when there is one, else only
 /// for its syntax and names (the release-dependent checks then run with the server's version).
-pub fn resolve_settings(f: &ControllerFlags) -> Result<Settings, String> {
+pub fn resolve_settings(f: &ControllerFlags) -> Result<Settings, UsageError> {
     let release = resolve_release(f.kubernetes_version.as_deref(), None)
-        .map_err(|e| format!("--kubernetes-version: {e}"))?;
+        .map_err(|e| UsageError(format!("--kubernetes-version: {e}")))?;
     let mut s = Settings::for_version(release.version);
     s.kubernetes_version_source = release.source.clone();
     s.requested = Requested {
         kubernetes_version: f.kubernetes_version.clone(),
         feature_gates: f.feature_gates.clone(),
     };
-    if !f.tolerance.is_finite() || f.tolerance < 0.0 {
-        return Err(format!(
-            "--tolerance: must be a number >= 0, got {}",
+    if !f.tolerance.is_finite() || !(0.0..1.0).contains(&f.tolerance) {
+        return Err(UsageError(format!(
+            "--tolerance: must be at least 0 and below 1, got {}",
             f.tolerance
-        ));
+        )));
     }
     s.tolerance = f.tolerance;
     s.cpu_initialization_period =
@@ -284,14 +543,16 @@ pub fn resolve_settings(f: &ControllerFlags) -> Result<Settings, String> {
         duration_flag("downscale-stabilization", &f.downscale_stabilization)?;
     s.sync_period = duration_flag("sync-period", &f.sync_period)?;
     if s.sync_period.is_zero() {
-        return Err("--sync-period: must be greater than zero".into());
+        return Err(UsageError(
+            "--sync-period: must be greater than zero".into(),
+        ));
     }
     if let Some(g) = &f.feature_gates {
         let checked = match &f.kubernetes_version {
             Some(_) => s.feature_gates.apply(g, release.version, &release.source),
             None => FeatureGates::check(g),
         };
-        checked.map_err(|e| format!("--feature-gates: {e}"))?;
+        checked.map_err(|e| UsageError(format!("--feature-gates: {e}")))?;
     }
     Ok(s)
 }
@@ -346,28 +607,22 @@ pub fn parse_history(text: &str, source: &str) -> Result<History, String> {
 
 impl ExplainArgs {
     /// Resolve flags and environment into plain options.
-    pub fn resolve(&self, env: &Environment) -> Result<ExplainOptions, String> {
+    pub fn resolve(&self, env: &Environment) -> Result<ExplainOptions, ResolveError> {
         let settings = resolve_settings(&self.controller)?;
         let now = match &self.now {
             Some(t) => Some(
                 t.parse::<Timestamp>()
-                    .map_err(|e| format!("--now: invalid RFC3339 time {t:?}: {e}"))?,
+                    .map_err(|e| UsageError(format!("--now: invalid RFC3339 time {t:?}: {e}")))?,
             ),
             None => None,
         };
-        let history = history_mode(&self.history)?;
+        let history = history_mode(&self.history).map_err(ResolveError::Input)?;
         let history_given = matches!(history, HistoryMode::File(_));
-        if (self.watch || self.watch_count.is_some()) && self.snapshot.is_some() {
-            return Err(
-                "--watch re-reads the cluster every sync period; it cannot be used with --snapshot"
-                    .into(),
-            );
-        }
-        if self.kube.all_namespaces && self.kube.namespace.is_some() {
-            return Err("-A/--all-namespaces and -n/--namespace cannot be used together".into());
-        }
+        self.check_combinations()?;
+        let name = self.name.as_deref().map(hpa_name).transpose()?;
+        let format = self.output.format;
         Ok(ExplainOptions {
-            name: self.name.clone(),
+            name,
             namespace: self.kube.namespace.clone(),
             all_namespaces: self.kube.all_namespaces,
             source: match &self.snapshot {
@@ -378,11 +633,99 @@ impl ExplainArgs {
             history,
             history_given,
             settings,
-            output: self.output,
-            color: env.color() && matches!(self.output, OutputFormat::Text | OutputFormat::Wide),
+            output: format,
+            color: env.color() && matches!(format, OutputFormat::Text | OutputFormat::Wide),
             kube: self.kube.clone(),
             watch: self.watch || self.watch_count.is_some(),
             watch_count: self.watch_count,
+            select: self.output.select.clone(),
+            width: env.columns.unwrap_or(crate::render::DEFAULT_WIDTH),
+            all_pods: self.pods == PodsShown::All,
+            no_headers: self.no_headers,
         })
+    }
+
+    /// Flags that cannot be used together.
+    fn check_combinations(&self) -> Result<(), UsageError> {
+        let watch = self.watch || self.watch_count.is_some();
+        if watch && self.snapshot.is_some() {
+            return Err(
+                "--watch re-reads the cluster every sync period; it cannot be used with --snapshot"
+                    .into(),
+            );
+        }
+        if watch && self.name.is_none() {
+            return Err("--watch follows one HPA: give its NAME".into());
+        }
+        if watch && self.kube.all_namespaces {
+            return Err("--watch follows one HPA: use NAME -n NAMESPACE, not -A".into());
+        }
+        if watch && self.now.is_some() {
+            return Err(
+                "--watch evaluates at the time of each fetch; --now cannot be used with it".into(),
+            );
+        }
+        if watch && self.output.select.is_some() {
+            return Err("--watch prints changes as they come; -o name and -o jsonpath cannot be used with it".into());
+        }
+        if self.kube.all_namespaces && self.kube.namespace.is_some() {
+            return Err("-A/--all-namespaces and -n/--namespace cannot be used together".into());
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hpa_names_as_kubectl_spells_them() {
+        assert_eq!(hpa_name("web").unwrap(), "web");
+        assert_eq!(hpa_name("hpa/web").unwrap(), "web");
+        assert_eq!(hpa_name("HorizontalPodAutoscaler/web").unwrap(), "web");
+        assert_eq!(
+            hpa_name("horizontalpodautoscalers.autoscaling/web").unwrap(),
+            "web"
+        );
+        assert!(hpa_name("deploy/web").is_err());
+        assert!(hpa_name("hpa/").is_err());
+        assert!(hpa_name("hpa/a/b").is_err());
+    }
+
+    #[test]
+    fn output_formats_and_selections() {
+        assert_eq!(
+            OutputSpec::parse("wide").unwrap().format,
+            OutputFormat::Wide
+        );
+        let name = OutputSpec::parse("name").unwrap();
+        assert_eq!(name.format, OutputFormat::Json);
+        let one = r#"{"name": "web", "desiredReplicas": 5}"#;
+        let fleet = r#"{"items": [{"name": "a"}, {"name": "b"}]}"#;
+        let sel = name.select.unwrap();
+        assert_eq!(
+            sel.apply(one).unwrap(),
+            "horizontalpodautoscaler.autoscaling/web\n"
+        );
+        assert_eq!(
+            sel.apply(fleet).unwrap(),
+            "horizontalpodautoscaler.autoscaling/a\nhorizontalpodautoscaler.autoscaling/b\n"
+        );
+        let jp = OutputSpec::parse("jsonpath='{.desiredReplicas}'").unwrap();
+        assert_eq!(jp.select.unwrap().apply(one).unwrap(), "5");
+        assert!(OutputSpec::parse("table").is_err());
+        assert!(OutputSpec::parse("jsonpath={.a").is_err());
+    }
+
+    #[test]
+    fn tolerance_is_a_fraction_below_one() {
+        assert_eq!(tolerance_value("0.1"), Ok(0.1));
+        assert_eq!(tolerance_value("0"), Ok(0.0));
+        assert!(tolerance_value("1").is_err());
+        assert!(tolerance_value("2").is_err());
+        assert!(tolerance_value("-0.1").is_err());
+        assert!(tolerance_value("NaN").is_err());
+        assert!(tolerance_value("ten").is_err());
     }
 }

@@ -16,7 +16,6 @@ use serde_json::{json, Value};
 
 use crate::core::calc::Tolerances;
 use crate::core::{Action, Calculation, Decision, Input, MetricSpec};
-use crate::quantity::format_decimal_si;
 use crate::snapshot::Snapshot;
 
 /// How bad a finding is.
@@ -245,8 +244,9 @@ pub fn injected_by(container: &str) -> Option<&'static str> {
         .map(|(_, who)| *who)
 }
 
+/// A duration in whole seconds (`268d0h`, `2m45s`): no nanoseconds in a message.
 fn fmt_dur(d: SignedDuration) -> String {
-    crate::duration::format_go_duration(d.as_nanos().clamp(0, i64::MAX as i128) as i64)
+    crate::render::units::duration(d)
 }
 
 fn list_some(names: &[String], max: usize) -> String {
@@ -868,7 +868,42 @@ pub fn thresholds(
     (up, down)
 }
 
-/// The metric value needed for one replica more or one less (from the winning metric).
+/// From where a metric is now (`value`, proposing `level`): the smallest value that proposes
+/// more than `level` and the largest that proposes less, with `current` replicas.
+fn thresholds_from(
+    current: i32,
+    level: i32,
+    value: i64,
+    model: ProposalModel,
+    tol: &Tolerances,
+) -> (Option<i64>, Option<i64>) {
+    let propose = move |v: i64| -> i64 {
+        match model {
+            ProposalModel::Ratio { pods, denom } => {
+                crate::core::calc::proposal_from_ratio(current, v as f64 / denom, pods, tol) as i64
+            }
+            ProposalModel::AverageValue {
+                target,
+                status_replicas,
+            } => {
+                crate::core::calc::average_value_target(v, target, status_replicas, false, tol)
+                    .replicas as i64
+            }
+        }
+    };
+    let level = i64::from(level);
+    let value = value.max(0);
+    let up = first_true(value, &|v| propose(v) > level);
+    let down = if level > 0 {
+        last_true(value, &|v| propose(v) < level)
+    } else {
+        None
+    };
+    (up, down)
+}
+
+/// The metric value needed for one replica more or one less than the deciding metric proposes
+/// now, phrased from where the metric is (the winning metric).
 fn next_scale(input: &Input, d: &Decision) -> Option<Finding> {
     let current = d.current_replicas?;
     if current == 0 {
@@ -876,24 +911,23 @@ fn next_scale(input: &Input, d: &Decision) -> Option<Finding> {
     }
     let (i, m) = d.metrics.iter().enumerate().find(|(_, m)| m.winner)?;
     let calc = m.calculation.as_ref()?;
+    let level = m.proposed_replicas.unwrap_or(current);
     let tol = &d.tolerance;
-    let name = m.description.clone().unwrap_or_else(|| m.type_.clone());
-    let is_memory = matches!(
-        input.hpa.metrics.get(i),
-        Some(MetricSpec::Resource { resource, .. } | MetricSpec::ContainerResource { resource, .. }) if resource == "memory"
-    );
-    let q = |milli: i64| {
-        if is_memory {
-            crate::quantity::format_binary_si(milli)
-        } else {
-            format_decimal_si(milli)
+    let (name, unit) = match input.hpa.raw_metrics.get(i) {
+        Some(spec) if input.hpa.raw_metrics.len() == d.metrics.len() => {
+            crate::render::names::metric(spec)
         }
+        _ => (
+            m.description.clone().unwrap_or_else(|| m.type_.clone()),
+            crate::render::units::Unit::Plain,
+        ),
     };
     let mut caveat = String::new();
     type Format<'a> = Box<dyn Fn(i64) -> String + 'a>;
-    let (up, down, fmt): (Option<i64>, Option<i64>, Format) = match calc {
+    let (now, model, fmt): (i64, ProposalModel, Format) = match calc {
         Calculation::PodAverage {
             mode,
+            current: now,
             target,
             ready_pods,
             unready_pods,
@@ -906,39 +940,29 @@ fn next_scale(input: &Input, d: &Decision) -> Option<Finding> {
                     " (with {unready_pods} unready and {missing_pods} missing pods the controller re-computes with assumed values, so the real thresholds differ)"
                 );
             }
-            let n = (*ready_pods).max(1) as f64;
-            let (u, dn) = thresholds(
-                current,
-                ProposalModel::Ratio {
-                    pods: n,
-                    denom: *target as f64,
-                },
-                tol,
-            );
-            if mode == "Utilization" {
+            let model = ProposalModel::Ratio {
+                pods: (*ready_pods).max(1) as f64,
+                denom: *target as f64,
+            };
+            let fmt: Format = if mode == "Utilization" {
                 let reqs: Vec<i64> = pods
                     .iter()
                     .filter(|r| r.counted)
                     .filter_map(|r| r.request_milli)
                     .collect();
-                let avg_req = if reqs.is_empty() {
-                    None
-                } else {
-                    Some(reqs.iter().sum::<i64>() / reqs.len() as i64)
-                };
-                (
-                    u,
-                    dn,
-                    Box::new(move |v: i64| match avg_req {
-                        Some(r) => format!("{v}% (≈ {}/pod)", q(r * v / 100)),
-                        None => format!("{v}%"),
-                    }),
-                )
+                let avg_req =
+                    (!reqs.is_empty()).then(|| reqs.iter().sum::<i64>() / reqs.len() as i64);
+                Box::new(move |v: i64| match avg_req {
+                    Some(r) => format!("{v}% (≈ {}/pod)", unit.show(r * v / 100)),
+                    None => format!("{v}%"),
+                })
             } else {
-                (u, dn, Box::new(move |v: i64| format!("{}/pod", q(v))))
-            }
+                Box::new(move |v: i64| format!("{}/pod", unit.show(v)))
+            };
+            (*now, model, fmt)
         }
         Calculation::Value {
+            value_milli,
             target_milli,
             ready_pods,
             ..
@@ -952,72 +976,84 @@ fn next_scale(input: &Input, d: &Decision) -> Option<Finding> {
                     })
                     .count() as i64
             });
-            let (u, dn) = thresholds(
-                current,
-                ProposalModel::Ratio {
-                    pods: ready.max(1) as f64,
-                    denom: *target_milli as f64,
-                },
-                tol,
-            );
-            (u, dn, Box::new(move |v: i64| format_decimal_si(v)))
+            let model = ProposalModel::Ratio {
+                pods: ready.max(1) as f64,
+                denom: *target_milli as f64,
+            };
+            (*value_milli, model, Box::new(move |v: i64| unit.show(v)))
         }
         Calculation::AverageValue {
+            total_milli,
             target_milli,
             status_replicas,
             ..
         } => {
-            let (u, dn) = thresholds(
-                current,
-                ProposalModel::AverageValue {
-                    target: *target_milli,
-                    status_replicas: *status_replicas,
-                },
-                tol,
-            );
+            let model = ProposalModel::AverageValue {
+                target: *target_milli,
+                status_replicas: *status_replicas,
+            };
             (
-                u,
-                dn,
-                Box::new(move |v: i64| format!("{} in total", format_decimal_si(v))),
+                *total_milli,
+                model,
+                Box::new(move |v: i64| format!("{} in total", unit.show(v))),
             )
         }
+    };
+    let recomputed = matches!(
+        calc,
+        Calculation::PodAverage {
+            rebalance: Some(_),
+            ..
+        }
+    );
+    let (up, down) = if recomputed {
+        (None, None)
+    } else {
+        thresholds_from(current, level, now, model, tol)
     };
     let mut parts = Vec::new();
     let mut details = serde_json::Map::new();
     details.insert("metricIndex".into(), json!(i));
-    if current >= input.hpa.max_replicas {
+    if level >= input.hpa.max_replicas {
         parts.push(format!(
-            "up: already at maxReplicas {}",
+            "more is capped at maxReplicas {}",
             input.hpa.max_replicas
         ));
     } else if let Some(v) = up {
-        parts.push(format!(
-            "{} → {} when it rises above {}",
-            current,
-            current + 1,
-            fmt(v - 1)
-        ));
+        parts.push(format!("{} if it rises above {}", level + 1, fmt(v - 1)));
         details.insert("scaleUpAt".into(), json!(v));
     }
-    if current <= input.hpa.min_replicas {
+    if level <= input.hpa.min_replicas {
         parts.push(format!(
-            "down: already at minReplicas {}",
+            "fewer is floored at minReplicas {}",
             input.hpa.min_replicas
         ));
     } else if let Some(v) = down {
-        parts.push(format!(
-            "{} → {} when it falls to {} or below",
-            current,
-            current - 1,
-            fmt(v)
-        ));
+        parts.push(format!("{} if it falls to {} or below", level - 1, fmt(v)));
         details.insert("scaleDownAt".into(), json!(v));
+    } else if !recomputed {
+        parts.push("no value of this metric proposes fewer".into());
+    }
+    let message = if recomputed {
+        let (unready, missing) = match calc {
+            Calculation::PodAverage {
+                unready_pods,
+                missing_pods,
+                ..
+            } => (*unready_pods, *missing_pods),
+            _ => (0, 0),
+        };
+        format!(
+            "{name} (the deciding metric) is at {} and proposes {level} after the controller re-computed it with assumed values for {unready} unready and {missing} missing pods, so its next thresholds depend on those pods too",
+            fmt(now)
+        )
     } else {
-        parts.push("down: no value of this metric proposes fewer replicas".into());
-    }
-    if parts.is_empty() {
-        return None;
-    }
+        format!(
+            "{name} (the deciding metric) is at {} and proposes {level}; it would propose {}{caveat}",
+            fmt(now),
+            parts.join("; ")
+        )
+    };
     let window = d
         .normalization
         .as_ref()
@@ -1028,7 +1064,7 @@ fn next_scale(input: &Input, d: &Decision) -> Option<Finding> {
         ..finding(
             "next-scale",
             Severity::Info,
-            format!("{name} (the deciding metric): {}{caveat}", parts.join("; ")),
+            message,
             format!("these are the values at which this metric's proposal moves by one replica (tolerance band {:.3}–{:.3}); a scale-down also needs every other metric to agree and waits out the {window}s stabilization window", tol.band()[0], tol.band()[1]),
         )
     })
@@ -1103,13 +1139,20 @@ mod tests {
 
     #[test]
     fn next_scale_gives_the_utilization_for_one_more_and_one_less() {
-        // scale-up-cpu: 3 pods, 50 % target: up above 55 %, down at 33 % (ratio ≤ 2/3).
+        // scale-up-cpu: 3 pods at 83 % for a 50 % target propose 5; from there, 6 needs
+        // ceil(util/50 × 3) ≥ 6 → util ≥ 84 %, and 4 needs util/50 × 3 ≤ 4 → util ≤ 66 %.
         let f = run_example("scale-up-cpu.yaml", "web");
         let n = f.iter().find(|f| f.id == "next-scale").expect("next-scale");
         let d = n.details.as_ref().expect("details");
-        assert_eq!(d["scaleUpAt"], 56);
-        assert_eq!(d["scaleDownAt"], 33);
-        assert!(n.message.contains("above 55%"), "{}", n.message);
+        assert_eq!(d["scaleUpAt"], 84);
+        assert_eq!(d["scaleDownAt"], 66);
+        assert!(n.message.contains("is at 83%"), "{}", n.message);
+        assert!(
+            n.message.contains("6 if it rises above 83%"),
+            "{}",
+            n.message
+        );
+        assert!(n.message.contains("4 if it falls to 66%"), "{}", n.message);
         assert!(ids(&f).iter().all(|i| *i == "next-scale"), "{:?}", ids(&f));
     }
 

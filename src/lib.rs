@@ -39,8 +39,8 @@ pub fn run(args: Vec<std::ffi::OsString>, env: cli::Environment) -> i32 {
     let result = match parsed.command {
         cli::Command::Explain(a) => a
             .resolve(&env)
-            .map_err(anyhow::Error::msg)
-            .and_then(|o| commands::explain::run(&o)),
+            .map_err(anyhow::Error::from)
+            .and_then(|o| commands::explain::run_selected(&o)),
         cli::Command::Snapshot(a) => commands::snapshot::run(&a),
         cli::Command::Simulate(a) => commands::simulate::run(&a, &env),
         cli::Command::Migrate(a) => commands::migrate::run(&a, &env),
@@ -58,7 +58,11 @@ pub fn run(args: Vec<std::ffi::OsString>, env: cli::Environment) -> i32 {
         }
         Err(e) => {
             eprintln!("error: {}", one_line(&format!("{e:#}")));
-            cli::EXIT_ERROR
+            if e.downcast_ref::<cli::UsageError>().is_some() {
+                cli::EXIT_USAGE
+            } else {
+                cli::EXIT_ERROR
+            }
         }
     }
 }

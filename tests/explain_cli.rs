@@ -380,7 +380,11 @@ fn bad_flags_and_history_are_reported() {
         "--now",
         "noon",
     ]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "a bad flag value is a usage error"
+    );
     assert!(String::from_utf8_lossy(&out.stderr).contains("--now"));
 
     let out = run(&[
@@ -391,7 +395,7 @@ fn bad_flags_and_history_are_reported() {
         "--kubernetes-version",
         "1.12",
     ]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("outside the supported range"));
 
     let out = run(&[
@@ -402,7 +406,7 @@ fn bad_flags_and_history_are_reported() {
         "--feature-gates",
         "Nope=true",
     ]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown feature gate"));
 
     let dir = scratch("bad-history");
@@ -547,11 +551,550 @@ fn history_modes_answer_for_the_controller_that_wrote_the_status() {
     // The text leads with the verdict and the last sync in plain words.
     let out = run(&base);
     let text = String::from_utf8_lossy(&out.stdout);
-    let head: Vec<&str> = text.lines().take(5).collect();
-    assert!(head[1].contains("HOLD at 8"), "{head:?}");
-    assert!(head[2].contains("Held at 8 by the 5m0s scale-down window: the controller scaled to 8 at 2026-03-01T11:55:30Z (Event SuccessfulRescale); the metrics alone say 4; earliest scale-down 2026-03-01T12:00:30Z"), "{head:?}");
+    // The verdict block, its wrapped lines joined.
+    let block: Vec<&str> = text.lines().take_while(|l| !l.is_empty()).collect();
+    let verdict = block
+        .iter()
+        .position(|l| l.starts_with("Verdict:"))
+        .expect("verdict");
+    assert!(block[verdict].contains("HOLD at 8"), "{block:?}");
+    let after = block[verdict + 1..]
+        .iter()
+        .map(|l| l.trim())
+        .collect::<Vec<_>>()
+        .join(" ");
+    // Times of the evaluation's day are short in the text (JSON keeps them exact).
+    assert!(after.starts_with("Held at 8 by the 5m0s scale-down window: the controller scaled to 8 at 11:55:30 (Event SuccessfulRescale); the metrics alone say 4; earliest scale-down 12:00:30"), "{after}");
     assert!(
-        head[3].contains("last sync: the controller held at 8"),
-        "{head:?}"
+        after.contains("last sync: the controller held at 8"),
+        "{after}"
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Golden text output. Regenerate with `UPDATE_GOLDEN=1 cargo test --test explain_cli golden`.
+
+/// The examples with one HPA each (the `.history.yaml` file is a --history input).
+fn example_files() -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(root().join("examples"))
+        .expect("examples/")
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().to_string())
+        .filter(|n| n.ends_with(".yaml") && !n.ends_with(".history.yaml"))
+        .collect();
+    v.sort();
+    v
+}
+
+fn run_env(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_kubectl-hpa"));
+    c.args(args).current_dir(root()).env("NO_COLOR", "1");
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.output().expect("binary runs")
+}
+
+/// Lines longer than `width`, except those whose excess is one unbreakable token.
+fn too_long(text: &str, width: usize) -> Vec<String> {
+    text.lines()
+        .filter(|l| l.chars().count() > width)
+        .filter(|l| {
+            let longest = l
+                .split_whitespace()
+                .map(|w| w.chars().count())
+                .max()
+                .unwrap_or(0);
+            let indent = l.chars().take_while(|c| *c == ' ').count();
+            indent + longest <= width
+        })
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn golden_text_output_at_80_and_120_columns() {
+    let update = std::env::var_os("UPDATE_GOLDEN").is_some();
+    let mut stale = Vec::new();
+    for file in example_files() {
+        for width in [80usize, 120] {
+            let path = format!("examples/{file}");
+            let out = run_env(
+                &["explain", "--snapshot", &path],
+                &[("COLUMNS", &width.to_string())],
+            );
+            assert!(
+                out.status.success(),
+                "{file}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let text = String::from_utf8(out.stdout).expect("utf-8");
+            let long = too_long(&text, width);
+            assert!(
+                long.is_empty(),
+                "{file} at {width} columns:\n{}",
+                long.join("\n")
+            );
+            assert!(
+                !text.contains('\u{1b}'),
+                "{file}: colour without a terminal"
+            );
+            let golden = root()
+                .join("tests/golden")
+                .join(format!("{}.{width}.txt", file.trim_end_matches(".yaml")));
+            if update {
+                std::fs::create_dir_all(golden.parent().unwrap()).expect("mkdir");
+                std::fs::write(&golden, &text).expect("write golden");
+                continue;
+            }
+            let want = std::fs::read_to_string(&golden).unwrap_or_default();
+            if want != text {
+                stale.push(golden.display().to_string());
+            }
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "text output differs from the golden files (review, then regenerate with UPDATE_GOLDEN=1 cargo test --test explain_cli golden):\n  {}",
+        stale.join("\n  ")
+    );
+}
+
+#[test]
+fn wide_output_fits_too_and_the_width_follows_columns() {
+    for file in example_files() {
+        let path = format!("examples/{file}");
+        for width in ["80", "120"] {
+            let out = run_env(
+                &["explain", "--snapshot", &path, "-o", "wide"],
+                &[("COLUMNS", width)],
+            );
+            let text = String::from_utf8_lossy(&out.stdout).to_string();
+            let long = too_long(&text, width.parse().unwrap());
+            assert!(
+                long.is_empty(),
+                "{file} -o wide at {width}:\n{}",
+                long.join("\n")
+            );
+        }
+        let narrow = run_env(&["explain", "--snapshot", &path], &[("COLUMNS", "80")]).stdout;
+        let broad = run_env(&["explain", "--snapshot", &path], &[("COLUMNS", "300")]).stdout;
+        assert_ne!(narrow, broad, "{file}: COLUMNS changes nothing");
+    }
+    // Without COLUMNS and without a terminal: 100 columns.
+    let out = run_env(
+        &[
+            "explain",
+            "--snapshot",
+            "examples/sidecar-without-cpu-request.yaml",
+        ],
+        &[],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(too_long(&text, 100).is_empty());
+    assert!(
+        text.lines().any(|l| l.chars().count() > 90),
+        "the default width is used"
+    );
+}
+
+#[test]
+fn the_answer_comes_first() {
+    let out = run_env(
+        &[
+            "explain",
+            "--snapshot",
+            "examples/sidecar-without-cpu-request.yaml",
+        ],
+        &[("COLUMNS", "100")],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let pos = |s: &str| {
+        text.find(s)
+            .unwrap_or_else(|| panic!("{s:?} missing:\n{text}"))
+    };
+    assert!(pos("Verdict:") < pos("\nWhy\n"));
+    assert!(pos("\nWhy\n") < pos("\nWhat you can do\n"));
+    assert!(pos("\nWhat you can do\n") < pos("\nMetrics\n"));
+    // The sidecar advice is in the first screen, not at the end only.
+    assert!(pos("sidecar.istio.io/proxyCPU") < pos("\nMetrics\n"));
+    // The controller's error chain is in the steps, not under the verdict.
+    let head = &text[..pos("\nWhy\n")];
+    assert!(!head.contains("first error is"), "{head}");
+    assert!(text[pos("\nSteps\n")..].contains("first error is"));
+    // A failed metric keeps its name and target; its pods are not "counted no / why Ready".
+    let metrics = &text[pos("\nMetrics\n")..pos("\nPods for metric 1")];
+    assert!(
+        metrics.contains("cpu utilization") && metrics.contains("70%"),
+        "{metrics}"
+    );
+    assert!(!metrics.contains("Resource metric #1"), "{metrics}");
+    let pods = &text[pos("\nPods for metric 1")..pos("\nController memory")];
+    assert!(!pods.contains("┆ no      ┆ Ready"), "{pods}");
+    assert!(pods.contains("no cpu request"), "{pods}");
+}
+
+#[test]
+fn values_are_in_the_users_units() {
+    let text = |f: &str| {
+        let out = run_env(
+            &["explain", "--snapshot", &format!("examples/{f}")],
+            &[("COLUMNS", "120")],
+        );
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let mem = text("statefulset-memory.yaml");
+    assert!(
+        mem.contains("734Mi/pod") && mem.contains("600Mi/pod"),
+        "{mem}"
+    );
+    assert!(!mem.contains("769636352"), "{mem}");
+    let several = text("several-metrics.yaml");
+    assert!(
+        several.contains("queue_messages_ready{queue=orders}"),
+        "{several}"
+    );
+    assert!(several.contains("87 ÷ 4"), "{several}");
+    assert!(several.contains("12.5"), "{several}");
+    assert!(!several.contains("12500m"), "{several}");
+    // The controller's own texts (steps, conditions, events) keep its exact words.
+    assert!(
+        several.contains("queue_messages_ready(&LabelSelector{MatchLabels:"),
+        "{several}"
+    );
+    // The ratio beside the band is the one that decided (1.000 after re-computing, not 0.571).
+    let missing = text("missing-metrics-block-scale-down.yaml");
+    let row = missing
+        .lines()
+        .find(|l| l.starts_with("│ 1 "))
+        .expect("metric row");
+    assert!(row.contains("1.000") && !row.contains("0.571 ┆"), "{row}");
+    // Next scale: from where the metric is now (83 %, proposing 5), not "3 → 4 above 55%".
+    let up = text("scale-up-cpu.yaml");
+    assert!(up.contains("is at 83%"), "{up}");
+    assert!(!up.contains("above 55%"), "{up}");
+    // Times of the evaluation day are short in the text, exact in JSON.
+    let held = text("held-by-window.yaml");
+    assert!(held.contains("scaled to 8 at 11:55:30"), "{held}");
+    let d = json(&["explain", "--snapshot", "examples/held-by-window.yaml"]);
+    let summary = d["verdict"]["summary"].as_str().expect("summary");
+    assert!(summary.contains("2026-03-01T11:55:30Z"), "{summary}");
+}
+
+#[test]
+fn many_pods_show_the_ones_that_matter() {
+    let dir = scratch("many-pods");
+    let snap = many_pods_snapshot(40);
+    let f = write(&dir, "many.yaml", &snap);
+    let path = f.to_str().unwrap();
+    let out = run_env(&["explain", "--snapshot", path], &[("COLUMNS", "120")]);
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows = |t: &str| t.lines().filter(|l| l.starts_with("│ big-")).count();
+    assert!(rows(&text) <= 12, "{text}");
+    assert!(text.contains("more ready pods"), "{text}");
+    assert!(text.contains("big-unready"), "{text}");
+    for all in [vec!["--pods", "all"], vec!["-o", "wide"]] {
+        let mut args = vec!["explain", "--snapshot", path];
+        args.extend(all.iter());
+        let out = run_env(&args, &[("COLUMNS", "200")]);
+        assert_eq!(rows(&String::from_utf8_lossy(&out.stdout)), 41, "{all:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A snapshot of an HPA over `n` ready pods and one unready pod.
+fn many_pods_snapshot(n: usize) -> String {
+    let mut items = vec![
+        serde_json::json!({
+            "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "big", "namespace": "shop"},
+            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "big"},
+                "minReplicas": 1, "maxReplicas": 100,
+                "metrics": [{"type": "Resource", "resource": {"name": "cpu",
+                    "target": {"type": "Utilization", "averageUtilization": 50}}}]}
+        }),
+        serde_json::json!({
+            "apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "big", "namespace": "shop"},
+            "spec": {"replicas": n + 1, "selector": {"matchLabels": {"app": "big"}},
+                "template": {"metadata": {"labels": {"app": "big"}}, "spec": {"containers": [{"name": "app"}]}}},
+            "status": {"replicas": n + 1}
+        }),
+    ];
+    let pod = |name: &str, ready: &str| {
+        serde_json::json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "shop", "labels": {"app": "big"}},
+            "spec": {"containers": [{"name": "app", "resources": {"requests": {"cpu": "500m"}}}]},
+            "status": {"phase": "Running", "startTime": "2026-03-01T10:00:00Z",
+                "conditions": [{"type": "Ready", "status": ready, "lastTransitionTime": "2026-03-01T10:01:00Z"}]}
+        })
+    };
+    let usage = |name: &str, cpu: usize| {
+        serde_json::json!({
+            "apiVersion": "metrics.k8s.io/v1beta1", "kind": "PodMetrics",
+            "metadata": {"name": name, "namespace": "shop", "labels": {"app": "big"}},
+            "timestamp": "2026-03-01T11:59:50Z", "window": "15s",
+            "containers": [{"name": "app", "usage": {"cpu": format!("{cpu}m")}}]
+        })
+    };
+    for i in 0..n {
+        let name = format!("big-{i:02}");
+        items.push(pod(&name, "True"));
+        items.push(usage(&name, 200 + i * 3));
+    }
+    items.push(pod("big-unready", "False"));
+    serde_json::to_string(&serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items}))
+        .expect("json")
+}
+
+#[test]
+fn colour_only_on_a_terminal_and_never_with_no_color() {
+    // Piped: never colour (NO_COLOR or not).
+    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-hpa"))
+        .args(["explain", "--snapshot", "examples/scale-up-cpu.yaml"])
+        .current_dir(root())
+        .env_remove("NO_COLOR")
+        .output()
+        .expect("binary runs");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains('\u{1b}'));
+    // On a pseudo-terminal (util-linux `script`): colour, unless NO_COLOR is set.
+    let Ok(script) = which("script") else {
+        eprintln!("skipped: no `script` command for a pseudo-terminal");
+        return;
+    };
+    let bin = env!("CARGO_BIN_EXE_kubectl-hpa");
+    let on_pty = |no_color: Option<&str>| {
+        let mut c = Command::new(&script);
+        c.args([
+            "-qec",
+            &format!("{bin} explain --snapshot examples/scale-up-cpu.yaml"),
+            "/dev/null",
+        ])
+        .current_dir(root())
+        .env("COLUMNS", "100")
+        .env_remove("NO_COLOR");
+        if let Some(v) = no_color {
+            c.env("NO_COLOR", v);
+        }
+        let out = c.output().expect("script runs");
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let coloured = on_pty(None);
+    assert!(coloured.contains("SCALE UP"), "{coloured}");
+    assert!(
+        coloured.contains("\u{1b}["),
+        "no colour on a terminal:\n{coloured}"
+    );
+    let plain = on_pty(Some("1"));
+    assert!(plain.contains("SCALE UP"), "{plain}");
+    assert!(
+        !plain.contains("\u{1b}["),
+        "colour despite NO_COLOR:\n{plain}"
+    );
+}
+
+fn which(cmd: &str) -> Result<PathBuf, ()> {
+    let path = std::env::var_os("PATH").ok_or(())?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(cmd))
+        .find(|p| p.is_file())
+        .ok_or(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// kubectl habits
+
+#[test]
+fn output_name_and_jsonpath() {
+    let base = ["explain", "--snapshot", "examples/scale-up-cpu.yaml"];
+    let with = |extra: &[&str]| {
+        let mut a = base.to_vec();
+        a.extend(extra);
+        run(&a)
+    };
+    let out = with(&["-o", "jsonpath={.desiredReplicas}"]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "5");
+    let out = with(&[
+        "-o",
+        "jsonpath={.verdict.action} {.metrics[0].type}{\"\\n\"}",
+    ]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "ScaleUp Resource\n");
+    let out = with(&["-o", "jsonpath='{.name}'"]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "web");
+    let out = with(&["-o", "jsonpath={.nope}"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains(".nope is not found"));
+    let out = with(&["-o", "jsonpath={range .items[*]}"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = with(&["-o", "name"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "horizontalpodautoscaler.autoscaling/web\n"
+    );
+    // The fleet: every HPA's name.
+    let dir = scratch("fleet-names");
+    let two = two_hpas();
+    let f = write(&dir, "two.yaml", &two);
+    let out = run(&["explain", "--snapshot", f.to_str().unwrap(), "-o", "name"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "horizontalpodautoscaler.autoscaling/a\nhorizontalpodautoscaler.autoscaling/b\n"
+    );
+    let out = run(&[
+        "explain",
+        "--snapshot",
+        f.to_str().unwrap(),
+        "-o",
+        "jsonpath={.items[*].name}",
+    ]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "a b");
+    // --no-headers: the fleet table without its header line.
+    let with_headers = run(&["explain", "--snapshot", f.to_str().unwrap()]);
+    let without = run(&["explain", "--snapshot", f.to_str().unwrap(), "--no-headers"]);
+    let (w, wo) = (
+        String::from_utf8_lossy(&with_headers.stdout).to_string(),
+        String::from_utf8_lossy(&without.stdout).to_string(),
+    );
+    assert!(w.starts_with("HPA ") || w.starts_with("NAMESPACE "), "{w}");
+    assert_eq!(wo, w.split_once('\n').unwrap().1);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Two copies of scale-up-cpu's HPA, named a and b.
+fn two_hpas() -> String {
+    let text = std::fs::read_to_string(root().join("examples/scale-up-cpu.yaml")).expect("example");
+    let mut doc: Value = serde_yaml::from_str(&text).expect("yaml");
+    let items = doc["items"].as_array_mut().expect("items");
+    let hpa = items
+        .iter()
+        .position(|i| i["kind"] == "HorizontalPodAutoscaler")
+        .expect("hpa");
+    let mut b = items[hpa].clone();
+    items[hpa]["metadata"]["name"] = "a".into();
+    b["metadata"]["name"] = "b".into();
+    items.push(b);
+    serde_json::to_string(&doc).expect("json")
+}
+
+#[test]
+fn hpa_slash_name_and_the_last_repeated_flag_win() {
+    let d = json(&[
+        "explain",
+        "hpa/web",
+        "--snapshot",
+        "examples/scale-up-cpu.yaml",
+    ]);
+    assert_eq!(d["name"], "web");
+    let d = json(&[
+        "explain",
+        "horizontalpodautoscaler.autoscaling/web",
+        "--snapshot",
+        "examples/scale-up-cpu.yaml",
+    ]);
+    assert_eq!(d["name"], "web");
+    let out = run(&[
+        "explain",
+        "deploy/web",
+        "--snapshot",
+        "examples/scale-up-cpu.yaml",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("hpa/NAME"));
+    // Repeated flags: the last one wins, as in kubectl.
+    let d = json(&[
+        "explain",
+        "web",
+        "--snapshot",
+        "examples/scale-up-cpu.yaml",
+        "--tolerance",
+        "0.2",
+        "--tolerance",
+        "0.05",
+        "-o",
+        "yaml",
+    ]);
+    assert_eq!(d["tolerance"]["up"], 0.05);
+}
+
+#[test]
+fn usage_errors_exit_2_everywhere() {
+    let s = "examples/scale-up-cpu.yaml";
+    let cases: &[&[&str]] = &[
+        &["explain", "--watch"],
+        &["explain", "web", "--watch", "--snapshot", s],
+        &["explain", "web", "--watch", "-A"],
+        &["explain", "web", "--watch", "--now", "2026-03-01T12:00:00Z"],
+        &[
+            "explain",
+            "web",
+            "--snapshot",
+            s,
+            "--kubernetes-version",
+            "1.22",
+        ],
+        &["explain", "web", "--snapshot", s, "--now", "yesterday"],
+        &["explain", "web", "--snapshot", s, "--tolerance", "2"],
+        &["explain", "web", "--snapshot", s, "--tolerance", "-0.1"],
+        &["explain", "web", "--snapshot", s, "--sync-period", "0s"],
+        &["explain", "web", "--snapshot", s, "-o", "table"],
+        &["explain", "web", "--snapshot", s, "-n", "shop", "-A"],
+        &["simulate", "--snapshot", s, "--duration", "1d"],
+        &["simulate", "--snapshot", s, "--tolerance", "2"],
+    ];
+    for args in cases {
+        let out = run(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.starts_with("error:"), "{args:?}: {err}");
+    }
+    // Unusable input stays exit 1.
+    let out = run(&["explain", "web", "--snapshot", "/nonexistent.yaml"]);
+    assert_eq!(out.status.code(), Some(1));
+    let out = run(&[
+        "explain",
+        "web",
+        "--snapshot",
+        s,
+        "--history",
+        "/nonexistent.yaml",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn each_command_describes_its_own_flags() {
+    let help = |cmd: &str| String::from_utf8_lossy(&run(&[cmd, "--help"]).stdout).to_string();
+    assert!(help("explain").contains("Explain the HPAs of every namespace"));
+    for cmd in ["migrate", "simulate", "snapshot"] {
+        let h = help(cmd);
+        assert!(!h.contains("Explain the HPAs"), "{cmd}:\n{h}");
+    }
+    assert!(!help("simulate").contains("--all-namespaces"));
+}
+
+#[test]
+fn the_readme_shows_real_output_at_100_columns() {
+    let readme = std::fs::read_to_string(root().join("README.md")).expect("README");
+    let section = &readme[readme.find("## What `explain` says").expect("section")..];
+    let block = section
+        .split("```text\n")
+        .nth(1)
+        .and_then(|b| b.split("\n```").next())
+        .expect("a text block");
+    let out = run_env(
+        &["explain", "--snapshot", "examples/scale-up-cpu.yaml"],
+        &[("COLUMNS", "100")],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with(block),
+        "the README block is not the real output; regenerate it with:\n  COLUMNS=100 kubectl-hpa explain --snapshot examples/scale-up-cpu.yaml"
+    );
+    assert!(too_long(block, 100).is_empty());
 }

@@ -363,7 +363,7 @@ fn complete_flags_like_cobra() {
 
 #[test]
 fn complete_flag_values() {
-    let formats = ["text", "wide", "json", "yaml"];
+    let formats = ["text", "wide", "json", "yaml", "name", "jsonpath="];
     assert_eq!(
         complete(&["explain", "-o", ""]),
         (
@@ -371,7 +371,10 @@ fn complete_flag_values() {
             NO_FILE_COMP
         )
     );
-    assert_eq!(complete(&["explain", "--output", "j"]).0, vec!["json"]);
+    assert_eq!(
+        complete(&["explain", "--output", "j"]).0,
+        vec!["json", "jsonpath="]
+    );
     assert_eq!(complete(&["explain", "--output=y"]).0, vec!["yaml"]);
     assert_eq!(complete(&["explain", "-o=w"]).0, vec!["wide"]);
     let (versions, d) = complete(&["explain", "--kubernetes-version", ""]);
@@ -449,7 +452,7 @@ fn kubectl_complete_hpa_forwards_to_complete() {
     assert!(out.status.success());
     assert_eq!(
         String::from_utf8(out.stdout).unwrap(),
-        "text\nwide\njson\nyaml\n:4\n"
+        "text\nwide\njson\nyaml\nname\njsonpath=\n:4\n"
     );
     // A word that looks like one of our own flags still reaches the completer.
     let out = Command::new(&script)
@@ -491,7 +494,7 @@ t kubectl-hpa completion ""
         lines,
         [
             "explain",
-            "text wide json yaml",
+            "text wide json yaml name jsonpath=",
             "--kubernetes-version",
             "-h --help bash zsh fish"
         ]

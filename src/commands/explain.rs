@@ -61,7 +61,7 @@ pub fn settings_for(opts: &ExplainOptions, snap: &Snapshot) -> Result<Settings> 
     let mut s = opts
         .settings
         .for_evidence(evidence)
-        .map_err(|e| anyhow!("--feature-gates: {e}"))?;
+        .map_err(|e| anyhow::Error::new(crate::cli::UsageError(format!("--feature-gates: {e}"))))?;
     if evidence.is_none()
         && opts.source == Source::Cluster
         && s.requested.kubernetes_version.is_none()
@@ -113,6 +113,32 @@ pub fn decide_with_input(
     Ok((input, d))
 }
 
+/// Run `explain`, then print what `-o name` / `-o jsonpath=…` select from its JSON.
+pub fn run_selected(opts: &ExplainOptions) -> Result<String> {
+    let out = run(opts)?;
+    match &opts.select {
+        Some(sel) => sel.apply(&out),
+        None => Ok(out),
+    }
+}
+
+/// `--no-headers`: the fleet table's first line is its header (`HPA …` or `NAMESPACE …`).
+fn fleet_headers(out: String, opts: &ExplainOptions) -> String {
+    let text = matches!(
+        opts.output,
+        crate::cli::OutputFormat::Text | crate::cli::OutputFormat::Wide
+    );
+    if !opts.no_headers || !text {
+        return out;
+    }
+    match out.split_once('\n') {
+        Some((first, rest)) if first.starts_with("HPA ") || first.starts_with("NAMESPACE ") => {
+            rest.to_string()
+        }
+        _ => out,
+    }
+}
+
 /// Run `explain` and return the rendered output.
 pub fn run(opts: &ExplainOptions) -> Result<String> {
     match &opts.source {
@@ -132,16 +158,25 @@ pub fn run(opts: &ExplainOptions) -> Result<String> {
                             snap.source
                         ),
                         // Several HPAs and no NAME: the fleet overview.
-                        _ => return super::fleet::run_offline(opts, &snap, &extras),
+                        _ => {
+                            return super::fleet::run_offline(opts, &snap, &extras)
+                                .map(|o| fleet_headers(o, opts))
+                        }
                     }
                 }
             };
             let (input, d) = decide_with_input(opts, &snap, &name)?;
             let findings = crate::diagnose::diagnose(&snap, &input, &d, &extras);
-            super::fleet::render_with_diagnostics(&d, &findings, opts)
+            let cx = crate::render::Context {
+                specs: &input.hpa.raw_metrics,
+                findings: &findings,
+            };
+            crate::render::render_explain(&d, &cx, opts.output, &opts.text_options())
         }
         Source::Cluster if opts.watch => super::watch::run(opts),
-        Source::Cluster if opts.name.is_none() => super::fleet::run_live(opts),
+        Source::Cluster if opts.name.is_none() => {
+            super::fleet::run_live(opts).map(|o| fleet_headers(o, opts))
+        }
         Source::Cluster => super::live::run(opts),
     }
 }

@@ -213,9 +213,10 @@ fn go(d: SignedDuration) -> String {
 }
 
 fn flag_duration(flag: &str, v: &str) -> Result<SignedDuration> {
-    let n = parse_go_duration(v).map_err(|e| anyhow!("--{flag}: {e}"))?;
+    let usage = |m: String| anyhow::Error::new(crate::cli::UsageError(m));
+    let n = parse_go_duration(v).map_err(|e| usage(format!("--{flag}: {e}")))?;
     if n < 0 {
-        bail!("--{flag}: must not be negative, got {v:?}");
+        return Err(usage(format!("--{flag}: must not be negative, got {v:?}")));
     }
     Ok(SignedDuration::from_nanos(n))
 }
@@ -336,7 +337,7 @@ pub fn execute(args: &SimulateArgs, env: &Environment, out: &mut dyn Write) -> R
         });
     let settings = settings
         .for_evidence(evidence)
-        .map_err(|e| anyhow!("--feature-gates: {e}"))?;
+        .map_err(|e| anyhow::Error::new(crate::cli::UsageError(format!("--feature-gates: {e}"))))?;
 
     // Start time.
     let flag_now = args

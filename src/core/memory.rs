@@ -314,7 +314,7 @@ fn recommendations_from_events(
             let r = Some((o.time, o.size));
             b.recs(r, r, r);
             b.note(format!(
-                "{} {}: scaled up {prev} → {}, so the proposal then was at least {}",
+                "{} at {}: scaled up {prev} → {}, so the proposal then was at least {}",
                 o.source, o.time, o.size, o.size
             ));
         }

@@ -63,6 +63,33 @@ fn finding(id: &str, severity: Severity, message: String, action: String) -> Fin
     }
 }
 
+/// A hold by a stabilization window or a rate policy: when it ends, and the knob that sets it.
+fn held(d: &Decision, out: &mut Vec<Finding>) {
+    let (Some(n), Some(nc)) = (&d.normalization, &d.next_change) else {
+        return;
+    };
+    let knob = match (nc.kind, n.stabilization.reason.as_str()) {
+        ("stabilizationWindow", "ScaleUpStabilized") => {
+            "spec.behavior.scaleUp.stabilizationWindowSeconds".to_string()
+        }
+        ("stabilizationWindow", _) if d.behavior.is_some() => format!(
+            "spec.behavior.scaleDown.stabilizationWindowSeconds (now {}s)",
+            n.stabilization.scale_down_window_seconds
+        ),
+        ("stabilizationWindow", _) => format!(
+            "the controller's --horizontal-pod-autoscaler-downscale-stabilization ({}s), or set spec.behavior.scaleDown.stabilizationWindowSeconds",
+            n.stabilization.scale_down_window_seconds
+        ),
+        _ => "the policies of spec.behavior (value / periodSeconds)".to_string(),
+    };
+    out.push(finding(
+        "held",
+        Severity::Info,
+        format!("the controller is holding on purpose: {}", nc.text),
+        format!("nothing to fix: wait for it; to react faster, lower {knob}"),
+    ));
+}
+
 /// A ReplicaSet reduced to its owner (for "pods the target does not own" and rollouts).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ReplicaSetInfo {
@@ -338,6 +365,7 @@ pub fn diagnose(snap: &Snapshot, input: &Input, d: &Decision, x: &Extras) -> Vec
         ));
     }
 
+    held(d, &mut out);
     metrics_api_findings(input, d, x, &selector, &mut out);
     missing_requests(input, d, &raw_pods, &mut out);
     container_absent(input, &mut out);

@@ -99,7 +99,11 @@ pub struct Rebalance {
 
 /// Every number behind one metric's proposal.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase", rename_all_fields = "camelCase", tag = "kind")]
+#[serde(
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase",
+    tag = "kind"
+)]
 pub enum Calculation {
     /// Resource/ContainerResource utilization, resource averageValue and Pods metrics.
     PodAverage {

@@ -231,7 +231,9 @@ pub(crate) fn what_to_do(cx: &Context, st: &Style) -> String {
         .map(|f| format!("{} [{}]", f.action, f.id))
         .collect();
     if lines.is_empty() {
-        if let Some(f) = cx.findings.iter().find(|f| f.id == "next-scale") {
+        if let Some(f) = cx.findings.iter().find(|f| f.id == "held") {
+            lines.push(f.action.clone());
+        } else if let Some(f) = cx.findings.iter().find(|f| f.id == "next-scale") {
             lines.push(format!("nothing to fix; {}", f.message));
         }
     }

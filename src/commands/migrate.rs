@@ -122,7 +122,12 @@ fn ask(report: &Report) -> bool {
             (n + a.requests.len(), ns)
         });
     let mut err = std::io::stderr().lock();
-    let _ = write!(err, "{}Send {n} PATCH request(s) in namespace(s) {}? [y/N] ", render_text(report), ns.join(", "));
+    let _ = write!(
+        err,
+        "{}Send {n} PATCH request(s) in namespace(s) {}? [y/N] ",
+        render_text(report),
+        ns.join(", ")
+    );
     let _ = err.flush();
     let mut line = String::new();
     let _ = std::io::stdin().lock().read_line(&mut line);
@@ -131,7 +136,9 @@ fn ask(report: &Report) -> bool {
 
 /// Run `migrate`. The report goes to stdout even when an error is returned.
 pub fn run(args: &MigrateArgs, _env: &Environment) -> Result<String> {
-    let opts = args.resolve(std::io::stdin().is_terminal()).map_err(anyhow::Error::msg)?;
+    let opts = args
+        .resolve(std::io::stdin().is_terminal())
+        .map_err(anyhow::Error::msg)?;
     let report = session::run(&opts, &mut std::io::stdin().lock(), &mut ask)?;
     let out = match args.output {
         MigrateFormat::Json => serde_json::to_string_pretty(&report)? + "\n",

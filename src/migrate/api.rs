@@ -33,7 +33,12 @@ impl Api {
         format!("context {:?} ({})", self.conn.context, self.conn.server)
     }
 
-    pub async fn get(&self, path: &str, resource: &str, object: String) -> Result<Value, ApiFailure> {
+    pub async fn get(
+        &self,
+        path: &str,
+        resource: &str,
+        object: String,
+    ) -> Result<Value, ApiFailure> {
         self.conn.get_path(path, resource, object).await
     }
 

@@ -244,7 +244,10 @@ mod tests {
     fn chart(t: &str) -> ChartReport {
         scan(&Chart {
             dir: "c".into(),
-            values: Some(("c/values.yaml".into(), "replicaCount: 2\nautoscaling:\n  enabled: false\n".into())),
+            values: Some((
+                "c/values.yaml".into(),
+                "replicaCount: 2\nautoscaling:\n  enabled: false\n".into(),
+            )),
             templates: vec![("c/templates/d.yaml".into(), t.into())],
         })
     }
@@ -271,7 +274,10 @@ mod tests {
         assert_eq!(r.replicas.len(), 1);
         let x = &r.replicas[0];
         assert_eq!((x.line, x.guard.clone()), (5, None));
-        assert_eq!((x.values_key.as_deref(), x.values_line), (Some("replicaCount"), Some(1)));
+        assert_eq!(
+            (x.values_key.as_deref(), x.values_line),
+            (Some("replicaCount"), Some(1))
+        );
         assert_eq!(r.autoscaling_line, Some(3));
         assert_eq!(
             x.fix.as_deref(),

@@ -22,9 +22,18 @@ pub struct Sources {
     pub errors: Vec<FileError>,
 }
 
+/// A path as shown: without a leading `./`.
+fn shown(p: &Path) -> String {
+    let s = p.display().to_string();
+    match s.strip_prefix("./") {
+        Some(rest) if !rest.is_empty() => rest.to_string(),
+        _ => s,
+    }
+}
+
 fn err(file: &Path, message: String) -> FileError {
     FileError {
-        file: file.display().to_string(),
+        file: shown(file),
         line: None,
         message,
     }
@@ -57,7 +66,9 @@ pub fn read(inputs: &[PathBuf], recursive: bool, stdin: &mut dyn Read) -> Source
             let mut text = String::new();
             match stdin.read_to_string(&mut text) {
                 Ok(_) => s.add_text(STDIN, text),
-                Err(e) => s.errors.push(err(Path::new(STDIN), format!("cannot read: {e}"))),
+                Err(e) => s
+                    .errors
+                    .push(err(Path::new(STDIN), format!("cannot read: {e}"))),
             }
         } else if p.is_dir() {
             s.add_dir(p, recursive, true);
@@ -81,7 +92,7 @@ impl Sources {
             Ok(t) => t,
             Err(e) => return self.errors.push(e),
         };
-        let file = p.display().to_string();
+        let file = shown(p);
         if kustomize::is_kustomization(&file, &text) {
             let dir = p.parent().unwrap_or(Path::new("."));
             let patch_files = kustomize::patch_paths(&text)
@@ -90,7 +101,7 @@ impl Sources {
                     let disk = dir.join(&w);
                     read_text(&disk)
                         .ok()
-                        .map(|t| (w, disk.display().to_string(), t))
+                        .map(|t| (w, shown(&disk), t))
                 })
                 .collect();
             self.kustomizations.push(Kustomization {
@@ -130,7 +141,7 @@ impl Sources {
         let values_path = dir.join("values.yaml");
         let values = read_text(&values_path)
             .ok()
-            .map(|t| (values_path.display().to_string(), t));
+            .map(|t| (shown(&values_path), t));
         let mut templates = Vec::new();
         let mut stack = vec![dir.join("templates")];
         while let Some(d) = stack.pop() {
@@ -145,7 +156,7 @@ impl Sources {
                     Some("yaml" | "yml" | "tpl")
                 ) {
                     match read_text(&e) {
-                        Ok(t) => templates.push((e.display().to_string(), t)),
+                        Ok(t) => templates.push((shown(&e), t)),
                         Err(x) => self.errors.push(x),
                     }
                 }
@@ -153,7 +164,7 @@ impl Sources {
         }
         templates.sort();
         self.charts.push(Chart {
-            dir: dir.display().to_string(),
+            dir: shown(dir),
             values,
             templates,
         });

@@ -76,7 +76,12 @@ fn s<'a>(v: &'a Value, p: &str) -> &'a str {
 /// The GitOps objects a workload's markers name.
 pub fn owners_of(obj: &Value) -> Vec<GitopsRef> {
     let mut out = Vec::new();
-    let ann = |k: &str| s(obj, &format!("/metadata/annotations/{}", k.replace('/', "~1")));
+    let ann = |k: &str| {
+        s(
+            obj,
+            &format!("/metadata/annotations/{}", k.replace('/', "~1")),
+        )
+    };
     let lab = |k: &str| s(obj, &format!("/metadata/labels/{}", k.replace('/', "~1")));
     let tracking = ann("argocd.argoproj.io/tracking-id");
     let app = match tracking.split_once(':') {
@@ -97,7 +102,11 @@ pub fn owners_of(obj: &Value) -> Vec<GitopsRef> {
         });
     }
     for (prefix, kind, api) in [
-        ("kustomize", "Kustomization", "kustomize.toolkit.fluxcd.io/v1"),
+        (
+            "kustomize",
+            "Kustomization",
+            "kustomize.toolkit.fluxcd.io/v1",
+        ),
         ("helm", "HelmRelease", "helm.toolkit.fluxcd.io/v2"),
     ] {
         let name = lab(&format!("{prefix}.toolkit.fluxcd.io/name"));
@@ -106,7 +115,11 @@ pub fn owners_of(obj: &Value) -> Vec<GitopsRef> {
             out.push(GitopsRef {
                 kind,
                 api_version: api,
-                namespace: if ns.is_empty() { "flux-system".into() } else { ns.into() },
+                namespace: if ns.is_empty() {
+                    "flux-system".into()
+                } else {
+                    ns.into()
+                },
                 name: name.into(),
             });
         }
@@ -139,7 +152,12 @@ fn strings(v: Option<&Value>) -> Vec<&str> {
 }
 
 /// Judge the object (or its read error) for this target.
-pub fn judge(owner: GitopsRef, read: Result<&Value, String>, obj: &Value, target: &Target) -> GitopsFacts {
+pub fn judge(
+    owner: GitopsRef,
+    read: Result<&Value, String>,
+    obj: &Value,
+    target: &Target,
+) -> GitopsFacts {
     let mut f = GitopsFacts {
         snippet: snippet(&owner, target),
         owner,
@@ -168,7 +186,9 @@ pub fn judge(owner: GitopsRef, read: Result<&Value, String>, obj: &Value, target
             }
         }
         _ => {
-            let rules = app.pointer("/spec/driftDetection/ignore").and_then(Value::as_array);
+            let rules = app
+                .pointer("/spec/driftDetection/ignore")
+                .and_then(Value::as_array);
             f.ignores_replicas = Some(rules.into_iter().flatten().any(|r| {
                 strings(r.get("paths")).contains(&"/spec/replicas")
                     && r.get("target").is_none_or(|t| matches_target(t, target))
@@ -182,20 +202,26 @@ pub fn judge(owner: GitopsRef, read: Result<&Value, String>, obj: &Value, target
 }
 
 fn judge_argo(f: &mut GitopsFacts, app: &Value, obj: &Value, target: &Target) {
-    let rules = app.pointer("/spec/ignoreDifferences").and_then(Value::as_array);
+    let rules = app
+        .pointer("/spec/ignoreDifferences")
+        .and_then(Value::as_array);
     f.ignores_replicas = Some(rules.into_iter().flatten().any(|r| {
         matches_target(r, target)
             && (strings(r.get("jsonPointers")).contains(&"/spec/replicas")
                 || strings(r.get("jqPathExpressions")).contains(&".spec.replicas"))
     }));
     let opts = strings(app.pointer("/spec/syncPolicy/syncOptions"));
-    let per_resource = s(obj, "/metadata/annotations/argocd.argoproj.io~1sync-options");
+    let per_resource = s(
+        obj,
+        "/metadata/annotations/argocd.argoproj.io~1sync-options",
+    );
     f.respects_ignore = Some(
         opts.contains(&"RespectIgnoreDifferences=true")
             || per_resource.contains("RespectIgnoreDifferences=true"),
     );
     if opts.contains(&"ServerSideApply=true") || per_resource.contains("ServerSideApply=true") {
-        f.notes.push("ServerSideApply=true (forced server-side sync)".into());
+        f.notes
+            .push("ServerSideApply=true (forced server-side sync)".into());
     }
     if app.pointer("/spec/syncPolicy/automated").is_some() {
         f.notes.push("automated sync".into());
@@ -261,13 +287,24 @@ mod tests {
         let obj = json!({"metadata": {"annotations": {"argocd.argoproj.io/tracking-id": "shop-web:apps/Deployment:shop/web"},
             "labels": {"kustomize.toolkit.fluxcd.io/name": "apps", "kustomize.toolkit.fluxcd.io/namespace": "flux-system"}}});
         let o = owners_of(&obj);
-        assert_eq!(o[0].path(), "/apis/argoproj.io/v1alpha1/namespaces/argocd/applications/shop-web");
-        assert_eq!(o[1].path(), "/apis/kustomize.toolkit.fluxcd.io/v1/namespaces/flux-system/kustomizations/apps");
+        assert_eq!(
+            o[0].path(),
+            "/apis/argoproj.io/v1alpha1/namespaces/argocd/applications/shop-web"
+        );
+        assert_eq!(
+            o[1].path(),
+            "/apis/kustomize.toolkit.fluxcd.io/v1/namespaces/flux-system/kustomizations/apps"
+        );
     }
 
     #[test]
     fn argo_needs_both_settings() {
-        let r = GitopsRef { kind: "Application", api_version: "argoproj.io/v1alpha1", namespace: "argocd".into(), name: "w".into() };
+        let r = GitopsRef {
+            kind: "Application",
+            api_version: "argoproj.io/v1alpha1",
+            namespace: "argocd".into(),
+            name: "w".into(),
+        };
         let mut app = json!({"spec": {"ignoreDifferences": [{"group": "apps", "kind": "Deployment", "jsonPointers": ["/spec/replicas"]}]}});
         let f = judge(r.clone(), Ok(&app), &json!({}), &T);
         assert!(!f.protected());

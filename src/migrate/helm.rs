@@ -83,7 +83,11 @@ pub fn deployed(secrets: &[Value], release: &str) -> Option<Value> {
 }
 
 fn b64(s: &[u8]) -> Result<Vec<u8>, String> {
-    let clean: Vec<u8> = s.iter().copied().filter(|c| !c.is_ascii_whitespace()).collect();
+    let clean: Vec<u8> = s
+        .iter()
+        .copied()
+        .filter(|c| !c.is_ascii_whitespace())
+        .collect();
     base64::engine::general_purpose::STANDARD
         .decode(clean)
         .map_err(|e| format!("not base64: {e}"))
@@ -165,10 +169,12 @@ fn read_state(
         .and_then(Value::as_str)
         .ok_or_else(|| format!("Secret {secret} has no data.release"))?;
     let rel = decode_release(data).map_err(|e| format!("Secret {secret}: {e}"))?;
-    let manifest = rel.get("manifest").and_then(Value::as_str).unwrap_or_default();
-    let replicas = replicas_in_manifest(manifest, kind, name).ok_or_else(|| {
-        format!("Secret {secret}: the release manifest has no {kind} {name}")
-    })?;
+    let manifest = rel
+        .get("manifest")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let replicas = replicas_in_manifest(manifest, kind, name)
+        .ok_or_else(|| format!("Secret {secret}: the release manifest has no {kind} {name}"))?;
     Ok(ReleaseState::Read {
         revision: rel
             .get("version")
@@ -206,14 +212,21 @@ mod tests {
     }
 
     const WITH: &str = "---\napiVersion: v1\nkind: Service\nmetadata:\n  name: web\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 3\n";
-    const WITHOUT: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  selector: {}\n";
+    const WITHOUT: &str =
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  selector: {}\n";
 
     #[test]
     fn the_deployed_revision_decides() {
-        let s = [secret(1, "superseded", WITHOUT), secret(2, "deployed", WITH)];
+        let s = [
+            secret(1, "superseded", WITHOUT),
+            secret(2, "deployed", WITH),
+        ];
         let f = facts_from_secrets("web", "shop", &s, "Deployment", "web");
         assert_eq!(f.rendered_replicas(), Some(true));
-        let s = [secret(1, "superseded", WITH), secret(2, "deployed", WITHOUT)];
+        let s = [
+            secret(1, "superseded", WITH),
+            secret(2, "deployed", WITHOUT),
+        ];
         let f = facts_from_secrets("web", "shop", &s, "Deployment", "web");
         assert_eq!(f.rendered_replicas(), Some(false));
         assert!(matches!(f.state, ReleaseState::Read { revision: 2, .. }));

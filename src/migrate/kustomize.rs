@@ -55,8 +55,10 @@ impl KustomizeSetting {
 /// Is this file a kustomization (by name, or by `kind: Kustomization` with kustomize's apiVersion)?
 pub fn is_kustomization(path: &str, text: &str) -> bool {
     let base = path.rsplit(['/', '\\']).next().unwrap_or(path);
-    matches!(base, "kustomization.yaml" | "kustomization.yml" | "Kustomization")
-        || (text.contains("kind: Kustomization") && text.contains("kustomize.config.k8s.io"))
+    matches!(
+        base,
+        "kustomization.yaml" | "kustomization.yml" | "Kustomization"
+    ) || (text.contains("kind: Kustomization") && text.contains("kustomize.config.k8s.io"))
 }
 
 fn str_at<'a>(v: &'a Yaml, path: &[&str]) -> Option<&'a str> {
@@ -85,13 +87,19 @@ fn patch_sets(patch: &str) -> Option<(String, String)> {
     match &v {
         Yaml::Sequence(ops) => ops.iter().find_map(|op| {
             let (o, p) = (str_at(op, &["op"])?, str_at(op, &["path"])?);
-            (matches!(o, "add" | "replace") && p == "/spec/replicas")
-                .then(|| (String::new(), op.get("value").map(yaml_scalar).unwrap_or_default()))
+            (matches!(o, "add" | "replace") && p == "/spec/replicas").then(|| {
+                (
+                    String::new(),
+                    op.get("value").map(yaml_scalar).unwrap_or_default(),
+                )
+            })
         }),
         Yaml::Mapping(_) => {
             let r = v.get("spec")?.get("replicas")?;
             Some((
-                str_at(&v, &["metadata", "name"]).unwrap_or_default().to_string(),
+                str_at(&v, &["metadata", "name"])
+                    .unwrap_or_default()
+                    .to_string(),
                 yaml_scalar(r),
             ))
         }
@@ -108,7 +116,12 @@ pub fn scan(k: &Kustomization) -> Vec<KustomizeSetting> {
     let hits = text::scan_yaml(&k.text, &ls, 0, ls.len());
     let line_of = |path: &[Seg]| hits.iter().find(|h| h.path == path).map(|h| h.line + 1);
     let mut out = Vec::new();
-    let seq = |key: &str| doc.get(key).and_then(Yaml::as_sequence).cloned().unwrap_or_default();
+    let seq = |key: &str| {
+        doc.get(key)
+            .and_then(Yaml::as_sequence)
+            .cloned()
+            .unwrap_or_default()
+    };
     for (i, r) in seq("replicas").iter().enumerate() {
         let p = [Seg::key("replicas"), Seg::Index(i), Seg::key("name")];
         out.push(KustomizeSetting {
@@ -128,7 +141,9 @@ pub fn scan(k: &Kustomization) -> Vec<KustomizeSetting> {
                 }
                 line_of(&p)
             };
-            let target = str_at(e, &["target", "name"]).unwrap_or_default().to_string();
+            let target = str_at(e, &["target", "name"])
+                .unwrap_or_default()
+                .to_string();
             let (inline, path) = match e {
                 Yaml::String(s) if s.contains('\n') || s.contains(':') => (Some(s.clone()), None),
                 Yaml::String(s) => (None, Some(s.clone())),
@@ -142,7 +157,11 @@ pub fn scan(k: &Kustomization) -> Vec<KustomizeSetting> {
                 out.push(KustomizeSetting {
                     file: k.file.clone(),
                     line: replicas_line(&k.text, from),
-                    name: if name.is_empty() { target.clone() } else { name },
+                    name: if name.is_empty() {
+                        target.clone()
+                    } else {
+                        name
+                    },
                     how: "patch",
                     value,
                 });
@@ -171,7 +190,12 @@ pub fn patch_paths(text: &str) -> Vec<String> {
     };
     let mut out = Vec::new();
     for key in ["patches", "patchesJson6902", "patchesStrategicMerge"] {
-        for e in doc.get(key).and_then(Yaml::as_sequence).into_iter().flatten() {
+        for e in doc
+            .get(key)
+            .and_then(Yaml::as_sequence)
+            .into_iter()
+            .flatten()
+        {
             match e {
                 Yaml::String(s) if !s.contains('\n') && !s.contains(':') => out.push(s.clone()),
                 _ => out.extend(str_at(e, &["path"]).map(String::from)),
@@ -205,7 +229,12 @@ mod tests {
         assert_eq!(
             got,
             [
-                ("o/kustomization.yaml".to_string(), 5, "transformer", "4".to_string()),
+                (
+                    "o/kustomization.yaml".to_string(),
+                    5,
+                    "transformer",
+                    "4".to_string()
+                ),
                 ("o/kustomization.yaml".into(), 11, "patch", "6".into()),
                 ("o/more.yaml".into(), 6, "patch", "8".into()),
             ]

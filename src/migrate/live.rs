@@ -38,7 +38,12 @@ impl Planned {
     pub fn writes(&self) -> (usize, Vec<String>) {
         let mut n = 0;
         let mut ns: Vec<String> = Vec::new();
-        for a in self.report.workloads.iter().filter_map(|w| w.analysis.as_ref()) {
+        for a in self
+            .report
+            .workloads
+            .iter()
+            .filter_map(|w| w.analysis.as_ref())
+        {
             if !a.blocked() && !a.requests.is_empty() {
                 n += a.requests.len();
                 if !ns.contains(&a.target.namespace) {
@@ -81,7 +86,10 @@ async fn resolve_target(api: &Api, hpa: &Value) -> Result<Resolved, String> {
         .and_then(Value::as_str)
         .unwrap_or(api.namespace())
         .to_string();
-    let r = hpa.pointer("/spec/scaleTargetRef").cloned().unwrap_or_default();
+    let r = hpa
+        .pointer("/spec/scaleTargetRef")
+        .cloned()
+        .unwrap_or_default();
     let (a, kind, tname) = (s(&r, "/apiVersion"), s(&r, "/kind"), s(&r, "/name"));
     let who = format!("HPA {ns}/{}", s(hpa, "/metadata/name"));
     if kind.is_empty() || tname.is_empty() {
@@ -96,7 +104,9 @@ async fn resolve_target(api: &Api, hpa: &Value) -> Result<Resolved, String> {
     let mut obj = match api.get(&path, &resource, object.clone()).await {
         Ok(o) => o,
         Err(f) if f.code() == Some(404) => {
-            return Err(format!("{who} points at {kind} {ns}/{tname}, which does not exist"))
+            return Err(format!(
+                "{who} points at {kind} {ns}/{tname}, which does not exist"
+            ))
         }
         Err(f) => return Err(f.fatal()),
     };
@@ -107,13 +117,30 @@ async fn resolve_target(api: &Api, hpa: &Value) -> Result<Resolved, String> {
         obj["kind"] = json!(kind);
     }
     if !builtin_scalable(a, kind) {
-        let scale = api.get(&format!("{path}/scale"), &format!("{resource}/scale"), object).await;
+        let scale = api
+            .get(
+                &format!("{path}/scale"),
+                &format!("{resource}/scale"),
+                object,
+            )
+            .await;
         if let Err(f) = scale {
-            let why = if f.code() == Some(404) { "it has no scale subresource".to_string() } else { f.fatal() };
-            return Err(format!("{who} targets {kind} {ns}/{tname}, which cannot be scaled: {why}"));
+            let why = if f.code() == Some(404) {
+                "it has no scale subresource".to_string()
+            } else {
+                f.fatal()
+            };
+            return Err(format!(
+                "{who} targets {kind} {ns}/{tname}, which cannot be scaled: {why}"
+            ));
         }
     }
-    Ok(Resolved { hpa: hpa.clone(), obj, path, resource })
+    Ok(Resolved {
+        hpa: hpa.clone(),
+        obj,
+        path,
+        resource,
+    })
 }
 
 /// The HPAs to migrate and the namespace's HPAs (for duplicates).
@@ -125,14 +152,25 @@ async fn read_hpas(api: &Api, o: &Options) -> anyhow::Result<(Vec<Value>, Vec<Va
         format!("/apis/autoscaling/v2/namespaces/{ns}/horizontalpodautoscalers")
     };
     let item = ("autoscaling/v2", "HorizontalPodAutoscaler");
-    let scope = if o.all_namespaces { String::new() } else { format!("in namespace {ns:?}") };
+    let scope = if o.all_namespaces {
+        String::new()
+    } else {
+        format!("in namespace {ns:?}")
+    };
     match &o.name {
         Some(name) => {
             let h = api
-                .get(&format!("{collection}/{name}"), HPA_RES, format!("{name:?} in namespace {ns:?}"))
+                .get(
+                    &format!("{collection}/{name}"),
+                    HPA_RES,
+                    format!("{name:?} in namespace {ns:?}"),
+                )
                 .await
                 .map_err(|f| anyhow::anyhow!(f.fatal()))?;
-            let all = api.list(&collection, item, HPA_RES, scope).await.unwrap_or_default();
+            let all = api
+                .list(&collection, item, HPA_RES, scope)
+                .await
+                .unwrap_or_default();
             Ok((vec![h], all))
         }
         None => {
@@ -148,12 +186,17 @@ async fn read_hpas(api: &Api, o: &Options) -> anyhow::Result<(Vec<Value>, Vec<Va
 /// The Helm release of a workload, from its release Secrets.
 async fn helm_facts(api: &Api, obj: &Value) -> Option<HelmFacts> {
     let (release, ns) = helm::release_of(obj)?;
-    let path = format!("/api/v1/namespaces/{ns}/secrets?labelSelector=owner%3Dhelm%2Cname%3D{release}");
+    let path =
+        format!("/api/v1/namespaces/{ns}/secrets?labelSelector=owner%3Dhelm%2Cname%3D{release}");
     let what = format!("in namespace {ns:?} (Helm release {release})");
     let (kind, name) = (s(obj, "/kind"), s(obj, "/metadata/name"));
     Some(match api.get(&path, "secrets", what).await {
         Ok(list) => {
-            let items: Vec<Value> = list.get("items").and_then(Value::as_array).cloned().unwrap_or_default();
+            let items: Vec<Value> = list
+                .get("items")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
             helm::facts_from_secrets(&release, &ns, &items, kind, name)
         }
         Err(f) => HelmFacts {
@@ -192,7 +235,10 @@ pub async fn plan(api: &Api, o: &Options, src: &Sources, mode: Mode) -> anyhow::
         report.errors.push(if o.all_namespaces {
             "no HorizontalPodAutoscalers found in any namespace".to_string()
         } else {
-            format!("no HorizontalPodAutoscalers found in namespace {:?}", api.namespace())
+            format!(
+                "no HorizontalPodAutoscalers found in namespace {:?}",
+                api.namespace()
+            )
         });
     }
     let mut targets = Vec::new();
@@ -205,12 +251,21 @@ pub async fn plan(api: &Api, o: &Options, src: &Sources, mode: Mode) -> anyhow::
             }
             Err(e) => {
                 report.errors.push(e.clone());
-                report.workloads.push(Workload { hpa_ref: hpa_ref(h), analysis: None, error: Some(e), apply: None });
+                report.workloads.push(Workload {
+                    hpa_ref: hpa_ref(h),
+                    analysis: None,
+                    error: Some(e),
+                    apply: None,
+                });
             }
         }
     }
     let edits: Vec<FileEdit> = src.manifests.iter().map(|m| m.plan(&targets)).collect();
-    let settings: Vec<_> = src.kustomizations.iter().flat_map(super::kustomize::scan).collect();
+    let settings: Vec<_> = src
+        .kustomizations
+        .iter()
+        .flat_map(super::kustomize::scan)
+        .collect();
     let mut planned = Vec::new();
     for r in resolved {
         let me = target_ref(&r.hpa).unwrap_or_default();
@@ -227,29 +282,58 @@ pub async fn plan(api: &Api, o: &Options, src: &Sources, mode: Mode) -> anyhow::
             object: &r.obj,
             path: r.path.clone(),
             other_hpas,
-            occurrences: src.manifests.iter().flat_map(|m| m.plan(std::slice::from_ref(&me)).occurrences).collect(),
-            kustomize: settings.iter().filter(|k| k.name == me.name || k.name.is_empty()).cloned().collect(),
+            occurrences: src
+                .manifests
+                .iter()
+                .flat_map(|m| m.plan(std::slice::from_ref(&me)).occurrences)
+                .collect(),
+            kustomize: settings
+                .iter()
+                .filter(|k| k.name == me.name || k.name.is_empty())
+                .cloned()
+                .collect(),
             files_given: !o.files.is_empty(),
             helm,
             gitops,
         });
         let w = hpa_ref(&r.hpa);
         if a.blocked() {
-            let why: Vec<String> = a.findings.iter().filter(|f| f.blocking).map(|f| f.message.clone()).collect();
-            report.errors.push(format!("HPA {w}: not migrated: {}", why.join("; ")));
+            let why: Vec<String> = a
+                .findings
+                .iter()
+                .filter(|f| f.blocking)
+                .map(|f| f.message.clone())
+                .collect();
+            report
+                .errors
+                .push(format!("HPA {w}: not migrated: {}", why.join("; ")));
         }
-        report.workloads.push(Workload { hpa_ref: w.clone(), analysis: Some(a), error: None, apply: None });
+        report.workloads.push(Workload {
+            hpa_ref: w.clone(),
+            analysis: Some(a),
+            error: None,
+            apply: None,
+        });
         planned.push((w, r));
     }
     report.workloads.sort_by(|a, b| a.hpa_ref.cmp(&b.hpa_ref));
-    report.files = edits.into_iter().map(|edit| FileReport { edit, written: false }).collect();
+    report.files = edits
+        .into_iter()
+        .map(|edit| FileReport {
+            edit,
+            written: false,
+        })
+        .collect();
     report.kustomize = settings;
     report.charts = src.charts.iter().map(super::chart::scan).collect();
     report.collect_advice();
     describe_cluster(&mut report, api);
     let after = matches!(mode, Mode::Apply);
     report.describe_files(o.write, after);
-    Ok(Planned { report, resolved: planned })
+    Ok(Planned {
+        report,
+        resolved: planned,
+    })
 }
 
 fn describe_cluster(report: &mut Report, api: &Api) {
@@ -258,11 +342,18 @@ fn describe_cluster(report: &mut Report, api: &Api) {
     for a in report.workloads.iter().filter_map(|w| w.analysis.as_ref()) {
         if !a.blocked() && !a.requests.is_empty() {
             n += a.requests.len();
-            on.push(format!("{} {}/{}", a.target.kind, a.target.namespace, a.target.name));
+            on.push(format!(
+                "{} {}/{}",
+                a.target.kind, a.target.namespace, a.target.name
+            ));
         }
     }
     let at = api.describe();
-    let what = format!("{n} PATCH request{} on {}", if n == 1 { "" } else { "s" }, on.join(", "));
+    let what = format!(
+        "{n} PATCH request{} on {}",
+        if n == 1 { "" } else { "s" },
+        on.join(", ")
+    );
     report.cluster_effect = match report.mode {
         Mode::Apply if n == 0 => format!("{at}: nothing to write (no request is needed); GET requests only"),
         Mode::Apply => format!("{at}: writes {what} (metadata annotation and/or a hand-over of spec.replicas at its current value, never forced)"),
@@ -275,12 +366,21 @@ fn describe_cluster(report: &mut Report, api: &Api) {
 
 /// Send the plans (with `dryRun=All` for `--server-dry-run`), then `--write`.
 pub async fn execute(api: &Api, planned: Planned, o: &Options) -> anyhow::Result<Report> {
-    let Planned { mut report, resolved } = planned;
+    let Planned {
+        mut report,
+        resolved,
+    } = planned;
     let dry = report.mode == Mode::ServerDryRun;
     let mut stopped = false;
-    let resolved = if report.mode == Mode::DryRun { Vec::new() } else { resolved };
+    let resolved = if report.mode == Mode::DryRun {
+        Vec::new()
+    } else {
+        resolved
+    };
     for (w_ref, r) in &resolved {
-        let Some(w) = report.workloads.iter_mut().find(|w| &w.hpa_ref == w_ref) else { continue };
+        let Some(w) = report.workloads.iter_mut().find(|w| &w.hpa_ref == w_ref) else {
+            continue;
+        };
         if w.analysis.as_ref().is_none_or(Analysis::blocked) {
             continue;
         }
@@ -307,7 +407,8 @@ fn write_files(report: &mut Report) -> anyhow::Result<()> {
         .iter()
         .filter(|w| {
             w.analysis.as_ref().is_some_and(|a| !a.requests.is_empty())
-                && (report.mode != Mode::Apply || w.apply.as_ref().is_none_or(|r| r.error.is_some()))
+                && (report.mode != Mode::Apply
+                    || w.apply.as_ref().is_none_or(|r| r.error.is_some()))
         })
         .map(|w| w.hpa_ref.as_str())
         .collect();
@@ -340,7 +441,11 @@ fn replicas_of(v: &Value) -> Option<i64> {
 }
 
 fn object_words(obj: &Value) -> String {
-    format!("{:?} in namespace {:?}", s(obj, "/metadata/name"), s(obj, "/metadata/namespace"))
+    format!(
+        "{:?} in namespace {:?}",
+        s(obj, "/metadata/name"),
+        s(obj, "/metadata/namespace")
+    )
 }
 
 /// The body to send for a step: the planned one, with the previous step's resourceVersion.
@@ -359,25 +464,66 @@ enum Outcome {
 }
 
 /// Send one step; record it.
-async fn send_step(api: &Api, r: &Resolved, st: &Step, rv: &str, r0: Option<i64>, round: usize, dry: bool, rep: &mut ApplyReport) -> Outcome {
+async fn send_step(
+    api: &Api,
+    r: &Resolved,
+    st: &Step,
+    rv: &str,
+    r0: Option<i64>,
+    round: usize,
+    dry: bool,
+    rep: &mut ApplyReport,
+) -> Outcome {
     let body = body_for(st, rv);
     let mut query = st.query.clone();
     if dry {
         query.push(("dryRun".into(), "All".into()));
     }
-    let res = api.patch(&st.path, &query, st.content_type, &body, &r.resource, object_words(&r.obj)).await;
-    let mut sent = Sent { step: st.id, round, method: st.method, path: st.path.clone(), query, content_type: st.content_type, body, status: None, outcome: String::new() };
+    let res = api
+        .patch(
+            &st.path,
+            &query,
+            st.content_type,
+            &body,
+            &r.resource,
+            object_words(&r.obj),
+        )
+        .await;
+    let mut sent = Sent {
+        step: st.id,
+        round,
+        method: st.method,
+        path: st.path.clone(),
+        query,
+        content_type: st.content_type,
+        body,
+        status: None,
+        outcome: String::new(),
+    };
     let out = match res {
         Ok(v) => {
             sent.status = Some(200);
             let got = replicas_of(&v);
             if got != r0 {
-                sent.outcome = format!("the response has spec.replicas {got:?}, but {r0:?} was read: stopping");
-                Outcome::Stop(format!("{} changed spec.replicas from {r0:?} to {got:?}: stopped (nothing else sent)", st.id))
+                sent.outcome = format!(
+                    "the response has spec.replicas {got:?}, but {r0:?} was read: stopping"
+                );
+                Outcome::Stop(format!(
+                    "{} changed spec.replicas from {r0:?} to {got:?}: stopped (nothing else sent)",
+                    st.id
+                ))
             } else {
-                sent.outcome = if dry { "accepted (dryRun=All, not persisted): spec.replicas unchanged".into() } else { "ok: spec.replicas unchanged".into() };
+                sent.outcome = if dry {
+                    "accepted (dryRun=All, not persisted): spec.replicas unchanged".into()
+                } else {
+                    "ok: spec.replicas unchanged".into()
+                };
                 // a dry run persists nothing: the next step's precondition is the version read
-                Outcome::Next(if dry { rv.to_string() } else { s(&v, "/metadata/resourceVersion").to_string() })
+                Outcome::Next(if dry {
+                    rv.to_string()
+                } else {
+                    s(&v, "/metadata/resourceVersion").to_string()
+                })
             }
         }
         Err(f) if st.id == "handover-replicas" && is_field_conflict(&f) => {
@@ -387,7 +533,10 @@ async fn send_step(api: &Api, r: &Resolved, st: &Step, rv: &str, r0: Option<i64>
         }
         Err(f) if f.code() == Some(409) => {
             sent.status = f.code();
-            sent.outcome = format!("conflict ({}): re-reading the object (round {round} of {MAX_ROUNDS})", f.client_go_text());
+            sent.outcome = format!(
+                "conflict ({}): re-reading the object (round {round} of {MAX_ROUNDS})",
+                f.client_go_text()
+            );
             Outcome::Restart
         }
         Err(f) => {
@@ -442,7 +591,8 @@ async fn send(api: &Api, r: &Resolved, dry: bool) -> ApplyReport {
         }
         if !restart {
             if !dry {
-                rep.verified = verify(api, r, &object, read_replicas, template_before.as_ref()).await;
+                rep.verified =
+                    verify(api, r, &object, read_replicas, template_before.as_ref()).await;
                 if let Some(c) = rep.verified.iter().find(|c| !c.ok) {
                     rep.error = Some(format!("verification failed: {}: {}", c.check, c.detail));
                 }
@@ -450,7 +600,9 @@ async fn send(api: &Api, r: &Resolved, dry: bool) -> ApplyReport {
             return rep;
         }
     }
-    rep.error = Some(format!("the object kept changing: gave up after {MAX_ROUNDS} conflicts (409); run again"));
+    rep.error = Some(format!(
+        "the object kept changing: gave up after {MAX_ROUNDS} conflicts (409); run again"
+    ));
     rep
 }
 
@@ -458,14 +610,29 @@ fn show(v: Option<i64>) -> String {
     v.map_or("unset".into(), |n| n.to_string())
 }
 
-async fn verify(api: &Api, r: &Resolved, object: &str, read: Option<i64>, template_before: Option<&Value>) -> Vec<Check> {
+async fn verify(
+    api: &Api,
+    r: &Resolved,
+    object: &str,
+    read: Option<i64>,
+    template_before: Option<&Value>,
+) -> Vec<Check> {
     let after = match api.get(&r.path, &r.resource, object.to_string()).await {
         Ok(o) => o,
-        Err(f) => return vec![Check { check: "re-read", ok: false, detail: f.fatal() }],
+        Err(f) => {
+            return vec![Check {
+                check: "re-read",
+                ok: false,
+                detail: f.fatal(),
+            }]
+        }
     };
     let now = replicas_of(&after);
     let owners_now = owners::replicas_owners(&after);
-    let scaled_by = owners_now.iter().find(|o| o.subresource.as_deref() == Some("scale")).map(|o| o.manager.clone());
+    let scaled_by = owners_now
+        .iter()
+        .find(|o| o.subresource.as_deref() == Some("scale"))
+        .map(|o| o.manager.clone());
     let mut out = vec![match (now == read, &scaled_by) {
         (true, _) => Check { check: "replicas-unchanged", ok: true, detail: format!("spec.replicas is {} as read before the requests", show(now)) },
         (false, Some(m)) => Check { check: "replicas-unchanged", ok: true, detail: format!("spec.replicas is {} (read {}): changed since by {m} through the scale subresource, not by these requests", show(now), show(read)) },
@@ -475,15 +642,27 @@ async fn verify(api: &Api, r: &Resolved, object: &str, read: Option<i64>, templa
     out.push(Check {
         check: "pod-template-unchanged",
         ok: same,
-        detail: if same { "spec.template is unchanged (no rollout)".into() } else { "spec.template differs from the first read".into() },
+        detail: if same {
+            "spec.template is unchanged (no rollout)".into()
+        } else {
+            "spec.template differs from the first read".into()
+        },
     });
     let ann = match owners::last_applied(&after).map(owners::last_applied_replicas) {
         None => Ok("there is no last-applied annotation".to_string()),
-        Some(Ok(None)) => Ok(format!("the {LAST_APPLIED} annotation has no spec.replicas")),
-        Some(Ok(Some(v))) => Err(format!("the {LAST_APPLIED} annotation still has spec.replicas: {v}")),
+        Some(Ok(None)) => Ok(format!(
+            "the {LAST_APPLIED} annotation has no spec.replicas"
+        )),
+        Some(Ok(Some(v))) => Err(format!(
+            "the {LAST_APPLIED} annotation still has spec.replicas: {v}"
+        )),
         Some(Err(e)) => Err(e),
     };
-    out.push(Check { check: "annotation-without-replicas", ok: ann.is_ok(), detail: ann.unwrap_or_else(|e| e) });
+    out.push(Check {
+        check: "annotation-without-replicas",
+        ok: ann.is_ok(),
+        detail: ann.unwrap_or_else(|e| e),
+    });
     let names: Vec<String> = owners_now
         .iter()
         .map(|o| match &o.subresource {

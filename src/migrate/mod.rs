@@ -698,17 +698,30 @@ pub fn analyze(input: &Input) -> Analysis {
     }
     // Helm in client-side mode: the previous release manifest decides, not the annotation
     if has_tool(Tool::Helm) && !input.helm.as_ref().is_some_and(HelmFacts::server_side) {
-        let (rows, f) = helm_rows(input.helm.as_ref(), live, manifest_replicas, default_replicas);
+        let (rows, f) = helm_rows(
+            input.helm.as_ref(),
+            live,
+            manifest_replicas,
+            default_replicas,
+        );
         next_apply.extend(rows);
         findings.push(f);
     }
     // Argo CD / Flux: what the owning object says
     for g in &input.gitops {
         let (id, msg) = gitops::verdict(g);
-        let sev = if g.protected() { Severity::Info } else { Severity::Medium };
+        let sev = if g.protected() {
+            Severity::Info
+        } else {
+            Severity::Medium
+        };
         findings.push(finding(id, sev, msg));
         if g.protected() {
-            let tool = if g.owner.kind == "Application" { "Argo CD" } else { "Flux" };
+            let tool = if g.owner.kind == "Application" {
+                "Argo CD"
+            } else {
+                "Flux"
+            };
             next_apply.retain(|p| !p.applier.contains(tool));
             for m in ["asIs", "withoutReplicas", "afterMigration"] {
                 next_apply.push(Prediction {
@@ -1018,7 +1031,10 @@ pub fn analyze(input: &Input) -> Analysis {
 fn kustomize_finding(k: &KustomizeSetting) -> Finding {
     let (id, what) = match k.how {
         "transformer" => ("kustomize-replicas-transformer", "remove that entry"),
-        _ => ("kustomize-patch-sets-replicas", "remove the patch (or its replicas)"),
+        _ => (
+            "kustomize-patch-sets-replicas",
+            "remove the patch (or its replicas)",
+        ),
     };
     finding(
         id,
@@ -1048,19 +1064,35 @@ fn helm_rows(
         defaults_to: default_replicas,
     };
     let dflt = default_replicas.map_or("the default".into(), |d| d.to_string());
-    let check = facts.map_or("helm get manifest RELEASE -n NAMESPACE | grep -n 'replicas:'".into(), |f| {
-        format!("helm get manifest {} -n {} | grep -n 'replicas:'", f.release, f.namespace)
-    });
+    let check = facts.map_or(
+        "helm get manifest RELEASE -n NAMESPACE | grep -n 'replicas:'".into(),
+        |f| {
+            format!(
+                "helm get manifest {} -n {} | grep -n 'replicas:'",
+                f.release, f.namespace
+            )
+        },
+    );
     let read = facts.and_then(|f| match &f.state {
-        ReleaseState::Read { secret, revision, replicas, .. } => Some((secret, revision, replicas)),
+        ReleaseState::Read {
+            secret,
+            revision,
+            replicas,
+            ..
+        } => Some((secret, revision, replicas)),
         ReleaseState::Unreadable { .. } => None,
     });
     match read {
         Some((secret, revision, Some(r))) => {
-            let who = format!("helm upgrade (three-way merge against {secret}, revision {revision})");
+            let who =
+                format!("helm upgrade (three-way merge against {secret}, revision {revision})");
             let mut rows = Vec::new();
             if let Some(n) = manifest_replicas.or(r.parse().ok()) {
-                let e = if Some(n) == live { Effect::Nothing } else { Effect::ResetTo { replicas: n } };
+                let e = if Some(n) == live {
+                    Effect::Nothing
+                } else {
+                    Effect::ResetTo { replicas: n }
+                };
                 rows.push(row(&who, "asIs", e));
             }
             rows.push(row(&who, "withoutReplicas", delete.clone()));
@@ -1070,7 +1102,8 @@ fn helm_rows(
             )))
         }
         Some((secret, revision, None)) => {
-            let who = format!("helm upgrade (three-way merge against {secret}, revision {revision})");
+            let who =
+                format!("helm upgrade (three-way merge against {secret}, revision {revision})");
             (
                 vec![row(&who, "withoutReplicas", Effect::Nothing), row(&who, "afterMigration", Effect::Nothing)],
                 finding("helm-release-without-replicas", Severity::Info, format!(
@@ -1190,7 +1223,10 @@ fn helm_advice(f: &Facts) -> String {
 }
 
 fn gitops_advice(f: &Facts, kind: &str) -> Option<String> {
-    let g = f.gitops.iter().find(|g| (g.owner.kind == "Application") == (kind == "Application"))?;
+    let g = f
+        .gitops
+        .iter()
+        .find(|g| (g.owner.kind == "Application") == (kind == "Application"))?;
     if g.protected() {
         return Some(format!("{} already ignores /spec/replicas: remove replicas from Git; the next sync keeps the live value.", g.owner.label()));
     }
@@ -1446,7 +1482,9 @@ mod tests {
             .iter()
             .filter(|p| p.manifest == "afterMigration")
             .collect();
-        assert!(after.iter().any(|p| matches!(p.effect, Effect::Unknown { .. })));
+        assert!(after
+            .iter()
+            .any(|p| matches!(p.effect, Effect::Unknown { .. })));
         assert!(!a.has("already-safe"), "one consistent prediction");
         assert_eq!(a.tools[0].tool, Tool::Helm);
         assert!(a.advice.iter().any(|x| x.tool == "helm"));

@@ -56,24 +56,52 @@ fn hpas(sources: &[&Sources], o: &Options) -> Vec<(String, String, ObjectRef)> {
 }
 
 fn finding(id: &'static str, severity: Severity, message: String) -> Finding {
-    Finding { id, severity, blocking: false, message }
+    Finding {
+        id,
+        severity,
+        blocking: false,
+        message,
+    }
 }
 
 fn occurrence_finding(o: &Occurrence) -> Finding {
     let at = manifest::describe(o);
     match &o.action {
-        EditAction::NoReplicas => finding("manifest-without-replicas", Severity::Info, format!("{at}: no spec.replicas (nothing to edit)")),
-        EditAction::Remove { first_line, last_line, .. } => {
-            let lines = if first_line == last_line { format!("line {first_line}") } else { format!("lines {first_line}-{last_line}") };
-            finding("manifest-edit", Severity::Info, format!("{at}: remove {} ({lines})", manifest::field_path(o)))
+        EditAction::NoReplicas => finding(
+            "manifest-without-replicas",
+            Severity::Info,
+            format!("{at}: no spec.replicas (nothing to edit)"),
+        ),
+        EditAction::Remove {
+            first_line,
+            last_line,
+            ..
+        } => {
+            let lines = if first_line == last_line {
+                format!("line {first_line}")
+            } else {
+                format!("lines {first_line}-{last_line}")
+            };
+            finding(
+                "manifest-edit",
+                Severity::Info,
+                format!("{at}: remove {} ({lines})", manifest::field_path(o)),
+            )
         }
-        EditAction::Refused { reason } => finding("manifest-edit-refused", Severity::High, format!("{at}: not edited: {reason}")),
+        EditAction::Refused { reason } => finding(
+            "manifest-edit-refused",
+            Severity::High,
+            format!("{at}: not edited: {reason}"),
+        ),
     }
 }
 
 /// What the next apply by each tool does, in general.
 pub fn general() -> Vec<RunAdvice> {
-    let g = |tool: &str, text: &str| RunAdvice { tool: tool.into(), text: text.into() };
+    let g = |tool: &str, text: &str| RunAdvice {
+        tool: tool.into(),
+        text: text.into(),
+    };
     vec![
         g("kubectl apply (client-side)", "with replicas in the file, every apply resets the count to it; without, if the last applied manifest had replicas (the last-applied annotation), the apply sends replicas: null and the API defaults it to 1 — run migrate against the cluster first"),
         g("kubectl apply --server-side", "without replicas the field is pruned (-> 1) when the applier is its only owner; kept once the HPA has changed the count or after migrate's hand-over"),
@@ -91,7 +119,11 @@ pub fn plan(o: &Options, src: &Sources, hpa_src: &Sources, why: &str) -> Report 
     let found = hpas(&[src, hpa_src], o);
     let targets: Vec<ObjectRef> = found.iter().map(|(_, _, t)| t.clone()).collect();
     let edits: Vec<_> = src.manifests.iter().map(|m| m.plan(&targets)).collect();
-    r.kustomize = src.kustomizations.iter().flat_map(super::kustomize::scan).collect();
+    r.kustomize = src
+        .kustomizations
+        .iter()
+        .flat_map(super::kustomize::scan)
+        .collect();
     r.charts = src.charts.iter().map(super::chart::scan).collect();
     for (hpa, at, t) in found {
         let occurrences: Vec<Occurrence> = src
@@ -101,13 +133,27 @@ pub fn plan(o: &Options, src: &Sources, hpa_src: &Sources, why: &str) -> Report 
             .collect();
         let mut findings: Vec<Finding> = occurrences.iter().map(occurrence_finding).collect();
         if occurrences.is_empty() {
-            findings.push(finding("manifest-not-found", Severity::Info, format!("no document in the given files is {} {}", t.kind, t.name)));
+            findings.push(finding(
+                "manifest-not-found",
+                Severity::Info,
+                format!("no document in the given files is {} {}", t.kind, t.name),
+            ));
         }
-        for k in r.kustomize.iter().filter(|k| k.name == t.name || k.name.is_empty()) {
+        for k in r
+            .kustomize
+            .iter()
+            .filter(|k| k.name == t.name || k.name.is_empty())
+        {
             findings.push(super::kustomize_finding(k));
         }
         findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
-        r.targets.push(OfflineTarget { hpa, hpa_at: at, target: t, occurrences, findings });
+        r.targets.push(OfflineTarget {
+            hpa,
+            hpa_at: at,
+            target: t,
+            occurrences,
+            findings,
+        });
     }
     if r.targets.is_empty() && r.charts.is_empty() && r.kustomize.is_empty() {
         r.errors.push(match &o.name {
@@ -116,7 +162,13 @@ pub fn plan(o: &Options, src: &Sources, hpa_src: &Sources, why: &str) -> Report 
         });
     }
     r.general = general();
-    r.files = edits.into_iter().map(|edit| FileReport { edit, written: false }).collect();
+    r.files = edits
+        .into_iter()
+        .map(|edit| FileReport {
+            edit,
+            written: false,
+        })
+        .collect();
     r.cluster_effect = format!("none — offline ({why}): nothing is read from or written to a cluster, so the owners of spec.replicas are unknown");
     r.describe_files(o.write, false);
     r.risks.push("Other copies of the manifest (branches, environments, clusters, CI jobs) that still set replicas reset the count when applied: change them together.".into());
@@ -138,7 +190,10 @@ fn chart(c: &ChartReport, o: &mut String) {
                 t.file, t.line, t.text, c.autoscaling_key, at(c.autoscaling_line)
             ),
             None => {
-                let key = t.values_key.as_ref().map_or(String::new(), |k| format!(" (values key {k}{})", at(t.values_line)));
+                let key = t.values_key.as_ref().map_or(String::new(), |k| {
+                    let line = t.values_line.map_or(String::new(), |l| format!(", {values}:{l}"));
+                    format!(" (values key {k}{line})")
+                });
                 *o += &format!(
                     "  [high] helm-chart-sets-replicas: {}:{}: `{}`{key} is rendered even with autoscaling; templates are not edited — guard it:\n",
                     t.file, t.line, t.text
@@ -158,7 +213,10 @@ fn chart(c: &ChartReport, o: &mut String) {
 /// The offline parts of the text report.
 pub fn render(r: &Report, o: &mut String) {
     for t in &r.targets {
-        *o += &format!("HPA {} ({}) scales {} {}\n", t.hpa, t.hpa_at, t.target.kind, t.target.name);
+        *o += &format!(
+            "HPA {} ({}) scales {} {}\n",
+            t.hpa, t.hpa_at, t.target.kind, t.target.name
+        );
         for f in &t.findings {
             let sev = match f.severity {
                 Severity::High => "high",
@@ -172,11 +230,19 @@ pub fn render(r: &Report, o: &mut String) {
     for c in &r.charts {
         chart(c, o);
     }
-    if r.mode == Mode::Offline && !r.kustomize.is_empty() {
-        *o += "Kustomize settings of replicas:\n";
-        for k in &r.kustomize {
-            *o += &format!("  {}\n", k.describe());
-        }
+    let other: Vec<String> = r
+        .kustomize
+        .iter()
+        .filter(|k| {
+            !r.targets
+                .iter()
+                .any(|t| t.target.name == k.name || k.name.is_empty())
+        })
+        .map(|k| format!("  {}\n", k.describe()))
+        .collect();
+    if r.mode == Mode::Offline && !other.is_empty() {
+        *o += "Kustomize settings of replicas (for workloads no HPA here scales):\n";
+        *o += &other.concat();
         *o += "\n";
     }
     if !r.general.is_empty() {

@@ -212,7 +212,10 @@ fn collapsed(body: &str) -> String {
 fn short(e: &Effect) -> String {
     match e {
         Effect::Delete { defaults_to } => {
-            format!("delete -> {} [DANGER]", defaults_to.map_or("default".into(), |d| d.to_string()))
+            format!(
+                "delete -> {} [DANGER]",
+                defaults_to.map_or("default".into(), |d| d.to_string())
+            )
         }
         Effect::ResetTo { replicas } => format!("reset to {replicas}"),
         Effect::Conflict { with } => format!("conflict ({})", with.join(", ")),
@@ -247,7 +250,10 @@ fn predictions(a: &Analysis, o: &mut String) {
         "next apply", "as it is", "without replicas", "after migrate"
     );
     for (who, c) in rows {
-        let c: Vec<&str> = c.iter().map(|x| if x.is_empty() { "-" } else { x.as_str() }).collect();
+        let c: Vec<&str> = c
+            .iter()
+            .map(|x| if x.is_empty() { "-" } else { x.as_str() })
+            .collect();
         *o += &format!("  {who:<w0$}  {:<w1$}  {:<w2$}  {}\n", c[0], c[1], c[2])
             .replace("  \n", "\n");
     }
@@ -287,7 +293,10 @@ fn owners_line(a: &Analysis) -> String {
                 owners::Role::Applier => "applier",
                 owners::Role::Other => "other",
             };
-            let sub = ow.subresource.as_ref().map_or(String::new(), |s| format!(" {s}"));
+            let sub = ow
+                .subresource
+                .as_ref()
+                .map_or(String::new(), |s| format!(" {s}"));
             format!("{} ({}{sub}, {role})", ow.manager, ow.operation)
         })
         .collect();
@@ -296,14 +305,25 @@ fn owners_line(a: &Analysis) -> String {
 
 fn workload(w: &Workload, mode: Mode, o: &mut String) {
     let Some(a) = &w.analysis else {
-        *o += &format!("HPA {}: {}\n\n", w.hpa_ref, w.error.as_deref().unwrap_or("?"));
+        *o += &format!(
+            "HPA {}: {}\n\n",
+            w.hpa_ref,
+            w.error.as_deref().unwrap_or("?")
+        );
         return;
     };
     let t = &a.target;
     *o += &format!(
         "{} {}/{}  (HPA {}/{}, min {}, max {})  spec.replicas {}  resourceVersion {}\n",
-        t.kind, t.namespace, t.name, a.hpa.namespace, a.hpa.name, a.hpa.min_replicas,
-        a.hpa.max_replicas, show(t.replicas), t.resource_version
+        t.kind,
+        t.namespace,
+        t.name,
+        a.hpa.namespace,
+        a.hpa.name,
+        a.hpa.min_replicas,
+        a.hpa.max_replicas,
+        show(t.replicas),
+        t.resource_version
     );
     *o += &format!("  owners of spec.replicas: {}\n", owners_line(a));
     if let Some(la) = &a.last_applied {
@@ -328,7 +348,11 @@ fn workload(w: &Workload, mode: Mode, o: &mut String) {
         *o += &format!("  HPA conditions: {}\n", off.join(", "));
     }
     predictions(a, o);
-    for f in a.findings.iter().filter(|f| !f.id.starts_with("managed-by-")) {
+    for f in a
+        .findings
+        .iter()
+        .filter(|f| !f.id.starts_with("managed-by-"))
+    {
         let sev = match f.severity {
             Severity::High => "high",
             Severity::Medium => "medium",
@@ -414,7 +438,10 @@ fn indent(text: &str, by: &str) -> String {
 /// The human-readable report.
 pub fn render_text(r: &Report) -> String {
     let mut o = String::new();
-    o += &format!("Cluster: {}\nFiles: {}\n\n", r.cluster_effect, r.files_effect);
+    o += &format!(
+        "Cluster: {}\nFiles: {}\n\n",
+        r.cluster_effect, r.files_effect
+    );
     for w in &r.workloads {
         workload(w, r.mode, &mut o);
     }

@@ -23,10 +23,16 @@ fn cluster_named(o: &Options) -> bool {
 
 /// Run. `confirm` sees the plan before `-A --apply` sends anything (only called when stdin is
 /// a terminal; see [`needs_confirmation`]).
-pub fn run(o: &Options, stdin: &mut dyn Read, confirm: &mut dyn FnMut(&Report) -> bool) -> Result<Report> {
+pub fn run(
+    o: &Options,
+    stdin: &mut dyn Read,
+    confirm: &mut dyn FnMut(&Report) -> bool,
+) -> Result<Report> {
     let src = files::read(&o.files, o.recursive, stdin);
     let hpa_src = files::read(&o.hpa_files, o.recursive, &mut std::io::empty());
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
     rt.block_on(async {
         let api = if o.mode == Mode::Offline {
             Err("--offline".to_string())
@@ -49,24 +55,36 @@ fn offline_run(o: &Options, src: &Sources, hpa_src: &Sources, why: String) -> Re
             bail!("{why}");
         }
     }
-    let why = if o.mode == Mode::Offline { "--offline".to_string() } else { format!("no cluster: {why}") };
+    let first = why.split(": ").next().unwrap_or_default();
+    let why = if o.mode == Mode::Offline {
+        "--offline".to_string()
+    } else {
+        format!("no cluster: {first}")
+    };
     let mut r = offline::plan(o, src, hpa_src, &why);
     if o.write {
         if r.file_errors.is_empty() {
             files::write_edits(&mut r.files)?;
         } else {
-            r.errors.push("--write: nothing written because of the file errors".into());
+            r.errors
+                .push("--write: nothing written because of the file errors".into());
             r.files_effect = "none written (see the errors)".into();
         }
     }
     Ok(r)
 }
 
-async fn live_run(api: &Api, o: &Options, src: &Sources, confirm: &mut dyn FnMut(&Report) -> bool) -> Result<Report> {
+async fn live_run(
+    api: &Api,
+    o: &Options,
+    src: &Sources,
+    confirm: &mut dyn FnMut(&Report) -> bool,
+) -> Result<Report> {
     let planned = live::plan(api, o, src, o.mode).await?;
     if needs_confirmation(o) && planned.writes().0 > 0 && !confirm(&planned.report) {
         let mut r = planned.report;
-        r.errors.push("not confirmed: nothing was sent and no file written".into());
+        r.errors
+            .push("not confirmed: nothing was sent and no file written".into());
         return Ok(r);
     }
     live::execute(api, planned, o).await

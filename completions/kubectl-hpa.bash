@@ -287,7 +287,7 @@ _kubectl__hpa() {
             return 0
             ;;
         kubectl__hpa__subcmd__migrate)
-            opts="-f -o -n -A -h --filename --apply --write --output --kubeconfig --context --cluster --user --namespace --all-namespaces --as --as-group --request-timeout --help"
+            opts="-f -R -y -o -n -A -h --filename --recursive --hpa --offline --apply --server-dry-run --yes --write --output --kubeconfig --context --cluster --user --namespace --all-namespaces --as --as-group --request-timeout --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -298,6 +298,10 @@ _kubectl__hpa() {
                     return 0
                     ;;
                 -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hpa)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -1056,7 +1056,9 @@ impl Repo {
             .spawn()
             .expect("binary runs");
         let mut input = child.stdin.take().unwrap();
-        input.write_all(stdin.unwrap_or_default().as_bytes()).unwrap();
+        input
+            .write_all(stdin.unwrap_or_default().as_bytes())
+            .unwrap();
         drop(input);
         child.wait_with_output().unwrap()
     }
@@ -1138,10 +1140,24 @@ fn offline_plain_manifests_without_any_kubeconfig() {
     assert!(text.starts_with("Cluster: none — offline (no cluster: no kubeconfig found"));
     assert!(text.contains("Files: none is written (--write would edit k8s/app.yaml)"));
     assert!(text.contains("HPA web (k8s/app.yaml:21) scales Deployment web"));
-    for tool in ["kubectl apply (client-side)", "kubectl apply --server-side", "Helm 3 (three-way merge)", "Kustomize", "Argo CD", "Flux"] {
-        assert_eq!(text.matches(&format!("\n  {tool} ")).count(), 1, "{tool} once per run");
+    for tool in [
+        "kubectl apply (client-side)",
+        "kubectl apply --server-side",
+        "Helm 3 (three-way merge)",
+        "Kustomize",
+        "Argo CD",
+        "Flux",
+    ] {
+        assert_eq!(
+            text.matches(&format!("\n  {tool} ")).count(),
+            1,
+            "{tool} once per run"
+        );
     }
-    assert_eq!(r.read("k8s/app.yaml"), format!("{WEB}---\n# the autoscaler\n{WEB_HPA}---\n{WORKER}"));
+    assert_eq!(
+        r.read("k8s/app.yaml"),
+        format!("{WEB}---\n# the autoscaler\n{WEB_HPA}---\n{WORKER}")
+    );
 
     let out = r.run(&["-f", "k8s", "--write"]);
     let text = ok_text(&out);
@@ -1149,7 +1165,10 @@ fn offline_plain_manifests_without_any_kubeconfig() {
     let edited = r.read("k8s/app.yaml");
     assert_eq!(
         edited,
-        format!("{}---\n# the autoscaler\n{WEB_HPA}---\n{WORKER}", WEB.replace("  replicas: 3 # three pods\n", "")),
+        format!(
+            "{}---\n# the autoscaler\n{WEB_HPA}---\n{WORKER}",
+            WEB.replace("  replicas: 3 # three pods\n", "")
+        ),
         "only web's replicas line goes; comments and the worker stay"
     );
     // idempotent
@@ -1160,7 +1179,8 @@ fn offline_plain_manifests_without_any_kubeconfig() {
 #[test]
 fn offline_stdin_and_recursion_like_kubectl() {
     let r = Repo::new("stdin");
-    r.file("deep/a/web.yaml", WEB).file("deep/hpa.yaml", WEB_HPA);
+    r.file("deep/a/web.yaml", WEB)
+        .file("deep/hpa.yaml", WEB_HPA);
     // without -R the subdirectory is not read: the HPA has no target document
     let text = ok_text(&r.run(&["-f", "deep"]));
     assert!(text.contains("manifest-not-found"), "{text}");
@@ -1173,7 +1193,11 @@ fn offline_stdin_and_recursion_like_kubectl() {
     assert!(text.contains("-  replicas: 3 # three pods\n"), "{text}");
     let out = r.run_with(&["-f", "-"], Some(WEB));
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("no HorizontalPodAutoscaler in the given manifests"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("no HorizontalPodAutoscaler in the given manifests"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
@@ -1182,7 +1206,11 @@ fn offline_refuses_cluster_writes_and_unconfirmed_fleet_applies() {
     r.file("web.yaml", &format!("{WEB}---\n{WEB_HPA}"));
     let out = r.run(&["-f", "web.yaml", "--apply"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("--apply and --server-dry-run need a cluster"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("--apply and --server-dry-run need a cluster"),
+        "{}",
+        stderr(&out)
+    );
     let out = r.run(&["-A", "--apply"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("pass --yes"), "{}", stderr(&out));
@@ -1251,7 +1279,10 @@ fn offline_helm_chart_with_and_without_the_guard() {
     let text = ok_text(&r.run(&["-f", "chart", "--write"]));
     golden("offline-chart-guarded.txt", &text);
     assert!(text.contains("[info] helm-chart-guarded: chart/templates/deployment.yaml:7: `replicas: {{ .Values.replicaCount }}` is rendered only without autoscaling (`if not .Values.autoscaling.enabled`, line 6): nothing to change in the chart; enable autoscaling.enabled (chart/values.yaml:5)"), "{text}");
-    assert!(!text.contains("guard it"), "no advice to add the guard that is there");
+    assert!(
+        !text.contains("guard it"),
+        "no advice to add the guard that is there"
+    );
 
     let r = Repo::new("chart-bare");
     chart_repo(&r, false);
@@ -1260,7 +1291,11 @@ fn offline_helm_chart_with_and_without_the_guard() {
     golden("offline-chart-unguarded.txt", &text);
     assert!(text.contains("[high] helm-chart-sets-replicas: chart/templates/deployment.yaml:6: `replicas: {{ .Values.replicaCount }}` (values key replicaCount, chart/values.yaml:1) is rendered even with autoscaling"), "{text}");
     assert!(text.contains("        {{- if not .Values.autoscaling.enabled }}\n        replicas: {{ .Values.replicaCount }}\n        {{- end }}\n"), "{text}");
-    assert_eq!(r.read("chart/templates/deployment.yaml"), before, "templates are never edited");
+    assert_eq!(
+        r.read("chart/templates/deployment.yaml"),
+        before,
+        "templates are never edited"
+    );
 }
 
 // ------------------------------------------------------------------ live: Helm, Argo CD, Flux
@@ -1289,9 +1324,12 @@ fn helm_deployment() -> Value {
     let mut d = deployment(
         5,
         None,
-        vec![
-            entry("helm", "Update", None, json!({"f:metadata": {"f:annotations": {"f:meta.helm.sh/release-name": {}}}, "f:spec": {"f:replicas": {}, "f:selector": {}, "f:template": {}}})),
-        ],
+        vec![entry(
+            "helm",
+            "Update",
+            None,
+            json!({"f:metadata": {"f:annotations": {"f:meta.helm.sh/release-name": {}}}, "f:spec": {"f:replicas": {}, "f:selector": {}, "f:template": {}}}),
+        )],
     );
     d["metadata"]["labels"]["app.kubernetes.io/managed-by"] = json!("Helm");
     d["metadata"]["annotations"]["meta.helm.sh/release-name"] = json!("web");
@@ -1305,7 +1343,12 @@ fn helm_rows(w: &Value) -> Vec<(String, String)> {
         .unwrap()
         .iter()
         .filter(|p| p["applier"].as_str().unwrap().starts_with("helm upgrade"))
-        .map(|p| (p["manifest"].as_str().unwrap().into(), p["effect"].as_str().unwrap().into()))
+        .map(|p| {
+            (
+                p["manifest"].as_str().unwrap().into(),
+                p["effect"].as_str().unwrap().into(),
+            )
+        })
         .collect()
 }
 
@@ -1334,7 +1377,12 @@ fn send_patch(c: &Cluster, body: &str) {
 fn helm_release_secret_decides_one_prediction() {
     for (tag, previous, effect, id) in [
         ("helm-with", Some(3), "delete", "helm-release-has-replicas"),
-        ("helm-without", None, "nothing", "helm-release-without-replicas"),
+        (
+            "helm-without",
+            None,
+            "nothing",
+            "helm-release-without-replicas",
+        ),
     ] {
         let objects = vec![
             hpa("web", "Deployment", "web"),
@@ -1349,22 +1397,37 @@ fn helm_release_secret_decides_one_prediction() {
         assert!(found.iter().any(|f| f == id), "{tag}: {found:?}");
         assert!(!found.iter().any(|f| f == "helm-release-unreadable"));
         let rows = helm_rows(w);
-        assert!(rows.contains(&("withoutReplicas".into(), effect.into())), "{tag}: {rows:?}");
-        assert!(rows.contains(&("afterMigration".into(), effect.into())), "{tag}: {rows:?}");
-        assert_eq!(
-            found.iter().any(|f| f == "already-safe"),
-            false,
-            "{tag}: the handover is still planned, never 'already safe' next to a Helm danger"
+        assert!(
+            rows.contains(&("withoutReplicas".into(), effect.into())),
+            "{tag}: {rows:?}"
+        );
+        assert!(
+            rows.contains(&("afterMigration".into(), effect.into())),
+            "{tag}: {rows:?}"
+        );
+        assert!(
+            !found.iter().any(|f| f == "already-safe"),
+            "{tag}: the hand-over is still planned: not 'already safe'"
         );
         let text = stdout(&c.run(&["web", "-n", "shop"]));
-        assert_eq!(text.matches("helm upgrade (three-way merge against sh.helm.release.v1.web.v2, revision 2)").count(), 1, "{text}");
+        assert_eq!(
+            text.matches(
+                "helm upgrade (three-way merge against sh.helm.release.v1.web.v2, revision 2)"
+            )
+            .count(),
+            1,
+            "{text}"
+        );
         // the next upgrade, as Helm computes it, does what was predicted
         if let Some(p) = helm_upgrade_patch(&rendered(previous)) {
             send_patch(&c, &p);
         }
         let live = c.object()["spec"].get("replicas").cloned();
         match effect {
-            "delete" => assert_eq!(live, None, "{tag}: replicas: null deletes the field (the API defaults it to 1)"),
+            "delete" => assert_eq!(
+                live, None,
+                "{tag}: replicas: null deletes the field (the API defaults it to 1)"
+            ),
             _ => assert_eq!(live, Some(json!(5)), "{tag}: the live value stays"),
         }
     }
@@ -1372,20 +1435,49 @@ fn helm_release_secret_decides_one_prediction() {
 
 #[test]
 fn unreadable_helm_release_gives_both_outcomes() {
-    let c = cluster("helm-403", vec![hpa("web", "Deployment", "web"), helm_deployment(), helm_secret(1, "deployed", &rendered(Some(3)))]);
-    c.server.inject(PathMatch::prefix("/api/v1/namespaces/shop/secrets"), Fault::Status(403));
+    let c = cluster(
+        "helm-403",
+        vec![
+            hpa("web", "Deployment", "web"),
+            helm_deployment(),
+            helm_secret(1, "deployed", &rendered(Some(3))),
+        ],
+    );
+    c.server.inject(
+        PathMatch::prefix("/api/v1/namespaces/shop/secrets"),
+        Fault::Status(403),
+    );
     let j = json_out(&c.run(&["web", "-n", "shop", "-o", "json"]));
     let w = &j["workloads"][0];
-    let f = w["analysis"]["findings"].as_array().unwrap().iter().find(|f| f["id"] == "helm-release-unreadable").expect("finding");
+    let f = w["analysis"]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "helm-release-unreadable")
+        .expect("finding");
     let m = f["message"].as_str().unwrap();
-    assert!(m.contains("403") && m.contains("defaults it to 1") && m.contains("leaves it alone"), "{m}");
+    assert!(
+        m.contains("403") && m.contains("defaults it to 1") && m.contains("leaves it alone"),
+        "{m}"
+    );
     assert!(m.contains("helm get manifest web -n shop"), "{m}");
-    assert_eq!(helm_rows(w), [("withoutReplicas".to_string(), "unknown".to_string()), ("afterMigration".into(), "unknown".into())]);
+    assert_eq!(
+        helm_rows(w),
+        [
+            ("withoutReplicas".to_string(), "unknown".to_string()),
+            ("afterMigration".into(), "unknown".into())
+        ]
+    );
 }
 
 fn gitops_deployment() -> Value {
-    let mut d = deployment(5, Some(last_applied(Some(3))), vec![entry("argocd-controller", "Update", None, csa_fields(true))]);
-    d["metadata"]["annotations"]["argocd.argoproj.io/tracking-id"] = json!("web:apps/Deployment:shop/web");
+    let mut d = deployment(
+        5,
+        Some(last_applied(Some(3))),
+        vec![entry("argocd-controller", "Update", None, csa_fields(true))],
+    );
+    d["metadata"]["annotations"]["argocd.argoproj.io/tracking-id"] =
+        json!("web:apps/Deployment:shop/web");
     d["metadata"]["labels"]["kustomize.toolkit.fluxcd.io/name"] = json!("apps");
     d["metadata"]["labels"]["kustomize.toolkit.fluxcd.io/namespace"] = json!("flux-system");
     d
@@ -1397,7 +1489,8 @@ fn application(respect: bool) -> Value {
         "spec": {"ignoreDifferences": [{"group": "apps", "kind": "Deployment", "jsonPointers": ["/spec/replicas"]}],
                  "syncPolicy": {"automated": {"selfHeal": true}, "syncOptions": ["CreateNamespace=true"]}}});
     if respect {
-        a["spec"]["syncPolicy"]["syncOptions"] = json!(["CreateNamespace=true", "RespectIgnoreDifferences=true"]);
+        a["spec"]["syncPolicy"]["syncOptions"] =
+            json!(["CreateNamespace=true", "RespectIgnoreDifferences=true"]);
     }
     a
 }
@@ -1410,7 +1503,15 @@ fn flux_kustomization() -> Value {
 
 #[test]
 fn argocd_application_and_flux_kustomization_are_read() {
-    let c = cluster("gitops", vec![hpa("web", "Deployment", "web"), gitops_deployment(), application(true), flux_kustomization()]);
+    let c = cluster(
+        "gitops",
+        vec![
+            hpa("web", "Deployment", "web"),
+            gitops_deployment(),
+            application(true),
+            flux_kustomization(),
+        ],
+    );
     let j = json_out(&c.run(&["web", "-n", "shop", "-o", "json"]));
     let w = &j["workloads"][0];
     let found = ids(w);
@@ -1418,22 +1519,53 @@ fn argocd_application_and_flux_kustomization_are_read() {
         assert!(found.iter().any(|f| f == id), "{id} missing from {found:?}");
     }
     // Argo CD with RespectIgnoreDifferences copies the live value: one prediction, "nothing"
-    let argo: Vec<&Value> = w["analysis"]["nextApply"].as_array().unwrap().iter().filter(|p| p["applier"].as_str().unwrap().contains("Argo CD")).collect();
+    let argo: Vec<&Value> = w["analysis"]["nextApply"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["applier"].as_str().unwrap().contains("Argo CD"))
+        .collect();
     assert_eq!(argo.len(), 3, "{argo:?}");
     assert!(argo.iter().all(|p| p["effect"] == "nothing"));
-    assert!(argo[0]["applier"].as_str().unwrap().contains("Application argocd/web"));
-    let advice: Vec<&str> = w["analysis"]["advice"].as_array().unwrap().iter().map(|a| a["text"].as_str().unwrap()).collect();
+    assert!(argo[0]["applier"]
+        .as_str()
+        .unwrap()
+        .contains("Application argocd/web"));
+    let advice: Vec<&str> = w["analysis"]["advice"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["text"].as_str().unwrap())
+        .collect();
     assert!(advice.iter().any(|a| a.contains("Kustomization flux-system/apps") && a.contains("  - paths: [/spec/replicas]\n    target: {group: apps, kind: Deployment, name: web, namespace: shop}")), "{advice:?}");
     let gets: Vec<String> = c.server.requests().iter().map(|r| r.path.clone()).collect();
-    assert!(gets.contains(&"/apis/argoproj.io/v1alpha1/namespaces/argocd/applications/web".to_string()), "{gets:?}");
-    assert!(gets.contains(&"/apis/kustomize.toolkit.fluxcd.io/v1/namespaces/flux-system/kustomizations/apps".to_string()));
+    assert!(
+        gets.contains(&"/apis/argoproj.io/v1alpha1/namespaces/argocd/applications/web".to_string()),
+        "{gets:?}"
+    );
+    assert!(gets.contains(
+        &"/apis/kustomize.toolkit.fluxcd.io/v1/namespaces/flux-system/kustomizations/apps"
+            .to_string()
+    ));
 
     // without RespectIgnoreDifferences the sync still applies Git's value: say so, with the snippet
     c.server.upsert(application(false));
     let j = json_out(&c.run(&["web", "-n", "shop", "-o", "json"]));
     let w = &j["workloads"][0];
-    assert!(ids(w).iter().any(|f| f == "argocd-no-respect-ignore-differences"), "{:?}", ids(w));
-    let next: Vec<String> = w["analysis"]["nextApply"].as_array().unwrap().iter().filter(|p| p["manifest"] == "withoutReplicas").map(|p| p["effect"].as_str().unwrap().to_string()).collect();
+    assert!(
+        ids(w)
+            .iter()
+            .any(|f| f == "argocd-no-respect-ignore-differences"),
+        "{:?}",
+        ids(w)
+    );
+    let next: Vec<String> = w["analysis"]["nextApply"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["manifest"] == "withoutReplicas")
+        .map(|p| p["effect"].as_str().unwrap().to_string())
+        .collect();
     assert!(next.contains(&"delete".to_string()), "{next:?}");
     assert!(c.patches().is_empty(), "a dry run writes nothing");
 }
@@ -1447,20 +1579,52 @@ fn server_dry_run_sends_the_plan_with_dry_run_all_and_persists_nothing() {
     assert!(text.starts_with("Cluster: context \"fake\" (<server>): sends 2 PATCH requests on Deployment shop/web with dryRun=All"), "{text}");
     let w = c.patches();
     assert_eq!(w.len(), 2);
-    assert!(w.iter().all(|r| r.query_param("dryRun") == Some("All")), "{w:?}");
-    assert!(w[1].body.contains("\"resourceVersion\":\"100\""), "a dry run persists nothing: the read version stays the precondition");
+    assert!(
+        w.iter().all(|r| r.query_param("dryRun") == Some("All")),
+        "{w:?}"
+    );
+    assert!(
+        w[1].body.contains("\"resourceVersion\":\"100\""),
+        "a dry run persists nothing: the read version stays the precondition"
+    );
     assert_eq!(c.object(), before, "nothing persisted");
-    assert!(text.contains("accepted (dryRun=All, not persisted)"), "{text}");
+    assert!(
+        text.contains("accepted (dryRun=All, not persisted)"),
+        "{text}"
+    );
 }
 
 #[test]
 fn apply_with_nothing_to_send_says_so_and_fleet_apply_needs_yes() {
-    let mut d = deployment(5, Some(last_applied(None)), vec![entry("kubectl-client-side-apply", "Update", None, csa_fields(false)), entry("kube-controller-manager", "Update", Some("scale"), json!({"f:spec": {"f:replicas": {}}}))]);
+    let mut d = deployment(
+        5,
+        Some(last_applied(None)),
+        vec![
+            entry(
+                "kubectl-client-side-apply",
+                "Update",
+                None,
+                csa_fields(false),
+            ),
+            entry(
+                "kube-controller-manager",
+                "Update",
+                Some("scale"),
+                json!({"f:spec": {"f:replicas": {}}}),
+            ),
+        ],
+    );
     d["metadata"]["resourceVersion"] = json!("100");
     let c = cluster("nothing", vec![hpa("web", "Deployment", "web"), d]);
     let text = ok_text(&c.run(&["web", "-n", "shop", "--apply"]));
-    assert!(text.contains(": nothing to write (no request is needed); GET requests only"), "{text}");
-    assert!(text.contains("sent: nothing (no request was needed)"), "{text}");
+    assert!(
+        text.contains(": nothing to write (no request is needed); GET requests only"),
+        "{text}"
+    );
+    assert!(
+        text.contains("sent: nothing (no request was needed)"),
+        "{text}"
+    );
     assert!(c.patches().is_empty());
     let out = c.run(&["-A", "--apply"]);
     assert_eq!(out.status.code(), Some(1));

@@ -99,9 +99,7 @@ impl Sources {
                 .into_iter()
                 .filter_map(|w| {
                     let disk = dir.join(&w);
-                    read_text(&disk)
-                        .ok()
-                        .map(|t| (w, shown(&disk), t))
+                    read_text(&disk).ok().map(|t| (w, shown(&disk), t))
                 })
                 .collect();
             self.kustomizations.push(Kustomization {
@@ -131,7 +129,7 @@ impl Sources {
                 if recursive && !hidden {
                     self.add_dir(&e, recursive, false);
                 }
-            } else if e.is_file() && is_manifest(&e) && !(hidden && !top) {
+            } else if (top || !hidden) && is_manifest(&e) && e.is_file() {
                 self.add_file(&e);
             }
         }

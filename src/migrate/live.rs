@@ -463,17 +463,25 @@ enum Outcome {
     Stop(String),
 }
 
-/// Send one step; record it.
-async fn send_step(
-    api: &Api,
-    r: &Resolved,
-    st: &Step,
-    rv: &str,
+/// One round of sending: what was read and how.
+struct Round<'a> {
+    api: &'a Api,
+    r: &'a Resolved,
+    /// `spec.replicas` as read at the start of the round.
     r0: Option<i64>,
     round: usize,
     dry: bool,
-    rep: &mut ApplyReport,
-) -> Outcome {
+}
+
+/// Send one step; record it.
+async fn send_step(x: &Round<'_>, st: &Step, rv: &str, rep: &mut ApplyReport) -> Outcome {
+    let Round {
+        api,
+        r,
+        r0,
+        round,
+        dry,
+    } = *x;
     let body = body_for(st, rv);
     let mut query = st.query.clone();
     if dry {
@@ -577,7 +585,14 @@ async fn send(api: &Api, r: &Resolved, dry: bool) -> ApplyReport {
         let mut rv = s(&obj, "/metadata/resourceVersion").to_string();
         let mut restart = false;
         for st in &steps {
-            match send_step(api, r, st, &rv, read_replicas, round, dry, &mut rep).await {
+            let x = Round {
+                api,
+                r,
+                r0: read_replicas,
+                round,
+                dry,
+            };
+            match send_step(&x, st, &rv, &mut rep).await {
                 Outcome::Next(v) => rv = v,
                 Outcome::Restart => {
                     restart = true;

@@ -1632,3 +1632,44 @@ fn apply_with_nothing_to_send_says_so_and_fleet_apply_needs_yes() {
     let out = c.run(&["-A", "--apply", "--yes"]);
     assert!(out.status.success(), "{}", stderr(&out));
 }
+
+#[test]
+fn three_workloads_are_concise_with_risks_once() {
+    let mut objects = Vec::new();
+    for name in ["api", "cart", "web"] {
+        objects.push(hpa(name, "Deployment", name));
+        let mut v = csa_cluster().remove(1);
+        let la = last_applied(Some(3)).replace("\"name\":\"web\"", &format!("\"name\":\"{name}\""));
+        v["metadata"]["name"] = json!(name);
+        v["metadata"]["annotations"][LA] = json!(la);
+        objects.push(v);
+    }
+    let c = cluster("three", objects);
+    let text = ok_text(&c.run(&["-n", "shop"]));
+    let lines = text.lines().count();
+    assert!(lines <= 40, "{lines} lines:\n{text}");
+    for risk in ["Other copies of the manifest", "Admission webhooks"] {
+        assert_eq!(
+            text.matches(risk).count(),
+            1,
+            "{risk} once per run:\n{text}"
+        );
+    }
+    assert_eq!(
+        text.matches("kubectl-client-side: ").count(),
+        1,
+        "advice once per run"
+    );
+    assert!(
+        !text.contains("\\\"selector\\\""),
+        "last-applied JSON collapsed"
+    );
+    let j = json_out(&c.run(&["-n", "shop", "-o", "json"]));
+    let body = j["workloads"][0]["analysis"]["requests"][0]["body"]
+        .as_str()
+        .unwrap();
+    assert!(
+        body.contains("\\\"selector\\\""),
+        "full body in JSON: {body}"
+    );
+}

@@ -9,7 +9,7 @@ use super::chart::ChartReport;
 use super::kustomize::KustomizeSetting;
 use super::manifest::{FileEdit, FileError};
 use super::offline::OfflineTarget;
-use super::owners::{self, LAST_APPLIED};
+use super::owners;
 use super::{Analysis, Effect, Severity, Step};
 
 /// What the run does.
@@ -196,19 +196,6 @@ pub fn query_string(q: &[(String, String)]) -> String {
     format!("?{}", parts.join("&"))
 }
 
-/// A request body with the last-applied annotation collapsed (the full body is in `-o json`).
-fn collapsed(body: &str) -> String {
-    let Ok(mut v) = serde_json::from_str::<Value>(body) else {
-        return body.to_string();
-    };
-    let ptr = format!("/metadata/annotations/{}", LAST_APPLIED.replace('/', "~1"));
-    if let Some(a) = v.pointer_mut(&ptr) {
-        let n = a.as_str().map_or(0, str::len);
-        *a = Value::String(format!("<{n} bytes: the annotation without spec.replicas>"));
-    }
-    v.to_string()
-}
-
 fn short(e: &Effect) -> String {
     match e {
         Effect::Delete { defaults_to } => {
@@ -259,21 +246,48 @@ fn predictions(a: &Analysis, o: &mut String) {
     }
 }
 
+/// One line per request; the bodies are in `-o json`.
 fn requests(steps: &[Step], mode: Mode, o: &mut String) {
     let verb = match mode {
-        Mode::Apply => "requests (sent in order, each with a resourceVersion precondition):",
-        Mode::ServerDryRun => "requests (sent with dryRun=All):",
-        _ => "requests --apply would send (each with a resourceVersion precondition):",
+        Mode::Apply => "sends",
+        Mode::ServerDryRun => "sends with dryRun=All",
+        _ => "--apply would send",
     };
-    *o += &format!("  {verb}\n");
     for (i, st) in steps.iter().enumerate() {
+        let what = match st.id {
+            "remove-replicas-from-last-applied" => {
+                "merge patch: the last-applied annotation without spec.replicas".to_string()
+            }
+            _ => {
+                let n = serde_json::from_str::<Value>(&st.body)
+                    .ok()
+                    .and_then(|b| b.pointer("/spec/replicas").and_then(Value::as_i64));
+                format!("server-side apply: spec.replicas {}, never forced", show(n))
+            }
+        };
+        let rv = if st.resource_version_from_previous_step {
+            "resourceVersion from the step before".to_string()
+        } else {
+            serde_json::from_str::<Value>(&st.body)
+                .ok()
+                .and_then(|b| {
+                    b.pointer("/metadata/resourceVersion")
+                        .and_then(Value::as_str)
+                        .map(|v| format!("resourceVersion {v}"))
+                })
+                .unwrap_or_default()
+        };
+        let lead = if i == 0 {
+            format!("{verb}:")
+        } else {
+            String::new()
+        };
         *o += &format!(
-            "    {}. PATCH {}{}  ({})\n       {}\n",
+            "  {lead:<w$} {}. PATCH {}{} ({what}; {rv})\n",
             i + 1,
             st.path,
             query_string(&st.query),
-            st.content_type,
-            collapsed(&st.body)
+            w = verb.len() + 1
         );
     }
 }
@@ -303,7 +317,36 @@ fn owners_line(a: &Analysis) -> String {
     v.join(", ")
 }
 
-fn workload(w: &Workload, mode: Mode, o: &mut String) {
+fn severity(s: Severity) -> &'static str {
+    match s {
+        Severity::High => "high",
+        Severity::Medium => "medium",
+        Severity::Info => "info",
+    }
+}
+
+/// Findings, each message once per run: repeats are listed by id on one line.
+fn findings(a: &Analysis, seen: &mut Vec<String>, o: &mut String) {
+    let mut again = Vec::new();
+    for f in a
+        .findings
+        .iter()
+        .filter(|f| !f.id.starts_with("managed-by-"))
+    {
+        let key = format!("{}|{}", f.id, f.message);
+        if seen.contains(&key) {
+            again.push(format!("[{}] {}", severity(f.severity), f.id));
+            continue;
+        }
+        seen.push(key);
+        *o += &format!("  [{}] {}: {}\n", severity(f.severity), f.id, f.message);
+    }
+    if !again.is_empty() {
+        *o += &format!("  {} (as above)\n", again.join(", "));
+    }
+}
+
+fn workload(w: &Workload, mode: Mode, seen: &mut Vec<String>, o: &mut String) {
     let Some(a) = &w.analysis else {
         *o += &format!(
             "HPA {}: {}\n\n",
@@ -325,17 +368,27 @@ fn workload(w: &Workload, mode: Mode, o: &mut String) {
         show(t.replicas),
         t.resource_version
     );
-    *o += &format!("  owners of spec.replicas: {}\n", owners_line(a));
-    if let Some(la) = &a.last_applied {
-        *o += &format!(
-            "  last-applied annotation: spec.replicas {} (owned by {})\n",
+    let la = a.last_applied.as_ref().map_or(String::new(), |la| {
+        format!(
+            "; last-applied annotation: replicas {} (owned by {})",
             la.replicas.as_deref().unwrap_or("absent"),
             la.manager
-        );
-    }
-    if !a.tools.is_empty() {
-        let names: Vec<&str> = a.tools.iter().map(|t| t.tool.label()).collect();
-        *o += &format!("  managed by: {}\n", names.join(", "));
+        )
+    });
+    *o += &format!("  owners of spec.replicas: {}{la}\n", owners_line(a));
+    let tools: Vec<&str> = a
+        .tools
+        .iter()
+        .filter(|t| {
+            !matches!(
+                t.tool,
+                owners::Tool::KubectlClientSide | owners::Tool::KubectlServerSide
+            )
+        })
+        .map(|t| t.tool.label())
+        .collect();
+    if !tools.is_empty() {
+        *o += &format!("  managed by: {}\n", tools.join(", "));
     }
     let off: Vec<String> = a
         .hpa
@@ -348,18 +401,7 @@ fn workload(w: &Workload, mode: Mode, o: &mut String) {
         *o += &format!("  HPA conditions: {}\n", off.join(", "));
     }
     predictions(a, o);
-    for f in a
-        .findings
-        .iter()
-        .filter(|f| !f.id.starts_with("managed-by-"))
-    {
-        let sev = match f.severity {
-            Severity::High => "high",
-            Severity::Medium => "medium",
-            Severity::Info => "info",
-        };
-        *o += &format!("  [{sev}] {}: {}\n", f.id, f.message);
-    }
+    findings(a, seen, o);
     if a.blocked() {
         *o += "  not migrated (blocking finding above)\n";
     } else if a.requests.is_empty() {
@@ -442,8 +484,9 @@ pub fn render_text(r: &Report) -> String {
         "Cluster: {}\nFiles: {}\n\n",
         r.cluster_effect, r.files_effect
     );
+    let mut seen = Vec::new();
     for w in &r.workloads {
-        workload(w, r.mode, &mut o);
+        workload(w, r.mode, &mut seen, &mut o);
     }
     super::offline::render(r, &mut o);
     files(r, &mut o);

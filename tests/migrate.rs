@@ -1673,3 +1673,41 @@ fn three_workloads_are_concise_with_risks_once() {
         "full body in JSON: {body}"
     );
 }
+
+#[test]
+fn fleet_apply_shows_the_plan_and_sends_nothing_when_declined() {
+    use kubectl_hpa::migrate::{report::Mode, session, Options};
+    let c = cluster("confirm", csa_cluster());
+    let opts = Options {
+        name: None,
+        namespace: None,
+        all_namespaces: true,
+        files: vec![],
+        hpa_files: vec![],
+        recursive: false,
+        mode: Mode::Apply,
+        write: false,
+        yes: false,
+        stdin_is_tty: true,
+        kube: kubectl_hpa::cli::KubeFlags {
+            kubeconfig: Some(c.kubeconfig.clone()),
+            all_namespaces: true,
+            request_timeout: "0".into(),
+            ..Default::default()
+        },
+    };
+    assert!(session::needs_confirmation(&opts));
+    let mut shown = Vec::new();
+    let r = session::run(&opts, &mut std::io::empty(), &mut |plan| {
+        shown.push(plan.cluster_effect.clone());
+        false
+    })
+    .unwrap();
+    assert_eq!(shown.len(), 1, "asked once, with the plan");
+    assert!(shown[0].contains("writes 2 PATCH requests on Deployment shop/web"), "{shown:?}");
+    assert!(r.errors.iter().any(|e| e.contains("not confirmed")), "{:?}", r.errors);
+    assert!(c.patches().is_empty(), "declined: nothing sent");
+    let r = session::run(&opts, &mut std::io::empty(), &mut |_| true).unwrap();
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    assert_eq!(c.patches().len(), 2);
+}

@@ -1704,8 +1704,15 @@ fn fleet_apply_shows_the_plan_and_sends_nothing_when_declined() {
     })
     .unwrap();
     assert_eq!(shown.len(), 1, "asked once, with the plan");
-    assert!(shown[0].contains("writes 2 PATCH requests on Deployment shop/web"), "{shown:?}");
-    assert!(r.errors.iter().any(|e| e.contains("not confirmed")), "{:?}", r.errors);
+    assert!(
+        shown[0].contains("writes 2 PATCH requests on Deployment shop/web"),
+        "{shown:?}"
+    );
+    assert!(
+        r.errors.iter().any(|e| e.contains("not confirmed")),
+        "{:?}",
+        r.errors
+    );
     assert!(c.patches().is_empty(), "declined: nothing sent");
     let r = session::run(&opts, &mut std::io::empty(), &mut |_| true).unwrap();
     assert!(r.errors.is_empty(), "{:?}", r.errors);

@@ -551,7 +551,6 @@ pub fn analyze(input: &Input) -> Analysis {
         }
     };
     let tools = detect_tools(input, &all);
-    let has_tool = |t: Tool| tools.iter().any(|x| x.tool == t);
     let live = target.replicas;
 
     // the manifest's replicas: a local file, else what was last applied
@@ -563,15 +562,6 @@ pub fn analyze(input: &Input) -> Analysis {
     let manifest_replicas = file_replicas.or(annotation_replicas.as_ref().and_then(Value::as_i64));
 
     // --- predictions
-    let mut next_apply = Vec::new();
-    let mut predict = |applier: String, manifest: &'static str, effect: Effect| {
-        next_apply.push(Prediction {
-            applier,
-            manifest,
-            text: effect.text(),
-            effect,
-        })
-    };
     let steps = match plan_steps(obj, &input.path) {
         Ok(s) => s,
         Err(e) => {
@@ -585,8 +575,102 @@ pub fn analyze(input: &Input) -> Analysis {
     };
     let handover_planned = steps.iter().any(|s| s.id == "handover-replicas");
     let keeper = owners.iter().any(|o| o.role.keeps());
+    let c = Ctx {
+        input,
+        obj,
+        target: &target,
+        hpa: &hpa,
+        owners: &owners,
+        all: &all,
+        tools: &tools,
+        last_applied: last_applied.as_ref(),
+        annotation_replicas: annotation_replicas.as_ref(),
+        file_replicas,
+        manifest_replicas,
+        live,
+        default_replicas,
+        handover_planned,
+        keeper,
+        apps,
+    };
+    let mut next_apply = Vec::new();
+    predict_client_side(&c, &mut next_apply);
+    predict_server_side(&c, &mut next_apply, &mut findings);
+    predict_tools(&c, &mut next_apply, &mut findings);
+    ownership_findings(&c, &mut findings);
+    manifest_findings(&c, &mut findings);
+    target_findings(&c, &mut findings);
+    let blocked = findings.iter().any(|f| f.blocking);
+    if steps.is_empty() && !blocked {
+        let after_danger = next_apply
+            .iter()
+            .any(|p| p.manifest == "afterMigration" && p.effect.dangerous());
+        if !after_danger {
+            findings.push(finding(
+                "already-safe",
+                Severity::Info,
+                "nothing to send: removing spec.replicas from the manifest leaves the live value alone".into(),
+            ));
+        }
+    }
+    findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
+
+    // --- kubectl equivalents, advice, risks
+    let kubectl = kubectl_equivalents(
+        obj,
+        &target,
+        &steps,
+        &input.occurrences,
+        last_applied.is_some(),
+    );
+    let facts = Facts {
+        csa: last_applied.is_some(),
+        handover: handover_planned && !blocked,
+        helm: input.helm.as_ref(),
+        gitops: &input.gitops,
+    };
+    let advice = advice_for(&tools, &target, &facts);
+    risks.extend(standard_risks(&tools, &target, apps, facts.handover));
+
+    Analysis {
+        hpa,
+        target,
+        owners,
+        last_applied,
+        tools,
+        next_apply,
+        findings,
+        requests: if blocked { Vec::new() } else { steps },
+        kubectl,
+        advice,
+        risks,
+        helm: input.helm.clone(),
+        gitops: input.gitops.clone(),
+    }
+}
+
+/// Client-side apply (kubectl, or Argo CD in its default mode): the last-applied annotation decides.
+fn predict_client_side(c: &Ctx, next_apply: &mut Vec<Prediction>) {
+    let Ctx {
+        last_applied,
+        annotation_replicas,
+        manifest_replicas,
+        live,
+        default_replicas,
+        tools,
+        ..
+    } = *c;
+    let has_tool = |t: Tool| tools.iter().any(|x| x.tool == t);
+    let mut predict = |applier: String, manifest: &'static str, effect: Effect| {
+        next_apply.push(Prediction {
+            applier,
+            manifest,
+            text: effect.text(),
+            effect,
+        })
+    };
     // client-side apply (kubectl, or Argo CD in its default mode)
-    if let Some(la) = &last_applied {
+    if let Some(la) = last_applied {
         let who = if has_tool(Tool::ArgoCd) {
             format!(
                 "client-side apply (Argo CD / kubectl, manager {})",
@@ -613,6 +697,27 @@ pub fn analyze(input: &Input) -> Analysis {
         predict(who.clone(), "withoutReplicas", without);
         predict(who, "afterMigration", Effect::Nothing);
     }
+}
+
+/// Server-side appliers: pruned when the sole owner, conflicts when another manager owns it.
+fn predict_server_side(c: &Ctx, next_apply: &mut Vec<Prediction>, findings: &mut Vec<Finding>) {
+    let Ctx {
+        owners,
+        all,
+        manifest_replicas,
+        live,
+        default_replicas,
+        handover_planned,
+        ..
+    } = *c;
+    let mut predict = |applier: String, manifest: &'static str, effect: Effect| {
+        next_apply.push(Prediction {
+            applier,
+            manifest,
+            text: effect.text(),
+            effect,
+        })
+    };
     // server-side appliers
     let mut ssa: Vec<&Owner> = all
         .iter()
@@ -696,6 +801,19 @@ pub fn analyze(input: &Input) -> Analysis {
             ));
         }
     }
+}
+
+/// Helm (decided by the release) and Argo CD / Flux (decided by the owning object).
+fn predict_tools(c: &Ctx, next_apply: &mut Vec<Prediction>, findings: &mut Vec<Finding>) {
+    let Ctx {
+        input,
+        manifest_replicas,
+        live,
+        default_replicas,
+        tools,
+        ..
+    } = *c;
+    let has_tool = |t: Tool| tools.iter().any(|x| x.tool == t);
     // Helm in client-side mode: the previous release manifest decides, not the annotation
     if has_tool(Tool::Helm) && !input.helm.as_ref().is_some_and(HelmFacts::server_side) {
         let (rows, f) = helm_rows(
@@ -733,9 +851,21 @@ pub fn analyze(input: &Input) -> Analysis {
             }
         }
     }
+}
 
+/// Who owns `spec.replicas`, and what a move to server-side apply would fold.
+fn ownership_findings(c: &Ctx, findings: &mut Vec<Finding>) {
+    let Ctx {
+        obj,
+        owners,
+        annotation_replicas,
+        live,
+        default_replicas,
+        keeper,
+        ..
+    } = *c;
     // --- findings about ownership
-    if let Some(n) = &annotation_replicas {
+    if let Some(n) = annotation_replicas {
         findings.push(finding(
             "csa-annotation-has-replicas",
             Severity::High,
@@ -800,7 +930,18 @@ pub fn analyze(input: &Input) -> Analysis {
             "the object has no spec.replicas: there is nothing to hand over".into(),
         ));
     }
+}
 
+/// The local manifests and kustomizations.
+fn manifest_findings(c: &Ctx, findings: &mut Vec<Finding>) {
+    let Ctx {
+        input,
+        target,
+        file_replicas,
+        manifest_replicas,
+        live,
+        ..
+    } = *c;
     // --- the manifest
     if let Some(n) = manifest_replicas {
         let source = if file_replicas.is_some() {
@@ -890,7 +1031,20 @@ pub fn analyze(input: &Input) -> Analysis {
     for k in &input.kustomize {
         findings.push(kustomize_finding(k));
     }
+}
 
+/// The HPA, the target kind, and the tools.
+fn target_findings(c: &Ctx, findings: &mut Vec<Finding>) {
+    let Ctx {
+        input,
+        obj,
+        target,
+        hpa,
+        tools,
+        live,
+        apps,
+        ..
+    } = *c;
     // --- the HPA and the target
     if let Some(r) = live {
         if r == 0 && hpa.min_replicas > 0 {
@@ -961,7 +1115,7 @@ pub fn analyze(input: &Input) -> Analysis {
             format!("{} is not a built-in apps/v1 kind: the API server may not record the HPA's scale writes in managedFields (kubernetes#131892), so the {HANDOVER_MANAGER} entry may stay as a permanent co-owner; a removed replicas field is not defaulted by the API (the controller decides)", target.kind),
         ));
     }
-    for t in &tools {
+    for t in tools {
         let id = match t.tool {
             Tool::Helm => "managed-by-helm",
             Tool::ArgoCd => "managed-by-argocd",
@@ -978,54 +1132,27 @@ pub fn analyze(input: &Input) -> Analysis {
             format!("managed by {} ({})", t.tool.label(), t.evidence.join("; ")),
         ));
     }
+}
 
-    let blocked = findings.iter().any(|f| f.blocking);
-    if steps.is_empty() && !blocked {
-        let after_danger = next_apply
-            .iter()
-            .any(|p| p.manifest == "afterMigration" && p.effect.dangerous());
-        if !after_danger {
-            findings.push(finding(
-                "already-safe",
-                Severity::Info,
-                "nothing to send: removing spec.replicas from the manifest leaves the live value alone".into(),
-            ));
-        }
-    }
-    findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
-
-    // --- kubectl equivalents, advice, risks
-    let kubectl = kubectl_equivalents(
-        obj,
-        &target,
-        &steps,
-        &input.occurrences,
-        last_applied.is_some(),
-    );
-    let facts = Facts {
-        csa: last_applied.is_some(),
-        handover: handover_planned && !blocked,
-        helm: input.helm.as_ref(),
-        gitops: &input.gitops,
-    };
-    let advice = advice_for(&tools, &target, &facts);
-    risks.extend(standard_risks(&tools, &target, apps, facts.handover));
-
-    Analysis {
-        hpa,
-        target,
-        owners,
-        last_applied,
-        tools,
-        next_apply,
-        findings,
-        requests: if blocked { Vec::new() } else { steps },
-        kubectl,
-        advice,
-        risks,
-        helm: input.helm.clone(),
-        gitops: input.gitops.clone(),
-    }
+/// What every stage of [`analyze`] reads.
+#[derive(Clone, Copy)]
+struct Ctx<'a> {
+    input: &'a Input<'a>,
+    obj: &'a Value,
+    target: &'a TargetInfo,
+    hpa: &'a HpaInfo,
+    owners: &'a [Owner],
+    all: &'a [Owner],
+    tools: &'a [ToolInfo],
+    last_applied: Option<&'a LastApplied>,
+    annotation_replicas: Option<&'a Value>,
+    file_replicas: Option<i64>,
+    manifest_replicas: Option<i64>,
+    live: Option<i64>,
+    default_replicas: Option<i64>,
+    handover_planned: bool,
+    keeper: bool,
+    apps: bool,
 }
 
 fn kustomize_finding(k: &KustomizeSetting) -> Finding {

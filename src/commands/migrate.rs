@@ -110,17 +110,7 @@ impl MigrateArgs {
 
 /// Print the plan to stderr and ask on the terminal.
 fn ask(report: &Report) -> bool {
-    let (n, ns) = report
-        .workloads
-        .iter()
-        .filter_map(|w| w.analysis.as_ref())
-        .filter(|a| !a.blocked() && !a.requests.is_empty())
-        .fold((0, Vec::new()), |(n, mut ns), a| {
-            if !ns.contains(&a.target.namespace) {
-                ns.push(a.target.namespace.clone());
-            }
-            (n + a.requests.len(), ns)
-        });
+    let (n, ns) = report.planned_writes();
     let mut err = std::io::stderr().lock();
     let _ = write!(
         err,

@@ -33,28 +33,6 @@ pub struct Planned {
     resolved: Vec<(String, Resolved)>,
 }
 
-impl Planned {
-    /// PATCH requests the plan sends, and the namespaces they touch.
-    pub fn writes(&self) -> (usize, Vec<String>) {
-        let mut n = 0;
-        let mut ns: Vec<String> = Vec::new();
-        for a in self
-            .report
-            .workloads
-            .iter()
-            .filter_map(|w| w.analysis.as_ref())
-        {
-            if !a.blocked() && !a.requests.is_empty() {
-                n += a.requests.len();
-                if !ns.contains(&a.target.namespace) {
-                    ns.push(a.target.namespace.clone());
-                }
-            }
-        }
-        (n, ns)
-    }
-}
-
 fn s<'a>(v: &'a Value, p: &str) -> &'a str {
     v.pointer(p).and_then(Value::as_str).unwrap_or_default()
 }

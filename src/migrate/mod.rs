@@ -511,6 +511,44 @@ fn detect_tools(input: &Input, all: &[Owner]) -> Vec<ToolInfo> {
     out
 }
 
+/// The last-applied annotation and its `spec.replicas`; an unreadable one blocks.
+fn read_annotation(
+    obj: &Value,
+    findings: &mut Vec<Finding>,
+) -> (Option<LastApplied>, Option<Value>) {
+    match owners::last_applied(obj).map(owners::last_applied_replicas) {
+        None => (None, None),
+        Some(Ok(r)) => (
+            Some(LastApplied {
+                replicas: r.as_ref().map(|v| v.to_string()),
+                manager: owners::annotation_manager(obj),
+            }),
+            r,
+        ),
+        Some(Err(e)) => {
+            let mut f = finding("last-applied-unreadable", Severity::High, e);
+            f.blocking = true;
+            findings.push(f);
+            (None, None)
+        }
+    }
+}
+
+/// The planned requests; a plan that cannot be made blocks.
+fn steps_or_block(obj: &Value, path: &str, findings: &mut Vec<Finding>) -> Vec<Step> {
+    match plan_steps(obj, path) {
+        Ok(s) => s,
+        Err(e) => {
+            let mut f = finding("last-applied-unreadable", Severity::High, e);
+            f.blocking = true;
+            if !findings.iter().any(|x| x.id == f.id) {
+                findings.push(f);
+            }
+            Vec::new()
+        }
+    }
+}
+
 /// Analyse one HPA and its target and plan the migration.
 pub fn analyze(input: &Input) -> Analysis {
     let obj = input.object;
@@ -532,24 +570,7 @@ pub fn analyze(input: &Input) -> Analysis {
     let mut risks = Vec::new();
 
     // the annotation
-    let raw = owners::last_applied(obj);
-    let mut annotation_replicas: Option<Value> = None;
-    let last_applied = match raw.map(owners::last_applied_replicas) {
-        None => None,
-        Some(Ok(r)) => {
-            annotation_replicas = r.clone();
-            Some(LastApplied {
-                replicas: r.map(|v| v.to_string()),
-                manager: owners::annotation_manager(obj),
-            })
-        }
-        Some(Err(e)) => {
-            let mut f = finding("last-applied-unreadable", Severity::High, e);
-            f.blocking = true;
-            findings.push(f);
-            None
-        }
-    };
+    let (last_applied, annotation_replicas) = read_annotation(obj, &mut findings);
     let tools = detect_tools(input, &all);
     let live = target.replicas;
 
@@ -561,18 +582,7 @@ pub fn analyze(input: &Input) -> Analysis {
         .find_map(|r| r.parse().ok());
     let manifest_replicas = file_replicas.or(annotation_replicas.as_ref().and_then(Value::as_i64));
 
-    // --- predictions
-    let steps = match plan_steps(obj, &input.path) {
-        Ok(s) => s,
-        Err(e) => {
-            let mut f = finding("last-applied-unreadable", Severity::High, e);
-            f.blocking = true;
-            if !findings.iter().any(|x| x.id == f.id) {
-                findings.push(f);
-            }
-            Vec::new()
-        }
-    };
+    let steps = steps_or_block(obj, &input.path, &mut findings);
     let handover_planned = steps.iter().any(|s| s.id == "handover-replicas");
     let keeper = owners.iter().any(|o| o.role.keeps());
     let c = Ctx {

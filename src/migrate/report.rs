@@ -158,6 +158,21 @@ impl Report {
         }
     }
 
+    /// The PATCH requests of the plan, and the namespaces they touch.
+    pub fn planned_writes(&self) -> (usize, Vec<String>) {
+        let mut n = 0;
+        let mut ns: Vec<String> = Vec::new();
+        for a in self.workloads.iter().filter_map(|w| w.analysis.as_ref()) {
+            if !a.blocked() && !a.requests.is_empty() {
+                n += a.requests.len();
+                if !ns.contains(&a.target.namespace) {
+                    ns.push(a.target.namespace.clone());
+                }
+            }
+        }
+        (n, ns)
+    }
+
     /// The files the run edits (or would edit).
     pub fn edited_files(&self) -> Vec<&str> {
         self.files

@@ -81,7 +81,7 @@ async fn live_run(
     confirm: &mut dyn FnMut(&Report) -> bool,
 ) -> Result<Report> {
     let planned = live::plan(api, o, src, o.mode).await?;
-    if needs_confirmation(o) && planned.writes().0 > 0 && !confirm(&planned.report) {
+    if needs_confirmation(o) && planned.report.planned_writes().0 > 0 && !confirm(&planned.report) {
         let mut r = planned.report;
         r.errors
             .push("not confirmed: nothing was sent and no file written".into());

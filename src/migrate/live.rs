@@ -204,6 +204,43 @@ async fn gitops_facts(api: &Api, obj: &Value) -> Vec<GitopsFacts> {
     out
 }
 
+/// Read the Helm and GitOps facts of one target and analyse it.
+async fn analyse_one(
+    api: &Api,
+    o: &Options,
+    src: &Sources,
+    settings: &[super::kustomize::KustomizeSetting],
+    siblings: &[Value],
+    r: &Resolved,
+) -> Analysis {
+    let me = target_ref(&r.hpa).unwrap_or_default();
+    let other_hpas = siblings
+        .iter()
+        .filter(|x| hpa_ref(x) != hpa_ref(&r.hpa))
+        .filter(|x| target_ref(x).is_some_and(|t| t == me))
+        .map(hpa_ref)
+        .collect();
+    super::analyze(&Input {
+        hpa: &r.hpa,
+        object: &r.obj,
+        path: r.path.clone(),
+        other_hpas,
+        occurrences: src
+            .manifests
+            .iter()
+            .flat_map(|m| m.plan(std::slice::from_ref(&me)).occurrences)
+            .collect(),
+        kustomize: settings
+            .iter()
+            .filter(|k| k.name == me.name || k.name.is_empty())
+            .cloned()
+            .collect(),
+        files_given: !o.files.is_empty(),
+        helm: helm_facts(api, &r.obj).await,
+        gitops: gitops_facts(api, &r.obj).await,
+    })
+}
+
 /// Read and plan every workload (GET requests only).
 pub async fn plan(api: &Api, o: &Options, src: &Sources, mode: Mode) -> anyhow::Result<Planned> {
     let mut report = Report::new(mode);
@@ -246,34 +283,7 @@ pub async fn plan(api: &Api, o: &Options, src: &Sources, mode: Mode) -> anyhow::
         .collect();
     let mut planned = Vec::new();
     for r in resolved {
-        let me = target_ref(&r.hpa).unwrap_or_default();
-        let helm = helm_facts(api, &r.obj).await;
-        let gitops = gitops_facts(api, &r.obj).await;
-        let other_hpas = siblings
-            .iter()
-            .filter(|x| hpa_ref(x) != hpa_ref(&r.hpa))
-            .filter(|x| target_ref(x).is_some_and(|t| t == me))
-            .map(hpa_ref)
-            .collect();
-        let a = super::analyze(&Input {
-            hpa: &r.hpa,
-            object: &r.obj,
-            path: r.path.clone(),
-            other_hpas,
-            occurrences: src
-                .manifests
-                .iter()
-                .flat_map(|m| m.plan(std::slice::from_ref(&me)).occurrences)
-                .collect(),
-            kustomize: settings
-                .iter()
-                .filter(|k| k.name == me.name || k.name.is_empty())
-                .cloned()
-                .collect(),
-            files_given: !o.files.is_empty(),
-            helm,
-            gitops,
-        });
+        let a = analyse_one(api, o, src, &settings, &siblings, &r).await;
         let w = hpa_ref(&r.hpa);
         if a.blocked() {
             let why: Vec<String> = a

@@ -315,4 +315,22 @@ mod tests {
         assert_eq!(verdict(&f).0, "gitops-object-unreadable");
         assert!(f.snippet.contains("RespectIgnoreDifferences=true"));
     }
+
+    #[test]
+    fn flux_helmrelease_drift_ignore() {
+        let obj = json!({"metadata": {"labels": {"helm.toolkit.fluxcd.io/name": "web", "helm.toolkit.fluxcd.io/namespace": "shop"}}});
+        let r = owners_of(&obj).remove(0);
+        assert_eq!(
+            r.path(),
+            "/apis/helm.toolkit.fluxcd.io/v2/namespaces/shop/helmreleases/web"
+        );
+        let hr = json!({"spec": {"driftDetection": {"mode": "enabled", "ignore": [{"paths": ["/spec/replicas"], "target": {"kind": "Deployment"}}]}}});
+        let f = judge(r.clone(), Ok(&hr), &obj, &T);
+        assert!(f.protected());
+        assert_eq!(verdict(&f).0, "flux-ignores-replicas");
+        let other = json!({"spec": {"driftDetection": {"ignore": [{"paths": ["/spec/replicas"], "target": {"kind": "StatefulSet"}}]}}});
+        let f = judge(r, Ok(&other), &obj, &T);
+        assert!(!f.protected());
+        assert!(f.snippet.contains("driftDetection"));
+    }
 }

@@ -97,6 +97,7 @@ pub enum EditAction {
     /// No `spec.replicas`: nothing to do.
     NoReplicas,
     /// Remove the bytes `[start, end)` (lines `first..=last`, 1-based).
+    #[serde(rename_all = "camelCase")]
     Remove {
         #[serde(skip)]
         start: usize,

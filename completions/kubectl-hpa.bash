@@ -291,7 +291,7 @@ _kubectl__hpa() {
             return 0
             ;;
         kubectl__hpa__subcmd__migrate)
-            opts="-f -o -n -A -h --filename --apply --write --output --kubeconfig --context --cluster --user --namespace --as --as-group --request-timeout --all-namespaces --help"
+            opts="-f -R -y -o -n -A -h --filename --recursive --hpa --offline --apply --server-dry-run --yes --write --output --kubeconfig --context --cluster --user --namespace --as --as-group --request-timeout --all-namespaces --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -302,6 +302,10 @@ _kubectl__hpa() {
                     return 0
                     ;;
                 -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hpa)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -118,7 +118,8 @@ complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l fea
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -s n -l namespace -d 'The namespace of the HPA (live simulation)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -s A -l all-namespaces -d 'Every namespace'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -s f -l filename -d 'Local manifests to check and edit: files or directories (*.yaml, *.yml, *.json; not recursive)' -r -F
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -s f -l filename -d 'Manifests: files, directories (a Helm chart, kustomizations) or - for stdin' -r -F
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l hpa -d 'Files with the HPAs, for offline runs whose manifests hold none' -r -F
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -s o -l output -d 'Output format' -r -f -a "text\t''
 json\t''"
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l kubeconfig -d 'Path to the kubeconfig file to use' -r -F
@@ -129,8 +130,12 @@ complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -s n -l
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l request-timeout -d 'The length of time to wait before giving up on a single server request (e.g. 1s, 2m; 0 = no timeout)' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -s R -l recursive -d 'Process the directories of -f recursively'
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l offline -d 'Work from the files only, even when a cluster is configured'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l apply -d 'Send the planned requests to the cluster (default: dry run)'
-complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l write -d 'Edit the local files (only after the cluster steps succeeded)'
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l server-dry-run -d 'Send the planned requests with dryRun=All: the API server\'s admission judges them, nothing is persisted'
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -s y -l yes -d 'Do not ask before -A --apply writes to several namespaces (required when stdin is not a terminal)'
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l write -d 'Edit the local files (with a cluster: only after the cluster steps succeeded)'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -s A -l all-namespaces -d 'Migrate the autoscaled workloads of every namespace'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -s h -l help -d 'Print help'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand completion" -s h -l help -d 'Print help'

@@ -392,8 +392,16 @@ fn dry_run_prints_the_plan_and_sends_only_gets() {
     c.manifest("manifests/comments.yaml", "web.yaml");
     let out = c.run(&["web", "-n", "shop", "-f", "web.yaml"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let text = stdout(&out);
+    let text = stdout(&out).replace(&c.server.url(), "<server>");
     golden("dry-run.txt", &text);
+    assert!(
+        text.starts_with("Cluster: context \"fake\" (<server>): dry run, GET requests only; --apply would write 2 PATCH requests on Deployment shop/web\nFiles: none is written (--write would edit web.yaml)\n"),
+        "the header says what the run does: {text}"
+    );
+    assert!(
+        !text.contains(r#"\"selector\""#),
+        "the last-applied JSON is collapsed in text"
+    );
     assert!(c.patches().is_empty(), "a dry run writes nothing");
     assert!(c.server.requests().iter().all(|r| r.method == "GET"));
     assert_eq!(
@@ -872,7 +880,8 @@ fn helm_and_argocd_are_detected_with_advice() {
     for id in [
         "managed-by-helm",
         "managed-by-argocd",
-        "helm-client-side-release",
+        "helm-release-unreadable",
+        "gitops-object-unreadable",
         "csa-manager-owns-replicas",
     ] {
         assert!(found.iter().any(|f| f == id), "{id} missing from {found:?}");
@@ -884,6 +893,10 @@ fn helm_and_argocd_are_detected_with_advice() {
         .map(|x| x["tool"].as_str().unwrap())
         .collect();
     assert_eq!(tools, ["helm", "argocd"]);
+    assert!(
+        !found.iter().any(|f| f == "already-safe"),
+        "one consistent prediction: {found:?}"
+    );
     assert!(a["advice"][1]["text"]
         .as_str()
         .unwrap()
@@ -998,4 +1011,710 @@ fn fake_server_apply_semantics() {
         c.object()["spec"].get("replicas").is_none(),
         "pruned (a real server then defaults it to 1)"
     );
+}
+
+// ------------------------------------------------------------------ offline, from repositories
+
+/// A scratch repository and an empty HOME; the binary runs there with no kubeconfig at all.
+struct Repo {
+    dir: PathBuf,
+}
+
+impl Repo {
+    fn new(tag: &str) -> Repo {
+        let dir = std::env::temp_dir().join(format!(
+            "kubectl-hpa-migrate-repo-{tag}-{}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("home")).unwrap();
+        Repo { dir }
+    }
+    fn file(&self, path: &str, text: &str) -> &Repo {
+        let p = self.dir.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+        self
+    }
+    fn read(&self, path: &str) -> String {
+        std::fs::read_to_string(self.dir.join(path)).unwrap()
+    }
+    fn run_with(&self, args: &[&str], stdin: Option<&str>) -> Output {
+        use std::io::Write;
+        use std::process::Stdio;
+        let mut child = Command::new(env!("CARGO_BIN_EXE_kubectl-hpa"))
+            .arg("migrate")
+            .args(args)
+            .current_dir(&self.dir)
+            .env("NO_COLOR", "1")
+            .env("KUBECONFIG", self.dir.join("no-such-kubeconfig"))
+            .env("HOME", self.dir.join("home"))
+            .env_remove("KUBERNETES_SERVICE_HOST")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("binary runs");
+        let mut input = child.stdin.take().unwrap();
+        input
+            .write_all(stdin.unwrap_or_default().as_bytes())
+            .unwrap();
+        drop(input);
+        child.wait_with_output().unwrap()
+    }
+    fn run(&self, args: &[&str]) -> Output {
+        self.run_with(args, None)
+    }
+}
+
+impl Drop for Repo {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+const WEB: &str = "\
+# The web frontend.
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  labels: {app: web}
+spec:
+  # static size, until the HPA takes over
+  replicas: 3 # three pods
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: web
+        image: nginx:1.27
+";
+
+const WEB_HPA: &str = "\
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: web
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  minReplicas: 2
+  maxReplicas: 10
+";
+
+const WORKER: &str = "\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: worker   # not autoscaled: keeps its replicas
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {app: worker}
+  template:
+    metadata:
+      labels: {app: worker}
+    spec:
+      containers:
+      - {name: worker, image: busybox}
+";
+
+fn ok_text(o: &Output) -> String {
+    assert!(o.status.success(), "{}\n{}", stderr(o), stdout(o));
+    stdout(o)
+}
+
+#[test]
+fn offline_plain_manifests_without_any_kubeconfig() {
+    let r = Repo::new("plain");
+    r.file(
+        "k8s/app.yaml",
+        &format!("{WEB}---\n# the autoscaler\n{WEB_HPA}---\n{WORKER}"),
+    );
+    let out = r.run(&["-f", "k8s"]);
+    let text = ok_text(&out);
+    golden("offline-plain.txt", &text);
+    assert!(text.starts_with("Cluster: none — offline (no cluster: no kubeconfig found"));
+    assert!(text.contains("Files: none is written (--write would edit k8s/app.yaml)"));
+    assert!(text.contains("HPA web (k8s/app.yaml:21) scales Deployment web"));
+    for tool in [
+        "kubectl apply (client-side)",
+        "kubectl apply --server-side",
+        "Helm 3 (three-way merge)",
+        "Kustomize",
+        "Argo CD",
+        "Flux",
+    ] {
+        assert_eq!(
+            text.matches(&format!("\n  {tool} ")).count(),
+            1,
+            "{tool} once per run"
+        );
+    }
+    assert_eq!(
+        r.read("k8s/app.yaml"),
+        format!("{WEB}---\n# the autoscaler\n{WEB_HPA}---\n{WORKER}")
+    );
+
+    let out = r.run(&["-f", "k8s", "--write"]);
+    let text = ok_text(&out);
+    assert!(text.contains("Files: --write edits k8s/app.yaml"), "{text}");
+    let edited = r.read("k8s/app.yaml");
+    assert_eq!(
+        edited,
+        format!(
+            "{}---\n# the autoscaler\n{WEB_HPA}---\n{WORKER}",
+            WEB.replace("  replicas: 3 # three pods\n", "")
+        ),
+        "only web's replicas line goes; comments and the worker stay"
+    );
+    // idempotent
+    let text = ok_text(&r.run(&["-f", "k8s", "--write"]));
+    assert!(text.contains("no file needs an edit"), "{text}");
+}
+
+#[test]
+fn offline_stdin_and_recursion_like_kubectl() {
+    let r = Repo::new("stdin");
+    r.file("deep/a/web.yaml", WEB)
+        .file("deep/hpa.yaml", WEB_HPA);
+    // without -R the subdirectory is not read: the HPA has no target document
+    let text = ok_text(&r.run(&["-f", "deep"]));
+    assert!(text.contains("manifest-not-found"), "{text}");
+    let text = ok_text(&r.run(&["-f", "deep", "-R"]));
+    assert!(text.contains("manifest-edit: deep/a/web.yaml:9"), "{text}");
+    // `kubectl kustomize … | kubectl hpa migrate -f -`, the HPA given separately
+    let out = r.run_with(&["-f", "-", "--hpa", "deep/hpa.yaml"], Some(WEB));
+    let text = ok_text(&out);
+    assert!(text.contains("manifest-edit: <stdin>:9"), "{text}");
+    assert!(text.contains("-  replicas: 3 # three pods\n"), "{text}");
+    let out = r.run_with(&["-f", "-"], Some(WEB));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("no HorizontalPodAutoscaler in the given manifests"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn offline_refuses_cluster_writes_and_unconfirmed_fleet_applies() {
+    let r = Repo::new("nocluster");
+    r.file("web.yaml", &format!("{WEB}---\n{WEB_HPA}"));
+    let out = r.run(&["-f", "web.yaml", "--apply"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("--apply and --server-dry-run need a cluster"),
+        "{}",
+        stderr(&out)
+    );
+    let out = r.run(&["-A", "--apply"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("pass --yes"), "{}", stderr(&out));
+}
+
+fn kustomize_repo(r: &Repo) {
+    r.file("base/web.yaml", WEB)
+        .file("base/hpa.yaml", WEB_HPA)
+        .file("base/kustomization.yaml", "resources:\n- web.yaml\n- hpa.yaml\n")
+        .file(
+            "overlays/prod/kustomization.yaml",
+            "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- ../../base\nreplicas:\n- name: web\n  count: 6\n- name: worker\n  count: 1\n",
+        )
+        .file(
+            "overlays/staging/kustomization.yaml",
+            "resources:\n- ../../base\npatches:\n- target: {kind: Deployment, name: web}\n  patch: |-\n    - op: replace\n      path: /spec/replicas\n      value: 1\n- path: replicas.yaml\n",
+        )
+        .file(
+            "overlays/staging/replicas.yaml",
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 2\n",
+        );
+}
+
+#[test]
+fn offline_kustomize_base_and_overlays() {
+    let r = Repo::new("kustomize");
+    kustomize_repo(&r);
+    let text = ok_text(&r.run(&["-f", ".", "-R"]));
+    golden("offline-kustomize.txt", &text);
+    for want in [
+        "[high] kustomize-replicas-transformer: overlays/prod/kustomization.yaml:6: the kustomization's `replicas:` sets count 6 for web",
+        "[high] kustomize-patch-sets-replicas: overlays/staging/kustomization.yaml:7: a patch sets spec.replicas 1 on web",
+        "[high] kustomize-patch-sets-replicas: overlays/staging/replicas.yaml:6: a patch sets spec.replicas 2 on web",
+        "[info] manifest-edit: base/web.yaml:9 (document 1): remove spec.replicas (line 9)",
+        "overlays/prod/kustomization.yaml:8: the kustomization's `replicas:` sets count 1 for worker",
+    ] {
+        assert!(text.contains(want), "missing {want:?} in\n{text}");
+    }
+}
+
+fn chart_repo(r: &Repo, guarded: bool) {
+    let replicas = if guarded {
+        "  {{- if not .Values.autoscaling.enabled }}\n  replicas: {{ .Values.replicaCount }}\n  {{- end }}\n"
+    } else {
+        "  replicas: {{ .Values.replicaCount }}\n"
+    };
+    r.file("chart/Chart.yaml", "apiVersion: v2\nname: web\nversion: 0.1.0\n")
+        .file(
+            "chart/values.yaml",
+            "replicaCount: 2\nimage:\n  repository: nginx\nautoscaling:\n  enabled: false\n  minReplicas: 2\n  maxReplicas: 10\n",
+        )
+        .file(
+            "chart/templates/deployment.yaml",
+            &format!("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{{{ include \"web.fullname\" . }}}}\nspec:\n{replicas}  selector:\n    matchLabels: {{app: web}}\n"),
+        )
+        .file(
+            "chart/templates/hpa.yaml",
+            "{{- if .Values.autoscaling.enabled }}\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: {{ include \"web.fullname\" . }}\nspec:\n  minReplicas: {{ .Values.autoscaling.minReplicas }}\n{{- end }}\n",
+        );
+}
+
+#[test]
+fn offline_helm_chart_with_and_without_the_guard() {
+    let r = Repo::new("chart-guarded");
+    chart_repo(&r, true);
+    let text = ok_text(&r.run(&["-f", "chart", "--write"]));
+    golden("offline-chart-guarded.txt", &text);
+    assert!(text.contains("[info] helm-chart-guarded: chart/templates/deployment.yaml:7: `replicas: {{ .Values.replicaCount }}` is rendered only without autoscaling (`if not .Values.autoscaling.enabled`, line 6): nothing to change in the chart; enable autoscaling.enabled (chart/values.yaml:5)"), "{text}");
+    assert!(
+        !text.contains("guard it"),
+        "no advice to add the guard that is there"
+    );
+
+    let r = Repo::new("chart-bare");
+    chart_repo(&r, false);
+    let before = r.read("chart/templates/deployment.yaml");
+    let text = ok_text(&r.run(&["-f", "chart", "--write"]));
+    golden("offline-chart-unguarded.txt", &text);
+    assert!(text.contains("[high] helm-chart-sets-replicas: chart/templates/deployment.yaml:6: `replicas: {{ .Values.replicaCount }}` (values key replicaCount, chart/values.yaml:1) is rendered even with autoscaling"), "{text}");
+    assert!(text.contains("        {{- if not .Values.autoscaling.enabled }}\n        replicas: {{ .Values.replicaCount }}\n        {{- end }}\n"), "{text}");
+    assert_eq!(
+        r.read("chart/templates/deployment.yaml"),
+        before,
+        "templates are never edited"
+    );
+}
+
+// ------------------------------------------------------------------ live: Helm, Argo CD, Flux
+
+/// A release Secret as Helm stores it and the API returns it.
+fn helm_secret(version: i64, status: &str, manifest: &str) -> Value {
+    use base64::Engine;
+    use std::io::Write;
+    let rel = json!({"name": "web", "namespace": "shop", "version": version, "manifest": manifest, "info": {"status": status}});
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(rel.to_string().as_bytes()).unwrap();
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let helm = b64.encode(gz.finish().unwrap());
+    json!({"apiVersion": "v1", "kind": "Secret", "type": "helm.sh/release.v1",
+        "metadata": {"name": format!("sh.helm.release.v1.web.v{version}"), "namespace": "shop",
+            "labels": {"owner": "helm", "name": "web", "status": status, "version": version.to_string()}},
+        "data": {"release": b64.encode(helm)}})
+}
+
+fn rendered(replicas: Option<i64>) -> String {
+    let r = replicas.map_or(String::new(), |n| format!("  replicas: {n}\n"));
+    format!("---\n# Source: web/templates/service.yaml\napiVersion: v1\nkind: Service\nmetadata:\n  name: web\n---\n# Source: web/templates/deployment.yaml\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n{r}  selector:\n    matchLabels: {{app: web}}\n")
+}
+
+fn helm_deployment() -> Value {
+    let mut d = deployment(
+        5,
+        None,
+        vec![entry(
+            "helm",
+            "Update",
+            None,
+            json!({"f:metadata": {"f:annotations": {"f:meta.helm.sh/release-name": {}}}, "f:spec": {"f:replicas": {}, "f:selector": {}, "f:template": {}}}),
+        )],
+    );
+    d["metadata"]["labels"]["app.kubernetes.io/managed-by"] = json!("Helm");
+    d["metadata"]["annotations"]["meta.helm.sh/release-name"] = json!("web");
+    d["metadata"]["annotations"]["meta.helm.sh/release-namespace"] = json!("shop");
+    d
+}
+
+fn helm_rows(w: &Value) -> Vec<(String, String)> {
+    w["analysis"]["nextApply"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["applier"].as_str().unwrap().starts_with("helm upgrade"))
+        .map(|p| {
+            (
+                p["manifest"].as_str().unwrap().into(),
+                p["effect"].as_str().unwrap().into(),
+            )
+        })
+        .collect()
+}
+
+/// What `helm upgrade` (client-side) sends for spec.replicas when the new chart renders none:
+/// the three-way rule — in the previous release and not in the new manifest: null.
+fn helm_upgrade_patch(previous: &str) -> Option<String> {
+    let prev = previous.contains("  replicas: ");
+    prev.then(|| r#"{"spec":{"replicas":null}}"#.to_string())
+}
+
+fn send_patch(c: &Cluster, body: &str) {
+    use fake_apiserver::raw_http;
+    let r = raw_http::request(
+        c.server.addr(),
+        "PATCH",
+        &format!("{DEPLOY}?fieldManager=helm"),
+        &[("Content-Type", "application/merge-patch+json")],
+        Some(body.as_bytes()),
+        std::time::Duration::from_secs(10),
+    )
+    .unwrap();
+    assert_eq!(r.status, 200, "{}", r.text());
+}
+
+#[test]
+fn helm_release_secret_decides_one_prediction() {
+    for (tag, previous, effect, id) in [
+        ("helm-with", Some(3), "delete", "helm-release-has-replicas"),
+        (
+            "helm-without",
+            None,
+            "nothing",
+            "helm-release-without-replicas",
+        ),
+    ] {
+        let objects = vec![
+            hpa("web", "Deployment", "web"),
+            helm_deployment(),
+            helm_secret(1, "superseded", &rendered(Some(9))),
+            helm_secret(2, "deployed", &rendered(previous)),
+        ];
+        let c = cluster(tag, objects);
+        let j = json_out(&c.run(&["web", "-n", "shop", "-o", "json"]));
+        let w = &j["workloads"][0];
+        let found = ids(w);
+        assert!(found.iter().any(|f| f == id), "{tag}: {found:?}");
+        assert!(!found.iter().any(|f| f == "helm-release-unreadable"));
+        let rows = helm_rows(w);
+        assert!(
+            rows.contains(&("withoutReplicas".into(), effect.into())),
+            "{tag}: {rows:?}"
+        );
+        assert!(
+            rows.contains(&("afterMigration".into(), effect.into())),
+            "{tag}: {rows:?}"
+        );
+        assert!(
+            !found.iter().any(|f| f == "already-safe"),
+            "{tag}: the hand-over is still planned: not 'already safe'"
+        );
+        let text = stdout(&c.run(&["web", "-n", "shop"]));
+        assert_eq!(
+            text.matches(
+                "helm upgrade (three-way merge against sh.helm.release.v1.web.v2, revision 2)"
+            )
+            .count(),
+            1,
+            "{text}"
+        );
+        // the next upgrade, as Helm computes it, does what was predicted
+        if let Some(p) = helm_upgrade_patch(&rendered(previous)) {
+            send_patch(&c, &p);
+        }
+        let live = c.object()["spec"].get("replicas").cloned();
+        match effect {
+            "delete" => assert_eq!(
+                live, None,
+                "{tag}: replicas: null deletes the field (the API defaults it to 1)"
+            ),
+            _ => assert_eq!(live, Some(json!(5)), "{tag}: the live value stays"),
+        }
+    }
+}
+
+#[test]
+fn unreadable_helm_release_gives_both_outcomes() {
+    let c = cluster(
+        "helm-403",
+        vec![
+            hpa("web", "Deployment", "web"),
+            helm_deployment(),
+            helm_secret(1, "deployed", &rendered(Some(3))),
+        ],
+    );
+    c.server.inject(
+        PathMatch::prefix("/api/v1/namespaces/shop/secrets"),
+        Fault::Status(403),
+    );
+    let j = json_out(&c.run(&["web", "-n", "shop", "-o", "json"]));
+    let w = &j["workloads"][0];
+    let f = w["analysis"]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "helm-release-unreadable")
+        .expect("finding");
+    let m = f["message"].as_str().unwrap();
+    assert!(
+        m.contains("403") && m.contains("defaults it to 1") && m.contains("leaves it alone"),
+        "{m}"
+    );
+    assert!(m.contains("helm get manifest web -n shop"), "{m}");
+    assert_eq!(
+        helm_rows(w),
+        [
+            ("withoutReplicas".to_string(), "unknown".to_string()),
+            ("afterMigration".into(), "unknown".into())
+        ]
+    );
+}
+
+fn gitops_deployment() -> Value {
+    let mut d = deployment(
+        5,
+        Some(last_applied(Some(3))),
+        vec![entry("argocd-controller", "Update", None, csa_fields(true))],
+    );
+    d["metadata"]["annotations"]["argocd.argoproj.io/tracking-id"] =
+        json!("web:apps/Deployment:shop/web");
+    d["metadata"]["labels"]["kustomize.toolkit.fluxcd.io/name"] = json!("apps");
+    d["metadata"]["labels"]["kustomize.toolkit.fluxcd.io/namespace"] = json!("flux-system");
+    d
+}
+
+fn application(respect: bool) -> Value {
+    let mut a = json!({"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
+        "metadata": {"name": "web", "namespace": "argocd"},
+        "spec": {"ignoreDifferences": [{"group": "apps", "kind": "Deployment", "jsonPointers": ["/spec/replicas"]}],
+                 "syncPolicy": {"automated": {"selfHeal": true}, "syncOptions": ["CreateNamespace=true"]}}});
+    if respect {
+        a["spec"]["syncPolicy"]["syncOptions"] =
+            json!(["CreateNamespace=true", "RespectIgnoreDifferences=true"]);
+    }
+    a
+}
+
+fn flux_kustomization() -> Value {
+    json!({"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
+        "metadata": {"name": "apps", "namespace": "flux-system"},
+        "spec": {"interval": "10m", "path": "./apps", "prune": true}})
+}
+
+#[test]
+fn argocd_application_and_flux_kustomization_are_read() {
+    let c = cluster(
+        "gitops",
+        vec![
+            hpa("web", "Deployment", "web"),
+            gitops_deployment(),
+            application(true),
+            flux_kustomization(),
+        ],
+    );
+    let j = json_out(&c.run(&["web", "-n", "shop", "-o", "json"]));
+    let w = &j["workloads"][0];
+    let found = ids(w);
+    for id in ["argocd-ignores-replicas", "flux-replicas-not-ignored"] {
+        assert!(found.iter().any(|f| f == id), "{id} missing from {found:?}");
+    }
+    // Argo CD with RespectIgnoreDifferences copies the live value: one prediction, "nothing"
+    let argo: Vec<&Value> = w["analysis"]["nextApply"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["applier"].as_str().unwrap().contains("Argo CD"))
+        .collect();
+    assert_eq!(argo.len(), 3, "{argo:?}");
+    assert!(argo.iter().all(|p| p["effect"] == "nothing"));
+    assert!(argo[0]["applier"]
+        .as_str()
+        .unwrap()
+        .contains("Application argocd/web"));
+    let advice: Vec<&str> = w["analysis"]["advice"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["text"].as_str().unwrap())
+        .collect();
+    assert!(advice.iter().any(|a| a.contains("Kustomization flux-system/apps") && a.contains("  - paths: [/spec/replicas]\n    target: {group: apps, kind: Deployment, name: web, namespace: shop}")), "{advice:?}");
+    let gets: Vec<String> = c.server.requests().iter().map(|r| r.path.clone()).collect();
+    assert!(
+        gets.contains(&"/apis/argoproj.io/v1alpha1/namespaces/argocd/applications/web".to_string()),
+        "{gets:?}"
+    );
+    assert!(gets.contains(
+        &"/apis/kustomize.toolkit.fluxcd.io/v1/namespaces/flux-system/kustomizations/apps"
+            .to_string()
+    ));
+
+    // without RespectIgnoreDifferences the sync still applies Git's value: say so, with the snippet
+    c.server.upsert(application(false));
+    let j = json_out(&c.run(&["web", "-n", "shop", "-o", "json"]));
+    let w = &j["workloads"][0];
+    assert!(
+        ids(w)
+            .iter()
+            .any(|f| f == "argocd-no-respect-ignore-differences"),
+        "{:?}",
+        ids(w)
+    );
+    let next: Vec<String> = w["analysis"]["nextApply"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["manifest"] == "withoutReplicas")
+        .map(|p| p["effect"].as_str().unwrap().to_string())
+        .collect();
+    assert!(next.contains(&"delete".to_string()), "{next:?}");
+    assert!(c.patches().is_empty(), "a dry run writes nothing");
+}
+
+#[test]
+fn server_dry_run_sends_the_plan_with_dry_run_all_and_persists_nothing() {
+    let c = cluster("sdr", csa_cluster());
+    let before = c.object();
+    let out = c.run(&["web", "-n", "shop", "--server-dry-run"]);
+    let text = ok_text(&out).replace(&c.server.url(), "<server>");
+    assert!(text.starts_with("Cluster: context \"fake\" (<server>): sends 2 PATCH requests on Deployment shop/web with dryRun=All"), "{text}");
+    let w = c.patches();
+    assert_eq!(w.len(), 2);
+    assert!(
+        w.iter().all(|r| r.query_param("dryRun") == Some("All")),
+        "{w:?}"
+    );
+    assert!(
+        w[1].body.contains("\"resourceVersion\":\"100\""),
+        "a dry run persists nothing: the read version stays the precondition"
+    );
+    assert_eq!(c.object(), before, "nothing persisted");
+    assert!(
+        text.contains("accepted (dryRun=All, not persisted)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn apply_with_nothing_to_send_says_so_and_fleet_apply_needs_yes() {
+    let mut d = deployment(
+        5,
+        Some(last_applied(None)),
+        vec![
+            entry(
+                "kubectl-client-side-apply",
+                "Update",
+                None,
+                csa_fields(false),
+            ),
+            entry(
+                "kube-controller-manager",
+                "Update",
+                Some("scale"),
+                json!({"f:spec": {"f:replicas": {}}}),
+            ),
+        ],
+    );
+    d["metadata"]["resourceVersion"] = json!("100");
+    let c = cluster("nothing", vec![hpa("web", "Deployment", "web"), d]);
+    let text = ok_text(&c.run(&["web", "-n", "shop", "--apply"]));
+    assert!(
+        text.contains(": nothing to write (no request is needed); GET requests only"),
+        "{text}"
+    );
+    assert!(
+        text.contains("sent: nothing (no request was needed)"),
+        "{text}"
+    );
+    assert!(c.patches().is_empty());
+    let out = c.run(&["-A", "--apply"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("pass --yes"), "{}", stderr(&out));
+    let out = c.run(&["-A", "--apply", "--yes"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+#[test]
+fn three_workloads_are_concise_with_risks_once() {
+    let mut objects = Vec::new();
+    for name in ["api", "cart", "web"] {
+        objects.push(hpa(name, "Deployment", name));
+        let mut v = csa_cluster().remove(1);
+        let la = last_applied(Some(3)).replace("\"name\":\"web\"", &format!("\"name\":\"{name}\""));
+        v["metadata"]["name"] = json!(name);
+        v["metadata"]["annotations"][LA] = json!(la);
+        objects.push(v);
+    }
+    let c = cluster("three", objects);
+    let text = ok_text(&c.run(&["-n", "shop"]));
+    let lines = text.lines().count();
+    assert!(lines <= 40, "{lines} lines:\n{text}");
+    for risk in ["Other copies of the manifest", "Admission webhooks"] {
+        assert_eq!(
+            text.matches(risk).count(),
+            1,
+            "{risk} once per run:\n{text}"
+        );
+    }
+    assert_eq!(
+        text.matches("kubectl-client-side: ").count(),
+        1,
+        "advice once per run"
+    );
+    assert!(
+        !text.contains("\\\"selector\\\""),
+        "last-applied JSON collapsed"
+    );
+    let j = json_out(&c.run(&["-n", "shop", "-o", "json"]));
+    let body = j["workloads"][0]["analysis"]["requests"][0]["body"]
+        .as_str()
+        .unwrap();
+    assert!(
+        body.contains("\\\"selector\\\""),
+        "full body in JSON: {body}"
+    );
+}
+
+#[test]
+fn fleet_apply_shows_the_plan_and_sends_nothing_when_declined() {
+    use kubectl_hpa::migrate::{report::Mode, session, Options};
+    let c = cluster("confirm", csa_cluster());
+    let opts = Options {
+        name: None,
+        namespace: None,
+        all_namespaces: true,
+        files: vec![],
+        hpa_files: vec![],
+        recursive: false,
+        mode: Mode::Apply,
+        write: false,
+        yes: false,
+        stdin_is_tty: true,
+        kube: kubectl_hpa::cli::KubeFlags {
+            kubeconfig: Some(c.kubeconfig.clone()),
+            all_namespaces: true,
+            request_timeout: "0".into(),
+            ..Default::default()
+        },
+    };
+    assert!(session::needs_confirmation(&opts));
+    let mut shown = Vec::new();
+    let r = session::run(&opts, &mut std::io::empty(), &mut |plan| {
+        shown.push(plan.cluster_effect.clone());
+        false
+    })
+    .unwrap();
+    assert_eq!(shown.len(), 1, "asked once, with the plan");
+    assert!(
+        shown[0].contains("writes 2 PATCH requests on Deployment shop/web"),
+        "{shown:?}"
+    );
+    assert!(
+        r.errors.iter().any(|e| e.contains("not confirmed")),
+        "{:?}",
+        r.errors
+    );
+    assert!(c.patches().is_empty(), "declined: nothing sent");
+    let r = session::run(&opts, &mut std::io::empty(), &mut |_| true).unwrap();
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    assert_eq!(c.patches().len(), 2);
 }

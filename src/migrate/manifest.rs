@@ -9,12 +9,13 @@ use serde_yaml::Value as Yaml;
 use super::text::{self, anchor_of, path_string, strip_properties, KeyHit, Line, Seg};
 
 /// A workload the files are searched for.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ObjectRef {
     /// API group (`apps`; empty for the core group).
     pub group: String,
     pub kind: String,
+    /// Empty: any namespace (an offline HPA that names none).
     pub namespace: String,
     pub name: String,
 }
@@ -25,7 +26,7 @@ impl ObjectRef {
         group == self.group
             && kind == self.kind
             && name == self.name
-            && ns.is_none_or(|n| n == self.namespace)
+            && ns.is_none_or(|n| self.namespace.is_empty() || n == self.namespace)
     }
 }
 
@@ -96,6 +97,7 @@ pub enum EditAction {
     /// No `spec.replicas`: nothing to do.
     NoReplicas,
     /// Remove the bytes `[start, end)` (lines `first..=last`, 1-based).
+    #[serde(rename_all = "camelCase")]
     Remove {
         #[serde(skip)]
         start: usize,
@@ -287,34 +289,19 @@ impl Manifest {
         out
     }
 
-    /// Kustomizations in this file that set replicas for `name` (kustomize's `replicas:` field):
-    /// (1-based line, count).
-    pub fn kustomize_replicas(&self, name: &str) -> Vec<(usize, String)> {
-        let mut out = Vec::new();
-        for doc in &self.docs {
-            if str_of(&doc.value, &["kind"]) != Some("Kustomization") {
-                continue;
-            }
-            let hits = self.hits(doc);
-            for (i, r) in doc
-                .value
-                .get("replicas")
-                .and_then(Yaml::as_sequence)
-                .into_iter()
-                .flatten()
-                .enumerate()
-            {
-                if str_of(r, &["name"]) == Some(name) {
-                    let line = hits
-                        .iter()
-                        .find(|h| h.path == [Seg::key("replicas"), Seg::Index(i), Seg::key("name")])
-                        .map_or(doc.first + 1, |h| h.line + 1);
-                    let count = r.get("count").map(yaml_scalar).unwrap_or_default();
-                    out.push((line, count));
-                }
-            }
-        }
-        out
+    /// Every object of `kind` in the file: (1-based line of its document, object).
+    pub fn objects_of_kind(&self, kind: &str) -> Vec<(usize, Yaml)> {
+        self.objects()
+            .into_iter()
+            .filter(|(_, _, o)| str_of(o, &["kind"]) == Some(kind))
+            .map(|(d, _, o)| {
+                let doc = &self.docs[d];
+                let first = (doc.first..doc.end)
+                    .find(|&j| !text::is_blank_or_comment(self.line_text(j)))
+                    .unwrap_or(doc.first);
+                (first + 1, o.clone())
+            })
+            .collect()
     }
 
     fn hits(&self, doc: &Doc) -> Vec<KeyHit> {

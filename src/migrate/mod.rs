@@ -3,15 +3,51 @@
 //! the next apply would do to it, and the minimal requests that hand the field to the HPA without
 //! changing the replica count. No I/O here; `crate::commands::migrate` sends what this plans.
 
+pub mod api;
+pub mod chart;
+pub mod files;
+pub mod gitops;
+pub mod helm;
+pub mod kustomize;
+pub mod live;
 pub mod manifest;
+pub mod offline;
 pub mod owners;
+pub mod report;
+pub mod session;
 pub mod text;
 
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use gitops::GitopsFacts;
+use helm::{HelmFacts, ReleaseState};
+use kustomize::KustomizeSetting;
 use manifest::{EditAction, Occurrence};
 use owners::{Owner, Role, Tool, CSA_MANAGER, HANDOVER_MANAGER, LAST_APPLIED};
+
+/// `migrate`, resolved from the flags.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// One HPA, else every HPA of the namespace (or of every namespace with `-A`).
+    pub name: Option<String>,
+    /// `-n`, for offline HPAs that name no namespace.
+    pub namespace: Option<String>,
+    pub all_namespaces: bool,
+    /// `-f` inputs (`-` is stdin).
+    pub files: Vec<std::path::PathBuf>,
+    /// `--hpa` inputs: HPAs for offline runs.
+    pub hpa_files: Vec<std::path::PathBuf>,
+    pub recursive: bool,
+    /// What to do: `Offline` (forced), `DryRun`, `ServerDryRun` or `Apply`.
+    pub mode: report::Mode,
+    pub write: bool,
+    /// Confirmed up front (`--yes`): no prompt for `-A --apply`.
+    pub yes: bool,
+    /// Stdin is a terminal (a prompt is possible).
+    pub stdin_is_tty: bool,
+    pub kube: crate::cli::KubeFlags,
+}
 
 /// How bad a finding is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -55,6 +91,8 @@ pub enum Effect {
     Conflict { with: Vec<String> },
     /// `spec.replicas` is left alone.
     Nothing,
+    /// Not known from what could be read: both outcomes.
+    Unknown { outcomes: String },
 }
 
 impl Effect {
@@ -69,10 +107,12 @@ impl Effect {
             Effect::ResetTo { replicas } => format!("reset spec.replicas to {replicas}"),
             Effect::Conflict { with } => format!("conflict with {}", with.join(", ")),
             Effect::Nothing => "leave spec.replicas alone".into(),
+            Effect::Unknown { outcomes } => outcomes.clone(),
         }
     }
-    fn dangerous(&self) -> bool {
-        matches!(self, Effect::Delete { .. })
+    /// The replica count may drop.
+    pub fn dangerous(&self) -> bool {
+        matches!(self, Effect::Delete { .. } | Effect::Unknown { .. })
     }
 }
 
@@ -182,10 +222,14 @@ pub struct Input<'a> {
     pub other_hpas: Vec<String>,
     /// Matching documents of the local manifests.
     pub occurrences: Vec<Occurrence>,
-    /// Kustomizations setting this workload's replicas: (file, line, count).
-    pub kustomize: Vec<(String, usize, String)>,
+    /// Kustomize transformers and patches setting this workload's replicas.
+    pub kustomize: Vec<KustomizeSetting>,
     /// Files were given with `-f`.
     pub files_given: bool,
+    /// The Helm release managing the workload, as read from its release Secret.
+    pub helm: Option<HelmFacts>,
+    /// The Argo CD / Flux objects applying the workload, as read.
+    pub gitops: Vec<GitopsFacts>,
 }
 
 /// The analysis and plan for one workload.
@@ -203,7 +247,13 @@ pub struct Analysis {
     pub requests: Vec<Step>,
     pub kubectl: Vec<String>,
     pub advice: Vec<Advice>,
+    /// Shown once per run (see `report`).
+    #[serde(skip)]
     pub risks: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub helm: Option<HelmFacts>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub gitops: Vec<GitopsFacts>,
 }
 
 impl Analysis {
@@ -454,14 +504,49 @@ fn detect_tools(input: &Input, all: &[Owner]) -> Vec<ToolInfo> {
             );
         }
     }
-    for (file, line, count) in &input.kustomize {
-        add(
-            Tool::Kustomize,
-            format!("{file}:{line}: kustomization sets replicas count {count}"),
-        );
+    for k in &input.kustomize {
+        add(Tool::Kustomize, k.describe());
     }
     out.sort_by_key(|t| t.tool);
     out
+}
+
+/// The last-applied annotation and its `spec.replicas`; an unreadable one blocks.
+fn read_annotation(
+    obj: &Value,
+    findings: &mut Vec<Finding>,
+) -> (Option<LastApplied>, Option<Value>) {
+    match owners::last_applied(obj).map(owners::last_applied_replicas) {
+        None => (None, None),
+        Some(Ok(r)) => (
+            Some(LastApplied {
+                replicas: r.as_ref().map(|v| v.to_string()),
+                manager: owners::annotation_manager(obj),
+            }),
+            r,
+        ),
+        Some(Err(e)) => {
+            let mut f = finding("last-applied-unreadable", Severity::High, e);
+            f.blocking = true;
+            findings.push(f);
+            (None, None)
+        }
+    }
+}
+
+/// The planned requests; a plan that cannot be made blocks.
+fn steps_or_block(obj: &Value, path: &str, findings: &mut Vec<Finding>) -> Vec<Step> {
+    match plan_steps(obj, path) {
+        Ok(s) => s,
+        Err(e) => {
+            let mut f = finding("last-applied-unreadable", Severity::High, e);
+            f.blocking = true;
+            if !findings.iter().any(|x| x.id == f.id) {
+                findings.push(f);
+            }
+            Vec::new()
+        }
+    }
 }
 
 /// Analyse one HPA and its target and plan the migration.
@@ -485,26 +570,8 @@ pub fn analyze(input: &Input) -> Analysis {
     let mut risks = Vec::new();
 
     // the annotation
-    let raw = owners::last_applied(obj);
-    let mut annotation_replicas: Option<Value> = None;
-    let last_applied = match raw.map(owners::last_applied_replicas) {
-        None => None,
-        Some(Ok(r)) => {
-            annotation_replicas = r.clone();
-            Some(LastApplied {
-                replicas: r.map(|v| v.to_string()),
-                manager: owners::annotation_manager(obj),
-            })
-        }
-        Some(Err(e)) => {
-            let mut f = finding("last-applied-unreadable", Severity::High, e);
-            f.blocking = true;
-            findings.push(f);
-            None
-        }
-    };
+    let (last_applied, annotation_replicas) = read_annotation(obj, &mut findings);
     let tools = detect_tools(input, &all);
-    let has_tool = |t: Tool| tools.iter().any(|x| x.tool == t);
     let live = target.replicas;
 
     // the manifest's replicas: a local file, else what was last applied
@@ -515,8 +582,95 @@ pub fn analyze(input: &Input) -> Analysis {
         .find_map(|r| r.parse().ok());
     let manifest_replicas = file_replicas.or(annotation_replicas.as_ref().and_then(Value::as_i64));
 
-    // --- predictions
+    let steps = steps_or_block(obj, &input.path, &mut findings);
+    let handover_planned = steps.iter().any(|s| s.id == "handover-replicas");
+    let keeper = owners.iter().any(|o| o.role.keeps());
+    let c = Ctx {
+        input,
+        obj,
+        target: &target,
+        hpa: &hpa,
+        owners: &owners,
+        all: &all,
+        tools: &tools,
+        last_applied: last_applied.as_ref(),
+        annotation_replicas: annotation_replicas.as_ref(),
+        file_replicas,
+        manifest_replicas,
+        live,
+        default_replicas,
+        handover_planned,
+        keeper,
+        apps,
+    };
     let mut next_apply = Vec::new();
+    predict_client_side(&c, &mut next_apply);
+    predict_server_side(&c, &mut next_apply, &mut findings);
+    predict_tools(&c, &mut next_apply, &mut findings);
+    ownership_findings(&c, &mut findings);
+    manifest_findings(&c, &mut findings);
+    target_findings(&c, &mut findings);
+    let blocked = findings.iter().any(|f| f.blocking);
+    if steps.is_empty() && !blocked {
+        let after_danger = next_apply
+            .iter()
+            .any(|p| p.manifest == "afterMigration" && p.effect.dangerous());
+        if !after_danger {
+            findings.push(finding(
+                "already-safe",
+                Severity::Info,
+                "nothing to send: removing spec.replicas from the manifest leaves the live value alone".into(),
+            ));
+        }
+    }
+    findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
+
+    // --- kubectl equivalents, advice, risks
+    let kubectl = kubectl_equivalents(
+        obj,
+        &target,
+        &steps,
+        &input.occurrences,
+        last_applied.is_some(),
+    );
+    let facts = Facts {
+        csa: last_applied.is_some(),
+        handover: handover_planned && !blocked,
+        helm: input.helm.as_ref(),
+        gitops: &input.gitops,
+    };
+    let advice = advice_for(&tools, &target, &facts);
+    risks.extend(standard_risks(&tools, &target, apps, facts.handover));
+
+    Analysis {
+        hpa,
+        target,
+        owners,
+        last_applied,
+        tools,
+        next_apply,
+        findings,
+        requests: if blocked { Vec::new() } else { steps },
+        kubectl,
+        advice,
+        risks,
+        helm: input.helm.clone(),
+        gitops: input.gitops.clone(),
+    }
+}
+
+/// Client-side apply (kubectl, or Argo CD in its default mode): the last-applied annotation decides.
+fn predict_client_side(c: &Ctx, next_apply: &mut Vec<Prediction>) {
+    let Ctx {
+        last_applied,
+        annotation_replicas,
+        manifest_replicas,
+        live,
+        default_replicas,
+        tools,
+        ..
+    } = *c;
+    let has_tool = |t: Tool| tools.iter().any(|x| x.tool == t);
     let mut predict = |applier: String, manifest: &'static str, effect: Effect| {
         next_apply.push(Prediction {
             applier,
@@ -525,21 +679,8 @@ pub fn analyze(input: &Input) -> Analysis {
             effect,
         })
     };
-    let steps = match plan_steps(obj, &input.path) {
-        Ok(s) => s,
-        Err(e) => {
-            let mut f = finding("last-applied-unreadable", Severity::High, e);
-            f.blocking = true;
-            if !findings.iter().any(|x| x.id == f.id) {
-                findings.push(f);
-            }
-            Vec::new()
-        }
-    };
-    let handover_planned = steps.iter().any(|s| s.id == "handover-replicas");
-    let keeper = owners.iter().any(|o| o.role.keeps());
     // client-side apply (kubectl, or Argo CD in its default mode)
-    if let Some(la) = &last_applied {
+    if let Some(la) = last_applied {
         let who = if has_tool(Tool::ArgoCd) {
             format!(
                 "client-side apply (Argo CD / kubectl, manager {})",
@@ -566,6 +707,27 @@ pub fn analyze(input: &Input) -> Analysis {
         predict(who.clone(), "withoutReplicas", without);
         predict(who, "afterMigration", Effect::Nothing);
     }
+}
+
+/// Server-side appliers: pruned when the sole owner, conflicts when another manager owns it.
+fn predict_server_side(c: &Ctx, next_apply: &mut Vec<Prediction>, findings: &mut Vec<Finding>) {
+    let Ctx {
+        owners,
+        all,
+        manifest_replicas,
+        live,
+        default_replicas,
+        handover_planned,
+        ..
+    } = *c;
+    let mut predict = |applier: String, manifest: &'static str, effect: Effect| {
+        next_apply.push(Prediction {
+            applier,
+            manifest,
+            text: effect.text(),
+            effect,
+        })
+    };
     // server-side appliers
     let mut ssa: Vec<&Owner> = all
         .iter()
@@ -649,31 +811,71 @@ pub fn analyze(input: &Input) -> Analysis {
             ));
         }
     }
-    // Helm in client-side mode: the previous release manifest decides, not the annotation
-    let helm_update = all
-        .iter()
-        .find(|o| o.tool == Some(Tool::Helm) && o.operation == "Update");
-    if let Some(h) = helm_update {
-        let owns = owners.iter().any(|o| o.manager == h.manager);
-        let who = format!("Helm (client-side upgrade, manager {})", h.manager);
-        let e = if owns {
-            Effect::Delete {
-                defaults_to: default_replicas,
-            }
-        } else {
-            Effect::Nothing
-        };
-        predict(who.clone(), "withoutReplicas", e.clone());
-        predict(who, "afterMigration", e);
-        findings.push(finding(
-            "helm-client-side-release",
-            if owns { Severity::High } else { Severity::Medium },
-            "Helm 3 (and Helm 4 in client-side mode) computes its patch from the previous release's manifest, not from the kubectl annotation: if the previous release rendered spec.replicas, the upgrade that stops rendering it sends replicas: null and the API defaults it to 1 — the cluster steps below do not prevent that (see the Helm advice)".into(),
-        ));
-    }
+}
 
+/// Helm (decided by the release) and Argo CD / Flux (decided by the owning object).
+fn predict_tools(c: &Ctx, next_apply: &mut Vec<Prediction>, findings: &mut Vec<Finding>) {
+    let Ctx {
+        input,
+        manifest_replicas,
+        live,
+        default_replicas,
+        tools,
+        ..
+    } = *c;
+    let has_tool = |t: Tool| tools.iter().any(|x| x.tool == t);
+    // Helm in client-side mode: the previous release manifest decides, not the annotation
+    if has_tool(Tool::Helm) && !input.helm.as_ref().is_some_and(HelmFacts::server_side) {
+        let (rows, f) = helm_rows(
+            input.helm.as_ref(),
+            live,
+            manifest_replicas,
+            default_replicas,
+        );
+        next_apply.extend(rows);
+        findings.push(f);
+    }
+    // Argo CD / Flux: what the owning object says
+    for g in &input.gitops {
+        let (id, msg) = gitops::verdict(g);
+        let sev = if g.protected() {
+            Severity::Info
+        } else {
+            Severity::Medium
+        };
+        findings.push(finding(id, sev, msg));
+        if g.protected() {
+            let tool = if g.owner.kind == "Application" {
+                "Argo CD"
+            } else {
+                "Flux"
+            };
+            next_apply.retain(|p| !p.applier.contains(tool));
+            for m in ["asIs", "withoutReplicas", "afterMigration"] {
+                next_apply.push(Prediction {
+                    applier: format!("{tool} sync ({}, ignores /spec/replicas)", g.owner.label()),
+                    manifest: m,
+                    text: Effect::Nothing.text(),
+                    effect: Effect::Nothing,
+                });
+            }
+        }
+    }
+}
+
+/// Who owns `spec.replicas`, and what a move to server-side apply would fold.
+fn ownership_findings(c: &Ctx, findings: &mut Vec<Finding>) {
+    let Ctx {
+        obj,
+        owners,
+        annotation_replicas,
+        live,
+        default_replicas,
+        keeper,
+        ..
+    } = *c;
     // --- findings about ownership
-    if let Some(n) = &annotation_replicas {
+    if let Some(n) = annotation_replicas {
         findings.push(finding(
             "csa-annotation-has-replicas",
             Severity::High,
@@ -738,7 +940,18 @@ pub fn analyze(input: &Input) -> Analysis {
             "the object has no spec.replicas: there is nothing to hand over".into(),
         ));
     }
+}
 
+/// The local manifests and kustomizations.
+fn manifest_findings(c: &Ctx, findings: &mut Vec<Finding>) {
+    let Ctx {
+        input,
+        target,
+        file_replicas,
+        manifest_replicas,
+        live,
+        ..
+    } = *c;
     // --- the manifest
     if let Some(n) = manifest_replicas {
         let source = if file_replicas.is_some() {
@@ -825,14 +1038,23 @@ pub fn analyze(input: &Input) -> Analysis {
             ));
         }
     }
-    for (file, line, count) in &input.kustomize {
-        findings.push(finding(
-            "kustomize-replicas-transformer",
-            Severity::High,
-            format!("{file}:{line}: the kustomization's `replicas:` sets count {count} for {}: kustomize adds spec.replicas even when the base has none — remove that entry (in every overlay)", target.name),
-        ));
+    for k in &input.kustomize {
+        findings.push(kustomize_finding(k));
     }
+}
 
+/// The HPA, the target kind, and the tools.
+fn target_findings(c: &Ctx, findings: &mut Vec<Finding>) {
+    let Ctx {
+        input,
+        obj,
+        target,
+        hpa,
+        tools,
+        live,
+        apps,
+        ..
+    } = *c;
     // --- the HPA and the target
     if let Some(r) = live {
         if r == 0 && hpa.min_replicas > 0 {
@@ -903,7 +1125,7 @@ pub fn analyze(input: &Input) -> Analysis {
             format!("{} is not a built-in apps/v1 kind: the API server may not record the HPA's scale writes in managedFields (kubernetes#131892), so the {HANDOVER_MANAGER} entry may stay as a permanent co-owner; a removed replicas field is not defaulted by the API (the controller decides)", target.kind),
         ));
     }
-    for t in &tools {
+    for t in tools {
         let id = match t.tool {
             Tool::Helm => "managed-by-helm",
             Tool::ArgoCd => "managed-by-argocd",
@@ -920,45 +1142,130 @@ pub fn analyze(input: &Input) -> Analysis {
             format!("managed by {} ({})", t.tool.label(), t.evidence.join("; ")),
         ));
     }
+}
 
-    let blocked = findings.iter().any(|f| f.blocking);
-    if steps.is_empty() && !blocked {
-        let after_danger = next_apply
-            .iter()
-            .any(|p| p.manifest == "afterMigration" && p.effect.dangerous());
-        if !after_danger {
-            findings.push(finding(
-                "already-safe",
-                Severity::Info,
-                "nothing to send: removing spec.replicas from the manifest leaves the live value alone".into(),
-            ));
-        }
-    }
-    findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
+/// What every stage of [`analyze`] reads.
+#[derive(Clone, Copy)]
+struct Ctx<'a> {
+    input: &'a Input<'a>,
+    obj: &'a Value,
+    target: &'a TargetInfo,
+    hpa: &'a HpaInfo,
+    owners: &'a [Owner],
+    all: &'a [Owner],
+    tools: &'a [ToolInfo],
+    last_applied: Option<&'a LastApplied>,
+    annotation_replicas: Option<&'a Value>,
+    file_replicas: Option<i64>,
+    manifest_replicas: Option<i64>,
+    live: Option<i64>,
+    default_replicas: Option<i64>,
+    handover_planned: bool,
+    keeper: bool,
+    apps: bool,
+}
 
-    // --- kubectl equivalents, advice, risks
-    let kubectl = kubectl_equivalents(
-        obj,
-        &target,
-        &steps,
-        &input.occurrences,
-        last_applied.is_some(),
+fn kustomize_finding(k: &KustomizeSetting) -> Finding {
+    let (id, what) = match k.how {
+        "transformer" => ("kustomize-replicas-transformer", "remove that entry"),
+        _ => (
+            "kustomize-patch-sets-replicas",
+            "remove the patch (or its replicas)",
+        ),
+    };
+    finding(
+        id,
+        Severity::High,
+        format!(
+            "{}: kustomize adds spec.replicas even when the base has none — {what}, in every overlay",
+            k.describe()
+        ),
+    )
+}
+
+/// Helm's client-side upgrade: a three-way merge against the previous release's manifest. One
+/// prediction, decided by the release Secret when it could be read.
+fn helm_rows(
+    facts: Option<&HelmFacts>,
+    live: Option<i64>,
+    manifest_replicas: Option<i64>,
+    default_replicas: Option<i64>,
+) -> (Vec<Prediction>, Finding) {
+    let row = |applier: &str, manifest: &'static str, effect: Effect| Prediction {
+        applier: applier.to_string(),
+        manifest,
+        text: effect.text(),
+        effect,
+    };
+    let delete = Effect::Delete {
+        defaults_to: default_replicas,
+    };
+    let dflt = default_replicas.map_or("the default".into(), |d| d.to_string());
+    let check = facts.map_or(
+        "helm get manifest RELEASE -n NAMESPACE | grep -n 'replicas:'".into(),
+        |f| {
+            format!(
+                "helm get manifest {} -n {} | grep -n 'replicas:'",
+                f.release, f.namespace
+            )
+        },
     );
-    let advice = advice_for(&tools, &target, last_applied.is_some());
-    risks.extend(standard_risks(&tools, &target, apps));
-
-    Analysis {
-        hpa,
-        target,
-        owners,
-        last_applied,
-        tools,
-        next_apply,
-        findings,
-        requests: if blocked { Vec::new() } else { steps },
-        kubectl,
-        advice,
-        risks,
+    let read = facts.and_then(|f| match &f.state {
+        ReleaseState::Read {
+            secret,
+            revision,
+            replicas,
+            ..
+        } => Some((secret, revision, replicas)),
+        ReleaseState::Unreadable { .. } => None,
+    });
+    match read {
+        Some((secret, revision, Some(r))) => {
+            let who =
+                format!("helm upgrade (three-way merge against {secret}, revision {revision})");
+            let mut rows = Vec::new();
+            if let Some(n) = manifest_replicas.or(r.parse().ok()) {
+                let e = if Some(n) == live {
+                    Effect::Nothing
+                } else {
+                    Effect::ResetTo { replicas: n }
+                };
+                rows.push(row(&who, "asIs", e));
+            }
+            rows.push(row(&who, "withoutReplicas", delete.clone()));
+            rows.push(row(&who, "afterMigration", delete));
+            (rows, finding("helm-release-has-replicas", Severity::High, format!(
+                "the deployed release ({secret}, revision {revision}) rendered spec.replicas: {r}: the first upgrade whose chart no longer renders it (e.g. autoscaling.enabled=true) sends replicas: null and the API defaults it to {dflt}; the cluster requests below do not change that (see the Helm advice)"
+            )))
+        }
+        Some((secret, revision, None)) => {
+            let who =
+                format!("helm upgrade (three-way merge against {secret}, revision {revision})");
+            (
+                vec![row(&who, "withoutReplicas", Effect::Nothing), row(&who, "afterMigration", Effect::Nothing)],
+                finding("helm-release-without-replicas", Severity::Info, format!(
+                    "the deployed release ({secret}, revision {revision}) does not render spec.replicas: an upgrade without it leaves the live value alone"
+                )),
+            )
+        }
+        None => {
+            let why = match facts.map(|f| &f.state) {
+                Some(ReleaseState::Unreadable { reason }) => reason.clone(),
+                _ => "the object has no meta.helm.sh/release-name annotation".into(),
+            };
+            let both = Effect::Unknown {
+                outcomes: format!("delete spec.replicas -> {dflt} if the deployed release rendered it, else leave it alone (release not readable)"),
+            };
+            (
+                vec![
+                    row("helm upgrade (three-way merge against the deployed release)", "withoutReplicas", both.clone()),
+                    row("helm upgrade (three-way merge against the deployed release)", "afterMigration", both),
+                ],
+                finding("helm-release-unreadable", Severity::Medium, format!(
+                    "the Helm release storage could not be read ({why}): if the deployed release rendered spec.replicas, the upgrade that stops rendering it sends replicas: null and the API defaults it to {dflt}; if it did not, the upgrade leaves it alone. Check with `{check}`"
+                )),
+            )
+        }
     }
 }
 
@@ -1032,26 +1339,60 @@ fn kubectl_equivalents(
     out
 }
 
-fn advice_for(tools: &[ToolInfo], target: &TargetInfo, csa: bool) -> Vec<Advice> {
+/// What the advice depends on besides the tools.
+struct Facts<'a> {
+    csa: bool,
+    handover: bool,
+    helm: Option<&'a HelmFacts>,
+    gitops: &'a [GitopsFacts],
+}
+
+fn helm_advice(f: &Facts) -> String {
+    let guard = "In the chart, render replicas only without autoscaling: `{{- if not .Values.autoscaling.enabled }} replicas: {{ .Values.replicaCount }} {{- end }}`.";
+    match f.helm.and_then(HelmFacts::rendered_replicas) {
+        Some(false) => format!("The deployed release does not render spec.replicas, so upgrades leave it alone. {guard}"),
+        rendered => format!(
+            "{}Helm 3 and Helm 4 in client-side mode diff against the previous release's manifest, so the kubectl annotation does not protect the upgrade that drops replicas. Options, in order: (a) {}upgrade with Helm >= 4 and `--server-side=true` (Helm folds its Update entry into an Apply entry; {HANDOVER_MANAGER} or the HPA's scale entry keeps the field); (b) accept a dip to 1 on that one upgrade in a quiet period; (c) rewrite the stored release manifest (helm-mapkubeapis style) — risky. {guard} With server-side Helm, do not use --force-conflicts while replicas is still rendered.",
+            if rendered.is_none() { "If the deployed release rendered spec.replicas: " } else { "" },
+            if f.handover { "after the hand-over, " } else { "" }
+        ),
+    }
+}
+
+fn gitops_advice(f: &Facts, kind: &str) -> Option<String> {
+    let g = f
+        .gitops
+        .iter()
+        .find(|g| (g.owner.kind == "Application") == (kind == "Application"))?;
+    if g.protected() {
+        return Some(format!("{} already ignores /spec/replicas: remove replicas from Git; the next sync keeps the live value.", g.owner.label()));
+    }
+    Some(format!(
+        "Pause {} while migrating, add to it:\n{}\nthen remove replicas from Git and resume.",
+        g.owner.label(),
+        g.snippet
+    ))
+}
+
+fn advice_for(tools: &[ToolInfo], target: &TargetInfo, f: &Facts) -> Vec<Advice> {
     let (kind, name, ns) = (&target.kind, &target.name, &target.namespace);
     let group = group_of(&target.api_version);
     let mut out = Vec::new();
     for t in tools {
         let text = match t.tool {
             Tool::KubectlClientSide => "Run `kubectl hpa migrate --apply` first, then remove `replicas` from the manifest (the diff here, `--write`) and `kubectl apply` it as usual. Migrate every cluster before the manifest change lands anywhere: an apply of an old copy that still sets replicas puts it back into the annotation.".to_string(),
-            Tool::KubectlServerSide => format!(
+            Tool::KubectlServerSide if f.handover => format!(
                 "After the hand-over, apply the manifest without replicas with the same field manager; {HANDOVER_MANAGER} keeps the field and disappears by itself when the HPA next changes the count."
             ),
-            Tool::Helm => format!(
-                "Helm 3 and Helm 4 in client-side mode diff against the previous release's manifest, so the annotation step does not protect the upgrade that drops replicas. Options, in order: (a) after the hand-over, upgrade with Helm >= 4 and `--server-side=true` (Helm folds its Update entry into an Apply entry; {HANDOVER_MANAGER} keeps the field); (b) accept a dip to 1 on that one upgrade in a quiet period; (c) rewrite the stored release manifest (helm-mapkubeapis style) — risky. In the chart, render replicas only without autoscaling: `{{{{- if not .Values.autoscaling.enabled }}}} replicas: {{{{ .Values.replicaCount }}}} {{{{- end }}}}`. With server-side Helm, do not use --force-conflicts while replicas is still rendered."
-            ),
-            Tool::ArgoCd => format!(
+            Tool::KubectlServerSide => "Apply the manifest without replicas with the same field manager: another owner (the HPA's scale entry) keeps the field.".to_string(),
+            Tool::Helm => helm_advice(f),
+            Tool::ArgoCd => gitops_advice(f, "Application").unwrap_or_else(|| format!(
                 "Pause auto-sync/self-heal of the Application while migrating. Add to the Application: `ignoreDifferences: [{{group: {group}, kind: {kind}, name: {name}, namespace: {ns}, jsonPointers: [/spec/replicas]}}]` and `syncOptions: [RespectIgnoreDifferences=true]` (sync then copies the live value), then remove replicas from Git and resume. The Git change applies to every cluster the path targets{}.",
-                if csa { "; in client-side mode the annotation step is what protects older Argo CD versions" } else { "" }
-            ),
-            Tool::Flux => format!(
+                if f.csa { "; in client-side mode the annotation step is what protects older Argo CD versions" } else { "" }
+            )),
+            Tool::Flux => gitops_advice(f, "Kustomization").unwrap_or_else(|| format!(
                 "`flux suspend kustomization <name>` first. Flux applies server-side with force, removes the kubectl annotation and folds every kubectl* manager into kustomize-controller, so only the HPA's scale entry or {HANDOVER_MANAGER} keeps the field. Remove replicas from Git (or, with kustomize-controller >= v1.9.0, add `.spec.ignore: [{{paths: [/spec/replicas], target: {{kind: {kind}, name: {name}}}}}]`), then `flux resume kustomization <name>`."
-            ),
+            )),
             Tool::Kustomize => format!(
                 "Remove every `replicas:` entry and patch that sets /spec/replicas for {name} — in every overlay, not only the base — and check with `kubectl kustomize DIR | grep -n replicas`."
             ),
@@ -1067,7 +1408,12 @@ fn advice_for(tools: &[ToolInfo], target: &TargetInfo, csa: bool) -> Vec<Advice>
     out
 }
 
-fn standard_risks(tools: &[ToolInfo], target: &TargetInfo, apps: bool) -> Vec<String> {
+fn standard_risks(
+    tools: &[ToolInfo],
+    target: &TargetInfo,
+    apps: bool,
+    handover: bool,
+) -> Vec<String> {
     let mut r = vec![
         "Other copies of the manifest (branches, environments, clusters, overlays, CI jobs) that still set replicas reset the count when applied and, client-side, put replicas back into the annotation: migrate every cluster before the manifest change lands anywhere.".to_string(),
     ];
@@ -1083,7 +1429,9 @@ fn standard_risks(tools: &[ToolInfo], target: &TargetInfo, apps: bool) -> Vec<St
         if target.kind == "StatefulSet" { " (a StatefulSet one pod at a time)" } else { "" }
     ));
     r.push("Admission webhooks or policies may mutate or reject the patches: the dry run shows exactly what is sent.".into());
-    r.push(format!("The {HANDOVER_MANAGER} field manager stays in managedFields until the HPA changes the count; meanwhile a server-side apply of a different replicas value conflicts with it (intended)."));
+    if handover {
+        r.push(format!("The {HANDOVER_MANAGER} field manager stays in managedFields until the HPA changes the count; meanwhile a server-side apply of a different replicas value conflicts with it (intended)."));
+    }
     r
 }
 
@@ -1126,6 +1474,8 @@ mod tests {
             occurrences: vec![],
             kustomize: vec![],
             files_given: false,
+            helm: None,
+            gitops: vec![],
         })
     }
 
@@ -1246,6 +1596,8 @@ mod tests {
             occurrences: vec![occ],
             kustomize: vec![],
             files_given: true,
+            helm: None,
+            gitops: vec![],
         });
         assert!(a.has("ssa-apply-would-conflict"));
         assert!(a.has("multiple-hpas") && a.blocked());
@@ -1261,7 +1613,16 @@ mod tests {
         obj["metadata"]["annotations"] = json!({"meta.helm.sh/release-name": "web"});
         obj["metadata"]["labels"] = json!({"app.kubernetes.io/managed-by": "Helm"});
         let a = run(&obj);
-        assert!(a.has("managed-by-helm") && a.has("helm-client-side-release"));
+        assert!(a.has("managed-by-helm") && a.has("helm-release-unreadable"));
+        let after: Vec<&Prediction> = a
+            .next_apply
+            .iter()
+            .filter(|p| p.manifest == "afterMigration")
+            .collect();
+        assert!(after
+            .iter()
+            .any(|p| matches!(p.effect, Effect::Unknown { .. })));
+        assert!(!a.has("already-safe"), "one consistent prediction");
         assert_eq!(a.tools[0].tool, Tool::Helm);
         assert!(a.advice.iter().any(|x| x.tool == "helm"));
         assert_eq!(

@@ -31,6 +31,7 @@
 //!   `FieldManagerConflict`) when another manager owns a field it sets to a
 //!   different value unless `force=true`, and prunes the fields it stops
 //!   applying that nobody else owns. Entries carry the time [`MANAGED_TIME`];
+//!   `dryRun=All` answers with the result without storing it;
 //! * [`Fault::ConcurrentWrite`] simulates another client writing just before a request;
 //!
 //! Objects missing `metadata.resourceVersion` (and `uid`, outside metrics groups)
@@ -2083,6 +2084,11 @@ fn patch(
     } else {
         merge_patch(&mut o.obj, &p);
         record_update(&mut o.obj, &before, &manager, &gv, sub.unwrap_or_default());
+    }
+    if rec.query_param("dryRun") == Some("All") {
+        // admission would run; nothing is persisted and the resourceVersion stays
+        let result = std::mem::replace(&mut o.obj, before);
+        return Reply::Json(200, result);
     }
     st.next_rv += 1;
     let rv = st.next_rv.to_string();

@@ -1,0 +1,91 @@
+//! One `migrate` run: read the inputs, decide between the cluster and offline, plan, ask for
+//! confirmation where needed, send, write. The command only wires flags and output to this.
+
+use std::io::Read;
+
+use anyhow::{bail, Result};
+
+use super::api::Api;
+use super::files::{self, Sources};
+use super::report::{Mode, Report};
+use super::{live, offline, Options};
+
+/// Does `-A --apply` need a confirmation (it writes to several namespaces)?
+pub fn needs_confirmation(o: &Options) -> bool {
+    o.all_namespaces && o.mode == Mode::Apply && !o.yes
+}
+
+/// Flags that name a cluster: without a usable one the run fails instead of going offline.
+fn cluster_named(o: &Options) -> bool {
+    let k = &o.kube;
+    k.kubeconfig.is_some() || k.context.is_some() || k.cluster.is_some() || k.user.is_some()
+}
+
+/// Run. `confirm` sees the plan before `-A --apply` sends anything (only called when stdin is
+/// a terminal; see [`needs_confirmation`]).
+pub fn run(
+    o: &Options,
+    stdin: &mut dyn Read,
+    confirm: &mut dyn FnMut(&Report) -> bool,
+) -> Result<Report> {
+    let src = files::read(&o.files, o.recursive, stdin);
+    let hpa_src = files::read(&o.hpa_files, o.recursive, &mut std::io::empty());
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    rt.block_on(async {
+        let api = if o.mode == Mode::Offline {
+            Err("--offline".to_string())
+        } else {
+            Api::connect(&o.kube).await.map_err(|e| format!("{e:#}"))
+        };
+        match api {
+            Ok(api) => live_run(&api, o, &src, confirm).await,
+            Err(why) => offline_run(o, &src, &hpa_src, why),
+        }
+    })
+}
+
+fn offline_run(o: &Options, src: &Sources, hpa_src: &Sources, why: String) -> Result<Report> {
+    if o.mode != Mode::Offline {
+        if matches!(o.mode, Mode::Apply | Mode::ServerDryRun) {
+            bail!("--apply and --server-dry-run need a cluster: {why}");
+        }
+        if cluster_named(o) || (o.files.is_empty() && o.hpa_files.is_empty()) {
+            bail!("{why}");
+        }
+    }
+    let first = why.split(": ").next().unwrap_or_default();
+    let why = if o.mode == Mode::Offline {
+        "--offline".to_string()
+    } else {
+        format!("no cluster: {first}")
+    };
+    let mut r = offline::plan(o, src, hpa_src, &why);
+    if o.write {
+        if r.file_errors.is_empty() {
+            files::write_edits(&mut r.files)?;
+        } else {
+            r.errors
+                .push("--write: nothing written because of the file errors".into());
+            r.files_effect = "none written (see the errors)".into();
+        }
+    }
+    Ok(r)
+}
+
+async fn live_run(
+    api: &Api,
+    o: &Options,
+    src: &Sources,
+    confirm: &mut dyn FnMut(&Report) -> bool,
+) -> Result<Report> {
+    let planned = live::plan(api, o, src, o.mode).await?;
+    if needs_confirmation(o) && planned.report.planned_writes().0 > 0 && !confirm(&planned.report) {
+        let mut r = planned.report;
+        r.errors
+            .push("not confirmed: nothing was sent and no file written".into());
+        return Ok(r);
+    }
+    live::execute(api, planned, o).await
+}

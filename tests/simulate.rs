@@ -288,6 +288,96 @@ fn demand_is_shared_so_utilization_falls_as_replicas_rise() {
     assert_eq!(rows.last().unwrap()["replicas"], "6");
 }
 
+#[test]
+fn a_simulated_running_controller_holds_its_first_sync_where_an_empty_memory_scaled_down() {
+    // 10 pods of 1 core serving 1 core: 10 % for a 70 % target proposes 2 replicas.
+    let args = |history: &'static str| {
+        csv(&[
+            "simulate",
+            "--hpa",
+            &data("cpu.yaml"),
+            "--replicas",
+            "10",
+            "--requests",
+            "cpu=1",
+            "--demand",
+            "cpu=1",
+            "--duration",
+            "6m",
+            "--history",
+            history,
+        ])
+    };
+    let empty = args("none");
+    assert_eq!(
+        empty[0]["replicas"], "2",
+        "an empty memory scales down at once"
+    );
+    let running = args("auto");
+    assert_eq!(running[0]["proposal"], "2");
+    assert_eq!(
+        running[0]["replicas"], "10",
+        "a running controller holds for the 5-minute window"
+    );
+    let replicas: Vec<i32> = col(&running, "replicas");
+    let first_down = replicas.iter().position(|r| *r < 10).unwrap();
+    // The no-behavior path drops a recommendation once it is older than the window
+    // (`Before(now - 5m)`): the one remembered at +0 s still holds at +300 s.
+    assert_eq!(running[first_down]["offset_seconds"], "315");
+    assert_eq!(replicas[first_down], 2);
+    // The default is auto, and the text output says which memory the run started from.
+    let text = ok(&[
+        "simulate",
+        "--hpa",
+        &data("cpu.yaml"),
+        "--replicas",
+        "10",
+        "--requests",
+        "cpu=1",
+        "--demand",
+        "cpu=1",
+        "--duration",
+        "1m",
+    ]);
+    assert!(
+        text.contains("memory      a controller that has been running with 10 replicas"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_lagged_sample_divides_its_demand_among_the_pods_of_its_own_time() {
+    // 2 cores on 10 pods of 1 core is 20 % against a 50 % target: 4 replicas, held by the
+    // 120 s window until +120 s. With a 60 s lag the sample at +135 s describes +75 s, when
+    // 10 pods served the 2 cores: 20 %, not 2 cores over the 4 pods left (50 %).
+    let rows = csv(&[
+        "simulate",
+        "--hpa",
+        &data("cpu-window-120s.yaml"),
+        "--replicas",
+        "10",
+        "--requests",
+        "cpu=1",
+        "--demand",
+        "cpu=2",
+        "--metrics-lag",
+        "60s",
+        "--duration",
+        "4m",
+    ]);
+    let at = |t: &str| rows.iter().find(|r| r["offset_seconds"] == t).unwrap();
+    assert_eq!(
+        (
+            at("120")["replicas_before"].as_str(),
+            at("120")["replicas"].as_str()
+        ),
+        ("10", "4")
+    );
+    assert_eq!(at("135")["cpu_value"], "20");
+    // From +180 s the samples describe the time after the scale-down: 4 pods, 50 %.
+    assert_eq!(at("180")["cpu_value"], "50");
+}
+
 // --- Inputs --------------------------------------------------------------------------------------
 
 #[test]

@@ -26,6 +26,7 @@ use crate::duration::{format_go_duration, parse_go_duration};
 use crate::quantity::parse_milli;
 use crate::simulate::chart::{self, ChartBuilder, Hue};
 use crate::simulate::engine::{Simulation, TickRecord};
+use crate::simulate::memory::{self, HistoryChoice};
 use crate::simulate::scenario::{LoadDecl, LoadSource, Scenario};
 use crate::simulate::series::{self, num, parse_csv, parse_prometheus, Interpolation, SpecSource};
 use crate::simulate::summary::{Summary, SummaryBuilder};
@@ -146,9 +147,16 @@ pub struct SimulateArgs {
     /// Window of the metric samples; a new pod has samples after one window [default: 15s]
     #[arg(long, value_name = "DURATION", help_heading = "World")]
     pub metrics_window: Option<String>,
-    /// The controller's in-memory history at the start (as for explain)
-    #[arg(long, value_name = "FILE", help_heading = "World")]
-    pub history: Option<PathBuf>,
+    /// The controller's memory at the start: auto (inferred from a live HPA or a snapshot; with
+    /// --hpa, a controller that has been running at the start), none (empty), or a history FILE
+    #[arg(
+        long,
+        value_name = "auto|none|FILE",
+        default_value = "auto",
+        value_parser = HistoryChoice::parse,
+        help_heading = "World"
+    )]
+    pub history: HistoryChoice,
 
     /// Run a second HPA manifest on the same world and load, and compare
     #[arg(long, value_name = "FILE")]
@@ -253,6 +261,8 @@ struct Plan {
     loads: Vec<Load>,
     replay: bool,
     source_note: String,
+    /// Where the controller's memory at the start came from.
+    memory_note: String,
 }
 
 /// Run `simulate`, writing its output to `out` as the run progresses (the timeline is never
@@ -268,9 +278,9 @@ pub fn execute(args: &SimulateArgs, env: &Environment, out: &mut dyn Write) -> R
         }
         None => Scenario::default(),
     };
-    let history = match &args.history {
-        Some(p) => read_history(p).map_err(anyhow::Error::msg)?,
-        None => History::default(),
+    let file_history = match &args.history {
+        HistoryChoice::File(p) => Some(read_history(p).map_err(anyhow::Error::msg)?),
+        _ => None,
     };
     let requests = args.requests.as_deref().map(parse_requests).transpose()?;
 
@@ -348,14 +358,36 @@ pub fn execute(args: &SimulateArgs, env: &Environment, out: &mut dyn Write) -> R
         )
     };
 
-    let base_input = snap
-        .input_for(&namespace, &name, settings.clone(), history.clone(), start)
+    let mut base_input = snap
+        .input_for(
+            &namespace,
+            &name,
+            settings.clone(),
+            History::default(),
+            start,
+        )
         .map_err(|e| anyhow!(e))?;
+    let memory = match (&args.history, file_history) {
+        (HistoryChoice::File(p), Some(h)) => memory::from_file(h, p),
+        (HistoryChoice::None, _) => memory::empty(),
+        _ if manifest => memory::running_at_start(
+            start,
+            base_input
+                .scale
+                .as_ref()
+                .map(|s| s.spec_replicas)
+                .unwrap_or(0),
+        ),
+        // The integrator's hook: the memory explain infers from the same source goes here.
+        _ => memory::from_source(History::default(), &snap.source),
+    };
+    base_input.history = memory.history.clone();
+    let history = &memory.history;
 
     // The compare configuration: the other manifest's spec on the same target.
     let compare_input = match &args.compare {
         Some(path) => Some(compare_input(
-            &snap, &namespace, &name, path, &settings, &history, start,
+            &snap, &namespace, &name, path, &settings, history, start,
         )?),
         None => None,
     };
@@ -563,6 +595,7 @@ pub fn execute(args: &SimulateArgs, env: &Environment, out: &mut dyn Write) -> R
         ticks,
         loads,
         replay,
+        memory_note: memory.note.clone(),
         source_note: if manifest {
             format!(
                 "manifest {} with synthetic pods",
@@ -570,8 +603,11 @@ pub fn execute(args: &SimulateArgs, env: &Environment, out: &mut dyn Write) -> R
             )
         } else {
             format!(
-                "snapshot {}{}",
-                args.snapshot.as_deref().unwrap_or(Path::new("")).display(),
+                "{}{}",
+                match &args.snapshot {
+                    Some(p) => format!("snapshot {}", p.display()),
+                    None => format!("live cluster, HPA {namespace}/{name} as fetched now"),
+                },
                 if replay {
                     " (tick 0 replays the snapshot's own pods and samples, as explain does)"
                 } else {
@@ -1018,8 +1054,7 @@ fn load_unit(l: &Load) -> &'static str {
 /// The assumptions of the world model, for the output.
 const WORLD_NOTES: &[&str] = &[
     "a new pod is Running at once and Ready after the pod start-up; it has metric samples once it has run for one metrics window",
-    "a demand is shared equally by the pods that were Ready when the sample was taken; pods that are not Ready serve nothing",
-    "a sample taken at a sync describes the load one metrics lag earlier",
+    "a sample taken at a sync describes the load one metrics lag earlier, shared equally by the pods that were Ready then (pods removed since included); pods that are not Ready serve nothing",
     "a scale-down removes not-Ready pods first, then the newest; removed pods disappear at once",
     "pod usage is not capped by limits; 'saturated' means above 100% of the request",
 ];
@@ -1181,6 +1216,7 @@ impl Sink {
             ))
         );
         let _ = writeln!(s, "  source      {}", plan.source_note);
+        let _ = writeln!(s, "  memory      {}", plan.memory_note);
         let _ = writeln!(s, "  start       {} ({})", plan.start, plan.start_origin);
         let _ = writeln!(
             s,
@@ -1344,6 +1380,11 @@ impl Sink {
         )?;
         writeln!(out, "\"ticks\": {},", plan.ticks)?;
         writeln!(out, "\"replayedFirstTick\": {},", plan.replay)?;
+        writeln!(
+            out,
+            "\"startingMemory\": {},",
+            serde_json::to_string(&plan.memory_note)?
+        )?;
         writeln!(
             out,
             "\"settings\": {},",

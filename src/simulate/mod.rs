@@ -16,6 +16,8 @@
 
 pub mod chart;
 pub mod engine;
+pub mod memory;
+pub mod prometheus;
 pub mod scenario;
 pub mod series;
 pub mod summary;

@@ -238,6 +238,14 @@ struct PodLife {
     ready_at: Timestamp,
 }
 
+/// A pod removed by a scale-down, kept while a lagged sample may still describe a time it
+/// served in.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct GonePod {
+    ready_at: Timestamp,
+    removed: Timestamp,
+}
+
 /// The ground truth at one instant (what users experience, not what the controller sees).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Truth {
@@ -263,6 +271,9 @@ pub struct World {
     next_id: u64,
     /// Per resource with a load: each template container's share of the pod's usage.
     splits: BTreeMap<String, Vec<f64>>,
+    /// Pods removed less than one metrics lag ago: they still served the load a lagged
+    /// sample describes.
+    gone: Vec<GonePod>,
     /// Scratch: per pod, its share of each demand at the sample time.
     shares: Vec<i64>,
 }
@@ -304,6 +315,7 @@ impl World {
             name_prefix: name_prefix.to_string(),
             next_id: 1,
             splits: BTreeMap::new(),
+            gone: Vec::new(),
             shares: Vec::new(),
         }
     }
@@ -372,6 +384,17 @@ impl World {
         self.lives.iter().filter(|l| l.ready_at <= t).count()
     }
 
+    /// Pods that were Ready at `t` (in the past), counting those removed since: the pods that
+    /// served the load a sample of time `t` describes.
+    pub fn served_at(&self, t: Timestamp) -> usize {
+        self.ready_at(t)
+            + self
+                .gone
+                .iter()
+                .filter(|g| g.ready_at <= t && t < g.removed)
+                .count()
+    }
+
     /// Update the pods' phase and Ready condition for `now` (in place; allocates only when a
     /// pod turns Ready).
     pub fn update_pods(&self, pods: &mut [PodInfo], now: Timestamp) {
@@ -406,8 +429,11 @@ impl World {
         let window = self.params.metrics_window;
         let n = self.lives.len();
         let sampled = |l: &PodLife| l.created + window <= tau;
+        // Pods removed before the sample's time no longer matter.
+        self.gone.retain(|g| g.removed > tau);
         let ready_tau: Vec<bool> = self.lives.iter().map(|l| l.ready_at <= tau).collect();
-        let n_ready = ready_tau.iter().filter(|r| **r).count();
+        // The demand of time tau was served by the pods Ready then, removed ones included.
+        let n_ready = self.served_at(tau);
 
         // Per pod, the value of load `li` at tau (milli).
         let shares = &mut self.shares;
@@ -707,7 +733,11 @@ impl World {
             let mut remove: Vec<usize> = order[..self.lives.len() - desired].to_vec();
             remove.sort_unstable_by(|a, b| b.cmp(a));
             for i in remove {
-                self.lives.remove(i);
+                let life = self.lives.remove(i);
+                self.gone.push(GonePod {
+                    ready_at: life.ready_at,
+                    removed: now,
+                });
                 pods.remove(i);
             }
         }

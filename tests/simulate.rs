@@ -473,7 +473,9 @@ fn text_output_has_timeline_chart_and_summary() {
         "load cpu",
         "Summary",
         "peak replicas",
-        "pod-minutes",
+        "pod-hours",
+        "worst under-provisioned interval",
+        "flapping (changes within 5m)",
     ] {
         assert!(text.contains(part), "missing {part}: {text}");
     }

@@ -174,6 +174,8 @@ pub struct SimulateArgs {
     pub controller: ControllerFlags,
 }
 
+/// Direction changes within this long of the previous scale event count as flapping.
+const FLAPPING_WINDOW: SignedDuration = SignedDuration::from_secs(300);
 /// The largest run accepted (ticks).
 const MAX_TICKS: u64 = 20_000_000;
 /// Start time when neither the snapshot nor the flags give one (deterministic output).
@@ -932,7 +934,10 @@ fn build_config(
     Ok(Config {
         label,
         source: String::new(),
-        summary: SummaryBuilder::new(plan.settings.sync_period.as_secs_f64()),
+        summary: SummaryBuilder::new(
+            plan.settings.sync_period.as_secs_f64(),
+            FLAPPING_WINDOW.as_secs_f64(),
+        ),
         chart: ChartBuilder::new(
             plan.ticks,
             args.width.clamp(10, 1000),
@@ -1658,16 +1663,13 @@ impl Sink {
                     header.push("difference".into());
                 }
                 t.set_header(header);
-                for (label, f) in summary_rows() {
+                for (label, unit, f) in summary_rows() {
                     let mut row = vec![label.to_string()];
                     row.extend(summaries.iter().map(|x| f(x).0));
                     if summaries.len() == 2 {
                         let (a, b) = (f(&summaries[0]).1, f(&summaries[1]).1);
                         row.push(match (a, b) {
-                            (Some(a), Some(b)) if (b - a).abs() > 1e-9 => {
-                                format!("{:+}", num_round(b - a))
-                            }
-                            (Some(_), Some(_)) => "=".into(),
+                            (Some(a), Some(b)) => format_difference(b - a, unit),
                             _ => String::new(),
                         });
                     }
@@ -1685,7 +1687,31 @@ fn num_round(v: f64) -> f64 {
     (v * 100.0).round() / 100.0
 }
 
-type Row = (&'static str, fn(&Summary) -> (String, Option<f64>));
+/// The unit of a summary row's difference column.
+#[derive(Clone, Copy)]
+enum Unit {
+    Pods,
+    Events,
+    Seconds,
+    PodHours,
+}
+
+/// `compare − base` with its unit: `+2 pods`, `-3m45s`, `+1.5 pod-h`, `=`.
+fn format_difference(d: f64, unit: Unit) -> String {
+    if d.abs() < 1e-9 {
+        return "=".into();
+    }
+    let sign = if d > 0.0 { "+" } else { "-" };
+    let a = d.abs();
+    match unit {
+        Unit::Pods => format!("{sign}{} pods", num(num_round(a))),
+        Unit::Events => format!("{sign}{}", num(num_round(a))),
+        Unit::Seconds => format!("{sign}{}", series::secs(a.round())),
+        Unit::PodHours => format!("{sign}{} pod-h", num(num_round(a))),
+    }
+}
+
+type Row = (&'static str, Unit, fn(&Summary) -> (String, Option<f64>));
 
 fn summary_rows() -> Vec<Row> {
     fn dur(s: f64) -> String {
@@ -1699,31 +1725,34 @@ fn summary_rows() -> Vec<Row> {
         }
     }
     vec![
-        ("start replicas", |s| {
+        ("start replicas", Unit::Pods, |s| {
             (s.start_replicas.to_string(), Some(s.start_replicas as f64))
         }),
-        ("peak replicas", |s| {
+        ("peak replicas", Unit::Pods, |s| {
             (
                 format!("{} at +{}", s.peak_replicas, dur(s.peak_at_seconds)),
                 Some(s.peak_replicas as f64),
             )
         }),
-        ("final replicas", |s| {
+        ("final replicas", Unit::Pods, |s| {
             (s.final_replicas.to_string(), Some(s.final_replicas as f64))
         }),
-        ("scale events (up/down)", |s| {
+        ("scale events (up/down)", Unit::Events, |s| {
             (
                 format!("{} ({}/{})", s.scale_events, s.scale_ups, s.scale_downs),
                 Some(s.scale_events as f64),
             )
         }),
-        ("direction reversals (flapping)", |s| {
+        ("direction changes", Unit::Events, |s| {
             (
                 s.direction_reversals.to_string(),
                 Some(s.direction_reversals as f64),
             )
         }),
-        ("time to reach needed replicas", |s| {
+        ("flapping (changes within 5m)", Unit::Events, |s| {
+            (s.flapping.to_string(), Some(s.flapping as f64))
+        }),
+        ("time to reach needed replicas", Unit::Seconds, |s| {
             let text = match s.mean_shortfall_seconds {
                 Some(m) => format!(
                     "longest {}, mean {} over {} episode(s){}",
@@ -1740,7 +1769,19 @@ fn summary_rows() -> Vec<Row> {
             };
             (text, Some(s.longest_shortfall_seconds))
         }),
-        ("time over target", |s| {
+        ("worst under-provisioned interval", Unit::Seconds, |s| match s.worst_shortfall {
+            Some(w) => (
+                format!(
+                    "+{} for {}, up to {} pod(s) short",
+                    dur(w.start_seconds),
+                    dur(w.duration_seconds),
+                    w.max_pods_short
+                ),
+                Some(w.duration_seconds),
+            ),
+            None => ("never short".into(), Some(0.0)),
+        }),
+        ("time over target (beyond tolerance)", Unit::Seconds, |s| {
             (
                 format!(
                     "{} ({})",
@@ -1750,7 +1791,7 @@ fn summary_rows() -> Vec<Row> {
                 Some(s.over_target_seconds),
             )
         }),
-        ("time saturated (>100% of request)", |s| {
+        ("time saturated (>100% of request)", Unit::Seconds, |s| {
             (
                 format!(
                     "{} ({})",
@@ -1760,14 +1801,14 @@ fn summary_rows() -> Vec<Row> {
                 Some(s.saturated_seconds),
             )
         }),
-        ("cost (pod-minutes)", |s| {
+        ("cost (pod-hours)", Unit::PodHours, |s| {
             (
                 format!(
                     "{} (mean {} pods)",
-                    num(num_round(s.pod_minutes)),
+                    num(num_round(s.pod_hours)),
                     num(num_round(s.mean_pods))
                 ),
-                Some(num_round(s.pod_minutes)),
+                Some(num_round(s.pod_hours)),
             )
         }),
     ]
@@ -1786,6 +1827,8 @@ fn difference(a: &Summary, b: &Summary) -> BTreeMap<&'static str, f64> {
             "directionReversals",
             b.direction_reversals as f64 - a.direction_reversals as f64,
         ),
+        ("flapping", b.flapping as f64 - a.flapping as f64),
+        ("podHours", num_round(b.pod_hours - a.pod_hours)),
         (
             "longestShortfallSeconds",
             b.longest_shortfall_seconds - a.longest_shortfall_seconds,

@@ -251,9 +251,11 @@ struct GonePod {
 pub struct Truth {
     /// Pods that are Ready now.
     pub ready: usize,
-    /// Replicas that would bring every demand metric to its target (clamped to min/max).
+    /// The fewest replicas that bring every demand metric within the tolerance band above its
+    /// target (clamped to min/max): a controller holding its metrics inside the band is never
+    /// short.
     pub needed: Option<i32>,
-    /// Some metric is above its target.
+    /// Some metric is above its target by more than the scale-up tolerance.
     pub over_target: bool,
     /// Some resource metric's pods use more than 100 % of their request.
     pub saturated: bool,
@@ -622,7 +624,9 @@ impl World {
     }
 
     /// The truth at `now` (signal time `now - t0`): Ready pods, the replicas needed, and
-    /// whether a metric is over its target or a resource saturated.
+    /// whether a metric is over its target or a resource saturated. `up_tolerance` is the
+    /// scale-up tolerance: a metric within it of its target is on target, as for the controller.
+    #[allow(clippy::too_many_arguments)]
     pub fn truth(
         &self,
         loads: &[Load],
@@ -631,7 +635,11 @@ impl World {
         now: Timestamp,
         min: i32,
         max: i32,
+        up_tolerance: f64,
     ) -> Truth {
+        let band = 1.0 + up_tolerance.max(0.0);
+        // ceil, forgiving the floating-point noise of an exact quotient.
+        let ceil = |x: f64| (x - 1e-9).ceil();
         let t = now.duration_since(t0).as_secs_f64();
         let ready = self.ready_at(now);
         let mut truth = Truth {
@@ -672,9 +680,9 @@ impl World {
                         _ => None,
                     };
                     if let Some(tm) = target_milli.filter(|t| *t > 0.0) {
-                        truth.over_target |= per_pod > tm;
+                        truth.over_target |= per_pod > tm * band;
                         if l.kind == LoadKind::Demand {
-                            need((v / tm).ceil());
+                            need(ceil(v / (tm * band)));
                         }
                     }
                     if let Some(r) = request_milli.filter(|r| *r > 0) {
@@ -683,23 +691,25 @@ impl World {
                 }
                 Binding::Pods { target, .. } => {
                     if let Some(tm) = target.average_value.filter(|t| *t > 0) {
-                        truth.over_target |= per_pod > tm as f64;
+                        let tm = tm as f64 * band;
+                        truth.over_target |= per_pod > tm;
                         if l.kind == LoadKind::Demand {
-                            need((v / tm as f64).ceil());
+                            need(ceil(v / tm));
                         }
                     }
                 }
                 Binding::Object { target, .. } | Binding::External { target, .. } => {
                     if let Some(av) = target.average_value.filter(|t| *t > 0) {
+                        let av = av as f64 * band;
                         let each = if ready == 0 {
                             f64::INFINITY
                         } else {
                             v / ready as f64
                         };
-                        truth.over_target |= v > 0.0 && each > av as f64;
-                        need((v / av as f64).ceil());
+                        truth.over_target |= v > 0.0 && each > av;
+                        need(ceil(v / av));
                     } else if let Some(tv) = target.value.filter(|t| *t > 0) {
-                        truth.over_target |= v > tv as f64;
+                        truth.over_target |= v > tv as f64 * band;
                     }
                 }
                 Binding::None => {}
@@ -809,10 +819,28 @@ mod tests {
         let usages = input.pod_metrics.as_ref().unwrap();
         let v: Vec<i64> = usages.iter().map(|u| u.containers[0].1["cpu"]).collect();
         assert_eq!(v, [334, 333, 333]);
-        let truth = w.truth(&loads, &bindings, now, now, 1, 10);
-        // 1 core at 50 % of 500m per pod needs 4 pods; 333m per pod is over 250m.
+        let truth = w.truth(&loads, &bindings, now, now, 1, 10, 0.1);
+        // 1 core at 50 % (+10 % tolerance) of 500m needs ceil(3.6) = 4 pods; 333m per pod is
+        // over 275m.
         assert_eq!(truth.needed, Some(4));
         assert!(truth.over_target);
         assert!(!truth.saturated);
+        // A 310m target: 333m per pod is within its 10 % band (341m), so on target, and
+        // ceil(1000 / 341) = 3 pods are enough, not ceil(1000 / 310) = 4.
+        let tight = vec![MetricSpec::Resource {
+            resource: "cpu".into(),
+            target: Target {
+                type_: "AverageValue".into(),
+                average_value: Some(310),
+                ..Default::default()
+            },
+        }];
+        let b = bind(&tight, &loads, &template().containers).unwrap();
+        let t = w.truth(&loads, &b, now, now, 1, 10, 0.1);
+        assert!(!t.over_target);
+        assert_eq!(t.needed, Some(3));
+        let t = w.truth(&loads, &b, now, now, 1, 10, 0.0);
+        assert!(t.over_target);
+        assert_eq!(t.needed, Some(4));
     }
 }

@@ -467,6 +467,13 @@ pub fn execute(args: &SimulateArgs, env: &Environment, out: &mut dyn Write) -> R
     if let Some(c) = &compare_input {
         known.extend(c.hpa.metrics.iter().filter_map(metric_load_name));
     }
+    // The compare configuration usually has the same metrics: name each once.
+    let mut seen = Vec::new();
+    known.retain(|m| {
+        let new = !seen.contains(m);
+        seen.push(*m);
+        new
+    });
     for l in &loads {
         if !known.contains(&l.metric.as_str()) {
             bail!(
@@ -1146,6 +1153,19 @@ struct Sink {
     csv_maps: Vec<Vec<usize>>,
     /// Text: the last printed state, to show changes only.
     last_printed: Vec<Option<Printed>>,
+    /// Text: the width of each load column and of each configuration's metric columns (wide
+    /// enough for their headers, which are never cut).
+    load_widths: Vec<usize>,
+    metric_widths: Vec<Vec<usize>>,
+}
+
+/// The header of a configuration's metric column in the text timeline.
+fn metric_header(configs: &[Config], c: &Config, name: &str) -> String {
+    if configs.len() > 1 {
+        format!("{}:{name}", c.label)
+    } else {
+        name.to_string()
+    }
 }
 
 /// What the text timeline compares to decide whether a sync is worth a row:
@@ -1179,6 +1199,20 @@ impl Sink {
             csv_columns,
             csv_maps,
             last_printed: vec![None; configs.len()],
+            load_widths: plan
+                .loads
+                .iter()
+                .map(|l| (l.metric.chars().count() + 5).max(10))
+                .collect(),
+            metric_widths: configs
+                .iter()
+                .map(|c| {
+                    c.metric_names
+                        .iter()
+                        .map(|n| metric_header(configs, c, n).chars().count().max(14))
+                        .collect()
+                })
+                .collect(),
         }
     }
 
@@ -1294,17 +1328,12 @@ impl Sink {
                 })
             );
             let mut head = format!("{:>9}", "TIME");
-            for l in &plan.loads {
-                let _ = write!(head, " {:>10}", trunc(&format!("LOAD {}", l.metric), 10));
+            for (l, w) in plan.loads.iter().zip(&self.load_widths) {
+                let _ = write!(head, " {:>w$}", format!("LOAD {}", l.metric));
             }
-            for c in configs {
-                let tag = if configs.len() > 1 {
-                    format!("{}:", c.label)
-                } else {
-                    String::new()
-                };
-                for n in &c.metric_names {
-                    let _ = write!(head, " {:>14}", trunc(&format!("{tag}{n}"), 14));
+            for (c, widths) in configs.iter().zip(&self.metric_widths) {
+                for (n, w) in c.metric_names.iter().zip(widths) {
+                    let _ = write!(head, " {:>w$}", metric_header(configs, c, n));
                 }
                 let _ = write!(
                     head,
@@ -1518,17 +1547,17 @@ impl Sink {
         }
         let first = &recs[0];
         let mut line = format!("{:>9}", format!("+{}", series::secs(first.offset_seconds)));
-        for v in &first.loads {
-            let _ = write!(line, " {:>10}", num(*v));
+        for (v, w) in first.loads.iter().zip(&self.load_widths) {
+            let _ = write!(line, " {:>w$}", num(*v));
         }
-        for (r, c) in recs.iter().zip(configs) {
-            for (m, _) in r.metrics.iter().zip(&c.metric_names) {
+        for (r, widths) in recs.iter().zip(&self.metric_widths) {
+            for (m, w) in r.metrics.iter().zip(widths) {
                 let v = match (m.value, m.failed) {
                     (_, true) => "failed".to_string(),
                     (Some(v), _) => format!("{}{}", num(v), m.unit),
                     (None, _) => "-".to_string(),
                 };
-                let _ = write!(line, " {:>14}", format!("{v}→{}", opt(m.proposal)));
+                let _ = write!(line, " {:>w$}", format!("{v}→{}", opt(m.proposal)));
             }
             let replicas = if r.replicas != r.replicas_before {
                 format!("{}→{}", r.replicas_before, r.replicas)
@@ -1847,10 +1876,6 @@ fn difference(a: &Summary, b: &Summary) -> BTreeMap<&'static str, f64> {
 
 fn opt<T: ToString>(v: Option<T>) -> String {
     v.map(|x| x.to_string()).unwrap_or_else(|| "-".into())
-}
-
-fn trunc(s: &str, n: usize) -> String {
-    s.chars().take(n).collect()
 }
 
 fn csv_field(s: &str) -> String {

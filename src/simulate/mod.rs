@@ -14,6 +14,7 @@
 //!
 //! Everything here is pure (no I/O); `commands::simulate` reads files and writes output.
 
+pub mod backtest;
 pub mod chart;
 pub mod engine;
 pub mod memory;

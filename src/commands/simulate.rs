@@ -27,6 +27,7 @@ use crate::quantity::parse_milli;
 use crate::simulate::chart::{self, ChartBuilder, Hue};
 use crate::simulate::engine::{Simulation, TickRecord};
 use crate::simulate::memory::{self, HistoryChoice};
+use crate::simulate::{backtest, prometheus::Endpoint};
 use crate::simulate::scenario::{LoadDecl, LoadSource, Scenario};
 use crate::simulate::series::{self, num, parse_csv, parse_prometheus, Interpolation, SpecSource};
 use crate::simulate::summary::{Summary, SummaryBuilder};
@@ -122,6 +123,35 @@ pub struct SimulateArgs {
     /// Value of an Object or External metric, e.g. queue_depth=step:10:200:5m (repeatable)
     #[arg(long, value_name = "METRIC=LOAD", help_heading = "Load")]
     pub value: Vec<String>,
+    /// Backtest: read the load of the HPA's metrics from this Prometheus (http://HOST:PORT)
+    #[arg(long, value_name = "URL", help_heading = "Backtest")]
+    pub prometheus: Option<String>,
+    /// Backtest: how far back the replay starts [default: 24h]
+    #[arg(
+        long,
+        value_name = "DURATION",
+        requires = "prometheus",
+        conflicts_with = "duration",
+        help_heading = "Backtest"
+    )]
+    pub since: Option<String>,
+    /// Backtest: when the replay ends (RFC3339) [default: now]
+    #[arg(
+        long,
+        value_name = "RFC3339",
+        requires = "prometheus",
+        conflicts_with = "now",
+        help_heading = "Backtest"
+    )]
+    pub until: Option<String>,
+    /// Backtest: the PromQL of a metric's load, e.g. http_requests=sum(rate(http_requests_total{namespace="shop"}[2m])) (repeatable; required for Pods, Object and External metrics)
+    #[arg(
+        long,
+        value_name = "METRIC=PROMQL",
+        requires = "prometheus",
+        help_heading = "Backtest"
+    )]
+    pub query: Vec<String>,
     /// How recorded series are read between points [default: linear]
     #[arg(long, value_enum, help_heading = "Load")]
     pub interpolation: Option<Interpolation>,
@@ -345,7 +375,10 @@ pub fn execute(args: &SimulateArgs, env: &Environment, out: &mut dyn Write) -> R
                 .map_err(|e| anyhow!("--now: invalid RFC3339 time {t:?}: {e}"))
         })
         .transpose()?;
-    let (start, start_origin) = if let Some(t) = flag_now {
+    let backtest = backtest_range(args)?;
+    let (start, start_origin) = if let Some((from, _, origin)) = &backtest {
+        (*from, origin.clone())
+    } else if let Some(t) = flag_now {
         (t, "--now".to_string())
     } else if let Some(t) = scenario.start {
         (t, "the scenario's start".to_string())
@@ -488,6 +521,26 @@ pub fn execute(args: &SimulateArgs, env: &Environment, out: &mut dyn Write) -> R
             );
         }
     }
+    let (world, world_shown) = resolve_world(args, &scenario)?;
+    if let (Some(url), Some((from, until, _))) = (&args.prometheus, &backtest) {
+        let endpoint = Endpoint::parse(url)?;
+        let range = backtest::Range {
+            start: *from,
+            end: *until,
+            step: settings.sync_period,
+            lead: world.metrics_lag,
+            metrics_window: world.metrics_window,
+            interpolation: interp,
+        };
+        let queries = backtest::parse_queries(&args.query)?;
+        let given: Vec<&str> = loads.iter().map(|l| l.metric.as_str()).collect();
+        let inputs: Vec<&Input> = std::iter::once(&base_input)
+            .chain(compare_input.as_ref())
+            .collect();
+        let planned = backtest::plan(&inputs, &queries, &given, &range)?;
+        let fetched = backtest::fetch(&endpoint, &planned, &range)?;
+        loads.extend(fetched);
+    }
     let replay = !manifest && loads.is_empty();
     if !manifest {
         for input in std::iter::once(&base_input).chain(compare_input.as_ref()) {
@@ -508,78 +561,17 @@ pub fn execute(args: &SimulateArgs, env: &Environment, out: &mut dyn Write) -> R
         }
     }
 
-    // World.
-    let w = &scenario.world;
-    let fd =
-        |flag: &str, v: &Option<String>| v.as_deref().map(|s| flag_duration(flag, s)).transpose();
-    let defaults = WorldParams::default();
-    let (pod_startup, o1) = pick(
-        fd("pod-startup", &args.pod_startup)?,
-        w.pod_startup,
-        defaults.pod_startup,
-    );
-    let startup_cpu_flag = args
-        .startup_cpu
-        .as_deref()
-        .map(|q| {
-            parse_milli(q)
-                .map_err(|e| anyhow!("--startup-cpu: {e}"))
-                .and_then(|m| {
-                    if m < 0 {
-                        Err(anyhow!("--startup-cpu: must not be negative"))
-                    } else {
-                        Ok(m)
-                    }
-                })
-        })
-        .transpose()?;
-    let (startup_cpu_milli, o2) = pick(startup_cpu_flag, w.startup_cpu_milli, 0);
-    let (startup_burst, o3) = pick(
-        fd("startup-burst", &args.startup_burst)?,
-        w.startup_burst,
-        pod_startup,
-    );
-    let o3 = if o3 == "default" {
-        "default: the pod start-up"
-    } else {
-        o3
-    };
-    let (metrics_lag, o4) = pick(
-        fd("metrics-lag", &args.metrics_lag)?,
-        w.metrics_lag,
-        defaults.metrics_lag,
-    );
-    let (metrics_window, o5) = pick(
-        fd("metrics-window", &args.metrics_window)?,
-        w.metrics_window,
-        defaults.metrics_window,
-    );
-    let world = WorldParams {
-        pod_startup,
-        startup_cpu_milli,
-        startup_burst,
-        metrics_lag,
-        metrics_window,
-    };
-    let world_shown = vec![
-        ("pod start-up", Shown::new(go(pod_startup), o1)),
-        (
-            "start-up CPU burst",
-            Shown::new(crate::quantity::format_decimal_si(startup_cpu_milli), o2),
+    let (duration, duration_origin) = match &backtest {
+        Some((from, until, _)) => (until.duration_since(*from), "--since"),
+        None => pick(
+            args.duration
+                .as_deref()
+                .map(|d| flag_duration("duration", d))
+                .transpose()?,
+            scenario.duration,
+            SignedDuration::from_hours(1),
         ),
-        ("burst length", Shown::new(go(startup_burst), o3)),
-        ("metrics lag", Shown::new(go(metrics_lag), o4)),
-        ("metrics window", Shown::new(go(metrics_window), o5)),
-    ];
-
-    let (duration, duration_origin) = pick(
-        args.duration
-            .as_deref()
-            .map(|d| flag_duration("duration", d))
-            .transpose()?,
-        scenario.duration,
-        SignedDuration::from_hours(1),
-    );
+    };
     if duration.is_zero() {
         bail!("--duration: must be greater than zero");
     }
@@ -674,6 +666,107 @@ pub fn execute(args: &SimulateArgs, env: &Environment, out: &mut dyn Write) -> R
     let summaries: Vec<Summary> = configs.iter().map(|c| c.summary.finish()).collect();
     sink.end(out, &plan, &configs, &summaries)?;
     Ok(())
+}
+
+/// A backtest's range: `(start, end, how the start was chosen)`, or `None` without
+/// `--prometheus`.
+fn backtest_range(args: &SimulateArgs) -> Result<Option<(Timestamp, Timestamp, String)>> {
+    if args.prometheus.is_none() {
+        return Ok(None);
+    }
+    let until = match &args.until {
+        Some(t) => t
+            .parse::<Timestamp>()
+            .map_err(|e| anyhow!("--until: invalid RFC3339 time {t:?}: {e}"))?,
+        None => Timestamp::now(),
+    };
+    let since = flag_duration("since", args.since.as_deref().unwrap_or("24h"))?;
+    if since.is_zero() {
+        bail!("--since: must be greater than zero");
+    }
+    let from = until
+        .checked_sub(since)
+        .map_err(|_| anyhow!("--since {}: reaches before the year -9999", go(since)))?;
+    Ok(Some((
+        from,
+        until,
+        format!(
+            "--until {} minus --since {}",
+            if args.until.is_some() { "" } else { "(now)" },
+            go(since)
+        )
+        .replace("--until  minus", "--until minus"),
+    )))
+}
+
+/// The world's parameters: flag, then scenario, then default; and how to show them.
+fn resolve_world(
+    args: &SimulateArgs,
+    scenario: &Scenario,
+) -> Result<(WorldParams, Vec<(&'static str, Shown)>)> {
+    let w = &scenario.world;
+    let fd =
+        |flag: &str, v: &Option<String>| v.as_deref().map(|s| flag_duration(flag, s)).transpose();
+    let defaults = WorldParams::default();
+    let (pod_startup, o1) = pick(
+        fd("pod-startup", &args.pod_startup)?,
+        w.pod_startup,
+        defaults.pod_startup,
+    );
+    let startup_cpu_flag = args
+        .startup_cpu
+        .as_deref()
+        .map(|q| {
+            parse_milli(q)
+                .map_err(|e| anyhow!("--startup-cpu: {e}"))
+                .and_then(|m| {
+                    if m < 0 {
+                        Err(anyhow!("--startup-cpu: must not be negative"))
+                    } else {
+                        Ok(m)
+                    }
+                })
+        })
+        .transpose()?;
+    let (startup_cpu_milli, o2) = pick(startup_cpu_flag, w.startup_cpu_milli, 0);
+    let (startup_burst, o3) = pick(
+        fd("startup-burst", &args.startup_burst)?,
+        w.startup_burst,
+        pod_startup,
+    );
+    let o3 = if o3 == "default" {
+        "default: the pod start-up"
+    } else {
+        o3
+    };
+    let (metrics_lag, o4) = pick(
+        fd("metrics-lag", &args.metrics_lag)?,
+        w.metrics_lag,
+        defaults.metrics_lag,
+    );
+    let (metrics_window, o5) = pick(
+        fd("metrics-window", &args.metrics_window)?,
+        w.metrics_window,
+        defaults.metrics_window,
+    );
+    let world = WorldParams {
+        pod_startup,
+        startup_cpu_milli,
+        startup_burst,
+        metrics_lag,
+        metrics_window,
+    };
+    let world_shown = vec![
+        ("pod start-up", Shown::new(go(pod_startup), o1)),
+        (
+            "start-up CPU burst",
+            Shown::new(crate::quantity::format_decimal_si(startup_cpu_milli), o2),
+        ),
+        ("burst length", Shown::new(go(startup_burst), o3)),
+        ("metrics lag", Shown::new(go(metrics_lag), o4)),
+        ("metrics window", Shown::new(go(metrics_window), o5)),
+    ];
+    Ok((world, world_shown))
 }
 
 /// Choose the HPA of a file: NAME (and -n), or the only one.

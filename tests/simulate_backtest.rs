@@ -64,7 +64,13 @@ fn csv_rows(text: &str) -> Vec<HashMap<String, String>> {
         .map(str::to_string)
         .collect();
     lines
-        .map(|l| header.iter().cloned().zip(l.split(',').map(str::to_string)).collect())
+        .map(|l| {
+            header
+                .iter()
+                .cloned()
+                .zip(l.split(',').map(str::to_string))
+                .collect()
+        })
         .collect()
 }
 
@@ -98,17 +104,16 @@ fn have(binary: &str) -> bool {
 /// are missing outside CI.
 fn prometheus(tag: &str, openmetrics: &str) -> Option<Prometheus> {
     if !have("prometheus") || !have("promtool") {
-        let msg = "the prometheus and promtool binaries are missing (Debian: apt-get install prometheus)";
+        let msg =
+            "the prometheus and promtool binaries are missing (Debian: apt-get install prometheus)";
         if std::env::var("CI").is_ok_and(|v| v == "true") {
             panic!("{msg}: CI must run the backtest tests");
         }
         eprintln!("\n!!!!! SKIPPED {tag}: {msg} !!!!!\n");
         return None;
     }
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!(
-        "prometheus-{tag}-{}",
-        std::process::id()
-    ));
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("prometheus-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let om = dir.join("data.om");
@@ -237,7 +242,8 @@ fn openmetrics() -> String {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let p = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}-{}", std::process::id()));
+    let p =
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}-{}", std::process::id()));
     p
 }
 
@@ -368,7 +374,16 @@ fn external_metric_from_a_query_and_compare_with_chart() {
     std::fs::write(&file, csv).unwrap();
     let spec = format!("queue_depth=csv:{}", file.display());
     let mut args2 = base.to_vec();
-    args2.extend(["--value", &spec, "--duration", "2h", "--now", T0, "-o", "csv"]);
+    args2.extend([
+        "--value",
+        &spec,
+        "--duration",
+        "2h",
+        "--now",
+        T0,
+        "-o",
+        "csv",
+    ]);
     let from_csv = csv_rows(&ok(&args2));
     for col in ["load_queue_depth", "replicas", "ready", "proposal", "rule"] {
         assert_eq!(column(&rows, col), column(&from_csv, col), "{col}");
@@ -419,7 +434,9 @@ fn paged_queries_return_the_same_series() {
     let one = e
         .query_range("sum(queue_depth)", t0(), end, step, 10_000)
         .unwrap();
-    let paged = e.query_range("sum(queue_depth)", t0(), end, step, 7).unwrap();
+    let paged = e
+        .query_range("sum(queue_depth)", t0(), end, step, 7)
+        .unwrap();
     assert_eq!(one.len(), 481);
     assert_eq!(one, paged);
 }

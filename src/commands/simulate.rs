@@ -27,11 +27,11 @@ use crate::quantity::parse_milli;
 use crate::simulate::chart::{self, ChartBuilder, Hue};
 use crate::simulate::engine::{Simulation, TickRecord};
 use crate::simulate::memory::{self, HistoryChoice};
-use crate::simulate::{backtest, prometheus::Endpoint};
 use crate::simulate::scenario::{LoadDecl, LoadSource, Scenario};
 use crate::simulate::series::{self, num, parse_csv, parse_prometheus, Interpolation, SpecSource};
 use crate::simulate::summary::{Summary, SummaryBuilder};
 use crate::simulate::world::{metric_load_name, Load, LoadKind, World, WorldParams};
+use crate::simulate::{backtest, prometheus::Endpoint, svg};
 use crate::simulate::{observed_load, series::Signal};
 use crate::snapshot::{Snapshot, Workload};
 
@@ -70,6 +70,8 @@ pub enum SimOutput {
     Json,
     /// The timeline as CSV, one row per sync
     Csv,
+    /// The chart as SVG (load, target band, desired and Ready replicas, scale events)
+    Svg,
 }
 
 /// Which ticks the text timeline shows.
@@ -188,6 +190,9 @@ pub struct SimulateArgs {
     )]
     pub history: HistoryChoice,
 
+    /// Also draw the run as an SVG chart into FILE (one panel per configuration)
+    #[arg(long, value_name = "FILE.svg")]
+    pub chart: Option<PathBuf>,
     /// Run a second HPA manifest on the same world and load, and compare
     #[arg(long, value_name = "FILE")]
     pub compare: Option<PathBuf>,
@@ -276,6 +281,8 @@ struct Config {
     sim: Simulation,
     summary: SummaryBuilder,
     chart: ChartBuilder,
+    /// The SVG chart's data (with --chart or -o svg).
+    track: Option<svg::Track>,
     /// Short column names of its metrics.
     metric_names: Vec<String>,
 }
@@ -656,6 +663,9 @@ pub fn execute(args: &SimulateArgs, env: &Environment, out: &mut dyn Write) -> R
             let r = c.sim.step();
             c.summary.add(r);
             c.chart.add(r);
+            if let Some(t) = &mut c.track {
+                t.add(r);
+            }
         }
         match configs.as_slice() {
             [a] => sink.row(out, &[a.sim.record()], &configs)?,
@@ -664,8 +674,82 @@ pub fn execute(args: &SimulateArgs, env: &Environment, out: &mut dyn Write) -> R
         }
     }
     let summaries: Vec<Summary> = configs.iter().map(|c| c.summary.finish()).collect();
+    if let Some(path) = &args.chart {
+        std::fs::write(path, svg_chart(&plan, &configs))
+            .with_context(|| format!("--chart: cannot write {}", path.display()))?;
+    }
+    if args.output == SimOutput::Svg {
+        out.write_all(svg_chart(&plan, &configs).as_bytes())?;
+        return Ok(());
+    }
     sink.end(out, &plan, &configs, &summaries)?;
     Ok(())
+}
+
+/// The SVG chart of the run: the load, then one panel per configuration.
+fn svg_chart(plan: &Plan, configs: &[Config]) -> String {
+    let panels: Vec<svg::Panel> = configs
+        .iter()
+        .filter_map(|c| {
+            let track = c.track.as_ref()?;
+            let hpa = &c.sim.input().hpa;
+            let (band, unit) = match hpa.metrics.first() {
+                Some(m) => target_band(m, c.sim.tolerances()),
+                None => (None, ""),
+            };
+            Some(svg::Panel {
+                title: format!("[{}] {}", c.label, c.source),
+                track,
+                metric_label: match c.metric_names.first() {
+                    Some(n) if unit.is_empty() => n.clone(),
+                    Some(n) => format!("{n} ({unit})"),
+                    None => "no metric".into(),
+                },
+                band,
+            })
+        })
+        .collect();
+    let h = &configs[0].sim.input().hpa;
+    let load = plan
+        .loads
+        .first()
+        .map(|l| format!("{} ({}{})", l.metric, l.kind.as_str(), load_unit(l)))
+        .unwrap_or_else(|| "none".into());
+    svg::render(
+        &format!(
+            "kubectl hpa simulate {}/{} from {}",
+            h.namespace, h.name, plan.start
+        ),
+        &load,
+        plan.ticks as f64 * plan.settings.sync_period.as_secs_f64(),
+        &panels,
+    )
+}
+
+/// A metric's target and tolerance band in the unit the timeline shows it in, and that unit.
+fn target_band(m: &MetricSpec, (down, up): (f64, f64)) -> (Option<svg::Band>, &'static str) {
+    let t = match m {
+        MetricSpec::Resource { target, .. }
+        | MetricSpec::ContainerResource { target, .. }
+        | MetricSpec::Pods { target, .. }
+        | MetricSpec::Object { target, .. }
+        | MetricSpec::External { target, .. } => target,
+        MetricSpec::Unknown { .. } => return (None, ""),
+    };
+    let (value, unit) = if let Some(u) = t.average_utilization.filter(|_| t.average_value.is_none())
+    {
+        (u as f64, "%")
+    } else if let Some(av) = t.average_value {
+        (av as f64 / 1000.0, "")
+    } else if let Some(v) = t.value {
+        (v as f64 / 1000.0, "")
+    } else {
+        return (None, "");
+    };
+    (
+        Some((value * (1.0 - down), value, value * (1.0 + up))),
+        unit,
+    )
 }
 
 /// A backtest's range: `(start, end, how the start was chosen)`, or `None` without
@@ -1043,6 +1127,8 @@ fn build_config(
             args.width.clamp(10, 1000),
             plan.settings.sync_period.as_secs_f64(),
         ),
+        track: (args.chart.is_some() || args.output == SimOutput::Svg)
+            .then(|| svg::Track::new(plan.ticks)),
         sim,
         metric_names,
     })
@@ -1311,6 +1397,7 @@ impl Sink {
 
     fn begin(&mut self, out: &mut dyn Write, plan: &Plan, configs: &[Config]) -> Result<()> {
         match self.format {
+            SimOutput::Svg => Ok(()),
             SimOutput::Text => self.text_header(out, plan, configs),
             SimOutput::Json => self.json_header(out, plan, configs),
             SimOutput::Csv => {
@@ -1526,6 +1613,7 @@ impl Sink {
 
     fn row(&mut self, out: &mut dyn Write, recs: &[&TickRecord], configs: &[Config]) -> Result<()> {
         match self.format {
+            SimOutput::Svg => Ok(()),
             SimOutput::Text => self.text_row(out, recs, configs),
             SimOutput::Json => {
                 for (r, c) in recs.iter().zip(configs) {
@@ -1690,7 +1778,7 @@ impl Sink {
         summaries: &[Summary],
     ) -> Result<()> {
         match self.format {
-            SimOutput::Csv => Ok(()),
+            SimOutput::Csv | SimOutput::Svg => Ok(()),
             SimOutput::Json => {
                 #[derive(Serialize)]
                 struct Named<'a> {
@@ -1891,18 +1979,22 @@ fn summary_rows() -> Vec<Row> {
             };
             (text, Some(s.longest_shortfall_seconds))
         }),
-        ("worst under-provisioned interval", Unit::Seconds, |s| match s.worst_shortfall {
-            Some(w) => (
-                format!(
-                    "+{} for {}, up to {} pod(s) short",
-                    dur(w.start_seconds),
-                    dur(w.duration_seconds),
-                    w.max_pods_short
+        (
+            "worst under-provisioned interval",
+            Unit::Seconds,
+            |s| match s.worst_shortfall {
+                Some(w) => (
+                    format!(
+                        "+{} for {}, up to {} pod(s) short",
+                        dur(w.start_seconds),
+                        dur(w.duration_seconds),
+                        w.max_pods_short
+                    ),
+                    Some(w.duration_seconds),
                 ),
-                Some(w.duration_seconds),
-            ),
-            None => ("never short".into(), Some(0.0)),
-        }),
+                None => ("never short".into(), Some(0.0)),
+            },
+        ),
         ("time over target (beyond tolerance)", Unit::Seconds, |s| {
             (
                 format!(

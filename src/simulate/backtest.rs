@@ -20,9 +20,15 @@ use crate::core::{Input, MetricSpec};
 pub enum BacktestError {
     Prometheus(PromError),
     /// A metric with no derived query and no `--query`.
-    NoQuery { metric: String, type_name: String },
+    NoQuery {
+        metric: String,
+        type_name: String,
+    },
     /// `--query NAME=...` for a name no configuration has.
-    UnknownQuery { metric: String, known: Vec<String> },
+    UnknownQuery {
+        metric: String,
+        known: Vec<String>,
+    },
     /// A malformed `--query`.
     BadQuery(String),
     /// The series could not become a load.
@@ -135,7 +141,10 @@ pub fn plan(
             if given.contains(&name) || out.iter().any(|p| p.metric == name) {
                 continue;
             }
-            let user = queries.iter().find(|(n, _)| n == name).map(|(_, q)| q.clone());
+            let user = queries
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, q)| q.clone());
             let (kind, derived) = match m {
                 MetricSpec::Resource { resource, .. } => (
                     LoadKind::Demand,
@@ -205,7 +214,8 @@ pub fn fetch(
         .unwrap_or(range.start);
     let mut loads = Vec::with_capacity(planned.len());
     for p in planned {
-        let points = endpoint.query_range(&p.query, from, range.end, step, prometheus::PAGE_POINTS)?;
+        let points =
+            endpoint.query_range(&p.query, from, range.end, step, prometheus::PAGE_POINTS)?;
         let origin = format!("Prometheus {}: {}", endpoint.url, p.query);
         let series = prometheus::to_series(&points, range.start, &origin, range.interpolation)
             .map_err(|e| BacktestError::Series(e.to_string()))?;
@@ -256,7 +266,10 @@ mod tests {
         let p = plan(&[&input], &q, &[], &range()).unwrap();
         assert_eq!(p.len(), 2);
         assert!(p[0].query.contains("[60s]"), "{}", p[0].query);
-        assert_eq!((p[1].kind, p[1].query.as_str()), (LoadKind::Value, "max(q)"));
+        assert_eq!(
+            (p[1].kind, p[1].query.as_str()),
+            (LoadKind::Value, "max(q)")
+        );
         // A metric with a load from the flags is not queried; an unknown --query is refused.
         assert_eq!(plan(&[&input], &q, &["cpu"], &range()).unwrap().len(), 1);
         let bad = vec![("nope".to_string(), "x".to_string())];

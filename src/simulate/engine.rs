@@ -71,7 +71,6 @@ pub struct Simulation {
     tolerances: (f64, f64),
 }
 
-
 impl Simulation {
     /// Set up a simulation.
     ///

@@ -22,6 +22,7 @@ pub mod prometheus;
 pub mod scenario;
 pub mod series;
 pub mod summary;
+pub mod svg;
 pub mod world;
 
 use std::fmt;

@@ -98,8 +98,7 @@ impl SummaryBuilder {
         self.shortfall_total += d;
         let mut ep = self.current;
         ep.duration_seconds = d;
-        if s
-            .worst_shortfall
+        if s.worst_shortfall
             .is_none_or(|w| ep.pod_seconds_short > w.pod_seconds_short)
         {
             s.worst_shortfall = Some(ep);
@@ -239,6 +238,9 @@ mod tests {
         b.add(&tick(615.0, 2, 3, 2, None));
         let s = b.finish();
         assert_eq!(s.direction_reversals, 2);
-        assert_eq!(s.flapping, 1, "only the change 15 s after the previous event");
+        assert_eq!(
+            s.flapping, 1,
+            "only the change 15 s after the previous event"
+        );
     }
 }

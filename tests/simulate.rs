@@ -539,6 +539,90 @@ fn json_output_is_one_valid_document_with_settings_and_defaults() {
     assert_eq!(v["difference"], serde_json::Value::Null);
 }
 
+#[test]
+fn svg_chart_has_a_panel_per_configuration_with_its_series_and_axes() {
+    let svg = ok(&[
+        "simulate",
+        "--hpa",
+        &data("cpu.yaml"),
+        "--requests",
+        "cpu=500m",
+        "--demand",
+        "cpu=spike:1:6:10m:20m",
+        "--duration",
+        "1h",
+        "--compare",
+        &data("cpu-default-behavior.yaml"),
+        "-o",
+        "svg",
+    ]);
+    let doc = roxmltree::Document::parse(&svg).expect("well-formed SVG");
+    assert_eq!(doc.root_element().tag_name().name(), "svg");
+    let series: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("polyline"))
+        .filter_map(|n| n.attribute("data-series"))
+        .collect();
+    // The shared load, then metric, desired and ready per configuration.
+    assert_eq!(
+        series,
+        ["load", "metric", "desired", "ready", "metric", "desired", "ready"]
+    );
+    let panels = doc
+        .descendants()
+        .filter(|n| n.attribute("class") == Some("panel"))
+        .count();
+    assert_eq!(panels, 2);
+    let plot = |id: &str| {
+        let g = doc
+            .descendants()
+            .find(|n| n.attribute("id") == Some(id))
+            .unwrap_or_else(|| panic!("no plot {id}"));
+        let f = |a: &str| g.attribute(a).unwrap().parse::<f64>().unwrap();
+        (f("data-x-min"), f("data-x-max"), f("data-y-min"), f("data-y-max"))
+    };
+    // One hour on the x axis; the 6-core spike fits the load axis.
+    assert_eq!(plot("load"), (0.0, 3600.0, 0.0, 10.0));
+    // 6 cores at 70 % of 500m need 18 pods: the replicas axis reaches 20.
+    for id in ["replicas-0", "replicas-1"] {
+        assert_eq!(plot(id), (0.0, 3600.0, 0.0, 20.0), "{id}");
+    }
+    // The metric axis covers the target band (70 % ± 10 %) and the peaks.
+    let band = doc
+        .descendants()
+        .find(|n| n.attribute("class") == Some("band"))
+        .expect("a target band");
+    assert!(band.attribute("height").is_some());
+    assert!(plot("metric-0").3 >= 77.0);
+    // Scale events are marked.
+    let ups = doc
+        .descendants()
+        .find(|n| n.attribute("data-events") == Some("scale-up"))
+        .unwrap();
+    assert!(ups.attribute("d").unwrap().contains('M'));
+    // --chart writes the same picture next to the text output.
+    let file = std::env::temp_dir().join(format!("kubectl-hpa-chart-{}.svg", std::process::id()));
+    let path = file.display().to_string();
+    let text = ok(&[
+        "simulate",
+        "--hpa",
+        &data("cpu.yaml"),
+        "--requests",
+        "cpu=500m",
+        "--demand",
+        "cpu=spike:1:6:10m:20m",
+        "--duration",
+        "1h",
+        "--compare",
+        &data("cpu-default-behavior.yaml"),
+        "--chart",
+        &path,
+    ]);
+    assert!(text.contains("Summary"));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), svg);
+    let _ = std::fs::remove_file(&file);
+}
+
 // --- Bad input --------------------------------------------------------------------------------------
 
 #[test]

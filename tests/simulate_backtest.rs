@@ -279,7 +279,8 @@ fn a_backtest_replays_the_recorded_load_like_the_same_load_as_csv() {
         // Away from a change (the 60 s rate window plus a scrape), the rate is exact.
         let blurred = [1800, 3600].iter().any(|b| ti > *b && ti <= b + 75);
         if !blurred {
-            let want = 3.0 * cpu_per_pod(ti);
+            // The rate at t is the usage over the scrape interval that ends at t.
+            let want = 3.0 * cpu_per_pod(ti - 15);
             assert!((load - want).abs() < 1e-6, "+{t}s: {load} vs {want}");
             checked += 1;
         }

@@ -579,7 +579,12 @@ fn svg_chart_has_a_panel_per_configuration_with_its_series_and_axes() {
             .find(|n| n.attribute("id") == Some(id))
             .unwrap_or_else(|| panic!("no plot {id}"));
         let f = |a: &str| g.attribute(a).unwrap().parse::<f64>().unwrap();
-        (f("data-x-min"), f("data-x-max"), f("data-y-min"), f("data-y-max"))
+        (
+            f("data-x-min"),
+            f("data-x-max"),
+            f("data-y-min"),
+            f("data-y-max"),
+        )
     };
     // One hour on the x axis; the 6-core spike fits the load axis.
     assert_eq!(plot("load"), (0.0, 3600.0, 0.0, 10.0));

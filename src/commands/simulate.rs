@@ -592,7 +592,7 @@ pub fn execute(args: &SimulateArgs, env: &Environment, out: &mut dyn Write) -> R
         );
     }
 
-    let plan = Plan {
+    let mut plan = Plan {
         settings: settings.clone(),
         world,
         world_shown,
@@ -654,6 +654,10 @@ pub fn execute(args: &SimulateArgs, env: &Environment, out: &mut dyn Write) -> R
         configs.push(c);
     }
     configs[0].source = plan.source_note.clone();
+    if let (Some(url), Some((from, until, _))) = (&args.prometheus, &backtest) {
+        plan.source_note
+            .push_str(&format!("; load recorded by Prometheus {url} from {from} to {until}"));
+    }
 
     let color = env.color() && args.output == SimOutput::Text;
     let mut sink = Sink::new(args, &plan, &configs, color);
@@ -675,11 +679,11 @@ pub fn execute(args: &SimulateArgs, env: &Environment, out: &mut dyn Write) -> R
     }
     let summaries: Vec<Summary> = configs.iter().map(|c| c.summary.finish()).collect();
     if let Some(path) = &args.chart {
-        std::fs::write(path, svg_chart(&plan, &configs))
+        std::fs::write(path, svg_chart(&plan, &configs, &summaries))
             .with_context(|| format!("--chart: cannot write {}", path.display()))?;
     }
     if args.output == SimOutput::Svg {
-        out.write_all(svg_chart(&plan, &configs).as_bytes())?;
+        out.write_all(svg_chart(&plan, &configs, &summaries).as_bytes())?;
         return Ok(());
     }
     sink.end(out, &plan, &configs, &summaries)?;
@@ -687,10 +691,11 @@ pub fn execute(args: &SimulateArgs, env: &Environment, out: &mut dyn Write) -> R
 }
 
 /// The SVG chart of the run: the load, then one panel per configuration.
-fn svg_chart(plan: &Plan, configs: &[Config]) -> String {
+fn svg_chart(plan: &Plan, configs: &[Config], summaries: &[Summary]) -> String {
     let panels: Vec<svg::Panel> = configs
         .iter()
-        .filter_map(|c| {
+        .zip(summaries)
+        .filter_map(|(c, s)| {
             let track = c.track.as_ref()?;
             let hpa = &c.sim.input().hpa;
             let (band, unit) = match hpa.metrics.first() {
@@ -698,7 +703,15 @@ fn svg_chart(plan: &Plan, configs: &[Config]) -> String {
                 None => (None, ""),
             };
             Some(svg::Panel {
-                title: format!("[{}] {}", c.label, c.source),
+                title: format!(
+                    "[{}] {}: peak {} pods, {} scale events, {} over target, {} pod-hours",
+                    c.label,
+                    c.source,
+                    s.peak_replicas,
+                    s.scale_events,
+                    series::secs(s.over_target_seconds.round()),
+                    num(num_round(s.pod_hours))
+                ),
                 track,
                 metric_label: match c.metric_names.first() {
                     Some(n) if unit.is_empty() => n.clone(),

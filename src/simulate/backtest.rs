@@ -217,8 +217,13 @@ pub fn fetch(
         let points =
             endpoint.query_range(&p.query, from, range.end, step, prometheus::PAGE_POINTS)?;
         let origin = format!("Prometheus {}: {}", endpoint.url, p.query);
-        let series = prometheus::to_series(&points, range.start, &origin, range.interpolation)
-            .map_err(|e| BacktestError::Series(e.to_string()))?;
+        let series = prometheus::to_series(
+            &points,
+            range.start,
+            "Prometheus query_range",
+            range.interpolation,
+        )
+        .map_err(|e| BacktestError::Series(e.to_string()))?;
         loads.push(Load {
             metric: p.metric.clone(),
             kind: p.kind,

@@ -378,6 +378,75 @@ fn a_lagged_sample_divides_its_demand_among_the_pods_of_its_own_time() {
     assert_eq!(at("180")["cpu_value"], "50");
 }
 
+#[test]
+fn an_independent_python_reference_agrees_at_every_sync() {
+    // benches/simulate_reference.py: the controller step and the world written plainly (the
+    // benchmark's reference). A day of a sine load, default behavior and the no-behavior path.
+    let have_python = Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !have_python {
+        eprintln!(
+            "\n!!!!! SKIPPED: python3 is missing; the reference cross-check did not run !!!!!\n"
+        );
+        return;
+    }
+    for (manifest, behavior) in [
+        ("cpu-default-behavior.yaml", "default"),
+        ("cpu.yaml", "none"),
+    ] {
+        let rows = csv(&[
+            "simulate",
+            "--hpa",
+            &data(manifest),
+            "--replicas",
+            "4",
+            "--requests",
+            "cpu=500m",
+            "--demand",
+            "cpu=sine:4:3:24h",
+            "--duration",
+            "24h",
+        ]);
+        let ours: Vec<String> = rows.iter().map(|r| r["replicas"].clone()).collect();
+        let out_file = std::env::temp_dir().join(format!(
+            "kubectl-hpa-reference-{behavior}-{}.txt",
+            std::process::id()
+        ));
+        let out = Command::new("python3")
+            .arg(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/benches/simulate_reference.py"
+            ))
+            .args(["5760", behavior, "--replicas-out"])
+            .arg(&out_file)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let theirs: Vec<String> = std::fs::read_to_string(&out_file)
+            .unwrap()
+            .split_whitespace()
+            .map(str::to_string)
+            .collect();
+        let _ = std::fs::remove_file(&out_file);
+        assert_eq!(ours.len(), 5760);
+        let first_difference = ours.iter().zip(&theirs).position(|(a, b)| a != b);
+        assert_eq!(first_difference, None, "{behavior}: replicas differ");
+        // The run is not trivial: it scales both ways.
+        assert!(
+            ours.iter().any(|r| r == "20") || ours.iter().any(|r| r.parse::<i32>().unwrap() > 12)
+        );
+        assert!(
+            ours.iter().any(|r| r == "2") || ours.iter().any(|r| r.parse::<i32>().unwrap() < 6)
+        );
+    }
+}
+
 // --- Inputs --------------------------------------------------------------------------------------
 
 #[test]

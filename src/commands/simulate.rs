@@ -655,8 +655,9 @@ pub fn execute(args: &SimulateArgs, env: &Environment, out: &mut dyn Write) -> R
     }
     configs[0].source = plan.source_note.clone();
     if let (Some(url), Some((from, until, _))) = (&args.prometheus, &backtest) {
-        plan.source_note
-            .push_str(&format!("; load recorded by Prometheus {url} from {from} to {until}"));
+        plan.source_note.push_str(&format!(
+            "; load recorded by Prometheus {url} from {from} to {until}"
+        ));
     }
 
     let color = env.color() && args.output == SimOutput::Text;

@@ -278,6 +278,8 @@ pub struct World {
     gone: Vec<GonePod>,
     /// Scratch: per pod, its share of each demand at the sample time.
     shares: Vec<i64>,
+    /// Scratch: per pod, whether it was Ready at the sample time.
+    ready_tau: Vec<bool>,
 }
 
 fn ready_condition(status: &str, t: Timestamp) -> ReadyCondition {
@@ -319,6 +321,7 @@ impl World {
             splits: BTreeMap::new(),
             gone: Vec::new(),
             shares: Vec::new(),
+            ready_tau: Vec::new(),
         }
     }
 
@@ -433,7 +436,9 @@ impl World {
         let sampled = |l: &PodLife| l.created + window <= tau;
         // Pods removed before the sample's time no longer matter.
         self.gone.retain(|g| g.removed > tau);
-        let ready_tau: Vec<bool> = self.lives.iter().map(|l| l.ready_at <= tau).collect();
+        let mut ready_tau = std::mem::take(&mut self.ready_tau);
+        ready_tau.clear();
+        ready_tau.extend(self.lives.iter().map(|l| l.ready_at <= tau));
         // The demand of time tau was served by the pods Ready then, removed ones included.
         let n_ready = self.served_at(tau);
 
@@ -621,6 +626,7 @@ impl World {
                 _ => {}
             }
         }
+        self.ready_tau = ready_tau;
     }
 
     /// The truth at `now` (signal time `now - t0`): Ready pods, the replicas needed, and

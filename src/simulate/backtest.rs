@@ -277,7 +277,7 @@ mod tests {
         );
         // A metric with a load from the flags is not queried; an unknown --query is refused.
         assert_eq!(plan(&[&input], &q, &["cpu"], &range()).unwrap().len(), 1);
-        let bad = vec![("nope".to_string(), "x".to_string())];
+        let bad = [("nope".to_string(), "x".to_string())];
         let e = plan(&[&input], &[q[0].clone(), bad[0].clone()], &[], &range()).unwrap_err();
         assert!(e.to_string().contains("cpu, queue_depth"), "{e}");
         assert!(parse_queries(&["x".into()]).is_err());

@@ -84,6 +84,9 @@ impl fmt::Display for PromError {
 
 impl std::error::Error for PromError {}
 
+/// One series of a result: its labels (`{pod=a,...}`) and `(unix seconds, value)` points.
+type Labelled = (String, Vec<(f64, f64)>);
+
 /// A Prometheus server's base URL.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Endpoint {
@@ -217,7 +220,7 @@ impl Endpoint {
         start: Timestamp,
         end: Timestamp,
         step: SignedDuration,
-    ) -> Result<Vec<(String, Vec<(f64, f64)>)>, PromError> {
+    ) -> Result<Vec<Labelled>, PromError> {
         let secs = |t: Timestamp| format!("{:.3}", t.as_millisecond() as f64 / 1000.0);
         let body = self.get(
             "/api/v1/query_range",
@@ -326,7 +329,7 @@ pub fn to_series(
 }
 
 /// Decode a `query_range` response body into labelled series.
-fn decode_matrix(body: &[u8], query: &str) -> Result<Vec<(String, Vec<(f64, f64)>)>, PromError> {
+fn decode_matrix(body: &[u8], query: &str) -> Result<Vec<Labelled>, PromError> {
     let bad = |detail: String| PromError::Decode {
         query: query.to_string(),
         detail,

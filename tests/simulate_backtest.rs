@@ -351,6 +351,24 @@ fn external_metric_from_a_query_and_compare_with_chart() {
     ]);
     let err = fails(&args);
     assert!(err.contains("returned no data between"), "{err}");
+    // Bad PromQL: Prometheus' own message, with the query.
+    let mut args = base.to_vec();
+    args.extend([
+        "--prometheus",
+        &p.url,
+        "--since",
+        "1h",
+        "--until",
+        UNTIL,
+        "--query",
+        "queue_depth=sum(rate(queue_depth[",
+    ]);
+    let err = fails(&args);
+    assert!(
+        err.contains("Prometheus query \"sum(rate(queue_depth[\" failed (HTTP 400): ")
+            && err.contains("parse error"),
+        "{err}"
+    );
 
     // The same load written independently as a CSV replays identically.
     let mut args = base.to_vec();
@@ -476,4 +494,16 @@ fn an_unreachable_prometheus_is_one_clear_error() {
         "https://prometheus.example",
     ]);
     assert!(err.contains("https is not supported"), "{err}");
+    let err = fails(&[
+        "simulate",
+        "--hpa",
+        "tests/simulate_data/cpu.yaml",
+        "--requests",
+        "cpu=500m",
+        "--prometheus",
+        &url,
+        "--duration",
+        "1h",
+    ]);
+    assert!(err.contains("do not apply to a backtest"), "{err}");
 }

@@ -772,6 +772,9 @@ fn backtest_range(args: &SimulateArgs) -> Result<Option<(Timestamp, Timestamp, S
     if args.prometheus.is_none() {
         return Ok(None);
     }
+    if args.now.is_some() || args.duration.is_some() {
+        bail!("--now and --duration do not apply to a backtest: it replays --since (default 24h) up to --until (default now)");
+    }
     let until = match &args.until {
         Some(t) => t
             .parse::<Timestamp>()

@@ -30,6 +30,12 @@ pub enum PromError {
         status: u16,
         message: String,
     },
+    /// Prometheus refused or failed the query (bad PromQL, timeout ...).
+    Query {
+        query: String,
+        status: u16,
+        message: String,
+    },
     /// The response is not the JSON `query_range` returns.
     Decode { query: String, detail: String },
     /// The query ran but returned no sample in the range.
@@ -61,6 +67,14 @@ impl fmt::Display for PromError {
                 status,
                 message,
             } => write!(f, "Prometheus at {url} answered HTTP {status}: {message}"),
+            PromError::Query {
+                query,
+                status,
+                message,
+            } => write!(
+                f,
+                "Prometheus query {query:?} failed (HTTP {status}): {message}"
+            ),
             PromError::Decode { query, detail } => {
                 write!(f, "Prometheus query {query:?}: unexpected response: {detail}")
             }
@@ -222,15 +236,29 @@ impl Endpoint {
         step: SignedDuration,
     ) -> Result<Vec<Labelled>, PromError> {
         let secs = |t: Timestamp| format!("{:.3}", t.as_millisecond() as f64 / 1000.0);
-        let body = self.get(
-            "/api/v1/query_range",
-            &[
-                ("query", query.to_string()),
-                ("start", secs(start)),
-                ("end", secs(end)),
-                ("step", format!("{:.3}", step.as_secs_f64())),
-            ],
-        )?;
+        let body = self
+            .get(
+                "/api/v1/query_range",
+                &[
+                    ("query", query.to_string()),
+                    ("start", secs(start)),
+                    ("end", secs(end)),
+                    ("step", format!("{:.3}", step.as_secs_f64())),
+                ],
+            )
+            .map_err(|e| match e {
+                // 400 bad_data, 422 execution, 503 timeout: the query's own failure.
+                PromError::Status {
+                    status: status @ (400 | 422 | 503),
+                    message,
+                    ..
+                } => PromError::Query {
+                    query: query.to_string(),
+                    status,
+                    message,
+                },
+                other => other,
+            })?;
         decode_matrix(&body, query)
     }
 

@@ -581,6 +581,22 @@ fn compare_runs_both_configurations_on_the_same_load() {
     let text = ok(&args);
     assert!(text.contains("difference"), "{text}");
     assert!(text.contains("replicas [compare]"), "{text}");
+    // The two configurations' columns stay aligned whatever rule decided each sync, and the
+    // differences carry their units.
+    let bars: Vec<usize> = text
+        .lines()
+        .filter(|l| l.contains(" | "))
+        .map(|l| l.chars().position(|c| c == '|').unwrap())
+        .collect();
+    assert!(bars.len() > 3, "{text}");
+    assert!(bars.iter().all(|b| *b == bars[0]), "{bars:?}\n{text}");
+    assert!(
+        text.lines()
+            .filter(|l| l.contains(" | "))
+            .all(|l| l == l.trim_end()),
+        "no trailing spaces"
+    );
+    assert!(text.contains(" pod-h "), "{text}");
 }
 
 #[test]

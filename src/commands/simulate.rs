@@ -1355,6 +1355,16 @@ struct Sink {
     metric_widths: Vec<Vec<usize>>,
 }
 
+/// The width of the RULE column: padded when a second configuration follows it, so that the
+/// columns of both stay aligned (`MetricsMatchCurrent` is the longest rule).
+fn rule_width(configs: usize) -> usize {
+    if configs > 1 {
+        19
+    } else {
+        0
+    }
+}
+
 /// The header of a configuration's metric column in the text timeline.
 fn metric_header(configs: &[Config], c: &Config, name: &str) -> String {
     if configs.len() > 1 {
@@ -1534,14 +1544,20 @@ impl Sink {
                 }
                 let _ = write!(
                     head,
-                    " {:>5} {:>5} {:>8} {:>5} {:>6} RULE",
-                    "PROP", "REC", "REPLICAS", "READY", "NEEDED"
+                    " {:>5} {:>5} {:>8} {:>5} {:>6} {:<rw$}",
+                    "PROP",
+                    "REC",
+                    "REPLICAS",
+                    "READY",
+                    "NEEDED",
+                    "RULE",
+                    rw = rule_width(configs.len())
                 );
                 if configs.len() > 1 {
                     head.push_str(" |");
                 }
             }
-            let _ = writeln!(s, "{}", head.trim_end_matches(" |"));
+            let _ = writeln!(s, "{}", head.trim_end_matches(" |").trim_end());
         }
         out.write_all(s.as_bytes())?;
         Ok(())
@@ -1771,19 +1787,20 @@ impl Sink {
             };
             let _ = write!(
                 line,
-                " {:>5} {:>5} {} {:>5} {:>6} {}",
+                " {:>5} {:>5} {} {:>5} {:>6} {:<rw$}",
                 opt(r.proposal),
                 opt(r.recommendation),
                 replicas,
                 r.ready,
                 opt(r.needed),
-                r.rule
+                r.rule,
+                rw = rule_width(configs.len())
             );
             if configs.len() > 1 {
                 line.push_str(" |");
             }
         }
-        writeln!(out, "{}", line.trim_end_matches(" |"))?;
+        writeln!(out, "{}", line.trim_end_matches(" |").trim_end())?;
         Ok(())
     }
 

@@ -86,10 +86,10 @@ complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l sce
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l demand -d 'Total load of a metric shared by the Ready pods, e.g. cpu=ramp:1:6:5m:20m (repeatable)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l per-pod -d 'Per-pod value of a metric, independent of replicas, e.g. memory=300Mi (repeatable)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l value -d 'Value of an Object or External metric, e.g. queue_depth=step:10:200:5m (repeatable)' -r
-complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l prometheus -d 'Backtest: read the load of the HPA\'s metrics from this Prometheus (http://HOST:PORT)' -r
-complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l since -d 'Backtest: how far back the replay starts [default: 24h]' -r
-complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l until -d 'Backtest: when the replay ends (RFC3339) [default: now]' -r
-complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l query -d 'Backtest: the PromQL of a metric\'s load, e.g. http_requests=sum(rate(http_requests_total{namespace="shop"}[2m])) (repeatable; required for Pods, Object and External metrics)' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l prometheus -d 'Read the load of the HPA\'s metrics from this Prometheus (http://HOST:PORT)' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l since -d 'How far back the replay starts [default: 24h]' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l until -d 'When the replay ends (RFC3339) [default: now]' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l query -d 'The PromQL of a metric\'s load, e.g. http_requests=sum(rate(http_requests_total{namespace="shop"}[2m])) (repeatable; required for Pods, Object and External metrics)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l interpolation -d 'How recorded series are read between points [default: linear]' -r -f -a "step\t'A point\'s value holds until the next point'
 linear\t'Straight line between neighbouring points'"
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l duration -d 'Length of the run [default: 1h]' -r

@@ -55,6 +55,10 @@ Examples:
   # Replay a day of recorded traffic and compare with a candidate configuration
   kubectl hpa simulate --hpa hpa.yaml --requests cpu=250m --scenario day.yaml --compare hpa-new.yaml
 
+  # Backtest: what would a candidate have done over the last day of recorded load?
+  kubectl hpa simulate web -n shop --prometheus http://127.0.0.1:9090 --since 24h \\
+      --compare hpa-new.yaml --chart day.svg
+
   # The timeline as CSV or JSON
   kubectl hpa simulate --hpa hpa.yaml --requests cpu=500m --demand cpu=sine:4:2:1h -o csv
 
@@ -125,10 +129,10 @@ pub struct SimulateArgs {
     /// Value of an Object or External metric, e.g. queue_depth=step:10:200:5m (repeatable)
     #[arg(long, value_name = "METRIC=LOAD", help_heading = "Load")]
     pub value: Vec<String>,
-    /// Backtest: read the load of the HPA's metrics from this Prometheus (http://HOST:PORT)
+    /// Read the load of the HPA's metrics from this Prometheus (http://HOST:PORT)
     #[arg(long, value_name = "URL", help_heading = "Backtest")]
     pub prometheus: Option<String>,
-    /// Backtest: how far back the replay starts [default: 24h]
+    /// How far back the replay starts [default: 24h]
     #[arg(
         long,
         value_name = "DURATION",
@@ -137,7 +141,7 @@ pub struct SimulateArgs {
         help_heading = "Backtest"
     )]
     pub since: Option<String>,
-    /// Backtest: when the replay ends (RFC3339) [default: now]
+    /// When the replay ends (RFC3339) [default: now]
     #[arg(
         long,
         value_name = "RFC3339",
@@ -146,7 +150,7 @@ pub struct SimulateArgs {
         help_heading = "Backtest"
     )]
     pub until: Option<String>,
-    /// Backtest: the PromQL of a metric's load, e.g. http_requests=sum(rate(http_requests_total{namespace="shop"}[2m])) (repeatable; required for Pods, Object and External metrics)
+    /// The PromQL of a metric's load, e.g. http_requests=sum(rate(http_requests_total{namespace="shop"}[2m])) (repeatable; required for Pods, Object and External metrics)
     #[arg(
         long,
         value_name = "METRIC=PROMQL",

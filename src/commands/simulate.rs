@@ -321,13 +321,167 @@ pub fn execute(args: &SimulateArgs, env: &Environment, out: &mut dyn Write) -> R
         }
         None => Scenario::default(),
     };
-    let file_history = match &args.history {
-        HistoryChoice::File(p) => Some(read_history(p).map_err(anyhow::Error::msg)?),
-        _ => None,
-    };
     let requests = args.requests.as_deref().map(parse_requests).transpose()?;
+    let source = resolve_source(args)?;
+    let backtest = backtest_range(args)?;
+    let (start, start_origin) = resolve_start(args, &scenario, &source, backtest.as_ref())?;
+    let (base_input, compare_input, memory) = resolve_inputs(args, &source, &settings, start)?;
+    let (world, world_shown) = resolve_world(args, &scenario)?;
+    let interp = args
+        .interpolation
+        .or(scenario.interpolation)
+        .unwrap_or_default();
+    let inputs: Vec<&Input> = std::iter::once(&base_input)
+        .chain(compare_input.as_ref())
+        .collect();
+    let mut loads = flag_and_scenario_loads(args, &scenario, interp)?;
+    check_known(&loads, &inputs)?;
+    if let (Some(url), Some((from, until, _))) = (&args.prometheus, &backtest) {
+        let range = backtest::Range {
+            start: *from,
+            end: *until,
+            step: settings.sync_period,
+            lead: world.metrics_lag,
+            metrics_window: world.metrics_window,
+            interpolation: interp,
+        };
+        loads.extend(prometheus_loads(args, url, &range, &loads, &inputs)?);
+    }
+    let replay = !source.manifest && loads.is_empty();
+    if !source.manifest {
+        add_observed_loads(&mut loads, &inputs)?;
+    }
+    let (duration, duration_origin, ticks) =
+        resolve_duration(args, &scenario, &settings, backtest.as_ref())?;
+    let (snap, manifest) = (&source.snap, source.manifest);
 
-    // The source: a snapshot, or a manifest with a synthetic target.
+    let mut plan = Plan {
+        settings: settings.clone(),
+        world,
+        world_shown,
+        start,
+        start_origin,
+        duration,
+        duration_origin,
+        ticks,
+        loads,
+        replay,
+        memory_note: memory.note.clone(),
+        source_note: source_note(args, &source, replay),
+    };
+
+    let mut configs = vec![build_config(
+        "base",
+        &plan,
+        base_input,
+        manifest,
+        args,
+        requests.as_ref(),
+        snap,
+    )?];
+    if let Some(ci) = compare_input {
+        let src = args
+            .compare
+            .as_deref()
+            .unwrap_or(Path::new(""))
+            .display()
+            .to_string();
+        let mut c = build_config(
+            "compare",
+            &plan,
+            ci,
+            manifest,
+            args,
+            requests.as_ref(),
+            snap,
+        )?;
+        c.source = src;
+        configs.push(c);
+    }
+    configs[0].source = plan.source_note.clone();
+    if let (Some(url), Some((from, until, _))) = (&args.prometheus, &backtest) {
+        plan.source_note.push_str(&format!(
+            "; load recorded by Prometheus {url} from {from} to {until}"
+        ));
+    }
+    run_configs(args, env, out, &plan, &mut configs)
+}
+
+/// How the output names the source.
+fn source_note(args: &SimulateArgs, source: &Source, replay: bool) -> String {
+    if source.manifest {
+        return format!(
+            "manifest {} with synthetic pods",
+            args.hpa.as_deref().unwrap_or(Path::new("")).display()
+        );
+    }
+    format!(
+        "{}{}",
+        match &args.snapshot {
+            Some(p) => format!("snapshot {}", p.display()),
+            None => format!(
+                "live cluster, HPA {}/{} as fetched now",
+                source.namespace, source.name
+            ),
+        },
+        if replay {
+            " (tick 0 replays the snapshot's own pods and samples, as explain does)"
+        } else {
+            ""
+        }
+    )
+}
+
+/// Run the syncs of every configuration, streaming the output.
+fn run_configs(
+    args: &SimulateArgs,
+    env: &Environment,
+    out: &mut dyn Write,
+    plan: &Plan,
+    configs: &mut [Config],
+) -> Result<()> {
+    let color = env.color() && args.output == SimOutput::Text;
+    let mut sink = Sink::new(args, plan, configs, color);
+    sink.begin(out, plan, configs)?;
+    for _ in 0..plan.ticks {
+        for c in configs.iter_mut() {
+            let r = c.sim.step();
+            c.summary.add(r);
+            c.chart.add(r);
+            if let Some(t) = &mut c.track {
+                t.add(r);
+            }
+        }
+        match &*configs {
+            [a] => sink.row(out, &[a.sim.record()], configs)?,
+            [a, b] => sink.row(out, &[a.sim.record(), b.sim.record()], configs)?,
+            _ => unreachable!("one or two configurations"),
+        }
+    }
+    let summaries: Vec<Summary> = configs.iter().map(|c| c.summary.finish()).collect();
+    if let Some(path) = &args.chart {
+        std::fs::write(path, svg_chart(plan, configs, &summaries))
+            .with_context(|| format!("--chart: cannot write {}", path.display()))?;
+    }
+    if args.output == SimOutput::Svg {
+        out.write_all(svg_chart(plan, configs, &summaries).as_bytes())?;
+        return Ok(());
+    }
+    sink.end(out, plan, configs, &summaries)?;
+    Ok(())
+}
+
+/// Where the HPA comes from.
+struct Source {
+    snap: Snapshot,
+    namespace: String,
+    name: String,
+    /// A manifest with a synthetic target (`--hpa`), not a snapshot or a live HPA.
+    manifest: bool,
+}
+
+/// The source: a snapshot, a manifest with a synthetic target, or a live HPA.
+fn resolve_source(args: &SimulateArgs) -> Result<Source> {
     let (snap, namespace, name, manifest) = match (&args.snapshot, &args.hpa) {
         (Some(path), None) => {
             let snap = Snapshot::from_file(path).map_err(|e| anyhow!(e))?;
@@ -377,7 +531,22 @@ pub fn execute(args: &SimulateArgs, env: &Environment, out: &mut dyn Write) -> R
         bail!("--replicas applies to --hpa; with --snapshot the starting replicas come from the snapshot");
     }
 
-    // Start time.
+    Ok(Source {
+        snap,
+        namespace,
+        name,
+        manifest,
+    })
+}
+
+/// The start time and how it was chosen.
+fn resolve_start(
+    args: &SimulateArgs,
+    scenario: &Scenario,
+    source: &Source,
+    backtest: Option<&(Timestamp, Timestamp, String)>,
+) -> Result<(Timestamp, String)> {
+    let (snap, manifest) = (&source.snap, source.manifest);
     let flag_now = args
         .now
         .as_deref()
@@ -386,8 +555,7 @@ pub fn execute(args: &SimulateArgs, env: &Environment, out: &mut dyn Write) -> R
                 .map_err(|e| anyhow!("--now: invalid RFC3339 time {t:?}: {e}"))
         })
         .transpose()?;
-    let backtest = backtest_range(args)?;
-    let (start, start_origin) = if let Some((from, _, origin)) = &backtest {
+    let (start, start_origin) = if let Some((from, _, origin)) = backtest {
         (*from, origin.clone())
     } else if let Some(t) = flag_now {
         (t, "--now".to_string())
@@ -404,14 +572,29 @@ pub fn execute(args: &SimulateArgs, env: &Environment, out: &mut dyn Write) -> R
         )
     };
 
+    Ok((start, start_origin))
+}
+
+/// The core inputs of the base and compare configurations, with the controller's memory at
+/// the start.
+fn resolve_inputs(
+    args: &SimulateArgs,
+    source: &Source,
+    settings: &Settings,
+    start: Timestamp,
+) -> Result<(Input, Option<Input>, memory::StartingMemory)> {
+    let (snap, namespace, name, manifest) = (
+        &source.snap,
+        &source.namespace,
+        &source.name,
+        source.manifest,
+    );
+    let file_history = match &args.history {
+        HistoryChoice::File(p) => Some(read_history(p).map_err(anyhow::Error::msg)?),
+        _ => None,
+    };
     let mut base_input = snap
-        .input_for(
-            &namespace,
-            &name,
-            settings.clone(),
-            History::default(),
-            start,
-        )
+        .input_for(namespace, name, settings.clone(), History::default(), start)
         .map_err(|e| anyhow!(e))?;
     let memory = match (&args.history, file_history) {
         (HistoryChoice::File(p), Some(h)) => memory::from_file(h, p),
@@ -433,16 +616,20 @@ pub fn execute(args: &SimulateArgs, env: &Environment, out: &mut dyn Write) -> R
     // The compare configuration: the other manifest's spec on the same target.
     let compare_input = match &args.compare {
         Some(path) => Some(compare_input(
-            &snap, &namespace, &name, path, &settings, history, start,
+            snap, namespace, name, path, settings, history, start,
         )?),
         None => None,
     };
 
-    // Loads: scenario entries, overridden by flags for the same metric.
-    let interp = args
-        .interpolation
-        .or(scenario.interpolation)
-        .unwrap_or_default();
+    Ok((base_input, compare_input, memory))
+}
+
+/// Loads from the scenario, overridden by the flags for the same metric; files read.
+fn flag_and_scenario_loads(
+    args: &SimulateArgs,
+    scenario: &Scenario,
+    interp: Interpolation,
+) -> Result<Vec<Load>> {
     let mut decls: Vec<LoadDecl> = scenario.loads.clone();
     for (flag, kind, values) in [
         ("--demand", LoadKind::Demand, &args.demand),
@@ -501,24 +688,22 @@ pub fn execute(args: &SimulateArgs, env: &Environment, out: &mut dyn Write) -> R
             origin: d.origin,
         });
     }
-    // Every load must drive a metric of one of the configurations.
-    let mut known: Vec<&str> = base_input
-        .hpa
-        .metrics
-        .iter()
-        .filter_map(metric_load_name)
-        .collect();
-    if let Some(c) = &compare_input {
-        known.extend(c.hpa.metrics.iter().filter_map(metric_load_name));
-    }
+    Ok(loads)
+}
+
+/// Every load must drive a metric of one of the configurations.
+fn check_known(loads: &[Load], inputs: &[&Input]) -> Result<()> {
+    let mut known: Vec<&str> = Vec::new();
     // The compare configuration usually has the same metrics: name each once.
-    let mut seen = Vec::new();
-    known.retain(|m| {
-        let new = !seen.contains(m);
-        seen.push(*m);
-        new
-    });
-    for l in &loads {
+    for m in inputs
+        .iter()
+        .flat_map(|i| i.hpa.metrics.iter().filter_map(metric_load_name))
+    {
+        if !known.contains(&m) {
+            known.push(m);
+        }
+    }
+    for l in loads {
         if !known.contains(&l.metric.as_str()) {
             bail!(
                 "{}: unknown metric {:?}: the HPA's metrics are {}",
@@ -532,47 +717,54 @@ pub fn execute(args: &SimulateArgs, env: &Environment, out: &mut dyn Write) -> R
             );
         }
     }
-    let (world, world_shown) = resolve_world(args, &scenario)?;
-    if let (Some(url), Some((from, until, _))) = (&args.prometheus, &backtest) {
-        let endpoint = Endpoint::parse(url)?;
-        let range = backtest::Range {
-            start: *from,
-            end: *until,
-            step: settings.sync_period,
-            lead: world.metrics_lag,
-            metrics_window: world.metrics_window,
-            interpolation: interp,
-        };
-        let queries = backtest::parse_queries(&args.query)?;
-        let given: Vec<&str> = loads.iter().map(|l| l.metric.as_str()).collect();
-        let inputs: Vec<&Input> = std::iter::once(&base_input)
-            .chain(compare_input.as_ref())
-            .collect();
-        let planned = backtest::plan(&inputs, &queries, &given, &range)?;
-        let fetched = backtest::fetch(&endpoint, &planned, &range)?;
-        loads.extend(fetched);
-    }
-    let replay = !manifest && loads.is_empty();
-    if !manifest {
-        for input in std::iter::once(&base_input).chain(compare_input.as_ref()) {
-            for i in 0..input.hpa.metrics.len() {
-                let Some(name) = metric_load_name(&input.hpa.metrics[i]) else {
-                    continue;
-                };
-                if loads.iter().any(|l| l.metric == name) {
-                    continue;
-                }
-                let observed = observed_load(input, i).ok_or_else(|| {
-                    anyhow!(
-                        "no load for metric {name:?} and the snapshot holds no samples for it: give one with --demand/--per-pod/--value {name}=... or in the scenario"
-                    )
-                })?;
-                loads.push(observed);
+    Ok(())
+}
+
+/// A backtest's loads: the metrics without a load from the flags or the scenario, read from
+/// Prometheus.
+fn prometheus_loads(
+    args: &SimulateArgs,
+    url: &str,
+    range: &backtest::Range,
+    given: &[Load],
+    inputs: &[&Input],
+) -> Result<Vec<Load>> {
+    let endpoint = Endpoint::parse(url)?;
+    let queries = backtest::parse_queries(&args.query)?;
+    let given: Vec<&str> = given.iter().map(|l| l.metric.as_str()).collect();
+    let planned = backtest::plan(inputs, &queries, &given, range)?;
+    Ok(backtest::fetch(&endpoint, &planned, range)?)
+}
+
+/// A snapshot's current load, held constant, for the metrics that have no other load.
+fn add_observed_loads(loads: &mut Vec<Load>, inputs: &[&Input]) -> Result<()> {
+    for input in inputs {
+        for i in 0..input.hpa.metrics.len() {
+            let Some(name) = metric_load_name(&input.hpa.metrics[i]) else {
+                continue;
+            };
+            if loads.iter().any(|l| l.metric == name) {
+                continue;
             }
+            let observed = observed_load(input, i).ok_or_else(|| {
+                anyhow!(
+                    "no load for metric {name:?} and the snapshot holds no samples for it: give one with --demand/--per-pod/--value {name}=... or in the scenario"
+                )
+            })?;
+            loads.push(observed);
         }
     }
+    Ok(())
+}
 
-    let (duration, duration_origin) = match &backtest {
+/// The run's length, where it came from, and its number of syncs.
+fn resolve_duration(
+    args: &SimulateArgs,
+    scenario: &Scenario,
+    settings: &Settings,
+    backtest: Option<&(Timestamp, Timestamp, String)>,
+) -> Result<(SignedDuration, &'static str, u64)> {
+    let (duration, duration_origin) = match backtest {
         Some((from, until, _)) => (until.duration_since(*from), "--since"),
         None => pick(
             args.duration
@@ -596,103 +788,7 @@ pub fn execute(args: &SimulateArgs, env: &Environment, out: &mut dyn Write) -> R
         );
     }
 
-    let mut plan = Plan {
-        settings: settings.clone(),
-        world,
-        world_shown,
-        start,
-        start_origin,
-        duration,
-        duration_origin,
-        ticks,
-        loads,
-        replay,
-        memory_note: memory.note.clone(),
-        source_note: if manifest {
-            format!(
-                "manifest {} with synthetic pods",
-                args.hpa.as_deref().unwrap_or(Path::new("")).display()
-            )
-        } else {
-            format!(
-                "{}{}",
-                match &args.snapshot {
-                    Some(p) => format!("snapshot {}", p.display()),
-                    None => format!("live cluster, HPA {namespace}/{name} as fetched now"),
-                },
-                if replay {
-                    " (tick 0 replays the snapshot's own pods and samples, as explain does)"
-                } else {
-                    ""
-                }
-            )
-        },
-    };
-
-    let mut configs = vec![build_config(
-        "base",
-        &plan,
-        base_input,
-        manifest,
-        args,
-        requests.as_ref(),
-        &snap,
-    )?];
-    if let Some(ci) = compare_input {
-        let src = args
-            .compare
-            .as_deref()
-            .unwrap_or(Path::new(""))
-            .display()
-            .to_string();
-        let mut c = build_config(
-            "compare",
-            &plan,
-            ci,
-            manifest,
-            args,
-            requests.as_ref(),
-            &snap,
-        )?;
-        c.source = src;
-        configs.push(c);
-    }
-    configs[0].source = plan.source_note.clone();
-    if let (Some(url), Some((from, until, _))) = (&args.prometheus, &backtest) {
-        plan.source_note.push_str(&format!(
-            "; load recorded by Prometheus {url} from {from} to {until}"
-        ));
-    }
-
-    let color = env.color() && args.output == SimOutput::Text;
-    let mut sink = Sink::new(args, &plan, &configs, color);
-    sink.begin(out, &plan, &configs)?;
-    for _ in 0..plan.ticks {
-        for c in configs.iter_mut() {
-            let r = c.sim.step();
-            c.summary.add(r);
-            c.chart.add(r);
-            if let Some(t) = &mut c.track {
-                t.add(r);
-            }
-        }
-        match configs.as_slice() {
-            [a] => sink.row(out, &[a.sim.record()], &configs)?,
-            [a, b] => sink.row(out, &[a.sim.record(), b.sim.record()], &configs)?,
-            _ => unreachable!("one or two configurations"),
-        }
-    }
-    let summaries: Vec<Summary> = configs.iter().map(|c| c.summary.finish()).collect();
-    if let Some(path) = &args.chart {
-        std::fs::write(path, svg_chart(&plan, &configs, &summaries))
-            .with_context(|| format!("--chart: cannot write {}", path.display()))?;
-    }
-    if args.output == SimOutput::Svg {
-        out.write_all(svg_chart(&plan, &configs, &summaries).as_bytes())?;
-        return Ok(());
-    }
-    sink.end(out, &plan, &configs, &summaries)?;
-    Ok(())
+    Ok((duration, duration_origin, ticks))
 }
 
 /// The SVG chart of the run: the load, then one panel per configuration.

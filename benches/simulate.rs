@@ -3,7 +3,9 @@
 //!
 //! Run with `cargo bench --bench simulate`. Prints the wall time per run and the process's peak
 //! resident memory after a 1-day and after a 30-day run (equal peaks: memory does not grow with
-//! the length of the run).
+//! the length of the run), then runs `benches/simulate_reference.py` — a straightforward Python
+//! reference of the same controller step in the same world, which agrees with the simulation at
+//! every sync (see tests/simulate.rs) — over the same 30 days and prints the per-sync ratio.
 
 use std::time::Instant;
 
@@ -54,6 +56,17 @@ fn run(manifest: &str, duration: &str, output: &str) -> f64 {
     t.elapsed().as_secs_f64()
 }
 
+/// The Python reference's time for `syncs` syncs, or `None` without python3.
+fn reference(syncs: u64, behavior: &str) -> Option<f64> {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/simulate_reference.py");
+    let out = std::process::Command::new("python3")
+        .args([script, &syncs.to_string(), behavior])
+        .output()
+        .ok()?;
+    let text = String::from_utf8(out.stdout).ok()?;
+    text.split_whitespace().nth(1)?.parse().ok()
+}
+
 fn main() {
     let dir = env!("CARGO_MANIFEST_DIR");
     let behavior = format!("{dir}/tests/simulate_data/cpu-default-behavior.yaml");
@@ -66,6 +79,7 @@ fn main() {
         day * 1e3,
         rss_day
     );
+    let mut best_text = f64::MAX;
     for (label, manifest, output) in [
         ("default behavior, text", &behavior, "text"),
         ("default behavior, csv ", &behavior, "csv"),
@@ -82,5 +96,17 @@ fn main() {
             best * 1e6 / 172_800.0,
             peak_rss_kib()
         );
+        if output == "text" && manifest == &behavior {
+            best_text = best;
+        }
+    }
+    match reference(172_800, "default") {
+        Some(py) => println!(
+            "Python reference, 30 days, default behavior:     {:>7.1} ms ({:.2} µs per sync); simulate is {:.1}× faster per sync",
+            py * 1e3,
+            py * 1e6 / 172_800.0,
+            py / best_text
+        ),
+        None => println!("Python reference: python3 not found, ratio not measured"),
     }
 }

@@ -361,7 +361,7 @@ _kubectl__hpa() {
             return 0
             ;;
         kubectl__hpa__subcmd__simulate)
-            opts="-o -A -n -h --kubeconfig --context --cluster --user --as --as-group --request-timeout --snapshot --hpa --replicas --requests --scenario --demand --per-pod --value --interpolation --duration --now --pod-startup --startup-cpu --startup-burst --metrics-lag --metrics-window --history --compare --output --timeline --width --tolerance --cpu-initialization-period --initial-readiness-delay --downscale-stabilization --sync-period --kubernetes-version --feature-gates --all-namespaces --namespace --help"
+            opts="-o -A -n -h --kubeconfig --context --cluster --user --as --as-group --request-timeout --snapshot --hpa --replicas --requests --scenario --demand --per-pod --value --prometheus --since --until --query --interpolation --duration --now --pod-startup --startup-cpu --startup-burst --metrics-lag --metrics-window --history --chart --compare --output --timeline --width --tolerance --cpu-initialization-period --initial-readiness-delay --downscale-stabilization --sync-period --kubernetes-version --feature-gates --all-namespaces --namespace --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -427,6 +427,22 @@ _kubectl__hpa() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --prometheus)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --query)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --interpolation)
                     COMPREPLY=($(compgen -W "step linear" -- "${cur}"))
                     return 0
@@ -463,16 +479,20 @@ _kubectl__hpa() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --chart)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --compare)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "text json csv" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text json csv svg" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text json csv" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text json csv svg" -- "${cur}"))
                     return 0
                     ;;
                 --timeline)

@@ -90,6 +90,10 @@ complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l sce
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l demand -d 'Total load of a metric shared by the Ready pods, e.g. cpu=ramp:1:6:5m:20m (repeatable)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l per-pod -d 'Per-pod value of a metric, independent of replicas, e.g. memory=300Mi (repeatable)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l value -d 'Value of an Object or External metric, e.g. queue_depth=step:10:200:5m (repeatable)' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l prometheus -d 'Read the load of the HPA\'s metrics from this Prometheus (http://HOST:PORT)' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l since -d 'How far back the replay starts [default: 24h]' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l until -d 'When the replay ends (RFC3339) [default: now]' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l query -d 'The PromQL of a metric\'s load, e.g. http_requests=sum(rate(http_requests_total{namespace="shop"}[2m])) (repeatable; required for Pods, Object and External metrics)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l interpolation -d 'How recorded series are read between points [default: linear]' -r -f -a "step\t'A point\'s value holds until the next point'
 linear\t'Straight line between neighbouring points'"
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l duration -d 'Length of the run [default: 1h]' -r
@@ -99,11 +103,13 @@ complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l sta
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l startup-burst -d 'How long the start-up CPU burst lasts after creation [default: --pod-startup]' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l metrics-lag -d 'Age of the load a metric sample describes [default: 15s]' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l metrics-window -d 'Window of the metric samples; a new pod has samples after one window [default: 15s]' -r
-complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l history -d 'The controller\'s in-memory history at the start (as for explain)' -r -F
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l history -d 'The controller\'s memory at the start: auto (inferred from a live HPA or a snapshot; with --hpa, a controller that has been running at the start), none (empty), or a history FILE' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l chart -d 'Also draw the run as an SVG chart into FILE (one panel per configuration)' -r -F
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l compare -d 'Run a second HPA manifest on the same world and load, and compare' -r -F
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -s o -l output -d 'Output format' -r -f -a "text\t'Settings, timeline, chart and summary for people'
 json\t'The whole run as one JSON document (timeline rows streamed)'
-csv\t'The timeline as CSV, one row per sync'"
+csv\t'The timeline as CSV, one row per sync'
+svg\t'The chart as SVG (load, target band, desired and Ready replicas, scale events)'"
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l timeline -d 'Which ticks the text timeline shows' -r -f -a "changes\t'Ticks where the replicas, readiness, proposal or deciding rule changed'
 all\t'Every tick'
 none\t'No timeline (chart and summary only)'"

@@ -288,6 +288,165 @@ fn demand_is_shared_so_utilization_falls_as_replicas_rise() {
     assert_eq!(rows.last().unwrap()["replicas"], "6");
 }
 
+#[test]
+fn a_simulated_running_controller_holds_its_first_sync_where_an_empty_memory_scaled_down() {
+    // 10 pods of 1 core serving 1 core: 10 % for a 70 % target proposes 2 replicas.
+    let args = |history: &'static str| {
+        csv(&[
+            "simulate",
+            "--hpa",
+            &data("cpu.yaml"),
+            "--replicas",
+            "10",
+            "--requests",
+            "cpu=1",
+            "--demand",
+            "cpu=1",
+            "--duration",
+            "6m",
+            "--history",
+            history,
+        ])
+    };
+    let empty = args("none");
+    assert_eq!(
+        empty[0]["replicas"], "2",
+        "an empty memory scales down at once"
+    );
+    let running = args("auto");
+    assert_eq!(running[0]["proposal"], "2");
+    assert_eq!(
+        running[0]["replicas"], "10",
+        "a running controller holds for the 5-minute window"
+    );
+    let replicas: Vec<i32> = col(&running, "replicas");
+    let first_down = replicas.iter().position(|r| *r < 10).unwrap();
+    // The no-behavior path drops a recommendation once it is older than the window
+    // (`Before(now - 5m)`): the one remembered at +0 s still holds at +300 s.
+    assert_eq!(running[first_down]["offset_seconds"], "315");
+    assert_eq!(replicas[first_down], 2);
+    // The default is auto, and the text output says which memory the run started from.
+    let text = ok(&[
+        "simulate",
+        "--hpa",
+        &data("cpu.yaml"),
+        "--replicas",
+        "10",
+        "--requests",
+        "cpu=1",
+        "--demand",
+        "cpu=1",
+        "--duration",
+        "1m",
+    ]);
+    assert!(
+        text.contains("memory      a controller that has been running with 10 replicas"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_lagged_sample_divides_its_demand_among_the_pods_of_its_own_time() {
+    // 2 cores on 10 pods of 1 core is 20 % against a 50 % target: 4 replicas, held by the
+    // 120 s window until +120 s. With a 60 s lag the sample at +135 s describes +75 s, when
+    // 10 pods served the 2 cores: 20 %, not 2 cores over the 4 pods left (50 %).
+    let rows = csv(&[
+        "simulate",
+        "--hpa",
+        &data("cpu-window-120s.yaml"),
+        "--replicas",
+        "10",
+        "--requests",
+        "cpu=1",
+        "--demand",
+        "cpu=2",
+        "--metrics-lag",
+        "60s",
+        "--duration",
+        "4m",
+    ]);
+    let at = |t: &str| rows.iter().find(|r| r["offset_seconds"] == t).unwrap();
+    assert_eq!(
+        (
+            at("120")["replicas_before"].as_str(),
+            at("120")["replicas"].as_str()
+        ),
+        ("10", "4")
+    );
+    assert_eq!(at("135")["cpu_value"], "20");
+    // From +180 s the samples describe the time after the scale-down: 4 pods, 50 %.
+    assert_eq!(at("180")["cpu_value"], "50");
+}
+
+#[test]
+fn an_independent_python_reference_agrees_at_every_sync() {
+    // benches/simulate_reference.py: the controller step and the world written plainly (the
+    // benchmark's reference). A day of a sine load, default behavior and the no-behavior path.
+    let have_python = Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !have_python {
+        eprintln!(
+            "\n!!!!! SKIPPED: python3 is missing; the reference cross-check did not run !!!!!\n"
+        );
+        return;
+    }
+    for (manifest, behavior) in [
+        ("cpu-default-behavior.yaml", "default"),
+        ("cpu.yaml", "none"),
+    ] {
+        let rows = csv(&[
+            "simulate",
+            "--hpa",
+            &data(manifest),
+            "--replicas",
+            "4",
+            "--requests",
+            "cpu=500m",
+            "--demand",
+            "cpu=sine:4:3:24h",
+            "--duration",
+            "24h",
+        ]);
+        let ours: Vec<String> = rows.iter().map(|r| r["replicas"].clone()).collect();
+        let out_file = std::env::temp_dir().join(format!(
+            "kubectl-hpa-reference-{behavior}-{}.txt",
+            std::process::id()
+        ));
+        let out = Command::new("python3")
+            .arg(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/benches/simulate_reference.py"
+            ))
+            .args(["5760", behavior, "--replicas-out"])
+            .arg(&out_file)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let theirs: Vec<String> = std::fs::read_to_string(&out_file)
+            .unwrap()
+            .split_whitespace()
+            .map(str::to_string)
+            .collect();
+        let _ = std::fs::remove_file(&out_file);
+        assert_eq!(ours.len(), 5760);
+        let first_difference = ours.iter().zip(&theirs).position(|(a, b)| a != b);
+        assert_eq!(first_difference, None, "{behavior}: replicas differ");
+        // The run is not trivial: it scales both ways.
+        assert!(
+            ours.iter().any(|r| r == "20") || ours.iter().any(|r| r.parse::<i32>().unwrap() > 12)
+        );
+        assert!(
+            ours.iter().any(|r| r == "2") || ours.iter().any(|r| r.parse::<i32>().unwrap() < 6)
+        );
+    }
+}
+
 // --- Inputs --------------------------------------------------------------------------------------
 
 #[test]
@@ -383,7 +542,9 @@ fn text_output_has_timeline_chart_and_summary() {
         "load cpu",
         "Summary",
         "peak replicas",
-        "pod-minutes",
+        "pod-hours",
+        "worst under-provisioned interval",
+        "flapping (changes within 5m)",
     ] {
         assert!(text.contains(part), "missing {part}: {text}");
     }
@@ -420,6 +581,22 @@ fn compare_runs_both_configurations_on_the_same_load() {
     let text = ok(&args);
     assert!(text.contains("difference"), "{text}");
     assert!(text.contains("replicas [compare]"), "{text}");
+    // The two configurations' columns stay aligned whatever rule decided each sync, and the
+    // differences carry their units.
+    let bars: Vec<usize> = text
+        .lines()
+        .filter(|l| l.contains(" | "))
+        .map(|l| l.chars().position(|c| c == '|').unwrap())
+        .collect();
+    assert!(bars.len() > 3, "{text}");
+    assert!(bars.iter().all(|b| *b == bars[0]), "{bars:?}\n{text}");
+    assert!(
+        text.lines()
+            .filter(|l| l.contains(" | "))
+            .all(|l| l == l.trim_end()),
+        "no trailing spaces"
+    );
+    assert!(text.contains(" pod-h "), "{text}");
 }
 
 #[test]
@@ -445,6 +622,95 @@ fn json_output_is_one_valid_document_with_settings_and_defaults() {
     assert_eq!(v["settings"]["syncPeriod"], "15s");
     assert_eq!(v["timeline"].as_array().unwrap().len(), 4);
     assert_eq!(v["difference"], serde_json::Value::Null);
+}
+
+#[test]
+fn svg_chart_has_a_panel_per_configuration_with_its_series_and_axes() {
+    let svg = ok(&[
+        "simulate",
+        "--hpa",
+        &data("cpu.yaml"),
+        "--requests",
+        "cpu=500m",
+        "--demand",
+        "cpu=spike:1:6:10m:20m",
+        "--duration",
+        "1h",
+        "--compare",
+        &data("cpu-default-behavior.yaml"),
+        "-o",
+        "svg",
+    ]);
+    let doc = roxmltree::Document::parse(&svg).expect("well-formed SVG");
+    assert_eq!(doc.root_element().tag_name().name(), "svg");
+    let series: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("polyline"))
+        .filter_map(|n| n.attribute("data-series"))
+        .collect();
+    // The shared load, then metric, desired and ready per configuration.
+    assert_eq!(
+        series,
+        ["load", "metric", "desired", "ready", "metric", "desired", "ready"]
+    );
+    let panels = doc
+        .descendants()
+        .filter(|n| n.attribute("class") == Some("panel"))
+        .count();
+    assert_eq!(panels, 2);
+    let plot = |id: &str| {
+        let g = doc
+            .descendants()
+            .find(|n| n.attribute("id") == Some(id))
+            .unwrap_or_else(|| panic!("no plot {id}"));
+        let f = |a: &str| g.attribute(a).unwrap().parse::<f64>().unwrap();
+        (
+            f("data-x-min"),
+            f("data-x-max"),
+            f("data-y-min"),
+            f("data-y-max"),
+        )
+    };
+    // One hour on the x axis; the 6-core spike fits the load axis.
+    assert_eq!(plot("load"), (0.0, 3600.0, 0.0, 10.0));
+    // 6 cores at 70 % of 500m need 18 pods: the replicas axis reaches 20.
+    for id in ["replicas-0", "replicas-1"] {
+        assert_eq!(plot(id), (0.0, 3600.0, 0.0, 20.0), "{id}");
+    }
+    // The metric axis covers the target band (70 % ± 10 %) and the peaks.
+    let band = doc
+        .descendants()
+        .find(|n| n.attribute("class") == Some("band"))
+        .expect("a target band");
+    assert!(band.attribute("height").is_some());
+    assert!(plot("metric-0").3 >= 77.0);
+    // Scale events are marked.
+    let ups = doc
+        .descendants()
+        .find(|n| n.attribute("data-events") == Some("scale-up"))
+        .unwrap();
+    assert!(ups.attribute("d").unwrap().contains('M'));
+    // --chart writes the same picture next to the text output.
+    let file = std::env::temp_dir().join(format!("kubectl-hpa-chart-{}.svg", std::process::id()));
+    let path = file.display().to_string();
+    let text = ok(&[
+        "simulate",
+        "--hpa",
+        &data("cpu.yaml"),
+        "--requests",
+        "cpu=500m",
+        "--demand",
+        "cpu=spike:1:6:10m:20m",
+        "--duration",
+        "1h",
+        "--compare",
+        &data("cpu-default-behavior.yaml"),
+        "--chart",
+        &path,
+    ]);
+    assert!(text.contains("Summary"));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), svg);
+    let _ = std::fs::remove_file(&file);
 }
 
 // --- Bad input --------------------------------------------------------------------------------------
@@ -607,4 +873,36 @@ fn bad_shorthand_and_prometheus_exports_are_refused() {
         &format!("cpu=prom:{}", data("load.csv")),
     ]);
     assert!(err.contains("load.csv: invalid JSON at line 1"), "{err}");
+}
+
+/// From a snapshot, `--history auto` starts from the memory explain infers from the HPA's status
+/// and Events: the controller that scaled to 8 at 11:55:30 holds until the 8 leaves the 300 s
+/// window at 12:00:30 — as `explain` says — where an empty memory scales down at once.
+#[test]
+fn a_snapshot_starts_from_the_memory_explain_infers() {
+    let snap = format!(
+        "{}/examples/held-by-window.yaml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let base = [
+        "simulate",
+        "frontend",
+        "-n",
+        "shop",
+        "--snapshot",
+        &snap,
+        "--duration",
+        "1m",
+    ];
+    let rows = csv(&base);
+    let replicas: Vec<i32> = col(&rows, "replicas");
+    assert_eq!(
+        replicas[..3],
+        [8, 8, 4],
+        "hold at +0 s and +15 s, down at +30 s"
+    );
+    let mut none = base.to_vec();
+    none.extend(["--history", "none"]);
+    let replicas: Vec<i32> = col(&csv(&none), "replicas");
+    assert_eq!(replicas[0], 4, "an empty memory scales down at once");
 }

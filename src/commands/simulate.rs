@@ -26,10 +26,12 @@ use crate::duration::{format_go_duration, parse_go_duration};
 use crate::quantity::parse_milli;
 use crate::simulate::chart::{self, ChartBuilder, Hue};
 use crate::simulate::engine::{Simulation, TickRecord};
+use crate::simulate::memory::{self, HistoryChoice};
 use crate::simulate::scenario::{LoadDecl, LoadSource, Scenario};
 use crate::simulate::series::{self, num, parse_csv, parse_prometheus, Interpolation, SpecSource};
 use crate::simulate::summary::{Summary, SummaryBuilder};
 use crate::simulate::world::{metric_load_name, Load, LoadKind, World, WorldParams};
+use crate::simulate::{backtest, prometheus::Endpoint, svg};
 use crate::simulate::{observed_load, series::Signal};
 use crate::snapshot::{Snapshot, Workload};
 
@@ -53,6 +55,10 @@ Examples:
   # Replay a day of recorded traffic and compare with a candidate configuration
   kubectl hpa simulate --hpa hpa.yaml --requests cpu=250m --scenario day.yaml --compare hpa-new.yaml
 
+  # Backtest: what would a candidate have done over the last day of recorded load?
+  kubectl hpa simulate web -n shop --prometheus http://127.0.0.1:9090 --since 24h \\
+      --compare hpa-new.yaml --chart day.svg
+
   # The timeline as CSV or JSON
   kubectl hpa simulate --hpa hpa.yaml --requests cpu=500m --demand cpu=sine:4:2:1h -o csv
 
@@ -68,6 +74,8 @@ pub enum SimOutput {
     Json,
     /// The timeline as CSV, one row per sync
     Csv,
+    /// The chart as SVG (load, target band, desired and Ready replicas, scale events)
+    Svg,
 }
 
 /// Which ticks the text timeline shows.
@@ -121,6 +129,35 @@ pub struct SimulateArgs {
     /// Value of an Object or External metric, e.g. queue_depth=step:10:200:5m (repeatable)
     #[arg(long, value_name = "METRIC=LOAD", help_heading = "Load")]
     pub value: Vec<String>,
+    /// Read the load of the HPA's metrics from this Prometheus (http://HOST:PORT)
+    #[arg(long, value_name = "URL", help_heading = "Backtest")]
+    pub prometheus: Option<String>,
+    /// How far back the replay starts [default: 24h]
+    #[arg(
+        long,
+        value_name = "DURATION",
+        requires = "prometheus",
+        conflicts_with = "duration",
+        help_heading = "Backtest"
+    )]
+    pub since: Option<String>,
+    /// When the replay ends (RFC3339) [default: now]
+    #[arg(
+        long,
+        value_name = "RFC3339",
+        requires = "prometheus",
+        conflicts_with = "now",
+        help_heading = "Backtest"
+    )]
+    pub until: Option<String>,
+    /// The PromQL of a metric's load, e.g. http_requests=sum(rate(http_requests_total{namespace="shop"}[2m])) (repeatable; required for Pods, Object and External metrics)
+    #[arg(
+        long,
+        value_name = "METRIC=PROMQL",
+        requires = "prometheus",
+        help_heading = "Backtest"
+    )]
+    pub query: Vec<String>,
     /// How recorded series are read between points [default: linear]
     #[arg(long, value_enum, help_heading = "Load")]
     pub interpolation: Option<Interpolation>,
@@ -146,10 +183,20 @@ pub struct SimulateArgs {
     /// Window of the metric samples; a new pod has samples after one window [default: 15s]
     #[arg(long, value_name = "DURATION", help_heading = "World")]
     pub metrics_window: Option<String>,
-    /// The controller's in-memory history at the start (as for explain)
-    #[arg(long, value_name = "FILE", help_heading = "World")]
-    pub history: Option<PathBuf>,
+    /// The controller's memory at the start: auto (inferred from a live HPA or a snapshot; with
+    /// --hpa, a controller that has been running at the start), none (empty), or a history FILE
+    #[arg(
+        long,
+        value_name = "auto|none|FILE",
+        default_value = "auto",
+        value_parser = HistoryChoice::parse,
+        help_heading = "World"
+    )]
+    pub history: HistoryChoice,
 
+    /// Also draw the run as an SVG chart into FILE (one panel per configuration)
+    #[arg(long, value_name = "FILE.svg")]
+    pub chart: Option<PathBuf>,
     /// Run a second HPA manifest on the same world and load, and compare
     #[arg(long, value_name = "FILE")]
     pub compare: Option<PathBuf>,
@@ -166,6 +213,8 @@ pub struct SimulateArgs {
     pub controller: ControllerFlags,
 }
 
+/// Direction changes within this long of the previous scale event count as flapping.
+const FLAPPING_WINDOW: SignedDuration = SignedDuration::from_secs(300);
 /// The largest run accepted (ticks).
 const MAX_TICKS: u64 = 20_000_000;
 /// Start time when neither the snapshot nor the flags give one (deterministic output).
@@ -237,6 +286,8 @@ struct Config {
     sim: Simulation,
     summary: SummaryBuilder,
     chart: ChartBuilder,
+    /// The SVG chart's data (with --chart or -o svg).
+    track: Option<svg::Track>,
     /// Short column names of its metrics.
     metric_names: Vec<String>,
 }
@@ -254,12 +305,14 @@ struct Plan {
     loads: Vec<Load>,
     replay: bool,
     source_note: String,
+    /// Where the controller's memory at the start came from.
+    memory_note: String,
 }
 
 /// Run `simulate`, writing its output to `out` as the run progresses (the timeline is never
 /// held in memory). Errors happen before the first byte is written, except write errors.
 pub fn execute(args: &SimulateArgs, env: &Environment, out: &mut dyn Write) -> Result<()> {
-    let settings = resolve_settings(&args.controller).map_err(anyhow::Error::msg)?;
+    let settings = resolve_settings(&args.controller)?;
     let scenario = match &args.scenario {
         Some(p) => {
             let text = std::fs::read_to_string(p)
@@ -269,13 +322,168 @@ pub fn execute(args: &SimulateArgs, env: &Environment, out: &mut dyn Write) -> R
         }
         None => Scenario::default(),
     };
-    let history = match &args.history {
-        Some(p) => read_history(p).map_err(anyhow::Error::msg)?,
-        None => History::default(),
-    };
     let requests = args.requests.as_deref().map(parse_requests).transpose()?;
+    let source = resolve_source(args)?;
+    let settings = settings_for_source(args, &source, settings)?;
+    let backtest = backtest_range(args)?;
+    let (start, start_origin) = resolve_start(args, &scenario, &source, backtest.as_ref())?;
+    let (base_input, compare_input, memory) = resolve_inputs(args, &source, &settings, start)?;
+    let (world, world_shown) = resolve_world(args, &scenario)?;
+    let interp = args
+        .interpolation
+        .or(scenario.interpolation)
+        .unwrap_or_default();
+    let inputs: Vec<&Input> = std::iter::once(&base_input)
+        .chain(compare_input.as_ref())
+        .collect();
+    let mut loads = flag_and_scenario_loads(args, &scenario, interp)?;
+    check_known(&loads, &inputs)?;
+    if let (Some(url), Some((from, until, _))) = (&args.prometheus, &backtest) {
+        let range = backtest::Range {
+            start: *from,
+            end: *until,
+            step: settings.sync_period,
+            lead: world.metrics_lag,
+            metrics_window: world.metrics_window,
+            interpolation: interp,
+        };
+        loads.extend(prometheus_loads(args, url, &range, &loads, &inputs)?);
+    }
+    let replay = !source.manifest && loads.is_empty();
+    if !source.manifest {
+        add_observed_loads(&mut loads, &inputs)?;
+    }
+    let (duration, duration_origin, ticks) =
+        resolve_duration(args, &scenario, &settings, backtest.as_ref())?;
+    let (snap, manifest) = (&source.snap, source.manifest);
 
-    // The source: a snapshot, or a manifest with a synthetic target.
+    let mut plan = Plan {
+        settings: settings.clone(),
+        world,
+        world_shown,
+        start,
+        start_origin,
+        duration,
+        duration_origin,
+        ticks,
+        loads,
+        replay,
+        memory_note: memory.note.clone(),
+        source_note: source_note(args, &source, replay),
+    };
+
+    let mut configs = vec![build_config(
+        "base",
+        &plan,
+        base_input,
+        manifest,
+        args,
+        requests.as_ref(),
+        snap,
+    )?];
+    if let Some(ci) = compare_input {
+        let src = args
+            .compare
+            .as_deref()
+            .unwrap_or(Path::new(""))
+            .display()
+            .to_string();
+        let mut c = build_config(
+            "compare",
+            &plan,
+            ci,
+            manifest,
+            args,
+            requests.as_ref(),
+            snap,
+        )?;
+        c.source = src;
+        configs.push(c);
+    }
+    configs[0].source = plan.source_note.clone();
+    if let (Some(url), Some((from, until, _))) = (&args.prometheus, &backtest) {
+        plan.source_note.push_str(&format!(
+            "; load recorded by Prometheus {url} from {from} to {until}"
+        ));
+    }
+    run_configs(args, env, out, &plan, &mut configs)
+}
+
+/// How the output names the source.
+fn source_note(args: &SimulateArgs, source: &Source, replay: bool) -> String {
+    if source.manifest {
+        return format!(
+            "manifest {} with synthetic pods",
+            args.hpa.as_deref().unwrap_or(Path::new("")).display()
+        );
+    }
+    format!(
+        "{}{}",
+        match &args.snapshot {
+            Some(p) => format!("snapshot {}", p.display()),
+            None => format!(
+                "live cluster, HPA {}/{} as fetched now",
+                source.namespace, source.name
+            ),
+        },
+        if replay {
+            " (tick 0 replays the snapshot's own pods and samples, as explain does)"
+        } else {
+            ""
+        }
+    )
+}
+
+/// Run the syncs of every configuration, streaming the output.
+fn run_configs(
+    args: &SimulateArgs,
+    env: &Environment,
+    out: &mut dyn Write,
+    plan: &Plan,
+    configs: &mut [Config],
+) -> Result<()> {
+    let color = env.color() && args.output == SimOutput::Text;
+    let mut sink = Sink::new(args, plan, configs, color);
+    sink.begin(out, plan, configs)?;
+    for _ in 0..plan.ticks {
+        for c in configs.iter_mut() {
+            let r = c.sim.step();
+            c.summary.add(r);
+            c.chart.add(r);
+            if let Some(t) = &mut c.track {
+                t.add(r);
+            }
+        }
+        match &*configs {
+            [a] => sink.row(out, &[a.sim.record()], configs)?,
+            [a, b] => sink.row(out, &[a.sim.record(), b.sim.record()], configs)?,
+            _ => unreachable!("one or two configurations"),
+        }
+    }
+    let summaries: Vec<Summary> = configs.iter().map(|c| c.summary.finish()).collect();
+    if let Some(path) = &args.chart {
+        std::fs::write(path, svg_chart(plan, configs, &summaries))
+            .with_context(|| format!("--chart: cannot write {}", path.display()))?;
+    }
+    if args.output == SimOutput::Svg {
+        out.write_all(svg_chart(plan, configs, &summaries).as_bytes())?;
+        return Ok(());
+    }
+    sink.end(out, plan, configs, &summaries)?;
+    Ok(())
+}
+
+/// Where the HPA comes from.
+struct Source {
+    snap: Snapshot,
+    namespace: String,
+    name: String,
+    /// A manifest with a synthetic target (`--hpa`), not a snapshot or a live HPA.
+    manifest: bool,
+}
+
+/// The source: a snapshot, a manifest with a synthetic target, or a live HPA.
+fn resolve_source(args: &SimulateArgs) -> Result<Source> {
     let (snap, namespace, name, manifest) = match (&args.snapshot, &args.hpa) {
         (Some(path), None) => {
             let snap = Snapshot::from_file(path).map_err(|e| anyhow!(e))?;
@@ -324,22 +532,44 @@ pub fn execute(args: &SimulateArgs, env: &Environment, out: &mut dyn Write) -> R
     if args.replicas.is_some() && !manifest {
         bail!("--replicas applies to --hpa; with --snapshot the starting replicas come from the snapshot");
     }
-    // The release: the flag, else the server's /version (live) or the one the snapshot
-    // recorded, else the newest release.
+    Ok(Source {
+        snap,
+        namespace,
+        name,
+        manifest,
+    })
+}
+
+/// The release: the flag, else the server's /version (live) or the one the snapshot recorded,
+/// else the newest release; `--feature-gates` checked against it.
+fn settings_for_source(
+    args: &SimulateArgs,
+    source: &Source,
+    settings: Settings,
+) -> Result<Settings> {
     let live = args.snapshot.is_none() && args.hpa.is_none();
-    let evidence = snap
+    let evidence = source
+        .snap
         .server_version
         .as_deref()
-        .filter(|_| !manifest)
+        .filter(|_| !source.manifest)
         .map(|v| match live {
             true => crate::core::Evidence::Server(v),
             false => crate::core::Evidence::Snapshot(v),
         });
-    let settings = settings
+    settings
         .for_evidence(evidence)
-        .map_err(|e| anyhow::Error::new(crate::cli::UsageError(format!("--feature-gates: {e}"))))?;
+        .map_err(|e| anyhow::Error::new(crate::cli::UsageError(format!("--feature-gates: {e}"))))
+}
 
-    // Start time.
+/// The start time and how it was chosen.
+fn resolve_start(
+    args: &SimulateArgs,
+    scenario: &Scenario,
+    source: &Source,
+    backtest: Option<&(Timestamp, Timestamp, String)>,
+) -> Result<(Timestamp, String)> {
+    let (snap, manifest) = (&source.snap, source.manifest);
     let flag_now = args
         .now
         .as_deref()
@@ -348,7 +578,9 @@ pub fn execute(args: &SimulateArgs, env: &Environment, out: &mut dyn Write) -> R
                 .map_err(|e| anyhow!("--now: invalid RFC3339 time {t:?}: {e}"))
         })
         .transpose()?;
-    let (start, start_origin) = if let Some(t) = flag_now {
+    let (start, start_origin) = if let Some((from, _, origin)) = backtest {
+        (*from, origin.clone())
+    } else if let Some(t) = flag_now {
         (t, "--now".to_string())
     } else if let Some(t) = scenario.start {
         (t, "the scenario's start".to_string())
@@ -363,23 +595,72 @@ pub fn execute(args: &SimulateArgs, env: &Environment, out: &mut dyn Write) -> R
         )
     };
 
-    let base_input = snap
-        .input_for(&namespace, &name, settings.clone(), history.clone(), start)
+    Ok((start, start_origin))
+}
+
+/// The core inputs of the base and compare configurations, with the controller's memory at
+/// the start.
+fn resolve_inputs(
+    args: &SimulateArgs,
+    source: &Source,
+    settings: &Settings,
+    start: Timestamp,
+) -> Result<(Input, Option<Input>, memory::StartingMemory)> {
+    let (snap, namespace, name, manifest) = (
+        &source.snap,
+        &source.namespace,
+        &source.name,
+        source.manifest,
+    );
+    let file_history = match &args.history {
+        HistoryChoice::File(p) => Some(read_history(p).map_err(anyhow::Error::msg)?),
+        _ => None,
+    };
+    let mut base_input = snap
+        .input_for(namespace, name, settings.clone(), History::default(), start)
         .map_err(|e| anyhow!(e))?;
+    let memory = match (&args.history, file_history) {
+        (HistoryChoice::File(p), Some(h)) => memory::from_file(h, p),
+        (HistoryChoice::None, _) => memory::empty(),
+        _ if manifest => memory::running_at_start(
+            start,
+            base_input
+                .scale
+                .as_ref()
+                .map(|s| s.spec_replicas)
+                .unwrap_or(0),
+        ),
+        // The memory explain infers from the same source (status and SuccessfulRescale Events).
+        _ => {
+            let rescales = crate::events::rescales(&snap.other, namespace, name);
+            crate::core::evaluate_with_memory(
+                &mut base_input,
+                &crate::core::HistoryMode::Auto,
+                &rescales,
+            );
+            memory::from_source(std::mem::take(&mut base_input.history), &snap.source)
+        }
+    };
+    base_input.history = memory.history.clone();
+    let history = &memory.history;
 
     // The compare configuration: the other manifest's spec on the same target.
     let compare_input = match &args.compare {
         Some(path) => Some(compare_input(
-            &snap, &namespace, &name, path, &settings, &history, start,
+            snap, namespace, name, path, settings, history, start,
         )?),
         None => None,
     };
 
-    // Loads: scenario entries, overridden by flags for the same metric.
-    let interp = args
-        .interpolation
-        .or(scenario.interpolation)
-        .unwrap_or_default();
+    Ok((base_input, compare_input, memory))
+}
+
+/// Loads from the scenario, overridden by the flags for the same metric; files read.
+fn flag_and_scenario_loads(
+    args: &SimulateArgs,
+    scenario: &Scenario,
+    interp: Interpolation,
+) -> Result<Vec<Load>> {
     let mut decls: Vec<LoadDecl> = scenario.loads.clone();
     for (flag, kind, values) in [
         ("--demand", LoadKind::Demand, &args.demand),
@@ -438,17 +719,22 @@ pub fn execute(args: &SimulateArgs, env: &Environment, out: &mut dyn Write) -> R
             origin: d.origin,
         });
     }
-    // Every load must drive a metric of one of the configurations.
-    let mut known: Vec<&str> = base_input
-        .hpa
-        .metrics
+    Ok(loads)
+}
+
+/// Every load must drive a metric of one of the configurations.
+fn check_known(loads: &[Load], inputs: &[&Input]) -> Result<()> {
+    let mut known: Vec<&str> = Vec::new();
+    // The compare configuration usually has the same metrics: name each once.
+    for m in inputs
         .iter()
-        .filter_map(metric_load_name)
-        .collect();
-    if let Some(c) = &compare_input {
-        known.extend(c.hpa.metrics.iter().filter_map(metric_load_name));
+        .flat_map(|i| i.hpa.metrics.iter().filter_map(metric_load_name))
+    {
+        if !known.contains(&m) {
+            known.push(m);
+        }
     }
-    for l in &loads {
+    for l in loads {
         if !known.contains(&l.metric.as_str()) {
             bail!(
                 "{}: unknown metric {:?}: the HPA's metrics are {}",
@@ -462,27 +748,194 @@ pub fn execute(args: &SimulateArgs, env: &Environment, out: &mut dyn Write) -> R
             );
         }
     }
-    let replay = !manifest && loads.is_empty();
-    if !manifest {
-        for input in std::iter::once(&base_input).chain(compare_input.as_ref()) {
-            for i in 0..input.hpa.metrics.len() {
-                let Some(name) = metric_load_name(&input.hpa.metrics[i]) else {
-                    continue;
-                };
-                if loads.iter().any(|l| l.metric == name) {
-                    continue;
-                }
-                let observed = observed_load(input, i).ok_or_else(|| {
-                    anyhow!(
-                        "no load for metric {name:?} and the snapshot holds no samples for it: give one with --demand/--per-pod/--value {name}=... or in the scenario"
-                    )
-                })?;
-                loads.push(observed);
+    Ok(())
+}
+
+/// A backtest's loads: the metrics without a load from the flags or the scenario, read from
+/// Prometheus.
+fn prometheus_loads(
+    args: &SimulateArgs,
+    url: &str,
+    range: &backtest::Range,
+    given: &[Load],
+    inputs: &[&Input],
+) -> Result<Vec<Load>> {
+    let endpoint = Endpoint::parse(url)?;
+    let queries = backtest::parse_queries(&args.query)?;
+    let given: Vec<&str> = given.iter().map(|l| l.metric.as_str()).collect();
+    let planned = backtest::plan(inputs, &queries, &given, range)?;
+    Ok(backtest::fetch(&endpoint, &planned, range)?)
+}
+
+/// A snapshot's current load, held constant, for the metrics that have no other load.
+fn add_observed_loads(loads: &mut Vec<Load>, inputs: &[&Input]) -> Result<()> {
+    for input in inputs {
+        for i in 0..input.hpa.metrics.len() {
+            let Some(name) = metric_load_name(&input.hpa.metrics[i]) else {
+                continue;
+            };
+            if loads.iter().any(|l| l.metric == name) {
+                continue;
             }
+            let observed = observed_load(input, i).ok_or_else(|| {
+                anyhow!(
+                    "no load for metric {name:?} and the snapshot holds no samples for it: give one with --demand/--per-pod/--value {name}=... or in the scenario"
+                )
+            })?;
+            loads.push(observed);
         }
     }
+    Ok(())
+}
 
-    // World.
+/// The run's length, where it came from, and its number of syncs.
+fn resolve_duration(
+    args: &SimulateArgs,
+    scenario: &Scenario,
+    settings: &Settings,
+    backtest: Option<&(Timestamp, Timestamp, String)>,
+) -> Result<(SignedDuration, &'static str, u64)> {
+    let (duration, duration_origin) = match backtest {
+        Some((from, until, _)) => (until.duration_since(*from), "--since"),
+        None => pick(
+            args.duration
+                .as_deref()
+                .map(|d| flag_duration("duration", d))
+                .transpose()?,
+            scenario.duration,
+            SignedDuration::from_hours(1),
+        ),
+    };
+    if duration.is_zero() {
+        bail!("--duration: must be greater than zero");
+    }
+    let sync = settings.sync_period;
+    let ticks = (duration.as_nanos() as u128).div_ceil(sync.as_nanos().max(1) as u128) as u64;
+    if ticks > MAX_TICKS {
+        bail!(
+            "--duration {} at a {} sync period is {ticks} syncs; the limit is {MAX_TICKS}",
+            go(duration),
+            go(sync)
+        );
+    }
+
+    Ok((duration, duration_origin, ticks))
+}
+
+/// The SVG chart of the run: the load, then one panel per configuration.
+fn svg_chart(plan: &Plan, configs: &[Config], summaries: &[Summary]) -> String {
+    let panels: Vec<svg::Panel> = configs
+        .iter()
+        .zip(summaries)
+        .filter_map(|(c, s)| {
+            let track = c.track.as_ref()?;
+            let hpa = &c.sim.input().hpa;
+            let (band, unit) = match hpa.metrics.first() {
+                Some(m) => target_band(m, c.sim.tolerances()),
+                None => (None, ""),
+            };
+            Some(svg::Panel {
+                title: format!(
+                    "[{}] {}: peak {} pods, {} scale events, {} over target, {} pod-hours",
+                    c.label,
+                    c.source,
+                    s.peak_replicas,
+                    s.scale_events,
+                    series::secs(s.over_target_seconds.round()),
+                    num(num_round(s.pod_hours))
+                ),
+                track,
+                metric_label: match c.metric_names.first() {
+                    Some(n) if unit.is_empty() => n.clone(),
+                    Some(n) => format!("{n} ({unit})"),
+                    None => "no metric".into(),
+                },
+                band,
+            })
+        })
+        .collect();
+    let h = &configs[0].sim.input().hpa;
+    let load = plan
+        .loads
+        .first()
+        .map(|l| format!("{} ({}{})", l.metric, l.kind.as_str(), load_unit(l)))
+        .unwrap_or_else(|| "none".into());
+    svg::render(
+        &format!(
+            "kubectl hpa simulate {}/{} from {}",
+            h.namespace, h.name, plan.start
+        ),
+        &load,
+        plan.ticks as f64 * plan.settings.sync_period.as_secs_f64(),
+        &panels,
+    )
+}
+
+/// A metric's target and tolerance band in the unit the timeline shows it in, and that unit.
+fn target_band(m: &MetricSpec, (down, up): (f64, f64)) -> (Option<svg::Band>, &'static str) {
+    let t = match m {
+        MetricSpec::Resource { target, .. }
+        | MetricSpec::ContainerResource { target, .. }
+        | MetricSpec::Pods { target, .. }
+        | MetricSpec::Object { target, .. }
+        | MetricSpec::External { target, .. } => target,
+        MetricSpec::Unknown { .. } => return (None, ""),
+    };
+    let (value, unit) = if let Some(u) = t.average_utilization.filter(|_| t.average_value.is_none())
+    {
+        (u as f64, "%")
+    } else if let Some(av) = t.average_value {
+        (av as f64 / 1000.0, "")
+    } else if let Some(v) = t.value {
+        (v as f64 / 1000.0, "")
+    } else {
+        return (None, "");
+    };
+    (
+        Some((value * (1.0 - down), value, value * (1.0 + up))),
+        unit,
+    )
+}
+
+/// A backtest's range: `(start, end, how the start was chosen)`, or `None` without
+/// `--prometheus`.
+fn backtest_range(args: &SimulateArgs) -> Result<Option<(Timestamp, Timestamp, String)>> {
+    if args.prometheus.is_none() {
+        return Ok(None);
+    }
+    if args.now.is_some() || args.duration.is_some() {
+        bail!("--now and --duration do not apply to a backtest: it replays --since (default 24h) up to --until (default now)");
+    }
+    let until = match &args.until {
+        Some(t) => t
+            .parse::<Timestamp>()
+            .map_err(|e| anyhow!("--until: invalid RFC3339 time {t:?}: {e}"))?,
+        None => Timestamp::now(),
+    };
+    let since = flag_duration("since", args.since.as_deref().unwrap_or("24h"))?;
+    if since.is_zero() {
+        bail!("--since: must be greater than zero");
+    }
+    let from = until
+        .checked_sub(since)
+        .map_err(|_| anyhow!("--since {}: reaches before the year -9999", go(since)))?;
+    Ok(Some((
+        from,
+        until,
+        format!(
+            "--until {} minus --since {}",
+            if args.until.is_some() { "" } else { "(now)" },
+            go(since)
+        )
+        .replace("--until  minus", "--until minus"),
+    )))
+}
+
+/// The world's parameters: flag, then scenario, then default; and how to show them.
+fn resolve_world(
+    args: &SimulateArgs,
+    scenario: &Scenario,
+) -> Result<(WorldParams, Vec<(&'static str, Shown)>)> {
     let w = &scenario.world;
     let fd =
         |flag: &str, v: &Option<String>| v.as_deref().map(|s| flag_duration(flag, s)).transpose();
@@ -545,105 +998,7 @@ pub fn execute(args: &SimulateArgs, env: &Environment, out: &mut dyn Write) -> R
         ("metrics lag", Shown::new(go(metrics_lag), o4)),
         ("metrics window", Shown::new(go(metrics_window), o5)),
     ];
-
-    let (duration, duration_origin) = pick(
-        args.duration
-            .as_deref()
-            .map(|d| flag_duration("duration", d))
-            .transpose()?,
-        scenario.duration,
-        SignedDuration::from_hours(1),
-    );
-    if duration.is_zero() {
-        bail!("--duration: must be greater than zero");
-    }
-    let sync = settings.sync_period;
-    let ticks = (duration.as_nanos() as u128).div_ceil(sync.as_nanos().max(1) as u128) as u64;
-    if ticks > MAX_TICKS {
-        bail!(
-            "--duration {} at a {} sync period is {ticks} syncs; the limit is {MAX_TICKS}",
-            go(duration),
-            go(sync)
-        );
-    }
-
-    let plan = Plan {
-        settings: settings.clone(),
-        world,
-        world_shown,
-        start,
-        start_origin,
-        duration,
-        duration_origin,
-        ticks,
-        loads,
-        replay,
-        source_note: if manifest {
-            format!(
-                "manifest {} with synthetic pods",
-                args.hpa.as_deref().unwrap_or(Path::new("")).display()
-            )
-        } else {
-            format!(
-                "snapshot {}{}",
-                args.snapshot.as_deref().unwrap_or(Path::new("")).display(),
-                if replay {
-                    " (tick 0 replays the snapshot's own pods and samples, as explain does)"
-                } else {
-                    ""
-                }
-            )
-        },
-    };
-
-    let mut configs = vec![build_config(
-        "base",
-        &plan,
-        base_input,
-        manifest,
-        args,
-        requests.as_ref(),
-        &snap,
-    )?];
-    if let Some(ci) = compare_input {
-        let src = args
-            .compare
-            .as_deref()
-            .unwrap_or(Path::new(""))
-            .display()
-            .to_string();
-        let mut c = build_config(
-            "compare",
-            &plan,
-            ci,
-            manifest,
-            args,
-            requests.as_ref(),
-            &snap,
-        )?;
-        c.source = src;
-        configs.push(c);
-    }
-    configs[0].source = plan.source_note.clone();
-
-    let color = env.color() && args.output == SimOutput::Text;
-    let mut sink = Sink::new(args, &plan, &configs, color);
-    sink.begin(out, &plan, &configs)?;
-    for _ in 0..plan.ticks {
-        for c in configs.iter_mut() {
-            let r = c.sim.step();
-            c.summary.add(r);
-            c.chart.add(r);
-        }
-        match configs.as_slice() {
-            [a] => sink.row(out, &[a.sim.record()], &configs)?,
-            [a, b] => sink.row(out, &[a.sim.record(), b.sim.record()], &configs)?,
-            _ => unreachable!("one or two configurations"),
-        }
-    }
-    let summaries: Vec<Summary> = configs.iter().map(|c| c.summary.finish()).collect();
-    sink.end(out, &plan, &configs, &summaries)?;
-    Ok(())
+    Ok((world, world_shown))
 }
 
 /// Choose the HPA of a file: NAME (and -n), or the only one.
@@ -911,12 +1266,17 @@ fn build_config(
     Ok(Config {
         label,
         source: String::new(),
-        summary: SummaryBuilder::new(plan.settings.sync_period.as_secs_f64()),
+        summary: SummaryBuilder::new(
+            plan.settings.sync_period.as_secs_f64(),
+            FLAPPING_WINDOW.as_secs_f64(),
+        ),
         chart: ChartBuilder::new(
             plan.ticks,
             args.width.clamp(10, 1000),
             plan.settings.sync_period.as_secs_f64(),
         ),
+        track: (args.chart.is_some() || args.output == SimOutput::Svg)
+            .then(|| svg::Track::new(plan.ticks)),
         sim,
         metric_names,
     })
@@ -1033,8 +1393,7 @@ fn load_unit(l: &Load) -> &'static str {
 /// The assumptions of the world model, for the output.
 const WORLD_NOTES: &[&str] = &[
     "a new pod is Running at once and Ready after the pod start-up; it has metric samples once it has run for one metrics window",
-    "a demand is shared equally by the pods that were Ready when the sample was taken; pods that are not Ready serve nothing",
-    "a sample taken at a sync describes the load one metrics lag earlier",
+    "a sample taken at a sync describes the load one metrics lag earlier, shared equally by the pods that were Ready then (pods removed since included); pods that are not Ready serve nothing",
     "a scale-down removes not-Ready pods first, then the newest; removed pods disappear at once",
     "pod usage is not capped by limits; 'saturated' means above 100% of the request",
 ];
@@ -1121,6 +1480,29 @@ struct Sink {
     csv_maps: Vec<Vec<usize>>,
     /// Text: the last printed state, to show changes only.
     last_printed: Vec<Option<Printed>>,
+    /// Text: the width of each load column and of each configuration's metric columns (wide
+    /// enough for their headers, which are never cut).
+    load_widths: Vec<usize>,
+    metric_widths: Vec<Vec<usize>>,
+}
+
+/// The width of the RULE column: padded when a second configuration follows it, so that the
+/// columns of both stay aligned (`MetricsMatchCurrent` is the longest rule).
+fn rule_width(configs: usize) -> usize {
+    if configs > 1 {
+        19
+    } else {
+        0
+    }
+}
+
+/// The header of a configuration's metric column in the text timeline.
+fn metric_header(configs: &[Config], c: &Config, name: &str) -> String {
+    if configs.len() > 1 {
+        format!("{}:{name}", c.label)
+    } else {
+        name.to_string()
+    }
 }
 
 /// What the text timeline compares to decide whether a sync is worth a row:
@@ -1154,11 +1536,26 @@ impl Sink {
             csv_columns,
             csv_maps,
             last_printed: vec![None; configs.len()],
+            load_widths: plan
+                .loads
+                .iter()
+                .map(|l| (l.metric.chars().count() + 5).max(10))
+                .collect(),
+            metric_widths: configs
+                .iter()
+                .map(|c| {
+                    c.metric_names
+                        .iter()
+                        .map(|n| metric_header(configs, c, n).chars().count().max(14))
+                        .collect()
+                })
+                .collect(),
         }
     }
 
     fn begin(&mut self, out: &mut dyn Write, plan: &Plan, configs: &[Config]) -> Result<()> {
         match self.format {
+            SimOutput::Svg => Ok(()),
             SimOutput::Text => self.text_header(out, plan, configs),
             SimOutput::Json => self.json_header(out, plan, configs),
             SimOutput::Csv => {
@@ -1196,6 +1593,7 @@ impl Sink {
             ))
         );
         let _ = writeln!(s, "  source      {}", plan.source_note);
+        let _ = writeln!(s, "  memory      {}", plan.memory_note);
         let _ = writeln!(s, "  start       {} ({})", plan.start, plan.start_origin);
         let _ = writeln!(
             s,
@@ -1268,28 +1666,29 @@ impl Sink {
                 })
             );
             let mut head = format!("{:>9}", "TIME");
-            for l in &plan.loads {
-                let _ = write!(head, " {:>10}", trunc(&format!("LOAD {}", l.metric), 10));
+            for (l, w) in plan.loads.iter().zip(&self.load_widths) {
+                let _ = write!(head, " {:>w$}", format!("LOAD {}", l.metric));
             }
-            for c in configs {
-                let tag = if configs.len() > 1 {
-                    format!("{}:", c.label)
-                } else {
-                    String::new()
-                };
-                for n in &c.metric_names {
-                    let _ = write!(head, " {:>14}", trunc(&format!("{tag}{n}"), 14));
+            for (c, widths) in configs.iter().zip(&self.metric_widths) {
+                for (n, w) in c.metric_names.iter().zip(widths) {
+                    let _ = write!(head, " {:>w$}", metric_header(configs, c, n));
                 }
                 let _ = write!(
                     head,
-                    " {:>5} {:>5} {:>8} {:>5} {:>6} RULE",
-                    "PROP", "REC", "REPLICAS", "READY", "NEEDED"
+                    " {:>5} {:>5} {:>8} {:>5} {:>6} {:<rw$}",
+                    "PROP",
+                    "REC",
+                    "REPLICAS",
+                    "READY",
+                    "NEEDED",
+                    "RULE",
+                    rw = rule_width(configs.len())
                 );
                 if configs.len() > 1 {
                     head.push_str(" |");
                 }
             }
-            let _ = writeln!(s, "{}", head.trim_end_matches(" |"));
+            let _ = writeln!(s, "{}", head.trim_end_matches(" |").trim_end());
         }
         out.write_all(s.as_bytes())?;
         Ok(())
@@ -1361,6 +1760,11 @@ impl Sink {
         writeln!(out, "\"replayedFirstTick\": {},", plan.replay)?;
         writeln!(
             out,
+            "\"startingMemory\": {},",
+            serde_json::to_string(&plan.memory_note)?
+        )?;
+        writeln!(
+            out,
             "\"settings\": {},",
             serde_json::to_string(&plan.settings)?
         )?;
@@ -1373,6 +1777,7 @@ impl Sink {
 
     fn row(&mut self, out: &mut dyn Write, recs: &[&TickRecord], configs: &[Config]) -> Result<()> {
         match self.format {
+            SimOutput::Svg => Ok(()),
             SimOutput::Text => self.text_row(out, recs, configs),
             SimOutput::Json => {
                 for (r, c) in recs.iter().zip(configs) {
@@ -1487,17 +1892,17 @@ impl Sink {
         }
         let first = &recs[0];
         let mut line = format!("{:>9}", format!("+{}", series::secs(first.offset_seconds)));
-        for v in &first.loads {
-            let _ = write!(line, " {:>10}", num(*v));
+        for (v, w) in first.loads.iter().zip(&self.load_widths) {
+            let _ = write!(line, " {:>w$}", num(*v));
         }
-        for (r, c) in recs.iter().zip(configs) {
-            for (m, _) in r.metrics.iter().zip(&c.metric_names) {
+        for (r, widths) in recs.iter().zip(&self.metric_widths) {
+            for (m, w) in r.metrics.iter().zip(widths) {
                 let v = match (m.value, m.failed) {
                     (_, true) => "failed".to_string(),
                     (Some(v), _) => format!("{}{}", num(v), m.unit),
                     (None, _) => "-".to_string(),
                 };
-                let _ = write!(line, " {:>14}", format!("{v}→{}", opt(m.proposal)));
+                let _ = write!(line, " {:>w$}", format!("{v}→{}", opt(m.proposal)));
             }
             let replicas = if r.replicas != r.replicas_before {
                 format!("{}→{}", r.replicas_before, r.replicas)
@@ -1513,19 +1918,20 @@ impl Sink {
             };
             let _ = write!(
                 line,
-                " {:>5} {:>5} {} {:>5} {:>6} {}",
+                " {:>5} {:>5} {} {:>5} {:>6} {:<rw$}",
                 opt(r.proposal),
                 opt(r.recommendation),
                 replicas,
                 r.ready,
                 opt(r.needed),
-                r.rule
+                r.rule,
+                rw = rule_width(configs.len())
             );
             if configs.len() > 1 {
                 line.push_str(" |");
             }
         }
-        writeln!(out, "{}", line.trim_end_matches(" |"))?;
+        writeln!(out, "{}", line.trim_end_matches(" |").trim_end())?;
         Ok(())
     }
 
@@ -1537,7 +1943,7 @@ impl Sink {
         summaries: &[Summary],
     ) -> Result<()> {
         match self.format {
-            SimOutput::Csv => Ok(()),
+            SimOutput::Csv | SimOutput::Svg => Ok(()),
             SimOutput::Json => {
                 #[derive(Serialize)]
                 struct Named<'a> {
@@ -1632,16 +2038,13 @@ impl Sink {
                     header.push("difference".into());
                 }
                 t.set_header(header);
-                for (label, f) in summary_rows() {
+                for (label, unit, f) in summary_rows() {
                     let mut row = vec![label.to_string()];
                     row.extend(summaries.iter().map(|x| f(x).0));
                     if summaries.len() == 2 {
                         let (a, b) = (f(&summaries[0]).1, f(&summaries[1]).1);
                         row.push(match (a, b) {
-                            (Some(a), Some(b)) if (b - a).abs() > 1e-9 => {
-                                format!("{:+}", num_round(b - a))
-                            }
-                            (Some(_), Some(_)) => "=".into(),
+                            (Some(a), Some(b)) => format_difference(b - a, unit),
                             _ => String::new(),
                         });
                     }
@@ -1659,7 +2062,31 @@ fn num_round(v: f64) -> f64 {
     (v * 100.0).round() / 100.0
 }
 
-type Row = (&'static str, fn(&Summary) -> (String, Option<f64>));
+/// The unit of a summary row's difference column.
+#[derive(Clone, Copy)]
+enum Unit {
+    Pods,
+    Events,
+    Seconds,
+    PodHours,
+}
+
+/// `compare − base` with its unit: `+2 pods`, `-3m45s`, `+1.5 pod-h`, `=`.
+fn format_difference(d: f64, unit: Unit) -> String {
+    if d.abs() < 1e-9 {
+        return "=".into();
+    }
+    let sign = if d > 0.0 { "+" } else { "-" };
+    let a = d.abs();
+    match unit {
+        Unit::Pods => format!("{sign}{} pods", num(num_round(a))),
+        Unit::Events => format!("{sign}{}", num(num_round(a))),
+        Unit::Seconds => format!("{sign}{}", series::secs(a.round())),
+        Unit::PodHours => format!("{sign}{} pod-h", num(num_round(a))),
+    }
+}
+
+type Row = (&'static str, Unit, fn(&Summary) -> (String, Option<f64>));
 
 fn summary_rows() -> Vec<Row> {
     fn dur(s: f64) -> String {
@@ -1673,31 +2100,34 @@ fn summary_rows() -> Vec<Row> {
         }
     }
     vec![
-        ("start replicas", |s| {
+        ("start replicas", Unit::Pods, |s| {
             (s.start_replicas.to_string(), Some(s.start_replicas as f64))
         }),
-        ("peak replicas", |s| {
+        ("peak replicas", Unit::Pods, |s| {
             (
                 format!("{} at +{}", s.peak_replicas, dur(s.peak_at_seconds)),
                 Some(s.peak_replicas as f64),
             )
         }),
-        ("final replicas", |s| {
+        ("final replicas", Unit::Pods, |s| {
             (s.final_replicas.to_string(), Some(s.final_replicas as f64))
         }),
-        ("scale events (up/down)", |s| {
+        ("scale events (up/down)", Unit::Events, |s| {
             (
                 format!("{} ({}/{})", s.scale_events, s.scale_ups, s.scale_downs),
                 Some(s.scale_events as f64),
             )
         }),
-        ("direction reversals (flapping)", |s| {
+        ("direction changes", Unit::Events, |s| {
             (
                 s.direction_reversals.to_string(),
                 Some(s.direction_reversals as f64),
             )
         }),
-        ("time to reach needed replicas", |s| {
+        ("flapping (changes within 5m)", Unit::Events, |s| {
+            (s.flapping.to_string(), Some(s.flapping as f64))
+        }),
+        ("time to reach needed replicas", Unit::Seconds, |s| {
             let text = match s.mean_shortfall_seconds {
                 Some(m) => format!(
                     "longest {}, mean {} over {} episode(s){}",
@@ -1714,7 +2144,23 @@ fn summary_rows() -> Vec<Row> {
             };
             (text, Some(s.longest_shortfall_seconds))
         }),
-        ("time over target", |s| {
+        (
+            "worst under-provisioned interval",
+            Unit::Seconds,
+            |s| match s.worst_shortfall {
+                Some(w) => (
+                    format!(
+                        "+{} for {}, up to {} pod(s) short",
+                        dur(w.start_seconds),
+                        dur(w.duration_seconds),
+                        w.max_pods_short
+                    ),
+                    Some(w.duration_seconds),
+                ),
+                None => ("never short".into(), Some(0.0)),
+            },
+        ),
+        ("time over target (beyond tolerance)", Unit::Seconds, |s| {
             (
                 format!(
                     "{} ({})",
@@ -1724,7 +2170,7 @@ fn summary_rows() -> Vec<Row> {
                 Some(s.over_target_seconds),
             )
         }),
-        ("time saturated (>100% of request)", |s| {
+        ("time saturated (>100% of request)", Unit::Seconds, |s| {
             (
                 format!(
                     "{} ({})",
@@ -1734,14 +2180,14 @@ fn summary_rows() -> Vec<Row> {
                 Some(s.saturated_seconds),
             )
         }),
-        ("cost (pod-minutes)", |s| {
+        ("cost (pod-hours)", Unit::PodHours, |s| {
             (
                 format!(
                     "{} (mean {} pods)",
-                    num(num_round(s.pod_minutes)),
+                    num(num_round(s.pod_hours)),
                     num(num_round(s.mean_pods))
                 ),
-                Some(num_round(s.pod_minutes)),
+                Some(num_round(s.pod_hours)),
             )
         }),
     ]
@@ -1760,6 +2206,8 @@ fn difference(a: &Summary, b: &Summary) -> BTreeMap<&'static str, f64> {
             "directionReversals",
             b.direction_reversals as f64 - a.direction_reversals as f64,
         ),
+        ("flapping", b.flapping as f64 - a.flapping as f64),
+        ("podHours", num_round(b.pod_hours - a.pod_hours)),
         (
             "longestShortfallSeconds",
             b.longest_shortfall_seconds - a.longest_shortfall_seconds,
@@ -1778,10 +2226,6 @@ fn difference(a: &Summary, b: &Summary) -> BTreeMap<&'static str, f64> {
 
 fn opt<T: ToString>(v: Option<T>) -> String {
     v.map(|x| x.to_string()).unwrap_or_else(|| "-".into())
-}
-
-fn trunc(s: &str, n: usize) -> String {
-    s.chars().take(n).collect()
 }
 
 fn csv_field(s: &str) -> String {

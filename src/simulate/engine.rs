@@ -67,6 +67,8 @@ pub struct Simulation {
     /// for tick 0, so it equals `explain`).
     pending_pods: Option<Vec<PodInfo>>,
     record: TickRecord,
+    /// The (scale-down, scale-up) tolerances the controller applied at the last sync.
+    tolerances: (f64, f64),
 }
 
 impl Simulation {
@@ -104,6 +106,7 @@ impl Simulation {
                 .resize(input.hpa.metrics.len(), Default::default());
         }
         Ok(Simulation {
+            tolerances: (input.settings.tolerance, input.settings.tolerance),
             input,
             world,
             loads,
@@ -127,6 +130,11 @@ impl Simulation {
 
     pub fn start(&self) -> Timestamp {
         self.start
+    }
+
+    /// The (scale-down, scale-up) tolerances of this configuration.
+    pub fn tolerances(&self) -> (f64, f64) {
+        self.tolerances
     }
 
     /// The current replica count (`spec.replicas`).
@@ -163,6 +171,8 @@ impl Simulation {
                 now,
             );
         }
+        let decision = evaluate(&self.input);
+        self.tolerances = (decision.tolerance.down, decision.tolerance.up);
         let hpa = &self.input.hpa;
         let truth = self.world.truth(
             &self.loads,
@@ -171,9 +181,8 @@ impl Simulation {
             now,
             hpa.min_replicas,
             hpa.max_replicas,
+            self.tolerances.1,
         );
-
-        let decision = evaluate(&self.input);
         let desired = decision.desired_replicas.unwrap_or(current);
         self.fill_record(&decision, now, current, desired, truth);
         self.carry_over(decision, desired);

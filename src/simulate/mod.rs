@@ -14,11 +14,15 @@
 //!
 //! Everything here is pure (no I/O); `commands::simulate` reads files and writes output.
 
+pub mod backtest;
 pub mod chart;
 pub mod engine;
+pub mod memory;
+pub mod prometheus;
 pub mod scenario;
 pub mod series;
 pub mod summary;
+pub mod svg;
 pub mod world;
 
 use std::fmt;

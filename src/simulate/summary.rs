@@ -19,8 +19,12 @@ pub struct Summary {
     pub scale_events: u64,
     pub scale_ups: u64,
     pub scale_downs: u64,
-    /// Scale events whose direction differs from the previous event's (flapping).
+    /// Scale events whose direction differs from the previous event's.
     pub direction_reversals: u64,
+    /// Direction changes that came within `flappingWindowSeconds` of the previous scale event
+    /// (flapping; a spike that goes up and, much later, down again is not flapping).
+    pub flapping: u64,
+    pub flapping_window_seconds: f64,
     /// Episodes where fewer pods were Ready than needed, and how long they took to close.
     pub shortfalls: u64,
     pub longest_shortfall_seconds: f64,
@@ -32,7 +36,24 @@ pub struct Summary {
     pub saturated_seconds: f64,
     /// Σ pods × sync period, in minutes (what the run costs).
     pub pod_minutes: f64,
+    /// The same in hours.
+    pub pod_hours: f64,
     pub mean_pods: f64,
+    /// The under-provisioned episode that lacked the most pod-time.
+    pub worst_shortfall: Option<Shortfall>,
+}
+
+/// An episode with fewer Ready pods than needed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Shortfall {
+    /// Seconds since the start when it began.
+    pub start_seconds: f64,
+    pub duration_seconds: f64,
+    /// The most pods missing at one sync.
+    pub max_pods_short: i32,
+    /// Σ missing pods × sync period, in pod-seconds.
+    pub pod_seconds_short: f64,
 }
 
 /// Accumulates a [`Summary`] from tick records.
@@ -41,18 +62,46 @@ pub struct SummaryBuilder {
     s: Summary,
     sync_seconds: f64,
     last_direction: i8,
+    last_event_at: f64,
     shortfall_since: Option<f64>,
     shortfall_total: f64,
+    /// The open episode.
+    current: Shortfall,
 }
 
 impl SummaryBuilder {
-    pub fn new(sync_seconds: f64) -> SummaryBuilder {
+    /// A builder for syncs every `sync_seconds`; direction changes within `flapping_window`
+    /// seconds of the previous scale event count as flapping.
+    pub fn new(sync_seconds: f64, flapping_window: f64) -> SummaryBuilder {
         SummaryBuilder {
-            s: Summary::default(),
+            s: Summary {
+                flapping_window_seconds: flapping_window,
+                ..Summary::default()
+            },
             sync_seconds,
             last_direction: 0,
+            last_event_at: 0.0,
             shortfall_since: None,
             shortfall_total: 0.0,
+            current: Shortfall::default(),
+        }
+    }
+
+    fn close_episode(&mut self, end: f64) {
+        let Some(since) = self.shortfall_since.take() else {
+            return;
+        };
+        let d = end - since;
+        let s = &mut self.s;
+        s.shortfalls += 1;
+        s.longest_shortfall_seconds = s.longest_shortfall_seconds.max(d);
+        self.shortfall_total += d;
+        let mut ep = self.current;
+        ep.duration_seconds = d;
+        if s.worst_shortfall
+            .is_none_or(|w| ep.pod_seconds_short > w.pod_seconds_short)
+        {
+            s.worst_shortfall = Some(ep);
         }
     }
 
@@ -82,21 +131,29 @@ impl SummaryBuilder {
             }
             if self.last_direction != 0 && dir != self.last_direction {
                 s.direction_reversals += 1;
+                if r.offset_seconds - self.last_event_at <= s.flapping_window_seconds {
+                    s.flapping += 1;
+                }
             }
             self.last_direction = dir;
+            self.last_event_at = r.offset_seconds;
         }
-        let short = r.needed.is_some_and(|n| (r.ready as i64) < n as i64);
-        match (short, self.shortfall_since) {
-            (true, None) => self.shortfall_since = Some(r.offset_seconds),
-            (false, Some(since)) => {
-                let d = r.offset_seconds - since;
-                s.shortfalls += 1;
-                s.longest_shortfall_seconds = s.longest_shortfall_seconds.max(d);
-                self.shortfall_total += d;
-                self.shortfall_since = None;
+        let missing = r.needed.map_or(0, |n| n as i64 - r.ready as i64);
+        if missing > 0 {
+            if self.shortfall_since.is_none() {
+                self.shortfall_since = Some(r.offset_seconds);
+                self.current = Shortfall {
+                    start_seconds: r.offset_seconds,
+                    ..Shortfall::default()
+                };
             }
-            _ => {}
+            let c = &mut self.current;
+            c.max_pods_short = c.max_pods_short.max(missing.min(i32::MAX as i64) as i32);
+            c.pod_seconds_short += missing as f64 * self.sync_seconds;
+        } else {
+            self.close_episode(r.offset_seconds);
         }
+        let s = &mut self.s;
         if r.over_target {
             s.over_target_seconds += self.sync_seconds;
         }
@@ -108,16 +165,16 @@ impl SummaryBuilder {
 
     /// The summary so far.
     pub fn finish(&self) -> Summary {
-        let mut s = self.s.clone();
-        let mut total = self.shortfall_total;
-        if let Some(since) = self.shortfall_since {
-            let d = s.duration_seconds - since;
-            s.shortfall_at_end = true;
-            s.shortfalls += 1;
-            s.longest_shortfall_seconds = s.longest_shortfall_seconds.max(d);
-            total += d;
+        let mut b = self.clone();
+        if b.shortfall_since.is_some() {
+            b.s.shortfall_at_end = true;
+            let end = b.s.duration_seconds;
+            b.close_episode(end);
         }
+        let mut s = b.s;
+        let total = b.shortfall_total;
         s.mean_shortfall_seconds = (s.shortfalls > 0).then(|| total / s.shortfalls as f64);
+        s.pod_hours = s.pod_minutes / 60.0;
         s.mean_pods = if s.duration_seconds > 0.0 {
             s.pod_minutes * 60.0 / s.duration_seconds
         } else {
@@ -144,7 +201,7 @@ mod tests {
 
     #[test]
     fn counts_events_reversals_shortfalls_and_cost() {
-        let mut b = SummaryBuilder::new(15.0);
+        let mut b = SummaryBuilder::new(15.0, 300.0);
         b.add(&tick(0.0, 2, 4, 2, Some(4)));
         b.add(&tick(15.0, 4, 4, 2, Some(4)));
         b.add(&tick(30.0, 4, 3, 4, Some(3)));
@@ -152,6 +209,7 @@ mod tests {
         let s = b.finish();
         assert_eq!((s.scale_events, s.scale_ups, s.scale_downs), (3, 2, 1));
         assert_eq!(s.direction_reversals, 2);
+        assert_eq!(s.flapping, 2, "both changes came within 5 minutes");
         assert_eq!(
             (s.peak_replicas, s.final_replicas, s.min_replicas),
             (5, 5, 2)
@@ -165,5 +223,24 @@ mod tests {
         let s = b.finish();
         assert!(s.shortfall_at_end);
         assert_eq!((s.shortfalls, s.longest_shortfall_seconds), (2, 30.0));
+        // The first episode lacked 2 pods for two syncs (60 pod-seconds), the last one 3 pods
+        // for one sync (45): the first is the worst.
+        let w = s.worst_shortfall.unwrap();
+        assert_eq!((w.start_seconds, w.max_pods_short), (0.0, 2));
+        assert_eq!(w.pod_seconds_short, 60.0);
+    }
+
+    #[test]
+    fn a_spike_is_not_flapping() {
+        let mut b = SummaryBuilder::new(15.0, 300.0);
+        b.add(&tick(0.0, 2, 6, 2, None));
+        b.add(&tick(600.0, 6, 2, 6, None));
+        b.add(&tick(615.0, 2, 3, 2, None));
+        let s = b.finish();
+        assert_eq!(s.direction_reversals, 2);
+        assert_eq!(
+            s.flapping, 1,
+            "only the change 15 s after the previous event"
+        );
     }
 }

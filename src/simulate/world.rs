@@ -238,14 +238,24 @@ struct PodLife {
     ready_at: Timestamp,
 }
 
+/// A pod removed by a scale-down, kept while a lagged sample may still describe a time it
+/// served in.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct GonePod {
+    ready_at: Timestamp,
+    removed: Timestamp,
+}
+
 /// The ground truth at one instant (what users experience, not what the controller sees).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Truth {
     /// Pods that are Ready now.
     pub ready: usize,
-    /// Replicas that would bring every demand metric to its target (clamped to min/max).
+    /// The fewest replicas that bring every demand metric within the tolerance band above its
+    /// target (clamped to min/max): a controller holding its metrics inside the band is never
+    /// short.
     pub needed: Option<i32>,
-    /// Some metric is above its target.
+    /// Some metric is above its target by more than the scale-up tolerance.
     pub over_target: bool,
     /// Some resource metric's pods use more than 100 % of their request.
     pub saturated: bool,
@@ -263,8 +273,13 @@ pub struct World {
     next_id: u64,
     /// Per resource with a load: each template container's share of the pod's usage.
     splits: BTreeMap<String, Vec<f64>>,
+    /// Pods removed less than one metrics lag ago: they still served the load a lagged
+    /// sample describes.
+    gone: Vec<GonePod>,
     /// Scratch: per pod, its share of each demand at the sample time.
     shares: Vec<i64>,
+    /// Scratch: per pod, whether it was Ready at the sample time.
+    ready_tau: Vec<bool>,
 }
 
 fn ready_condition(status: &str, t: Timestamp) -> ReadyCondition {
@@ -304,7 +319,9 @@ impl World {
             name_prefix: name_prefix.to_string(),
             next_id: 1,
             splits: BTreeMap::new(),
+            gone: Vec::new(),
             shares: Vec::new(),
+            ready_tau: Vec::new(),
         }
     }
 
@@ -372,6 +389,17 @@ impl World {
         self.lives.iter().filter(|l| l.ready_at <= t).count()
     }
 
+    /// Pods that were Ready at `t` (in the past), counting those removed since: the pods that
+    /// served the load a sample of time `t` describes.
+    pub fn served_at(&self, t: Timestamp) -> usize {
+        self.ready_at(t)
+            + self
+                .gone
+                .iter()
+                .filter(|g| g.ready_at <= t && t < g.removed)
+                .count()
+    }
+
     /// Update the pods' phase and Ready condition for `now` (in place; allocates only when a
     /// pod turns Ready).
     pub fn update_pods(&self, pods: &mut [PodInfo], now: Timestamp) {
@@ -406,8 +434,13 @@ impl World {
         let window = self.params.metrics_window;
         let n = self.lives.len();
         let sampled = |l: &PodLife| l.created + window <= tau;
-        let ready_tau: Vec<bool> = self.lives.iter().map(|l| l.ready_at <= tau).collect();
-        let n_ready = ready_tau.iter().filter(|r| **r).count();
+        // Pods removed before the sample's time no longer matter.
+        self.gone.retain(|g| g.removed > tau);
+        let mut ready_tau = std::mem::take(&mut self.ready_tau);
+        ready_tau.clear();
+        ready_tau.extend(self.lives.iter().map(|l| l.ready_at <= tau));
+        // The demand of time tau was served by the pods Ready then, removed ones included.
+        let n_ready = self.served_at(tau);
 
         // Per pod, the value of load `li` at tau (milli).
         let shares = &mut self.shares;
@@ -593,10 +626,13 @@ impl World {
                 _ => {}
             }
         }
+        self.ready_tau = ready_tau;
     }
 
     /// The truth at `now` (signal time `now - t0`): Ready pods, the replicas needed, and
-    /// whether a metric is over its target or a resource saturated.
+    /// whether a metric is over its target or a resource saturated. `up_tolerance` is the
+    /// scale-up tolerance: a metric within it of its target is on target, as for the controller.
+    #[allow(clippy::too_many_arguments)]
     pub fn truth(
         &self,
         loads: &[Load],
@@ -605,7 +641,11 @@ impl World {
         now: Timestamp,
         min: i32,
         max: i32,
+        up_tolerance: f64,
     ) -> Truth {
+        let band = 1.0 + up_tolerance.max(0.0);
+        // ceil, forgiving the floating-point noise of an exact quotient.
+        let ceil = |x: f64| (x - 1e-9).ceil();
         let t = now.duration_since(t0).as_secs_f64();
         let ready = self.ready_at(now);
         let mut truth = Truth {
@@ -646,9 +686,9 @@ impl World {
                         _ => None,
                     };
                     if let Some(tm) = target_milli.filter(|t| *t > 0.0) {
-                        truth.over_target |= per_pod > tm;
+                        truth.over_target |= per_pod > tm * band;
                         if l.kind == LoadKind::Demand {
-                            need((v / tm).ceil());
+                            need(ceil(v / (tm * band)));
                         }
                     }
                     if let Some(r) = request_milli.filter(|r| *r > 0) {
@@ -657,23 +697,25 @@ impl World {
                 }
                 Binding::Pods { target, .. } => {
                     if let Some(tm) = target.average_value.filter(|t| *t > 0) {
-                        truth.over_target |= per_pod > tm as f64;
+                        let tm = tm as f64 * band;
+                        truth.over_target |= per_pod > tm;
                         if l.kind == LoadKind::Demand {
-                            need((v / tm as f64).ceil());
+                            need(ceil(v / tm));
                         }
                     }
                 }
                 Binding::Object { target, .. } | Binding::External { target, .. } => {
                     if let Some(av) = target.average_value.filter(|t| *t > 0) {
+                        let av = av as f64 * band;
                         let each = if ready == 0 {
                             f64::INFINITY
                         } else {
                             v / ready as f64
                         };
-                        truth.over_target |= v > 0.0 && each > av as f64;
-                        need((v / av as f64).ceil());
+                        truth.over_target |= v > 0.0 && each > av;
+                        need(ceil(v / av));
                     } else if let Some(tv) = target.value.filter(|t| *t > 0) {
-                        truth.over_target |= v > tv as f64;
+                        truth.over_target |= v > tv as f64 * band;
                     }
                 }
                 Binding::None => {}
@@ -707,7 +749,11 @@ impl World {
             let mut remove: Vec<usize> = order[..self.lives.len() - desired].to_vec();
             remove.sort_unstable_by(|a, b| b.cmp(a));
             for i in remove {
-                self.lives.remove(i);
+                let life = self.lives.remove(i);
+                self.gone.push(GonePod {
+                    ready_at: life.ready_at,
+                    removed: now,
+                });
                 pods.remove(i);
             }
         }
@@ -779,10 +825,28 @@ mod tests {
         let usages = input.pod_metrics.as_ref().unwrap();
         let v: Vec<i64> = usages.iter().map(|u| u.containers[0].1["cpu"]).collect();
         assert_eq!(v, [334, 333, 333]);
-        let truth = w.truth(&loads, &bindings, now, now, 1, 10);
-        // 1 core at 50 % of 500m per pod needs 4 pods; 333m per pod is over 250m.
+        let truth = w.truth(&loads, &bindings, now, now, 1, 10, 0.1);
+        // 1 core at 50 % (+10 % tolerance) of 500m needs ceil(3.6) = 4 pods; 333m per pod is
+        // over 275m.
         assert_eq!(truth.needed, Some(4));
         assert!(truth.over_target);
         assert!(!truth.saturated);
+        // A 310m target: 333m per pod is within its 10 % band (341m), so on target, and
+        // ceil(1000 / 341) = 3 pods are enough, not ceil(1000 / 310) = 4.
+        let tight = vec![MetricSpec::Resource {
+            resource: "cpu".into(),
+            target: Target {
+                type_: "AverageValue".into(),
+                average_value: Some(310),
+                ..Default::default()
+            },
+        }];
+        let b = bind(&tight, &loads, &template().containers).unwrap();
+        let t = w.truth(&loads, &b, now, now, 1, 10, 0.1);
+        assert!(!t.over_target);
+        assert_eq!(t.needed, Some(3));
+        let t = w.truth(&loads, &b, now, now, 1, 10, 0.0);
+        assert!(t.over_target);
+        assert_eq!(t.needed, Some(4));
     }
 }

@@ -1,0 +1,509 @@
+//! `kubectl hpa simulate --prometheus`: backtests against a real Prometheus server (the Debian
+//! `prometheus` package) on 127.0.0.1, its storage backfilled with `promtool tsdb
+//! create-blocks-from openmetrics` from series this file writes. The replay must equal the same
+//! load given as a CSV.
+//!
+//! Without the `prometheus` and `promtool` binaries these tests skip with a loud message, except
+//! in CI (`CI=true`), where their absence fails.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use jiff::{SignedDuration, Timestamp};
+use kubectl_hpa::simulate::prometheus::Endpoint;
+
+/// The start of the replayed range; the data begins 10 minutes earlier.
+const T0: &str = "2026-11-01T00:00:00Z";
+
+fn t0() -> Timestamp {
+    T0.parse().unwrap()
+}
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_kubectl-hpa"));
+    c.current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1");
+    c
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().expect("the binary runs")
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = run(args);
+    assert!(
+        out.status.success(),
+        "{args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// A failure: exit 1 and one `error:` line.
+fn fails(args: &[&str]) -> String {
+    let out = run(args);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+    assert!(err.starts_with("error: "), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+    err
+}
+
+fn csv_rows(text: &str) -> Vec<HashMap<String, String>> {
+    let mut lines = text.lines();
+    let header: Vec<String> = lines
+        .next()
+        .unwrap()
+        .split(',')
+        .map(str::to_string)
+        .collect();
+    lines
+        .map(|l| {
+            header
+                .iter()
+                .cloned()
+                .zip(l.split(',').map(str::to_string))
+                .collect()
+        })
+        .collect()
+}
+
+fn column(rows: &[HashMap<String, String>], name: &str) -> Vec<String> {
+    rows.iter().map(|r| r[name].clone()).collect()
+}
+
+/// A Prometheus server on 127.0.0.1 serving a backfilled TSDB; killed on drop.
+struct Prometheus {
+    child: Child,
+    url: String,
+}
+
+impl Drop for Prometheus {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn have(binary: &str) -> bool {
+    Command::new(binary)
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Start Prometheus on `openmetrics` data, or `None` (after a loud message) when the binaries
+/// are missing outside CI.
+fn prometheus(tag: &str, openmetrics: &str) -> Option<Prometheus> {
+    if !have("prometheus") || !have("promtool") {
+        let msg =
+            "the prometheus and promtool binaries are missing (Debian: apt-get install prometheus)";
+        if std::env::var("CI").is_ok_and(|v| v == "true") {
+            panic!("{msg}: CI must run the backtest tests");
+        }
+        eprintln!("\n!!!!! SKIPPED {tag}: {msg} !!!!!\n");
+        return None;
+    }
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("prometheus-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let om = dir.join("data.om");
+    std::fs::write(&om, openmetrics).unwrap();
+    let data = dir.join("data");
+    let out = Command::new("promtool")
+        .args(["tsdb", "create-blocks-from", "openmetrics"])
+        .arg(&om)
+        .arg(&data)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "promtool: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let config = dir.join("prometheus.yml");
+    std::fs::write(&config, "global:\n  scrape_interval: 1m\n").unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let log = std::fs::File::create(dir.join("prometheus.log")).unwrap();
+    let child = Command::new("prometheus")
+        .arg(format!("--config.file={}", config.display()))
+        .arg(format!("--storage.tsdb.path={}", data.display()))
+        .arg(format!("--web.listen-address=127.0.0.1:{port}"))
+        .arg("--storage.tsdb.retention.time=100y")
+        .stdout(log.try_clone().unwrap())
+        .stderr(log)
+        .spawn()
+        .expect("prometheus starts");
+    let p = Prometheus {
+        child,
+        url: format!("http://127.0.0.1:{port}"),
+    };
+    wait_ready(port, &dir.join("prometheus.log"));
+    Some(p)
+}
+
+fn wait_ready(port: u16, log: &Path) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while Instant::now() < deadline {
+        if let Ok(mut s) = TcpStream::connect(("127.0.0.1", port)) {
+            let _ = s.write_all(b"GET /-/ready HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+            let mut buf = String::new();
+            let _ = s.read_to_string(&mut buf);
+            if buf.starts_with("HTTP/1.1 200") {
+                return;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    panic!(
+        "prometheus did not become ready: {}",
+        std::fs::read_to_string(log).unwrap_or_default()
+    );
+}
+
+/// Seconds since the epoch of `T0 + offset`.
+fn at(offset: i64) -> i64 {
+    t0().as_second() + offset
+}
+
+/// Per-pod CPU of the `web` pods: 0.4 cores, 1.6 from +30m, 0.5 from +60m.
+fn cpu_per_pod(offset: i64) -> f64 {
+    match offset {
+        o if o < 1800 => 0.4,
+        o if o < 3600 => 1.6,
+        _ => 0.5,
+    }
+}
+
+/// Total of the queue_depth series: 40, 200 from +20m, 60 from +50m.
+fn queue_total(offset: i64) -> f64 {
+    match offset {
+        o if o < 1200 => 40.0,
+        o if o < 3000 => 200.0,
+        _ => 60.0,
+    }
+}
+
+/// cAdvisor series of three `web` pods (with the pod-level and sandbox cgroups, which must not
+/// be counted), a pod of another workload and one of another namespace; and two queue_depth
+/// series. From T0 − 10m to T0 + 2h every 15 s.
+fn openmetrics() -> String {
+    let mut s = String::new();
+    let times: Vec<i64> = (-40..=480).map(|i| i * 15).collect();
+    let _ = writeln!(s, "# TYPE container_cpu_usage_seconds counter");
+    let series = [
+        ("shop", "web-7d9f8c6b5-aaaaa", "app", 1.0),
+        ("shop", "web-7d9f8c6b5-bbbbb", "app", 1.0),
+        ("shop", "web-7d9f8c6b5-ccccc", "app", 1.0),
+        ("shop", "web-7d9f8c6b5-aaaaa", "", 1.0),
+        ("shop", "web-7d9f8c6b5-aaaaa", "POD", 0.01),
+        ("shop", "web-api-6c8d9f7b4-ddddd", "app", 3.0),
+        ("other", "web-7d9f8c6b5-eeeee", "app", 5.0),
+    ];
+    for (ns, pod, container, scale) in series {
+        let mut counter = 1000.0;
+        for (i, t) in times.iter().enumerate() {
+            if i > 0 {
+                counter += cpu_per_pod(*t - 15) * scale * 15.0;
+            }
+            let _ = writeln!(
+                s,
+                "container_cpu_usage_seconds_total{{namespace=\"{ns}\",pod=\"{pod}\",container=\"{container}\"}} {counter} {}",
+                at(*t)
+            );
+        }
+    }
+    let _ = writeln!(s, "# TYPE queue_depth gauge");
+    for (queue, share) in [("a", 0.25), ("b", 0.75)] {
+        for t in &times {
+            let _ = writeln!(
+                s,
+                "queue_depth{{queue=\"{queue}\"}} {} {}",
+                queue_total(*t) * share,
+                at(*t)
+            );
+        }
+    }
+    s.push_str("# EOF\n");
+    s
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let p =
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}-{}", std::process::id()));
+    p
+}
+
+const UNTIL: &str = "2026-11-01T02:00:00Z";
+
+#[test]
+fn a_backtest_replays_the_recorded_load_like_the_same_load_as_csv() {
+    let Some(p) = prometheus("replay", &openmetrics()) else {
+        return;
+    };
+    // CPU from cAdvisor: 3 pods × 0.4, 1.6 then 0.5 cores.
+    let base = [
+        "simulate",
+        "--hpa",
+        "tests/simulate_data/cpu.yaml",
+        "--replicas",
+        "4",
+        "--requests",
+        "cpu=500m",
+        "-o",
+        "csv",
+    ];
+    let mut args = base.to_vec();
+    args.extend(["--prometheus", &p.url, "--since", "2h", "--until", UNTIL]);
+    let rows = csv_rows(&ok(&args));
+    assert_eq!(rows.len(), 480, "2 h of 15 s syncs");
+    let mut csv = String::from("time,value\n");
+    let mut checked = 0;
+    for r in &rows {
+        let t: f64 = r["offset_seconds"].parse().unwrap();
+        let load: f64 = r["load_cpu"].parse().unwrap();
+        let ti = t as i64;
+        // Away from a change (the 60 s rate window plus a scrape), the rate is exact.
+        let blurred = [1800, 3600].iter().any(|b| ti > *b && ti <= b + 75);
+        if !blurred {
+            // The rate at t is the usage over the scrape interval that ends at t.
+            let want = 3.0 * cpu_per_pod(ti - 15);
+            assert!((load - want).abs() < 1e-6, "+{t}s: {load} vs {want}");
+            checked += 1;
+        }
+        let _ = writeln!(csv, "{t},{load}");
+    }
+    assert!(checked > 450);
+    // The same load as a CSV replays to the same run.
+    let file = scratch("replay-load.csv");
+    std::fs::write(&file, csv).unwrap();
+    let spec = format!("cpu=csv:{}", file.display());
+    let mut args = base.to_vec();
+    args.extend(["--demand", &spec, "--duration", "2h", "--now", T0]);
+    let from_csv = csv_rows(&ok(&args));
+    for col in ["replicas", "ready", "cpu_value", "proposal", "rule"] {
+        assert_eq!(column(&rows, col), column(&from_csv, col), "{col}");
+    }
+    // It scaled up for the 4.8 cores and back down after.
+    let replicas: Vec<i32> = column(&rows, "replicas")
+        .iter()
+        .map(|r| r.parse().unwrap())
+        .collect();
+    assert!(replicas.iter().max().unwrap() >= &14, "{replicas:?}");
+}
+
+#[test]
+fn external_metric_from_a_query_and_compare_with_chart() {
+    let Some(p) = prometheus("external", &openmetrics()) else {
+        return;
+    };
+    let base = [
+        "simulate",
+        "--hpa",
+        "tests/simulate_data/queue-external.yaml",
+        "--replicas",
+        "2",
+    ];
+    // The query returns two series where one is expected.
+    let mut args = base.to_vec();
+    args.extend([
+        "--prometheus",
+        &p.url,
+        "--since",
+        "2h",
+        "--until",
+        UNTIL,
+        "--query",
+        "queue_depth=queue_depth",
+    ]);
+    let err = fails(&args);
+    assert!(err.contains("returned 2 series"), "{err}");
+    assert!(err.contains("sum(queue_depth)"), "{err}");
+    // A metric without a query says how to give one.
+    let mut args = base.to_vec();
+    args.extend(["--prometheus", &p.url, "--since", "2h", "--until", UNTIL]);
+    let err = fails(&args);
+    assert!(err.contains("--query queue_depth=PROMQL"), "{err}");
+    // An empty range.
+    let mut args = base.to_vec();
+    args.extend([
+        "--prometheus",
+        &p.url,
+        "--since",
+        "1h",
+        "--until",
+        "2026-06-01T00:00:00Z",
+        "--query",
+        "queue_depth=sum(queue_depth)",
+    ]);
+    let err = fails(&args);
+    assert!(err.contains("returned no data between"), "{err}");
+    // Bad PromQL: Prometheus' own message, with the query.
+    let mut args = base.to_vec();
+    args.extend([
+        "--prometheus",
+        &p.url,
+        "--since",
+        "1h",
+        "--until",
+        UNTIL,
+        "--query",
+        "queue_depth=sum(rate(queue_depth[",
+    ]);
+    let err = fails(&args);
+    assert!(
+        err.contains("Prometheus query \"sum(rate(queue_depth[\" failed (HTTP 400): ")
+            && err.contains("parse error"),
+        "{err}"
+    );
+
+    // The same load written independently as a CSV replays identically.
+    let mut args = base.to_vec();
+    args.extend([
+        "--prometheus",
+        &p.url,
+        "--since",
+        "2h",
+        "--until",
+        UNTIL,
+        "--query",
+        "queue_depth=sum(queue_depth)",
+        "-o",
+        "csv",
+    ]);
+    let rows = csv_rows(&ok(&args));
+    let mut csv = String::from("time,value\n");
+    for i in -1..480 {
+        let _ = writeln!(csv, "{},{}", i * 15, queue_total(i * 15));
+    }
+    let file = scratch("queue.csv");
+    std::fs::write(&file, csv).unwrap();
+    let spec = format!("queue_depth=csv:{}", file.display());
+    let mut args2 = base.to_vec();
+    args2.extend([
+        "--value",
+        &spec,
+        "--duration",
+        "2h",
+        "--now",
+        T0,
+        "-o",
+        "csv",
+    ]);
+    let from_csv = csv_rows(&ok(&args2));
+    for col in ["load_queue_depth", "replicas", "ready", "proposal", "rule"] {
+        assert_eq!(column(&rows, col), column(&from_csv, col), "{col}");
+    }
+
+    // --compare and a chart: both configurations side by side.
+    let svg = scratch("backtest.svg");
+    let svg_s = svg.display().to_string();
+    let mut args = base.to_vec();
+    args.extend([
+        "--prometheus",
+        &p.url,
+        "--since",
+        "2h",
+        "--until",
+        UNTIL,
+        "--query",
+        "queue_depth=sum(queue_depth)",
+        "--compare",
+        "tests/simulate_data/queue-external-fast.yaml",
+        "--chart",
+        &svg_s,
+        "--timeline",
+        "none",
+    ]);
+    let text = ok(&args);
+    for part in [
+        "time over target (beyond tolerance)",
+        "worst under-provisioned interval",
+        "cost (pod-hours)",
+        "difference",
+        "Prometheus http://127.0.0.1",
+    ] {
+        assert!(text.contains(part), "missing {part}: {text}");
+    }
+    let doc = std::fs::read_to_string(&svg).unwrap();
+    assert!(doc.starts_with("<svg") || doc.starts_with("<?xml"), "{doc}");
+}
+
+#[test]
+fn paged_queries_return_the_same_series() {
+    let Some(p) = prometheus("paging", &openmetrics()) else {
+        return;
+    };
+    let e = Endpoint::parse(&p.url).unwrap();
+    let step = SignedDuration::from_secs(15);
+    let end: Timestamp = UNTIL.parse().unwrap();
+    let one = e
+        .query_range("sum(queue_depth)", t0(), end, step, 10_000)
+        .unwrap();
+    let paged = e
+        .query_range("sum(queue_depth)", t0(), end, step, 7)
+        .unwrap();
+    assert_eq!(one.len(), 481);
+    assert_eq!(one, paged);
+}
+
+#[test]
+fn an_unreachable_prometheus_is_one_clear_error() {
+    // A port nothing listens on.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}");
+    let err = fails(&[
+        "simulate",
+        "--hpa",
+        "tests/simulate_data/cpu.yaml",
+        "--requests",
+        "cpu=500m",
+        "--prometheus",
+        &url,
+        "--since",
+        "1h",
+    ]);
+    assert!(
+        err.contains(&format!("cannot reach Prometheus at {url}")),
+        "{err}"
+    );
+    let err = fails(&[
+        "simulate",
+        "--hpa",
+        "tests/simulate_data/cpu.yaml",
+        "--requests",
+        "cpu=500m",
+        "--prometheus",
+        "https://prometheus.example",
+    ]);
+    assert!(err.contains("https is not supported"), "{err}");
+    let err = fails(&[
+        "simulate",
+        "--hpa",
+        "tests/simulate_data/cpu.yaml",
+        "--requests",
+        "cpu=500m",
+        "--prometheus",
+        &url,
+        "--duration",
+        "1h",
+    ]);
+    assert!(err.contains("do not apply to a backtest"), "{err}");
+}

@@ -14,6 +14,9 @@ use binary::*;
 use fake_apiserver::{FakeApiServer, Fault, PathMatch, RecordedRequest};
 use serde_json::Value;
 
+/// The namespace's HPA LIST, where one explain reads its HPA.
+const HPAS: &str = "/apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers";
+
 /// A fake cluster serving an example, with a kubeconfig for it.
 struct Cluster {
     server: FakeApiServer,
@@ -155,17 +158,17 @@ fn the_exact_requests_of_one_explain_and_none_writes() {
     let mut got: Vec<String> = c.server.requests().iter().map(summary).collect();
     got.sort();
     let sel = "app=orders";
+    // The HPA is read once (the namespace's LIST, which also gives the other HPAs for
+    // AmbiguousSelector), the target once (its Deployment: the scale subresource's source).
     let mut want = vec![
-        "GET /apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers/orders?".to_string(),
-        "GET /apis/apps/v1/namespaces/shop/deployments/orders/scale?".into(),
-        "GET /apis/apps/v1/namespaces/shop/deployments/orders?".into(),
+        "GET /apis/apps/v1/namespaces/shop/deployments/orders?".to_string(),
         format!("GET /api/v1/namespaces/shop/pods?continue=&labelSelector={sel}&limit=500"),
         format!("GET /apis/metrics.k8s.io/v1beta1/namespaces/shop/pods?labelSelector={sel}"),
         format!("GET /apis/custom.metrics.k8s.io/v1beta2/namespaces/shop/pods/*/http_requests_per_second?labelSelector={sel}"),
         "GET /apis/external.metrics.k8s.io/v1beta1/namespaces/shop/queue_messages_ready?labelSelector=queue=orders".into(),
         "GET /api/v1/namespaces/shop/events?fieldSelector=involvedObject.kind=HorizontalPodAutoscaler,involvedObject.name=orders,involvedObject.namespace=shop".into(),
         "GET /version?".into(),
-        "GET /apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers?".into(),
+        "GET /apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers?limit=500".into(),
     ];
     want.sort();
     // the empty continue of the first page is not sent
@@ -264,16 +267,13 @@ fn a_missing_metrics_api_is_recorded_as_the_controller_words_it() {
 #[test]
 fn forbidden_hpa_fails_naming_the_verb_and_resource() {
     let c = cluster("scale-up-cpu.yaml", "403hpa");
-    c.server.inject(
-        PathMatch::contains("/horizontalpodautoscalers/web"),
-        Fault::Status(403),
-    );
+    c.server.inject(PathMatch::exact(HPAS), Fault::Status(403));
     let out = c.run(&["explain", "web", "-n", "shop"]);
     assert_eq!(out.status.code(), Some(1));
     let e = stderr(&out);
     assert!(e.starts_with("error: "), "{e}");
     assert!(
-        e.contains("get horizontalpodautoscalers.autoscaling"),
+        e.contains("list horizontalpodautoscalers.autoscaling"),
         "{e}"
     );
     assert!(e.contains("403"), "{e}");
@@ -294,10 +294,7 @@ fn unknown_hpa_is_not_found_with_the_names_there_are() {
 #[test]
 fn server_error_on_the_hpa_fails_in_one_line() {
     let c = cluster("scale-up-cpu.yaml", "500");
-    c.server.inject(
-        PathMatch::contains("/horizontalpodautoscalers/web"),
-        Fault::Status(500),
-    );
+    c.server.inject(PathMatch::exact(HPAS), Fault::Status(500));
     let out = c.run(&["explain", "web", "-n", "shop"]);
     assert_eq!(out.status.code(), Some(1));
     let e = stderr(&out);
@@ -308,8 +305,9 @@ fn server_error_on_the_hpa_fails_in_one_line() {
 #[test]
 fn failed_scale_is_failed_get_scale() {
     let c = cluster("scale-up-cpu.yaml", "scale500");
+    // The target's Deployment is where its scale comes from.
     c.server
-        .inject(PathMatch::contains("/scale"), Fault::Status(500));
+        .inject(PathMatch::contains("/deployments/web"), Fault::Status(500));
     let v = c.live_json("web");
     assert_eq!(
         v["verdict"]["decidedBy"], "FailedGetScale",
@@ -321,10 +319,8 @@ fn failed_scale_is_failed_get_scale() {
 #[test]
 fn request_timeout_is_honoured() {
     let c = cluster("scale-up-cpu.yaml", "timeout");
-    c.server.inject(
-        PathMatch::contains("/horizontalpodautoscalers/web"),
-        Fault::Delay(Duration::from_secs(5)),
-    );
+    c.server
+        .inject(PathMatch::exact(HPAS), Fault::Delay(Duration::from_secs(5)));
     let t = Instant::now();
     let out = c.run(&["explain", "web", "-n", "shop", "--request-timeout", "1s"]);
     assert!(t.elapsed() < Duration::from_secs(4), "{:?}", t.elapsed());
@@ -441,15 +437,15 @@ fn live_comparison_names_the_differences() {
 
 #[test]
 fn independent_requests_run_concurrently() {
-    // 10 requests; with 500 ms per request, serial would take 5 s. The critical path is
-    // HPA -> scale -> pods/PodMetrics/pods metric: 3 round trips.
+    // 8 requests; with 500 ms per request, serial would take 4 s. The critical path is
+    // HPA -> target -> pods/PodMetrics/pods metric: 3 round trips.
     let c = cluster("several-metrics.yaml", "latency");
     c.server.set_latency(Duration::from_millis(500));
     let t = Instant::now();
     c.live_json("orders");
     let took = t.elapsed();
-    assert_eq!(c.server.requests().len(), 10);
-    assert!(took < Duration::from_millis(3500), "took {took:?}");
+    assert_eq!(c.server.requests().len(), 8);
+    assert!(took < Duration::from_millis(2500), "took {took:?}");
 }
 
 #[test]

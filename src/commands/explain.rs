@@ -89,7 +89,8 @@ pub fn decide_with_input(
                 .map(|p| p.period_seconds)
                 .max()
                 .unwrap_or(0);
-            let rescales = crate::events::rescales(&snap.other, &namespace, name);
+            let rescales =
+                crate::events::rescales(snap.events_for(&namespace, name), &namespace, name);
             let (h, notes) = crate::events::history_from_rescales(
                 &rescales,
                 now,

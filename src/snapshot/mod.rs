@@ -16,11 +16,16 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+mod index;
+
+use index::Index;
+
 use crate::core::model::*;
 use crate::core::{selector_text, Settings};
 use crate::labels::Selector;
 use crate::metrics_api::{ExternalMetricValue, MetricValue, PodMetrics};
 use crate::quantity::{parse_f64, parse_milli};
+use crate::restmapper::{builtin_mapping, qualified_guess};
 
 /// Annotation on the List's metadata recording when a snapshot was taken.
 pub const TAKEN_AT_ANNOTATION: &str = "kubectl-hpa.dev/taken-at";
@@ -33,6 +38,18 @@ pub const TAKEN_AT_ANNOTATION: &str = "kubectl-hpa.dev/taken-at";
 /// Values: `unable to fetch metrics from resource metrics API: <api error>` and the like
 /// (for `scale`, the API error itself).
 pub const FETCH_ERRORS_ANNOTATION: &str = "kubectl-hpa.dev/fetch-errors";
+
+/// The key of the fetch error of HPA `namespace/name`'s target (its scale could not be read).
+/// Files written before per-HPA keys use `scale` for the HPA the file was taken for.
+pub fn scale_error_key(namespace: &str, name: &str) -> String {
+    format!("scale/{namespace}/{name}")
+}
+
+/// The key that records that the server said HPA `namespace/name`'s target does not exist
+/// (value: `Kind namespace/name`).
+pub fn scale_not_found_key(namespace: &str, name: &str) -> String {
+    format!("scale-not-found/{namespace}/{name}")
+}
 
 /// The key of a fetch error for a Pods metric.
 pub fn pods_metric_key(metric: &str) -> String {
@@ -80,6 +97,19 @@ pub struct Workload {
     pub uid: Option<String>,
 }
 
+/// What the diagnostics read from a Deployment or ReplicaSet besides its scale.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkloadStatus {
+    pub kind: String,
+    pub namespace: String,
+    pub name: String,
+    /// The controlling owner `(kind, name)` (a ReplicaSet's Deployment).
+    pub owner: Option<(String, String)>,
+    pub spec_replicas: i32,
+    pub status_replicas: i32,
+    pub updated_replicas: Option<i32>,
+}
+
 /// Everything read from a snapshot (or fetched from a cluster).
 #[derive(Debug, Clone, Default)]
 pub struct Snapshot {
@@ -94,10 +124,15 @@ pub struct Snapshot {
     pub has_pod_metrics: bool,
     pub custom_metrics: Vec<MetricValue>,
     pub external_metrics: Vec<ExternalMetricValue>,
-    /// Objects kept as they are (events, APIServices, CRD targets).
+    /// Objects kept as they are (events, APIServices, CRD targets); events of one object are
+    /// adjacent ([`Snapshot::events_for`]).
     pub other: Vec<Value>,
+    /// Deployments and ReplicaSets as the diagnostics see them.
+    pub workload_status: Vec<WorkloadStatus>,
     /// API calls that failed when the snapshot was taken (see [`FETCH_ERRORS_ANNOTATION`]).
     pub fetch_errors: BTreeMap<String, String>,
+    /// Lookups by namespace, name, label and metric (built at the first lookup).
+    index: std::sync::OnceLock<Index>,
 }
 
 /// Kinds accepted in a snapshot and passed over (context for live diagnostics).
@@ -224,6 +259,7 @@ impl Snapshot {
             })?;
         }
         snap.add(doc, source, "")?;
+        snap.sort_other();
         Ok(snap)
     }
 
@@ -287,9 +323,11 @@ impl Snapshot {
             }
             ("apps/v1", kind @ ("Deployment" | "StatefulSet" | "ReplicaSet")) => {
                 // The three workloads share the fields the scale subresource reads.
+                let mut updated = None;
                 let (md, replicas, status_replicas, selector) = match kind {
                     "Deployment" => {
                         let d: Deployment = typed(item, &ctx)?;
+                        updated = d.status.as_ref().and_then(|s| s.updated_replicas);
                         let status = d.status.and_then(|s| s.replicas);
                         (d.metadata, d.spec.replicas, status, d.spec.selector)
                     }
@@ -304,6 +342,22 @@ impl Snapshot {
                         (d.metadata, d.spec.replicas, status, d.spec.selector)
                     }
                 };
+                if kind != "StatefulSet" {
+                    self.workload_status.push(WorkloadStatus {
+                        kind: kind.to_string(),
+                        namespace: md.namespace.clone().unwrap_or_else(|| "default".into()),
+                        name: md.name.clone().unwrap_or_default(),
+                        owner: md.owner_references.as_ref().and_then(|o| {
+                            o.iter()
+                                .find(|r| r.controller == Some(true))
+                                .or(o.first())
+                                .map(|r| (r.kind.clone(), r.name.clone()))
+                        }),
+                        spec_replicas: replicas.unwrap_or(1),
+                        status_replicas: status_replicas.unwrap_or(0),
+                        updated_replicas: updated,
+                    });
+                }
                 self.workloads.push(workload(
                     kind,
                     &md,
@@ -394,43 +448,129 @@ impl Snapshot {
             .max()
     }
 
+    /// The indexes, built at the first lookup (afresh when the snapshot changed since).
+    fn index(&self) -> std::borrow::Cow<'_, Index> {
+        let sizes = (self.hpas.len(), self.workloads.len(), self.pods.len());
+        let ix = self.index.get_or_init(|| Index::build(self));
+        if ix.sizes == sizes {
+            std::borrow::Cow::Borrowed(ix)
+        } else {
+            std::borrow::Cow::Owned(Index::build(self))
+        }
+    }
+
+    /// Keep the events of each object together (their order otherwise unchanged), so that
+    /// [`Snapshot::events_for`] is a slice.
+    fn sort_other(&mut self) {
+        self.other.sort_by_cached_key(index::event_subject);
+        self.index = std::sync::OnceLock::new();
+    }
+
+    /// The Events about object `namespace/name` (v1 and events.k8s.io/v1), in file order.
+    pub fn events_for(&self, namespace: &str, name: &str) -> &[Value] {
+        let ix = self.index();
+        let range = ix
+            .events
+            .get(&(namespace.to_string(), name.to_string()))
+            .cloned()
+            .unwrap_or_default();
+        &self.other[range]
+    }
+
+    /// The Pod `namespace/name`, if the snapshot holds it.
+    pub fn pod(&self, namespace: &str, name: &str) -> Option<&Pod> {
+        let ix = self.index();
+        let i = ix
+            .pod_by_name
+            .get(&(namespace.to_string(), name.to_string()))?;
+        self.pods.get(*i)
+    }
+
     fn find_hpa(
         &self,
         namespace: &str,
         name: &str,
     ) -> Result<&HorizontalPodAutoscaler, SnapshotError> {
-        self.hpas
-            .iter()
-            .find(|h| {
-                h.metadata.name.as_deref() == Some(name)
-                    && h.metadata.namespace.as_deref().unwrap_or("default") == namespace
-            })
-            .ok_or_else(|| {
-                let have = self.hpa_names(None);
-                err(format!(
-                    "{}: no HorizontalPodAutoscaler {namespace}/{name} in the snapshot ({})",
-                    self.source,
-                    if have.is_empty() {
-                        "it holds no autoscaling/v2 HorizontalPodAutoscaler".to_string()
-                    } else {
-                        format!("it holds: {}", have.join(", "))
-                    }
-                ))
+        let at = self
+            .index()
+            .hpas
+            .get(&(namespace.to_string(), name.to_string()))
+            .copied();
+        at.and_then(|i| self.hpas.get(i)).ok_or_else(|| {
+            let have = self.hpa_names(None);
+            err(format!(
+                "{}: no HorizontalPodAutoscaler {namespace}/{name} in the snapshot ({})",
+                self.source,
+                if have.is_empty() {
+                    "it holds no autoscaling/v2 HorizontalPodAutoscaler".to_string()
+                } else {
+                    format!("it holds: {}", have.join(", "))
+                }
+            ))
+        })
+    }
+
+    /// The recorded error of reading HPA `namespace/name`'s target, if any (files written
+    /// before per-HPA keys: `scale`, for the first HPA, the one the file was taken for).
+    pub fn scale_error(&self, namespace: &str, name: &str) -> Option<&String> {
+        self.fetch_errors
+            .get(&scale_error_key(namespace, name))
+            .or_else(|| {
+                let first = self.hpas.first()?;
+                let is_first = first.metadata.name.as_deref() == Some(name)
+                    && first.metadata.namespace.as_deref().unwrap_or("default") == namespace;
+                self.fetch_errors.get("scale").filter(|_| is_first)
             })
     }
 
-    fn find_target(&self, namespace: &str, kind: &str, name: &str) -> Option<&Workload> {
-        let in_ns = |w: &&Workload| w.namespace == namespace && w.name == name;
-        self.workloads
-            .iter()
-            .filter(in_ns)
-            .find(|w| w.kind == kind)
-            .or_else(|| {
-                self.workloads
-                    .iter()
-                    .filter(in_ns)
-                    .find(|w| w.kind == "Scale")
+    /// Resolve a target as the controller's REST mapper and scale client would: by group and
+    /// kind (the version does not matter), then by name in the HPA's namespace.
+    fn resolve_target(
+        &self,
+        ix: &Index,
+        namespace: &str,
+        r: &hpa_v2::CrossVersionObjectReference,
+    ) -> Result<&Workload, TargetStatus> {
+        let api = r.api_version.as_deref().unwrap_or_default();
+        if let Some(Err(u)) = builtin_mapping(api, &r.kind) {
+            return Err(TargetStatus::NoKindMatch(u.to_string()));
+        }
+        let here: Vec<&Workload> = ix
+            .workloads
+            .get(&(namespace.to_string(), r.name.clone()))
+            .into_iter()
+            .flatten()
+            .filter_map(|&i| self.workloads.get(i))
+            .collect();
+        here.iter()
+            .find(|w| w.kind == r.kind)
+            .or_else(|| here.iter().find(|w| w.kind == "Scale"))
+            .copied()
+            .ok_or_else(|| TargetStatus::NotInSnapshot {
+                text: format!("{} {:?} not found", qualified_guess(api, &r.kind), r.name),
             })
+    }
+
+    /// Whether HPA `namespace/name`'s target can be read, and if not, why (typed, for the
+    /// diagnostics).
+    pub fn target_status(&self, namespace: &str, name: &str) -> TargetStatus {
+        let Ok(raw) = self.find_hpa(namespace, name) else {
+            return TargetStatus::Found;
+        };
+        if let Some(e) = self.scale_error(namespace, name) {
+            let not_found = self
+                .fetch_errors
+                .contains_key(&scale_not_found_key(namespace, name));
+            return TargetStatus::FetchFailed {
+                text: e.clone(),
+                not_found,
+            };
+        }
+        let ix = self.index();
+        match self.resolve_target(&ix, namespace, &raw.spec.scale_target_ref) {
+            Ok(_) => TargetStatus::Found,
+            Err(e) => e,
+        }
     }
 
     /// Validate the snapshot for one HPA and build the core's input.
@@ -448,172 +588,62 @@ impl Snapshot {
             self.source
         );
         let hpa = convert_hpa(raw, namespace, &ctx)?;
-        if let Some(e) = self.fetch_errors.get("scale") {
-            return Ok(Input {
-                metric_data: vec![MetricData::None; hpa.metrics.len()],
-                hpa,
-                scale: Err(e.clone()),
-                pods: vec![],
-                pod_metrics: Ok(vec![]),
-                other_hpas_selecting: vec![],
-                settings,
-                history,
-                now,
-                detail: Detail::Full,
-            });
-        }
-        let target = self
-            .find_target(namespace, &hpa.target_kind, &hpa.target_name)
-            .ok_or_else(|| {
-                err(format!(
-                    "{}: the target of HorizontalPodAutoscaler {namespace}/{name}, {} {namespace}/{}, is not in the snapshot (add it, or an autoscaling/v1 Scale named {} for other kinds)",
-                    self.source, hpa.target_kind, hpa.target_name, hpa.target_name
-                ))
-            })?;
-        let scale = target.scale.clone();
+        let ix = self.index();
+        let target = match self.scale_error(namespace, name) {
+            Some(e) => Err(e.clone()),
+            None => self
+                .resolve_target(&ix, namespace, &raw.spec.scale_target_ref)
+                .map_err(|e| e.text().to_string()),
+        };
+        let scale = match target {
+            Ok(t) => t.scale.clone(),
+            Err(e) => {
+                return Ok(Input {
+                    metric_data: vec![MetricData::None; hpa.metrics.len()],
+                    hpa,
+                    scale: Err(e),
+                    pods: vec![],
+                    pod_metrics: Ok(vec![]),
+                    other_hpas_selecting: vec![],
+                    settings,
+                    history,
+                    now,
+                    detail: Detail::Full,
+                })
+            }
+        };
         let selector = Selector::parse(&scale.selector)
             .ok()
             .filter(|s| !s.is_empty());
-        let selected: Vec<&Pod> = match &selector {
-            Some(sel) => self
-                .pods
-                .iter()
-                .filter(|p| p.metadata.namespace.as_deref().unwrap_or("default") == namespace)
-                .filter(|p| sel.matches(p.metadata.labels.as_ref().unwrap_or(&BTreeMap::new())))
-                .collect(),
+        let selected: Vec<usize> = match &selector {
+            Some(sel) => ix.select(self, namespace, sel),
             None => vec![],
         };
         let pods = selected
             .iter()
-            .map(|p| convert_pod(p, &self.source))
+            .map(|&i| convert_pod(&self.pods[i], &self.source))
             .collect::<Result<Vec<_>, _>>()?;
-        let selected_names: HashSet<&str> = selected
-            .iter()
-            .filter_map(|p| p.metadata.name.as_deref())
-            .collect();
-        let all_pods_by_name: BTreeMap<&str, &Pod> = self
-            .pods
-            .iter()
-            .filter(|p| p.metadata.namespace.as_deref().unwrap_or("default") == namespace)
-            .filter_map(|p| p.metadata.name.as_deref().map(|n| (n, p)))
-            .collect();
-
-        // Resource metrics: PodMetrics selected by the same selector.
-        let mut usages = Vec::new();
-        if let Some(sel) = &selector {
-            for m in &self.pod_metrics {
-                if m.metadata.namespace.as_deref().unwrap_or("default") != namespace {
-                    continue;
-                }
-                let pod_name = m.metadata.name.as_deref().unwrap_or("");
-                let chosen = match &m.metadata.labels {
-                    Some(l) => sel.matches(l),
-                    None => selected_names.contains(pod_name),
-                };
-                if chosen {
-                    usages.push(convert_pod_metrics(m, namespace, &self.source)?);
-                }
-            }
-        }
-
-        // Custom and external metric data, one entry per spec metric.
-        let mut metric_data = Vec::with_capacity(hpa.metrics.len());
-        for spec in &hpa.metrics {
-            if let Some(e) = fetch_error_for(&self.fetch_errors, spec) {
-                metric_data.push(e);
-                continue;
-            }
-            metric_data.push(match spec {
-                MetricSpec::Pods { metric, .. } => {
-                    let mut items = Vec::new();
-                    for v in &self.custom_metrics {
-                        let d = &v.described_object;
-                        if d.kind != "Pod" || v.metric.name != *metric {
-                            continue;
-                        }
-                        if d.namespace.as_deref().is_some_and(|n| n != namespace) {
-                            continue;
-                        }
-                        // Values of pods the selector does not pick are not returned by the API.
-                        if let (Some(p), Some(sel)) = (all_pods_by_name.get(d.name.as_str()), &selector) {
-                            if !sel.matches(p.metadata.labels.as_ref().unwrap_or(&BTreeMap::new())) {
-                                continue;
-                            }
-                        }
-                        items.push(convert_metric_value(v, &self.source)?);
-                    }
-                    MetricData::Pods(Ok(items))
-                }
-                MetricSpec::Object {
-                    kind,
-                    object,
-                    metric,
-                    ..
-                } => {
-                    let found = self.custom_metrics.iter().find(|v| {
-                        let d = &v.described_object;
-                        d.kind == *kind
-                            && d.name == *object
-                            && v.metric.name == *metric
-                            && d.namespace.as_deref().is_none_or(|n| n == namespace || kind == "Namespace")
-                    });
-                    match found {
-                        Some(v) => MetricData::Object(Ok(convert_metric_value(v, &self.source)?)),
-                        None => MetricData::Object(Err(format!(
-                            "unable to fetch metrics from custom metrics API: the server could not find the metric {metric} for {kind} {object} (not in the snapshot)"
-                        ))),
-                    }
-                }
-                MetricSpec::External { metric, .. } => {
-                    let raw_sel = raw_external_selector(raw, metric);
-                    let sel = match raw_sel {
-                        Some(s) => Some(Selector::from_label_selector(s).map_err(|e| {
-                            err(format!("{ctx}: field spec.metrics external {metric} selector: {e}"))
-                        })?),
-                        None => None,
-                    };
-                    let mut items = Vec::new();
-                    for v in &self.external_metrics {
-                        if v.metric_name != *metric {
-                            continue;
-                        }
-                        if sel.as_ref().is_some_and(|s| !s.matches(&v.metric_labels)) {
-                            continue;
-                        }
-                        items.push(convert_external_value(v, &self.source)?);
-                    }
-                    MetricData::External(Ok(items))
-                }
-                _ => MetricData::None,
-            });
-        }
+        let usages = self.usages(&ix, namespace, selector.as_ref(), &selected)?;
+        let metric_data = self.metric_data(&ix, &hpa, raw, namespace, selector.as_ref(), &ctx)?;
 
         // Other HPAs whose targets select any of these pods.
-        let mut other_hpas_selecting = Vec::new();
-        for other in &self.hpas {
-            let oname = other.metadata.name.as_deref().unwrap_or("");
-            if other.metadata.namespace.as_deref().unwrap_or("default") != namespace
-                || oname == name
-            {
-                continue;
-            }
-            let oref = &other.spec.scale_target_ref;
-            let Some(ot) = self.find_target(namespace, &oref.kind, &oref.name) else {
-                continue;
-            };
-            let Ok(osel) = Selector::parse(&ot.scale.selector) else {
-                continue;
-            };
-            if osel.is_empty() {
-                continue;
-            }
-            if selected
-                .iter()
-                .any(|p| osel.matches(p.metadata.labels.as_ref().unwrap_or(&BTreeMap::new())))
-            {
-                other_hpas_selecting.push(oname.to_string());
-            }
-        }
+        let me = ix
+            .hpas
+            .get(&(namespace.to_string(), name.to_string()))
+            .copied();
+        let mut others: Vec<usize> = selected
+            .iter()
+            .flat_map(|p| ix.selecting.get(p).into_iter().flatten())
+            .copied()
+            .filter(|&h| Some(h) != me)
+            .collect();
+        others.sort_unstable();
+        others.dedup();
+        let other_hpas_selecting = others
+            .into_iter()
+            .filter_map(|h| self.hpas[h].metadata.name.clone())
+            .filter(|n| n != name)
+            .collect();
 
         let pod_metrics = match self.fetch_errors.get("resource-metrics") {
             Some(e) => Err(e.clone()),
@@ -631,6 +661,185 @@ impl Snapshot {
             now,
             detail: Detail::Full,
         })
+    }
+
+    /// Resource metrics: PodMetrics selected by the same selector (by their labels when they
+    /// carry them, else by the selected pods' names).
+    fn usages(
+        &self,
+        ix: &Index,
+        namespace: &str,
+        selector: Option<&Selector>,
+        selected: &[usize],
+    ) -> Result<Vec<PodUsage>, SnapshotError> {
+        let Some(sel) = selector else {
+            return Ok(vec![]);
+        };
+        let selected_names: HashSet<&str> = selected
+            .iter()
+            .filter_map(|&i| self.pods[i].metadata.name.as_deref())
+            .collect();
+        let mut usages = Vec::new();
+        for &i in ix.pod_metrics_by_ns.get(namespace).into_iter().flatten() {
+            let m = &self.pod_metrics[i];
+            let pod_name = m.metadata.name.as_deref().unwrap_or("");
+            let chosen = match &m.metadata.labels {
+                Some(l) => sel.matches(l),
+                None => selected_names.contains(pod_name),
+            };
+            if chosen {
+                usages.push(convert_pod_metrics(m, namespace, &self.source)?);
+            }
+        }
+        Ok(usages)
+    }
+
+    /// Custom and external metric data, one entry per spec metric.
+    fn metric_data(
+        &self,
+        ix: &Index,
+        hpa: &Hpa,
+        raw: &HorizontalPodAutoscaler,
+        namespace: &str,
+        selector: Option<&Selector>,
+        ctx: &str,
+    ) -> Result<Vec<MetricData>, SnapshotError> {
+        let mut out = Vec::with_capacity(hpa.metrics.len());
+        for (i, spec) in hpa.metrics.iter().enumerate() {
+            if let Some(e) = fetch_error_for(&self.fetch_errors, spec) {
+                out.push(e);
+                continue;
+            }
+            out.push(match spec {
+                MetricSpec::Pods { metric, .. } => {
+                    MetricData::Pods(Ok(self.pods_metric(ix, namespace, metric, selector)?))
+                }
+                MetricSpec::Object {
+                    kind,
+                    object,
+                    metric,
+                    ..
+                } => self.object_metric(ix, namespace, kind, object, metric)?,
+                MetricSpec::External { metric, .. } => {
+                    // This entry's own selector (two entries may read one metric differently).
+                    let raw_sel = raw
+                        .spec
+                        .metrics
+                        .as_ref()
+                        .and_then(|m| m.get(i))
+                        .and_then(|m| m.external.as_ref())
+                        .and_then(|e| e.metric.selector.as_ref());
+                    let sel = match raw_sel {
+                        Some(s) => Some(Selector::from_label_selector(s).map_err(|e| {
+                            err(format!(
+                                "{ctx}: field spec.metrics[{i}].external.metric.selector: {e}"
+                            ))
+                        })?),
+                        None => None,
+                    };
+                    let mut items = Vec::new();
+                    for &k in ix.external_by_metric.get(metric).into_iter().flatten() {
+                        let v = &self.external_metrics[k];
+                        if sel.as_ref().is_some_and(|s| !s.matches(&v.metric_labels)) {
+                            continue;
+                        }
+                        items.push(convert_external_value(v, &self.source)?);
+                    }
+                    MetricData::External(Ok(items))
+                }
+                _ => MetricData::None,
+            });
+        }
+        Ok(out)
+    }
+
+    fn pods_metric(
+        &self,
+        ix: &Index,
+        namespace: &str,
+        metric: &str,
+        selector: Option<&Selector>,
+    ) -> Result<Vec<MetricSample>, SnapshotError> {
+        let empty = BTreeMap::new();
+        let mut items = Vec::new();
+        for &k in ix.custom_by_metric.get(metric).into_iter().flatten() {
+            let v = &self.custom_metrics[k];
+            let d = &v.described_object;
+            if d.kind != "Pod" || d.namespace.as_deref().is_some_and(|n| n != namespace) {
+                continue;
+            }
+            // Values of pods the selector does not pick are not returned by the API.
+            let pod = ix
+                .pod_by_name
+                .get(&(namespace.to_string(), d.name.clone()))
+                .map(|&p| &self.pods[p]);
+            if let (Some(p), Some(sel)) = (pod, selector) {
+                if !sel.matches(p.metadata.labels.as_ref().unwrap_or(&empty)) {
+                    continue;
+                }
+            }
+            items.push(convert_metric_value(v, &self.source)?);
+        }
+        Ok(items)
+    }
+
+    fn object_metric(
+        &self,
+        ix: &Index,
+        namespace: &str,
+        kind: &str,
+        object: &str,
+        metric: &str,
+    ) -> Result<MetricData, SnapshotError> {
+        let found = ix
+            .custom_by_metric
+            .get(metric)
+            .into_iter()
+            .flatten()
+            .map(|&k| &self.custom_metrics[k])
+            .find(|v| {
+                let d = &v.described_object;
+                d.kind == kind
+                    && d.name == object
+                    && d.namespace
+                        .as_deref()
+                        .is_none_or(|n| n == namespace || kind == "Namespace")
+            });
+        Ok(match found {
+            Some(v) => MetricData::Object(Ok(convert_metric_value(v, &self.source)?)),
+            None => MetricData::Object(Err(format!(
+                "unable to fetch metrics from custom metrics API: the server could not find the metric {metric} for {kind} {object} (not in the snapshot)"
+            ))),
+        })
+    }
+}
+
+/// Whether an HPA's target can be read from a snapshot.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TargetStatus {
+    Found,
+    /// The REST mapper knows no such group/kind (`extensions/v1beta1` Deployment).
+    NoKindMatch(String),
+    /// Offline: no item for it (the object may not exist, or the file may lack it).
+    NotInSnapshot {
+        text: String,
+    },
+    /// Live: the fetch failed; `not_found` when the server said the object does not exist.
+    FetchFailed {
+        text: String,
+        not_found: bool,
+    },
+}
+
+impl TargetStatus {
+    /// The error as the controller's scale client words it.
+    pub fn text(&self) -> &str {
+        match self {
+            TargetStatus::Found => "",
+            TargetStatus::NoKindMatch(t)
+            | TargetStatus::NotInSnapshot { text: t }
+            | TargetStatus::FetchFailed { text: t, .. } => t,
+        }
     }
 }
 
@@ -661,21 +870,6 @@ fn self_target_kinds(item: &Value) -> Option<()> {
     item.get("spec")?;
     item.pointer("/metadata/name")?;
     Some(())
-}
-
-fn raw_external_selector<'a>(
-    raw: &'a HorizontalPodAutoscaler,
-    metric: &str,
-) -> Option<&'a k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector> {
-    raw.spec
-        .metrics
-        .as_ref()?
-        .iter()
-        .filter_map(|m| m.external.as_ref())
-        .find(|e| e.metric.name == metric)?
-        .metric
-        .selector
-        .as_ref()
 }
 
 fn workload(

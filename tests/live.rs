@@ -588,3 +588,167 @@ fn one_explain_costs_the_same_requests_however_many_other_hpas() {
         "requests must not grow with the namespace's other HPAs"
     );
 }
+
+// ---------------------------------------------------------------- fidelity (issue 9 §3)
+
+/// The objects of an example, changed by `f`, served live and written to a file for offline.
+fn variant(file: &str, tag: &str, f: impl FnOnce(&mut Vec<Value>)) -> (Cluster, PathBuf) {
+    let mut objects: Vec<Value> = fake_apiserver::load_snapshot(example(file))
+        .into_iter()
+        .flat_map(|d| match d["kind"].as_str() {
+            Some("List") => d["items"].as_array().cloned().unwrap_or_default(),
+            _ => vec![d],
+        })
+        .collect();
+    f(&mut objects);
+    let path = tmpdir(&format!("variant-{tag}")).join("snap.json");
+    std::fs::write(
+        &path,
+        serde_json::json!({"apiVersion": "v1", "kind": "List", "items": objects.clone()})
+            .to_string(),
+    )
+    .expect("write variant");
+    let server = FakeApiServer::start(objects);
+    let kubeconfig = server.write_kubeconfig(&tmpdir(tag));
+    (Cluster { server, kubeconfig }, path)
+}
+
+fn hpa_mut<'a>(objects: &'a mut [Value], name: &str) -> &'a mut Value {
+    objects
+        .iter_mut()
+        .find(|o| o["kind"] == "HorizontalPodAutoscaler" && o["metadata"]["name"] == name)
+        .expect("the HPA")
+}
+
+fn condition(v: &Value, type_: &str) -> Value {
+    v["conditions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|c| c["type"] == type_)
+        .cloned()
+        .unwrap_or(Value::Null)
+}
+
+fn finding_messages(v: &Value, id: &str) -> Vec<String> {
+    v["diagnostics"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|f| f["id"] == id)
+        .map(|f| f["message"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+#[test]
+fn two_entries_on_one_external_metric_are_read_once_and_not_summed() {
+    use serde_json::json;
+    let (c, file) = variant("scale-up-cpu.yaml", "dup-external", |o| {
+        let sel = json!({"matchLabels": {"queue": "orders"}});
+        hpa_mut(o, "web")["spec"]["metrics"] = json!([
+            {"type": "External", "external": {"metric": {"name": "queue_depth", "selector": sel},
+                "target": {"type": "Value", "value": "10"}}},
+            {"type": "External", "external": {"metric": {"name": "queue_depth", "selector": sel},
+                "target": {"type": "AverageValue", "averageValue": "4"}}},
+        ]);
+        o.push(json!({"apiVersion": "external.metrics.k8s.io/v1beta1", "kind": "ExternalMetricValueList",
+            "metadata": {}, "items": [{"metricName": "queue_depth", "metricLabels": {"queue": "orders"},
+            "timestamp": NOW, "value": "12"}]}));
+    });
+    let live = c.live_json("web");
+    // 12 against Value 10: ceil(1.2 × 3) = 4; against AverageValue 4: 12 / (4 × 3) = 1.0 → 3.
+    // Summed twice it would be 24: 8 (limited to 6) and 6.
+    assert_eq!(live["desiredReplicas"], 4, "{}", live["verdict"]);
+    let external: Vec<RecordedRequest> = c
+        .server
+        .requests()
+        .into_iter()
+        .filter(|r| {
+            r.path
+                .contains("external.metrics.k8s.io/v1beta1/namespaces")
+        })
+        .collect();
+    assert_eq!(
+        external.len(),
+        1,
+        "one request per distinct metric and selector"
+    );
+    assert_eq!(decision(&live), decision(&offline_json("web", &file)));
+}
+
+#[test]
+fn a_missing_target_is_failed_get_scale_live_and_offline() {
+    let (c, file) = variant("scale-up-cpu.yaml", "no-target", |o| {
+        o.retain(|x| x["kind"] != "Deployment" && x["kind"] != "ReplicaSet");
+    });
+    let want = "the HPA controller was unable to get the target's current scale: deployments.apps \"web\" not found";
+    let live = c.live_json("web");
+    assert_eq!(
+        live["verdict"]["decidedBy"], "FailedGetScale",
+        "{}",
+        live["verdict"]
+    );
+    let able = condition(&live, "AbleToScale");
+    assert_eq!(
+        (&able["status"], &able["reason"]),
+        (&"False".into(), &"FailedGetScale".into())
+    );
+    assert_eq!(able["message"], want);
+    let live_notes = finding_messages(&live, "target-missing");
+    assert!(
+        live_notes.len() == 1 && live_notes[0].contains("Deployment shop/web"),
+        "{live_notes:?}"
+    );
+    assert!(!live_notes[0].contains("may simply lack"), "{live_notes:?}");
+
+    let offline = offline_json("web", &file);
+    assert_eq!(decision(&live), decision(&offline));
+    let notes = finding_messages(&offline, "target-missing");
+    assert!(
+        notes.len() == 1 && notes[0].contains("may simply lack the object"),
+        "{notes:?}"
+    );
+    // The text output says it too, and exits 0.
+    let out = c.run(&["explain", "web", "-n", "shop", "--now", NOW]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("target-missing"), "{text}");
+}
+
+#[test]
+fn an_extensions_v1beta1_target_is_not_the_apps_v1_deployment() {
+    let (c, file) = variant("scale-up-cpu.yaml", "extensions", |o| {
+        hpa_mut(o, "web")["spec"]["scaleTargetRef"]["apiVersion"] = "extensions/v1beta1".into();
+    });
+    let text = "no matches for kind \"Deployment\" in group \"extensions\"";
+    for (how, v) in [
+        ("live", c.live_json("web")),
+        ("offline", offline_json("web", &file)),
+    ] {
+        assert_eq!(
+            v["verdict"]["decidedBy"], "FailedGetScale",
+            "{how}: {}",
+            v["verdict"]
+        );
+        let able = condition(&v, "AbleToScale");
+        assert_eq!(
+            able["message"],
+            format!("the HPA controller was unable to get the target's current scale: {text}"),
+            "{how}"
+        );
+        let events: Vec<&Value> = v["events"].as_array().expect("events").iter().collect();
+        assert!(
+            events
+                .iter()
+                .any(|e| e["reason"] == "FailedGetScale" && e["message"] == text),
+            "{how}: {events:?}"
+        );
+        assert_eq!(finding_messages(&v, "target-missing").len(), 1, "{how}");
+    }
+    // No request goes to a group the REST mapper does not know.
+    assert!(c
+        .server
+        .requests()
+        .iter()
+        .all(|r| !r.path.contains("extensions")));
+}

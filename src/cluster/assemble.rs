@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{json, Map, Value};
 
-use super::conn::FetchError;
+use super::conn::{FetchError, Unmapped};
 use super::fetch::{Answers, Body};
 use super::plan::{Coll, HpaNeeds, Request, Scope};
 use crate::snapshot::{
@@ -159,7 +159,10 @@ fn target_errors(answers: &Answers, hpas: &[HpaNeeds], by_ns: &mut BTreeMap<Stri
             ),
             Some(Err(e)) => (
                 e.client_go_text(),
-                e.api().and_then(|f| f.code()) == Some(404),
+                match e {
+                    FetchError::Api(f) => f.code() == Some(404),
+                    FetchError::Unmapped(u) => matches!(u, Unmapped::NoKindMatch { .. }),
+                },
             ),
         };
         if not_found {
@@ -470,5 +473,181 @@ fn finish(by_ns: BTreeMap<String, NsList>, origin: &Origin, out: &mut Assembled)
         }
         let list = json!({"apiVersion": "v1", "kind": "List", "metadata": {"annotations": annotations}, "items": l.items});
         out.lists.push((ns, list));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::conn::{ApiFailure, Failure};
+    use crate::cluster::plan::{first_round, second_round};
+    use crate::snapshot::Snapshot;
+
+    fn hpa(ns: &str, name: &str, target: &str, metrics: Value) -> Value {
+        json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": name, "namespace": ns},
+            "spec": {"maxReplicas": 9, "metrics": metrics,
+                     "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": target}}})
+    }
+
+    fn deployment(ns: &str, name: &str) -> Value {
+        json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name, "namespace": ns},
+            "spec": {"replicas": 2, "selector": {"matchLabels": {"app": name}}}, "status": {"replicas": 2}})
+    }
+
+    fn external(selector: Value) -> Value {
+        json!({"type": "External", "external": {"metric": {"name": "queue", "selector": selector},
+            "target": {"type": "Value", "value": "10"}}})
+    }
+
+    fn origin() -> Origin {
+        Origin {
+            source: "cluster test (https://x)".into(),
+            taken_at: "2026-03-01T12:00:00Z".into(),
+        }
+    }
+
+    /// A fleet of two namespaces: `a` with two HPAs on one metric (two selectors), `b` with an
+    /// HPA whose Deployment does not exist.
+    fn fleet_answers() -> (Vec<HpaNeeds>, Answers) {
+        let hpas = vec![
+            hpa(
+                "a",
+                "one",
+                "one",
+                json!([external(json!({"matchLabels": {"q": "x"}}))]),
+            ),
+            hpa("a", "two", "two", json!([external(json!(null))])),
+            hpa("b", "ghost", "ghost", json!([])),
+        ];
+        let needs: Vec<HpaNeeds> = hpas
+            .iter()
+            .map(|h| HpaNeeds::of(&serde_json::from_value(h.clone()).expect("HPA")))
+            .collect();
+        let mut answers = Answers::default();
+        let mut first = first_round(&Scope::All).into_iter();
+        let items = |v: Vec<Value>| Ok(Body::Items(v));
+        let mut put = |r: Request, a: Result<Body, FetchError>| {
+            answers.map.insert(r, a);
+        };
+        put(first.next().expect("hpas"), items(hpas));
+        put(first.next().expect("pods"), items(vec![]));
+        let pm = first.next().expect("podmetrics");
+        put(
+            pm,
+            Err(FetchError::Api(ApiFailure {
+                verb: "list",
+                resource: "pods.metrics.k8s.io".into(),
+                object: String::new(),
+                server: "https://x".into(),
+                failure: Failure::Status {
+                    code: 403,
+                    reason: "Forbidden".into(),
+                    message: "pods.metrics.k8s.io is forbidden".into(),
+                    parsed: true,
+                },
+            })),
+        );
+        put(
+            first.next().expect("deployments"),
+            items(vec![deployment("a", "one"), deployment("a", "two")]),
+        );
+        put(first.next().expect("statefulsets"), items(vec![]));
+        put(first.next().expect("replicasets"), items(vec![]));
+        put(
+            first.next().expect("version"),
+            Ok(Body::Object(json!({"gitVersion": "v1.33.1"}))),
+        );
+        let listed = BTreeSet::from([Coll::Deployments, Coll::StatefulSets, Coll::ReplicaSets]);
+        let value =
+            |labels: Value| json!({"metricName": "queue", "metricLabels": labels, "value": "12"});
+        for r in second_round(&Scope::All, &needs, &listed) {
+            // Both selectors see the item labelled q=x: it must be in the List once.
+            let got = match &r {
+                Request::ExternalMetric { label_selector, .. } if label_selector.is_empty() => {
+                    vec![value(json!({"q": "x"})), value(json!({"q": "y"}))]
+                }
+                _ => vec![value(json!({"q": "x"}))],
+            };
+            put(r, items(got));
+        }
+        (needs, answers)
+    }
+
+    #[test]
+    fn a_fleet_is_one_list_per_namespace_with_the_failures_recorded() {
+        let (needs, answers) = fleet_answers();
+        let out = assemble(&Scope::All, &needs, answers, &origin()).expect("assembled");
+        assert_eq!(out.server_version.as_deref(), Some("v1.33.1"));
+        assert!(out.resource_metrics_failed);
+        assert!(
+            out.notes.iter().any(|n| n.contains("403 Forbidden")),
+            "{:?}",
+            out.notes
+        );
+        let names: Vec<&str> = out.lists.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["a", "b"]);
+        let (_, a) = &out.lists[0];
+        let snap = Snapshot::from_value(a, "a").expect("snapshot a");
+        assert_eq!(snap.hpas.len(), 2);
+        assert_eq!(snap.workloads.len(), 2);
+        // One external List, each item once although two requests returned q=x.
+        assert_eq!(
+            snap.external_metrics.len(),
+            2,
+            "{:?}",
+            snap.external_metrics
+        );
+        assert!(snap.fetch_errors["resource-metrics"].contains("forbidden"));
+        let (_, b) = &out.lists[1];
+        let snap = Snapshot::from_value(b, "b").expect("snapshot b");
+        assert_eq!(
+            snap.scale_error("b", "ghost").map(String::as_str),
+            Some("deployments.apps \"ghost\" not found")
+        );
+        assert_eq!(
+            snap.target_status("b", "ghost"),
+            crate::snapshot::TargetStatus::FetchFailed {
+                text: "deployments.apps \"ghost\" not found".into(),
+                not_found: true
+            }
+        );
+    }
+
+    #[test]
+    fn one_hpa_is_named_first_and_keeps_only_the_targets_of_its_namespace() {
+        let scope = Scope::One {
+            namespace: "a".into(),
+            name: "two".into(),
+        };
+        let hpas = vec![
+            hpa("a", "one", "one", json!([])),
+            hpa("a", "two", "two", json!([])),
+        ];
+        let needs: Vec<HpaNeeds> = hpas
+            .iter()
+            .map(|h| HpaNeeds::of(&serde_json::from_value(h.clone()).expect("HPA")))
+            .collect();
+        let mut answers = Answers::default();
+        let first = first_round(&scope);
+        answers.map.insert(first[0].clone(), Ok(Body::Items(hpas)));
+        for r in second_round(&scope, &needs, &BTreeSet::new()) {
+            let body = Body::Items(vec![
+                deployment("a", "one"),
+                deployment("a", "two"),
+                deployment("a", "unrelated"),
+            ]);
+            answers.map.insert(r, Ok(body));
+        }
+        let out = assemble(&scope, &needs, answers, &origin()).expect("assembled");
+        assert_eq!(out.lists.len(), 1);
+        let items = out.lists[0].1["items"].as_array().expect("items");
+        assert_eq!(items[0]["metadata"]["name"], "two");
+        let deployments: Vec<&str> = items
+            .iter()
+            .filter(|i| i["kind"] == "Deployment")
+            .filter_map(|i| i["metadata"]["name"].as_str())
+            .collect();
+        assert_eq!(deployments, ["one", "two"]);
     }
 }

@@ -452,3 +452,242 @@ pub fn third_round(hpa: &HpaNeeds, selector: &str) -> Vec<Request> {
     }
     out.into_iter().collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn hpa(
+        ns: &str,
+        name: &str,
+        target: (&str, &str, &str),
+        metrics: serde_json::Value,
+    ) -> HpaNeeds {
+        let h: HorizontalPodAutoscaler = serde_json::from_value(json!({
+            "metadata": {"name": name, "namespace": ns},
+            "spec": {"maxReplicas": 5, "metrics": metrics,
+                     "scaleTargetRef": {"apiVersion": target.0, "kind": target.1, "name": target.2}}
+        }))
+        .expect("HPA");
+        HpaNeeds::of(&h)
+    }
+
+    fn external(metric: &str, target: serde_json::Value) -> serde_json::Value {
+        json!({"type": "External", "external": {"metric": {"name": metric,
+            "selector": {"matchLabels": {"queue": "orders"}}}, "target": target}})
+    }
+
+    fn show(reqs: &[Request]) -> Vec<String> {
+        reqs.iter()
+            .map(|r| match r {
+                Request::Version => "version".to_string(),
+                Request::List {
+                    coll,
+                    namespace,
+                    label_selector,
+                    field_selector,
+                } => format!(
+                    "list {} {label_selector}{field_selector} page={:?}",
+                    coll.path(namespace.as_deref()),
+                    r.page()
+                ),
+                Request::Get {
+                    coll,
+                    namespace,
+                    name,
+                } => {
+                    format!("get {}/{name}", coll.path(Some(namespace)))
+                }
+                Request::Scale {
+                    namespace,
+                    api_version,
+                    kind,
+                    name,
+                } => {
+                    format!("scale {api_version} {kind} {namespace}/{name}")
+                }
+                Request::PodsMetric {
+                    namespace,
+                    metric,
+                    label_selector,
+                    ..
+                } => {
+                    format!("pods-metric {namespace} {metric} [{label_selector}]")
+                }
+                Request::ObjectMetric {
+                    namespace,
+                    kind,
+                    name,
+                    metric,
+                    ..
+                } => {
+                    format!("object-metric {namespace} {kind}/{name} {metric}")
+                }
+                Request::ExternalMetric {
+                    namespace,
+                    metric,
+                    label_selector,
+                } => {
+                    format!("external-metric {namespace} {metric} [{label_selector}]")
+                }
+            })
+            .collect()
+    }
+
+    fn one() -> Scope {
+        Scope::One {
+            namespace: "shop".into(),
+            name: "web".into(),
+        }
+    }
+
+    #[test]
+    fn one_hpa_first_round_depends_on_nothing() {
+        assert_eq!(
+            show(&first_round(&one())),
+            [
+                "list /apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers  page=Some(500)",
+                "list /api/v1/namespaces/shop/events involvedObject.kind=HorizontalPodAutoscaler,involvedObject.name=web,involvedObject.namespace=shop page=None",
+                "version",
+            ]
+        );
+    }
+
+    #[test]
+    fn one_hpa_reads_its_target_and_each_distinct_metric_once() {
+        let web = hpa(
+            "shop",
+            "web",
+            ("apps/v1", "Deployment", "web"),
+            json!([
+                external("queue_depth", json!({"type": "Value", "value": "10"})),
+                external("queue_depth", json!({"type": "AverageValue", "averageValue": "4"})),
+                {"type": "Pods", "pods": {"metric": {"name": "rps"}, "target": {"type": "AverageValue", "averageValue": "1"}}},
+                {"type": "Object", "object": {"metric": {"name": "hits"},
+                    "describedObject": {"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "name": "front"},
+                    "target": {"type": "Value", "value": "1"}}},
+            ]),
+        );
+        let second = second_round(&one(), std::slice::from_ref(&web), &BTreeSet::new());
+        assert_eq!(
+            show(&second),
+            [
+                "get /apis/apps/v1/namespaces/shop/deployments/web",
+                "object-metric shop Ingress/front hits",
+                "external-metric shop queue_depth [queue=orders]",
+            ]
+        );
+        assert_eq!(
+            show(&third_round(&web, "app=web")),
+            [
+                "list /api/v1/namespaces/shop/pods app=web page=Some(500)",
+                "pods-metric shop rps [app=web]",
+            ]
+        );
+    }
+
+    #[test]
+    fn one_hpa_lists_a_kind_the_namespace_targets_several_times() {
+        let hpas = [
+            hpa("shop", "web", ("apps/v1", "Deployment", "web"), json!([])),
+            hpa("shop", "api", ("apps/v1", "Deployment", "api"), json!([])),
+            hpa(
+                "shop",
+                "db",
+                ("apps/v1beta2", "StatefulSet", "db"),
+                json!([]),
+            ),
+            hpa(
+                "shop",
+                "canary",
+                ("argoproj.io/v1alpha1", "Rollout", "canary"),
+                json!([]),
+            ),
+            hpa("other", "x", ("apps/v1", "Deployment", "x"), json!([])),
+        ];
+        assert_eq!(
+            show(&second_round(&one(), &hpas, &BTreeSet::new())),
+            [
+                "list /apis/apps/v1/namespaces/shop/deployments  page=Some(5000)",
+                "get /apis/apps/v1/namespaces/shop/statefulsets/db",
+                "scale argoproj.io/v1alpha1 Rollout shop/canary",
+            ]
+        );
+        // The default metric (cpu) needs PodMetrics.
+        assert_eq!(
+            show(&third_round(&hpas[0], "app=web")),
+            [
+                "list /api/v1/namespaces/shop/pods app=web page=Some(500)",
+                "list /apis/metrics.k8s.io/v1beta1/namespaces/shop/pods app=web page=None",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_namespace_and_all_namespaces_list_everything_in_the_first_round() {
+        let ns = show(&first_round(&Scope::Namespace("shop".into())));
+        assert_eq!(
+            ns,
+            [
+                "list /apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers  page=Some(500)",
+                "list /api/v1/namespaces/shop/pods  page=Some(5000)",
+                "list /apis/metrics.k8s.io/v1beta1/namespaces/shop/pods  page=None",
+                "list /apis/apps/v1/namespaces/shop/deployments  page=Some(5000)",
+                "list /apis/apps/v1/namespaces/shop/statefulsets  page=Some(5000)",
+                "list /apis/apps/v1/namespaces/shop/replicasets  page=Some(5000)",
+                "version",
+            ]
+        );
+        let all = show(&first_round(&Scope::All));
+        assert_eq!(
+            all[0],
+            "list /apis/autoscaling/v2/horizontalpodautoscalers  page=Some(5000)"
+        );
+        assert_eq!(all[1], "list /api/v1/pods  page=Some(5000)");
+        assert_eq!(all.len(), 7);
+    }
+
+    #[test]
+    fn a_fleet_asks_each_distinct_metric_once_and_scales_only_what_no_list_holds() {
+        let q = json!([external(
+            "queue_depth",
+            json!({"type": "Value", "value": "10"})
+        )]);
+        let hpas = [
+            hpa("a", "one", ("apps/v1", "Deployment", "one"), q.clone()),
+            hpa("a", "two", ("apps/v1", "Deployment", "two"), q.clone()),
+            hpa("b", "three", ("apps/v1", "StatefulSet", "three"), q),
+            hpa(
+                "b",
+                "four",
+                ("argoproj.io/v1alpha1", "Rollout", "four"),
+                json!([
+                {"type": "Pods", "pods": {"metric": {"name": "rps"}, "target": {"type": "AverageValue", "averageValue": "1"}}}]),
+            ),
+        ];
+        let listed = BTreeSet::from([Coll::Deployments, Coll::ReplicaSets]);
+        assert_eq!(
+            show(&second_round(&Scope::All, &hpas, &listed)),
+            [
+                "scale apps/v1 StatefulSet b/three",
+                "scale argoproj.io/v1alpha1 Rollout b/four",
+                "pods-metric b rps []",
+                "external-metric a queue_depth [queue=orders]",
+                "external-metric b queue_depth [queue=orders]",
+            ]
+        );
+        // The request count does not grow with the HPAs reading the same things.
+        let many: Vec<HpaNeeds> = (0..50)
+            .map(|i| {
+                hpa(
+                    "a",
+                    &format!("h{i}"),
+                    ("apps/v1", "Deployment", "d"),
+                    json!([]),
+                )
+            })
+            .collect();
+        assert!(second_round(&Scope::All, &many, &listed).is_empty());
+    }
+}

@@ -557,6 +557,11 @@ impl Snapshot {
         let Ok(raw) = self.find_hpa(namespace, name) else {
             return TargetStatus::Found;
         };
+        let r = &raw.spec.scale_target_ref;
+        if let Some(Err(u)) = builtin_mapping(r.api_version.as_deref().unwrap_or_default(), &r.kind)
+        {
+            return TargetStatus::NoKindMatch(u.to_string());
+        }
         if let Some(e) = self.scale_error(namespace, name) {
             let not_found = self
                 .fetch_errors

@@ -10,14 +10,13 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use jiff::SignedDuration;
-use k8s_openapi::api::core::v1::Pod;
 use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::core::calc::Tolerances;
 use crate::core::{Action, Calculation, Decision, Input, MetricSpec};
 use crate::quantity::format_decimal_si;
-use crate::snapshot::{Snapshot, TargetStatus};
+use crate::snapshot::{Pod, Snapshot, TargetStatus};
 
 /// How bad a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]

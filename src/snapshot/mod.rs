@@ -8,17 +8,21 @@ use std::collections::{BTreeMap, HashSet};
 use std::fmt;
 
 use jiff::{SignedDuration, Timestamp};
-use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet, StatefulSet};
 use k8s_openapi::api::autoscaling::v1::Scale as ScaleV1;
 use k8s_openapi::api::autoscaling::v2::{self as hpa_v2, HorizontalPodAutoscaler};
-use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 mod index;
+mod item;
+pub mod wire;
+
+use wire::AppsWorkload;
+pub use wire::Pod;
 
 use index::Index;
+use item::Item;
+use serde_json::value::RawValue;
 
 use crate::core::model::*;
 use crate::core::{selector_text, Settings};
@@ -135,6 +139,34 @@ pub struct Snapshot {
     index: std::sync::OnceLock<Index>,
 }
 
+/// The List's own annotations (string values only).
+fn list_annotations(doc: &Item<'_>) -> BTreeMap<String, String> {
+    #[derive(serde::Deserialize, Default)]
+    struct Top {
+        #[serde(default)]
+        metadata: Option<TopMeta>,
+    }
+    #[derive(serde::Deserialize, Default)]
+    struct TopMeta {
+        #[serde(default)]
+        annotations: Option<BTreeMap<String, Value>>,
+    }
+    let raw = match doc {
+        Item::Owned(v) => v
+            .pointer("/metadata/annotations")
+            .and_then(Value::as_object)
+            .map(|m| m.iter().map(|(k, v)| (k.clone(), v.clone())).collect()),
+        Item::Raw(r) => serde_json::from_str::<Top>(r.get())
+            .unwrap_or_default()
+            .metadata
+            .and_then(|m| m.annotations),
+    };
+    raw.into_iter()
+        .flatten()
+        .filter_map(|(k, v)| v.as_str().map(|s| (k, s.to_string())))
+        .collect()
+}
+
 /// Kinds accepted in a snapshot and passed over (context for live diagnostics).
 const PASSIVE_KINDS: &[(&str, &str)] = &[
     ("v1", "Event"),
@@ -147,36 +179,6 @@ const PASSIVE_KINDS: &[(&str, &str)] = &[
     ("policy/v1", "PodDisruptionBudget"),
     ("apps/v1", "ControllerRevision"),
 ];
-
-fn describe(item: &Value) -> String {
-    let kind = item.get("kind").and_then(Value::as_str).unwrap_or("object");
-    let md = item.get("metadata");
-    let ns = md
-        .and_then(|m| m.get("namespace"))
-        .and_then(Value::as_str)
-        .unwrap_or("");
-    let name = md
-        .and_then(|m| m.get("name"))
-        .and_then(Value::as_str)
-        .unwrap_or("<unnamed>");
-    if ns.is_empty() {
-        format!("{kind} {name}")
-    } else {
-        format!("{kind} {ns}/{name}")
-    }
-}
-
-fn typed<T: DeserializeOwned>(item: Value, ctx: &str) -> Result<T, SnapshotError> {
-    serde_path_to_error::deserialize(item).map_err(|e| {
-        let path = e.path().to_string();
-        let inner = e.into_inner();
-        if path == "." || path.is_empty() {
-            err(format!("{ctx}: {inner}"))
-        } else {
-            err(format!("{ctx}: field {path}: {inner}"))
-        }
-    })
-}
 
 fn parse_time(s: &str, ctx: &str, field: &str) -> Result<Timestamp, SnapshotError> {
     s.parse::<Timestamp>().map_err(|e| {
@@ -208,13 +210,16 @@ impl Snapshot {
         Snapshot::from_text(&text, &path.display().to_string())
     }
 
-    /// Parse snapshot text; `source` names it in errors.
+    /// Parse snapshot text; `source` names it in errors. JSON is read straight into the
+    /// typed objects (no intermediate tree); YAML goes through a `Value`.
     pub fn from_text(text: &str, source: &str) -> Result<Snapshot, SnapshotError> {
-        let doc: Value = if text.trim_start().starts_with('{') {
-            serde_json::from_str(text).map_err(|e| err(format!("{source}: invalid JSON: {e}")))?
-        } else {
-            serde_yaml::from_str(text).map_err(|e| err(format!("{source}: invalid YAML: {e}")))?
-        };
+        if text.trim_start().starts_with('{') {
+            let raw: &RawValue = serde_json::from_str(text)
+                .map_err(|e| err(format!("{source}: invalid JSON: {e}")))?;
+            return Snapshot::from_item(Item::Raw(raw), source);
+        }
+        let doc: Value =
+            serde_yaml::from_str(text).map_err(|e| err(format!("{source}: invalid YAML: {e}")))?;
         Snapshot::from_owned(doc, source)
     }
 
@@ -232,26 +237,23 @@ impl Snapshot {
                 if doc.is_null() { "an empty document".to_string() } else { "something else".to_string() }
             )));
         }
+        Snapshot::from_item(Item::Owned(doc), source)
+    }
+
+    fn from_item(doc: Item<'_>, source: &str) -> Result<Snapshot, SnapshotError> {
         let mut snap = Snapshot {
             source: source.to_string(),
             ..Default::default()
         };
-        if let Some(t) = doc
-            .pointer("/metadata/annotations")
-            .and_then(|a| a.get(TAKEN_AT_ANNOTATION))
-            .and_then(Value::as_str)
-        {
+        let annotations = list_annotations(&doc);
+        if let Some(t) = annotations.get(TAKEN_AT_ANNOTATION) {
             snap.taken_at = Some(parse_time(
                 t,
                 &format!("{source}: List"),
                 &format!("metadata.annotations.{TAKEN_AT_ANNOTATION}"),
             )?);
         }
-        if let Some(t) = doc
-            .pointer("/metadata/annotations")
-            .and_then(|a| a.get(FETCH_ERRORS_ANNOTATION))
-            .and_then(Value::as_str)
-        {
+        if let Some(t) = annotations.get(FETCH_ERRORS_ANNOTATION) {
             snap.fetch_errors = serde_json::from_str(t).map_err(|e| {
                 err(format!(
                     "{source}: List: field metadata.annotations.{FETCH_ERRORS_ANNOTATION}: expected a JSON object of strings: {e}"
@@ -263,19 +265,10 @@ impl Snapshot {
         Ok(snap)
     }
 
-    fn add(&mut self, mut item: Value, source: &str, position: &str) -> Result<(), SnapshotError> {
-        let api_version = item
-            .get("apiVersion")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string();
-        let kind = item
-            .get("kind")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string();
-        let (api_version, kind) = (api_version.as_str(), kind.as_str());
-        let ctx = format!("{source}: {}{}", position, describe(&item));
+    fn add(&mut self, item: Item<'_>, source: &str, position: &str) -> Result<(), SnapshotError> {
+        let head = item.head();
+        let (api_version, kind) = (head.api_version.as_str(), head.kind.as_str());
+        let ctx = format!("{source}: {}{}", position, head.describe());
         if kind.is_empty() || api_version.is_empty() {
             return Err(err(format!(
                 "{source}: {position}object has no apiVersion/kind; a snapshot is a v1 List of API objects"
@@ -287,10 +280,8 @@ impl Snapshot {
             | ("custom.metrics.k8s.io/v1beta2", "MetricValueList")
             | ("custom.metrics.k8s.io/v1beta1", "MetricValueList")
             | ("external.metrics.k8s.io/v1beta1", "ExternalMetricValueList") => {
-                let items = match item.get_mut("items").map(Value::take) {
-                    None | Some(Value::Null) => return Ok(()),
-                    Some(Value::Array(a)) => a,
-                    Some(_) => return Err(err(format!("{ctx}: field items: expected a list"))),
+                let Some(items) = item.items(&ctx)? else {
+                    return Ok(());
                 };
                 if kind == "PodMetricsList" {
                     self.has_pod_metrics = true;
@@ -299,23 +290,23 @@ impl Snapshot {
                     let pos = format!("{position}items[{i}] ");
                     match kind {
                         "MetricValueList" => {
-                            let v: MetricValue = typed(sub, &format!("{source}: {pos}MetricValue"))?;
+                            let v: MetricValue = sub.typed(&format!("{source}: {pos}MetricValue"))?;
                             self.custom_metrics.push(v);
                         }
                         "ExternalMetricValueList" => {
                             let v: ExternalMetricValue =
-                                typed(sub, &format!("{source}: {pos}ExternalMetricValue"))?;
+                                sub.typed(&format!("{source}: {pos}ExternalMetricValue"))?;
                             self.external_metrics.push(v);
                         }
                         "PodMetricsList" => {
-                            let v: PodMetrics = typed(sub, &format!("{source}: {pos}PodMetrics"))?;
+                            let v: PodMetrics = sub.typed(&format!("{source}: {pos}PodMetrics"))?;
                             self.pod_metrics.push(v);
                         }
                         _ => self.add(sub, source, &pos)?,
                     }
                 }
             }
-            ("autoscaling/v2", "HorizontalPodAutoscaler") => self.hpas.push(typed(item, &ctx)?),
+            ("autoscaling/v2", "HorizontalPodAutoscaler") => self.hpas.push(item.typed(&ctx)?),
             (v, "HorizontalPodAutoscaler") => {
                 return Err(err(format!(
                     "{ctx}: apiVersion {v} is not supported: use the autoscaling/v2 form (kubectl get hpa.v2.autoscaling -o yaml)"
@@ -323,25 +314,16 @@ impl Snapshot {
             }
             ("apps/v1", kind @ ("Deployment" | "StatefulSet" | "ReplicaSet")) => {
                 // The three workloads share the fields the scale subresource reads.
-                let mut updated = None;
-                let (md, replicas, status_replicas, selector) = match kind {
-                    "Deployment" => {
-                        let d: Deployment = typed(item, &ctx)?;
-                        updated = d.status.as_ref().and_then(|s| s.updated_replicas);
-                        let status = d.status.and_then(|s| s.replicas);
-                        (d.metadata, d.spec.replicas, status, d.spec.selector)
-                    }
-                    "StatefulSet" => {
-                        let d: StatefulSet = typed(item, &ctx)?;
-                        let status = d.status.map(|s| s.replicas);
-                        (d.metadata, d.spec.replicas, status, d.spec.selector)
-                    }
-                    _ => {
-                        let d: ReplicaSet = typed(item, &ctx)?;
-                        let status = d.status.map(|s| s.replicas);
-                        (d.metadata, d.spec.replicas, status, d.spec.selector)
-                    }
-                };
+                let w: AppsWorkload = item.typed(&ctx)?;
+                let spec = w.spec.unwrap_or_default();
+                let status = w.status.unwrap_or_default();
+                let (md, replicas, status_replicas, selector, updated) = (
+                    w.metadata,
+                    spec.replicas,
+                    status.replicas,
+                    spec.selector,
+                    status.updated_replicas,
+                );
                 if kind != "StatefulSet" {
                     self.workload_status.push(WorkloadStatus {
                         kind: kind.to_string(),
@@ -368,7 +350,7 @@ impl Snapshot {
                 )?);
             }
             ("autoscaling/v1", "Scale") => {
-                let s: ScaleV1 = typed(item, &ctx)?;
+                let s: ScaleV1 = item.typed(&ctx)?;
                 let spec_replicas = s.spec.as_ref().and_then(|s| s.replicas).unwrap_or(0);
                 let status = s.status.as_ref();
                 let status_replicas = status.map(|s| s.replicas).unwrap_or(0);
@@ -387,22 +369,21 @@ impl Snapshot {
                     uid: s.metadata.uid.clone(),
                 });
             }
-            ("v1", "Pod") => self.pods.push(typed(item, &ctx)?),
+            ("v1", "Pod") => self.pods.push(item.typed(&ctx)?),
             ("metrics.k8s.io/v1beta1", "PodMetrics") => {
                 self.has_pod_metrics = true;
-                self.pod_metrics.push(typed(item, &ctx)?);
+                self.pod_metrics.push(item.typed(&ctx)?);
             }
-            (v, k) if PASSIVE_KINDS.contains(&(v, k)) => self.other.push(item),
+            (v, k) if PASSIVE_KINDS.contains(&(v, k)) => self.other.push(item.into_value(&ctx)?),
             (v, k) => {
-                // A custom-resource target (e.g. an Argo Rollout) may be included as context;
-                // its scale comes from an autoscaling/v1 Scale item.
-                let is_target = self_target_kinds(&item).is_some();
-                if is_target {
-                    self.other.push(item);
+                // A custom-resource target (e.g. an Argo Rollout) may be included as context
+                // (any named object with a spec); its scale comes from an autoscaling/v1 Scale.
+                if head.has_spec && !head.name.is_empty() {
+                    self.other.push(item.into_value(&ctx)?);
                 } else {
                     return Err(err(format!(
                         "{source}: {position}{}: unsupported kind {k} ({v}); a snapshot holds autoscaling/v2 HorizontalPodAutoscalers, apps/v1 Deployments/StatefulSets/ReplicaSets, autoscaling/v1 Scales, v1 Pods, PodMetrics, MetricValueLists and ExternalMetricValueLists",
-                        describe(&item)
+                        head.describe()
                     )));
                 }
             }
@@ -869,17 +850,9 @@ fn fetch_error_for(errors: &BTreeMap<String, String>, spec: &MetricSpec) -> Opti
     }
 }
 
-/// Is this item of a kind some HPA might target? (We cannot know without the HPAs, so accept
-/// any namespaced object with a `spec` as a possible custom-resource target.)
-fn self_target_kinds(item: &Value) -> Option<()> {
-    item.get("spec")?;
-    item.pointer("/metadata/name")?;
-    Some(())
-}
-
 fn workload(
     kind: &str,
-    md: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+    md: &wire::Meta,
     spec_replicas: Option<i32>,
     status_replicas: Option<i32>,
     selector: Option<&k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector>,

@@ -752,16 +752,22 @@ impl State {
                 out.push(r);
             }
         };
+        // A CRD (or unlisted builtin): scalable if an object has spec.replicas or a Scale item
+        // (computed in one pass: a cluster of thousands of objects stays fast to serve).
+        let scale_names: BTreeSet<&str> =
+            self.scales.iter().map(|sc| meta_str(sc, "name")).collect();
+        let scalable_types: BTreeSet<(&str, &str)> = self
+            .objects
+            .iter()
+            .filter(|o| o.obj["spec"]["replicas"].is_number() || scale_names.contains(o.name()))
+            .map(|o| (o.group.as_str(), o.plural.as_str()))
+            .collect();
+        let mut seen: BTreeSet<(&str, &str, &str)> = BTreeSet::new();
         for s in &self.objects {
-            // A CRD (or unlisted builtin): scalable if an object has spec.replicas or a Scale item.
-            let scalable = self.objects.iter().any(|o| {
-                (&o.group, &o.plural) == (&s.group, &s.plural)
-                    && (o.obj["spec"]["replicas"].is_number()
-                        || self
-                            .scales
-                            .iter()
-                            .any(|sc| meta_str(sc, "name") == o.name()))
-            });
+            if !seen.insert((&s.group, &s.version, &s.plural)) {
+                continue;
+            }
+            let scalable = scalable_types.contains(&(s.group.as_str(), s.plural.as_str()));
             let sub: &[&str] = if scalable {
                 &["scale", "status"]
             } else {

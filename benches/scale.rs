@@ -69,9 +69,9 @@ fn pod(ns: &str, app: &str, rs: &str, name: &str, i: usize) -> Value {
                 "containerID": "containerd://0123456789abcdef", "state": {"running": {"startedAt": "2026-03-01T08:00:30Z"}}}]}})
 }
 
-fn pod_metrics(ns: &str, name: &str, cpu: &str) -> Value {
+fn pod_metrics(ns: &str, app: &str, name: &str, cpu: &str) -> Value {
     json!({"apiVersion": "metrics.k8s.io/v1beta1", "kind": "PodMetrics",
-        "metadata": {"name": name, "namespace": ns, "labels": {"app": "x"}, "creationTimestamp": NOW},
+        "metadata": {"name": name, "namespace": ns, "labels": {"app": app, "pod-template-hash": "5d4f"}, "creationTimestamp": NOW},
         "timestamp": NOW, "window": "30s", "containers": [{"name": "app", "usage": {"cpu": cpu, "memory": "100Mi"}}]})
 }
 
@@ -113,7 +113,12 @@ fn fleet(hpas: usize) -> Vec<Value> {
         for p in 0..4 {
             let name = format!("{rs}-{p}");
             o.push(pod(&ns, &app, &rs, &name, h * 4 + p));
-            o.push(pod_metrics(&ns, &name, &format!("{}m", 40 + 10 * (h % 5))));
+            o.push(pod_metrics(
+                &ns,
+                &app,
+                &name,
+                &format!("{}m", 40 + 10 * (h % 5)),
+            ));
         }
     }
     o
@@ -131,7 +136,12 @@ fn big(pods: usize) -> Vec<Value> {
     for i in 0..pods {
         let name = format!("big-5d4f-{i:05}");
         o.push(pod("bench", "big", "big-5d4f", &name, i));
-        o.push(pod_metrics("bench", &name, &format!("{}m", 50 + i % 40)));
+        o.push(pod_metrics(
+            "bench",
+            "big",
+            &name,
+            &format!("{}m", 50 + i % 40),
+        ));
     }
     o
 }
@@ -238,7 +248,11 @@ fn live_row(
 }
 
 fn main() {
-    let dir = std::env::temp_dir().join(format!("kubectl-hpa-bench-scale-{}", std::process::id()));
+    // SCALE_BENCH_DIR=DIR keeps the generated files there (to profile or compare by hand).
+    let keep = std::env::var_os("SCALE_BENCH_DIR").map(PathBuf::from);
+    let dir = keep.clone().unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("kubectl-hpa-bench-scale-{}", std::process::id()))
+    });
     std::fs::create_dir_all(&dir).expect("dir");
     println!("| work | file | kubectl-hpa | peak RSS | python3 json.load (RSS) | ratio |");
     println!("|---|---|---|---|---|---|");
@@ -308,5 +322,7 @@ fn main() {
         "kubectl describe hpa",
         &kubectl(&["describe", "hpa", "app-00007", "-n", "team-07"]),
     );
-    let _ = std::fs::remove_dir_all(&dir);
+    if keep.is_none() {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

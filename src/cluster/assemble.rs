@@ -535,7 +535,7 @@ mod tests {
         let pm = first.next().expect("podmetrics");
         put(
             pm,
-            Err(FetchError::Api(ApiFailure {
+            Err(FetchError::from_api(ApiFailure {
                 verb: "list",
                 resource: "pods.metrics.k8s.io".into(),
                 object: String::new(),

@@ -357,11 +357,14 @@ pub(super) fn named(name: &str, ns: &str) -> String {
 /// Why a fetch of one plan request failed.
 #[derive(Debug, Clone)]
 pub enum FetchError {
-    Api(ApiFailure),
+    Api(Box<ApiFailure>),
     Unmapped(Unmapped),
 }
 
 impl FetchError {
+    pub fn from_api(f: ApiFailure) -> FetchError {
+        FetchError::Api(Box::new(f))
+    }
     /// The error as the controller's clients word it.
     pub fn client_go_text(&self) -> String {
         match self {
@@ -546,7 +549,7 @@ impl Conn {
                 },
             )
             .await
-            .map_err(FetchError::Api)?;
+            .map_err(FetchError::from_api)?;
         s["apiVersion"] = json!("autoscaling/v1");
         s["kind"] = json!("Scale");
         if s.pointer("/metadata/namespace").is_none() && s["metadata"].is_object() {

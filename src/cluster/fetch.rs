@@ -38,7 +38,7 @@ impl Answers {
 
 /// Send one request.
 async fn one(conn: &Conn, r: &Request) -> Answer {
-    let api = FetchError::Api;
+    let api = FetchError::from_api;
     match r {
         Request::Version => conn.version().await.map(Body::Object).map_err(api),
         Request::List {

@@ -35,7 +35,7 @@ use plan::HpaNeeds;
 #[derive(Debug)]
 pub enum Error {
     /// A call the explanation cannot do without (the HPAs, the pods) failed.
-    Api(ApiFailure),
+    Api(Box<ApiFailure>),
     /// Discovery failed where nothing else could stand in.
     Other(String),
     /// `explain NAME`: no such HPA (with the names there are).

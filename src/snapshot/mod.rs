@@ -306,7 +306,10 @@ impl Snapshot {
                     }
                 }
             }
-            ("autoscaling/v2", "HorizontalPodAutoscaler") => self.hpas.push(item.typed(&ctx)?),
+            ("autoscaling/v2", "HorizontalPodAutoscaler") => {
+                let h: wire::Hpa = item.typed(&ctx)?;
+                self.hpas.push(h.into());
+            }
             (v, "HorizontalPodAutoscaler") => {
                 return Err(err(format!(
                     "{ctx}: apiVersion {v} is not supported: use the autoscaling/v2 form (kubectl get hpa.v2.autoscaling -o yaml)"

@@ -102,3 +102,50 @@ pub struct AppsStatus {
     #[serde(default)]
     pub updated_replicas: Option<i32>,
 }
+
+/// An HPA without what the evaluation never reads (managedFields, annotations such as
+/// `last-applied-configuration`), converted to the k8s-openapi type the core takes.
+#[derive(Debug, Deserialize)]
+pub struct Hpa {
+    #[serde(default)]
+    metadata: HpaMeta,
+    spec: k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerSpec,
+    #[serde(default)]
+    status: Option<k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerStatus>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct HpaMeta {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    namespace: Option<String>,
+    #[serde(default)]
+    uid: Option<String>,
+    #[serde(default)]
+    generation: Option<i64>,
+    #[serde(default)]
+    resource_version: Option<String>,
+    #[serde(default)]
+    labels: Option<BTreeMap<String, String>>,
+}
+
+impl From<Hpa> for k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler {
+    fn from(h: Hpa) -> Self {
+        let m = h.metadata;
+        k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler {
+            metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                name: m.name,
+                namespace: m.namespace,
+                uid: m.uid,
+                generation: m.generation,
+                resource_version: m.resource_version,
+                labels: m.labels,
+                ..Default::default()
+            },
+            spec: h.spec,
+            status: h.status,
+        }
+    }
+}

@@ -1419,13 +1419,8 @@ fn list(st: &State, rt: &ResType, ns: &str, rec: &RecordedRequest) -> Reply {
         Ok(s) => s,
         Err(r) => return r,
     };
-    let mut items: Vec<Value> = st
-        .objects
-        .iter()
-        .filter(|s| s.group == rt.group && s.version == rt.version && s.plural == rt.plural)
-        .map(|s| s.obj.clone())
-        .collect();
-    items.retain(|o| {
+    // Selected before they are copied: a LIST by selector costs what it returns.
+    let keep = |o: &Value| {
         let mut l = string_map(o["metadata"].get("labels"));
         if l.is_empty() && rt.group == "metrics.k8s.io" {
             // metrics-server selects PodMetrics by the pod's labels
@@ -1442,7 +1437,14 @@ fn list(st: &State, rt: &ResType, ns: &str, rec: &RecordedRequest) -> Reply {
         (ns.is_empty() || meta_str(o, "namespace") == ns)
             && labels.matches_labels(&l)
             && fields.matches_fields(o)
-    });
+    };
+    let mut items: Vec<Value> = st
+        .objects
+        .iter()
+        .filter(|s| s.group == rt.group && s.version == rt.version && s.plural == rt.plural)
+        .filter(|s| keep(&s.obj))
+        .map(|s| s.obj.clone())
+        .collect();
     items.sort_by(|a, b| {
         (meta_str(a, "namespace"), meta_str(a, "name"))
             .cmp(&(meta_str(b, "namespace"), meta_str(b, "name")))

@@ -41,54 +41,12 @@ async fn one(conn: &Conn, r: &Request) -> Answer {
     let api = FetchError::from_api;
     match r {
         Request::Version => conn.version().await.map(Body::Object).map_err(api),
-        Request::List {
-            coll,
-            namespace,
-            label_selector,
-            field_selector,
-        } => {
-            let (gv, _, kind, resource) = coll.describe();
-            let object = match namespace {
-                Some(ns) => in_ns(ns),
-                None => "in all namespaces".to_string(),
-            };
-            conn.list(
-                &coll.path(namespace.as_deref()),
-                &[
-                    ("labelSelector", label_selector.clone()),
-                    ("fieldSelector", field_selector.clone()),
-                ],
-                r.page(),
-                (gv, kind),
-                What {
-                    verb: "list",
-                    resource,
-                    object,
-                },
-            )
-            .await
-            .map(Body::Items)
-            .map_err(api)
-        }
+        Request::List { .. } => list(conn, r).await,
         Request::Get {
             coll,
             namespace,
             name,
-        } => {
-            let (gv, _, kind, resource) = coll.describe();
-            let what = What {
-                verb: "get",
-                resource,
-                object: named(name, namespace),
-            };
-            let path = format!("{}/{name}", coll.path(Some(namespace)));
-            let mut v = conn.get(&path, &[], what).await.map_err(api)?;
-            if let Some(o) = v.as_object_mut() {
-                o.insert("apiVersion".into(), gv.into());
-                o.insert("kind".into(), kind.into());
-            }
-            Ok(Body::Object(v))
-        }
+        } => get_object(conn, *coll, namespace, name).await,
         Request::Scale {
             namespace,
             api_version,
@@ -121,41 +79,7 @@ async fn one(conn: &Conn, r: &Request) -> Answer {
             .await
             .map(Body::Items)
             .map_err(api),
-        Request::ObjectMetric {
-            namespace,
-            api_version,
-            kind,
-            name,
-            metric,
-            metric_selector,
-        } => {
-            let path = if kind == "Namespace" && api_version.split('/').next() == Some("v1") {
-                format!("{CUSTOM}/namespaces/{name}/metrics/{metric}")
-            } else {
-                let gvr = conn
-                    .resource_of(api_version, kind)
-                    .await
-                    .map_err(FetchError::Unmapped)?;
-                format!(
-                    "{CUSTOM}/namespaces/{namespace}/{}/{name}/{metric}",
-                    gvr.qualified()
-                )
-            };
-            conn.list(
-                &path,
-                &[("metricLabelSelector", metric_selector.clone())],
-                None,
-                ("", ""),
-                What {
-                    verb: "get",
-                    resource: "custom.metrics.k8s.io",
-                    object: format!("{kind} {name:?} metric {metric:?}"),
-                },
-            )
-            .await
-            .map(Body::Items)
-            .map_err(api)
-        }
+        Request::ObjectMetric { .. } => object_metric(conn, r).await,
         Request::ExternalMetric {
             namespace,
             metric,
@@ -176,6 +100,102 @@ async fn one(conn: &Conn, r: &Request) -> Answer {
             .map(Body::Items)
             .map_err(api),
     }
+}
+
+/// LIST a collection, paged as the plan says.
+async fn list(conn: &Conn, r: &Request) -> Answer {
+    let Request::List {
+        coll,
+        namespace,
+        label_selector,
+        field_selector,
+    } = r
+    else {
+        return Ok(Body::Items(vec![]));
+    };
+    let (gv, _, kind, resource) = coll.describe();
+    let object = match namespace {
+        Some(ns) => in_ns(ns),
+        None => "in all namespaces".to_string(),
+    };
+    conn.list(
+        &coll.path(namespace.as_deref()),
+        &[
+            ("labelSelector", label_selector.clone()),
+            ("fieldSelector", field_selector.clone()),
+        ],
+        r.page(),
+        (gv, kind),
+        What {
+            verb: "list",
+            resource,
+            object,
+        },
+    )
+    .await
+    .map(Body::Items)
+    .map_err(FetchError::from_api)
+}
+
+/// GET one object of a collection, with its apiVersion and kind.
+async fn get_object(conn: &Conn, coll: Coll, namespace: &str, name: &str) -> Answer {
+    let (gv, _, kind, resource) = coll.describe();
+    let what = What {
+        verb: "get",
+        resource,
+        object: named(name, namespace),
+    };
+    let path = format!("{}/{name}", coll.path(Some(namespace)));
+    let mut v = conn
+        .get(&path, &[], what)
+        .await
+        .map_err(FetchError::from_api)?;
+    if let Some(o) = v.as_object_mut() {
+        o.insert("apiVersion".into(), gv.into());
+        o.insert("kind".into(), kind.into());
+    }
+    Ok(Body::Object(v))
+}
+
+/// An Object metric: its described object mapped to a resource, then the custom metrics API.
+async fn object_metric(conn: &Conn, r: &Request) -> Answer {
+    let Request::ObjectMetric {
+        namespace,
+        api_version,
+        kind,
+        name,
+        metric,
+        metric_selector,
+    } = r
+    else {
+        return Ok(Body::Items(vec![]));
+    };
+    let path = if kind == "Namespace" && api_version.split('/').next() == Some("v1") {
+        format!("{CUSTOM}/namespaces/{name}/metrics/{metric}")
+    } else {
+        let gvr = conn
+            .resource_of(api_version, kind)
+            .await
+            .map_err(FetchError::Unmapped)?;
+        format!(
+            "{CUSTOM}/namespaces/{namespace}/{}/{name}/{metric}",
+            gvr.qualified()
+        )
+    };
+    conn.list(
+        &path,
+        &[("metricLabelSelector", metric_selector.clone())],
+        None,
+        ("", ""),
+        What {
+            verb: "get",
+            resource: "custom.metrics.k8s.io",
+            object: format!("{kind} {name:?} metric {metric:?}"),
+        },
+    )
+    .await
+    .map(Body::Items)
+    .map_err(FetchError::from_api)
 }
 
 /// Send a round's requests concurrently and add the answers.

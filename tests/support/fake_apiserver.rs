@@ -206,6 +206,7 @@ impl FakeApiServer {
             advertise: opts.advertise.clone(),
             write_mode: opts.write_mode,
             next_rv: 1000,
+            types_cache: Default::default(),
             ..State::default()
         };
         objects.into_iter().for_each(|o| st.add(o));
@@ -530,7 +531,12 @@ struct State {
     latency: Duration,
     requests: Vec<RecordedRequest>,
     next_rv: u64,
+    /// [`State::resource_types`] of the last request, with the state it was computed for.
+    types_cache: std::cell::RefCell<Option<(TypesKey, Vec<ResType>)>>,
 }
+
+/// What the resource types depend on: every write bumps `next_rv` or a length.
+type TypesKey = (usize, usize, usize, usize, u64);
 
 /// A resource as discovery lists it.
 #[derive(Clone)]
@@ -740,6 +746,24 @@ impl State {
 
     /// Every resource discovery lists.
     fn resource_types(&self) -> Vec<ResType> {
+        let key = (
+            self.objects.len(),
+            self.scales.len(),
+            self.metrics.len(),
+            self.advertise.len(),
+            self.next_rv,
+        );
+        if let Some((k, types)) = self.types_cache.borrow().as_ref() {
+            if *k == key {
+                return types.clone();
+            }
+        }
+        let types = self.compute_resource_types();
+        *self.types_cache.borrow_mut() = Some((key, types.clone()));
+        types
+    }
+
+    fn compute_resource_types(&self) -> Vec<ResType> {
         let on = self.optional_on();
         let mut out: Vec<ResType> = builtins()
             .filter(|b| !OPTIONAL_GROUPS.contains(&b.group.as_str()) || on.contains(&b.group))

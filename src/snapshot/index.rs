@@ -15,8 +15,9 @@ type Key2 = (String, String);
 /// Positions in the snapshot's vectors, by what the evaluation looks up.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Index {
-    /// `(hpas, workloads, pods)` lengths when built: a snapshot changed since is indexed afresh.
-    pub sizes: (usize, usize, usize),
+    /// The lengths of the indexed vectors when built: a snapshot changed since is indexed
+    /// afresh ([`Index::sizes_of`]).
+    pub sizes: [usize; 7],
     pub hpas: HashMap<Key2, usize>,
     pub pods_by_ns: HashMap<String, Vec<usize>>,
     /// `(namespace, key, value)` → pods with that label.
@@ -53,9 +54,21 @@ pub(crate) fn event_subject(v: &Value) -> Option<(String, String)> {
 }
 
 impl Index {
+    pub fn sizes_of(s: &Snapshot) -> [usize; 7] {
+        [
+            s.hpas.len(),
+            s.workloads.len(),
+            s.pods.len(),
+            s.other.len(),
+            s.pod_metrics.len(),
+            s.custom_metrics.len(),
+            s.external_metrics.len(),
+        ]
+    }
+
     pub fn build(s: &Snapshot) -> Index {
         let mut ix = Index {
-            sizes: (s.hpas.len(), s.workloads.len(), s.pods.len()),
+            sizes: Index::sizes_of(s),
             ..Default::default()
         };
         for (i, h) in s.hpas.iter().enumerate() {

@@ -434,7 +434,7 @@ impl Snapshot {
 
     /// The indexes, built at the first lookup (afresh when the snapshot changed since).
     fn index(&self) -> std::borrow::Cow<'_, Index> {
-        let sizes = (self.hpas.len(), self.workloads.len(), self.pods.len());
+        let sizes = Index::sizes_of(self);
         let ix = self.index.get_or_init(|| Index::build(self));
         if ix.sizes == sizes {
             std::borrow::Cow::Borrowed(ix)
@@ -458,7 +458,7 @@ impl Snapshot {
             .get(&(namespace.to_string(), name.to_string()))
             .cloned()
             .unwrap_or_default();
-        &self.other[range]
+        self.other.get(range).unwrap_or(&[])
     }
 
     /// The Pod `namespace/name`, if the snapshot holds it.

@@ -247,8 +247,12 @@ pub fn target_selector(answers: &Answers, h: &HpaNeeds) -> Option<String> {
     (!sel.is_empty() && crate::labels::Selector::parse(&sel).is_ok()).then_some(sel)
 }
 
-/// Fetch everything a scope needs, round by round.
-pub async fn fetch(conn: &Conn, scope: &Scope, progress: &Progress) -> Result<Answers, FetchError> {
+/// Fetch everything a scope needs, round by round; the answers and the HPAs read.
+pub async fn fetch(
+    conn: &Conn,
+    scope: &Scope,
+    progress: &Progress,
+) -> Result<(Answers, Vec<HpaNeeds>), FetchError> {
     let mut answers = Answers::default();
     round(conn, plan::first_round(scope), &mut answers, progress).await;
     let hpas = hpas_of(&answers, scope)?;
@@ -269,7 +273,7 @@ pub async fn fetch(conn: &Conn, scope: &Scope, progress: &Progress) -> Result<An
         .collect();
     if let Scope::One { name, .. } = scope {
         if !hpas.iter().any(|h| &h.name == name) {
-            return Ok(answers); // reported by the assembly, with the names there are
+            return Ok((answers, hpas)); // reported with the names there are
         }
     }
     round(
@@ -285,5 +289,5 @@ pub async fn fetch(conn: &Conn, scope: &Scope, progress: &Progress) -> Result<An
             round(conn, plan::third_round(h, &sel), &mut answers, progress).await;
         }
     }
-    Ok(answers)
+    Ok((answers, hpas))
 }

@@ -29,7 +29,6 @@ pub use plan::Scope;
 pub use progress::Progress;
 
 use assemble::{Assembled, Origin};
-use plan::HpaNeeds;
 
 /// Why a fetch stopped.
 #[derive(Debug)]
@@ -122,19 +121,13 @@ pub struct FleetFetched {
     pub metrics_api: Option<crate::diagnose::MetricsApi>,
 }
 
-/// Plan, fetch and assemble one scope.
+/// Plan, fetch and assemble one scope; the APIService of the resource metrics when their
+/// LIST failed.
 async fn run(
     conn: &Conn,
     scope: &Scope,
     progress: &Progress,
-) -> Result<
-    (
-        Vec<HpaNeeds>,
-        Assembled,
-        Option<crate::diagnose::MetricsApi>,
-    ),
-    Error,
-> {
+) -> Result<(Assembled, Option<crate::diagnose::MetricsApi>), Error> {
     let fetch = fetch::fetch(conn, scope, progress);
     tokio::pin!(fetch);
     let answers = loop {
@@ -144,8 +137,7 @@ async fn run(
         }
     };
     progress.finish();
-    let answers = answers?;
-    let hpas = fetch::hpas_of(&answers, scope)?;
+    let (answers, hpas) = answers?;
     if let Scope::One { namespace, name } = scope {
         if !hpas.iter().any(|h| &h.name == name) {
             return Err(Error::HpaNotFound {
@@ -165,7 +157,7 @@ async fn run(
         true => Some(metrics_apiservice(conn).await),
         false => None,
     };
-    Ok((hpas, assembled, api))
+    Ok((assembled, api))
 }
 
 /// Fetch everything the controller reads for HPA `ns/name` (GET/LIST only) and build the List.
@@ -184,7 +176,7 @@ pub async fn fetch_hpa_with(
         namespace: ns.to_string(),
         name: name.to_string(),
     };
-    let (_, mut a, metrics_api) = run(conn, &scope, progress).await?;
+    let (mut a, metrics_api) = run(conn, &scope, progress).await?;
     let list = a.lists.pop().map(|(_, l)| l).unwrap_or_default();
     let raw = list
         .get("items")
@@ -219,7 +211,7 @@ pub async fn fetch_fleet(
         Some(ns) => Scope::Namespace(ns.to_string()),
         None => Scope::All,
     };
-    let (_, a, metrics_api) = run(conn, &scope, progress).await?;
+    let (a, metrics_api) = run(conn, &scope, progress).await?;
     Ok(FleetFetched {
         lists: a.lists,
         notes: a.notes,

@@ -198,3 +198,75 @@ impl Index {
             .map_or(&[], Vec::as_slice)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn snapshot() -> Snapshot {
+        let mut items = vec![];
+        for (i, (ns, app, tier)) in [
+            ("a", "web", "front"),
+            ("a", "web", "back"),
+            ("a", "api", "back"),
+            ("b", "web", "front"),
+            ("a", "web", ""),
+        ]
+        .iter()
+        .enumerate()
+        {
+            let mut labels = json!({"app": app});
+            if !tier.is_empty() {
+                labels["tier"] = json!(tier);
+            }
+            items.push(json!({"apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": format!("p{i}"), "namespace": ns, "labels": labels}}));
+        }
+        items.push(json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e1", "namespace": "a"},
+            "involvedObject": {"kind": "HorizontalPodAutoscaler", "name": "web", "namespace": "a"}, "reason": "X"}));
+        items.push(json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s", "namespace": "a"}}));
+        items.push(json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e2", "namespace": "a"},
+            "involvedObject": {"kind": "HorizontalPodAutoscaler", "name": "web", "namespace": "a"}, "reason": "Y"}));
+        Snapshot::from_owned(
+            json!({"apiVersion": "v1", "kind": "List", "items": items}),
+            "t",
+        )
+        .expect("snapshot")
+    }
+
+    #[test]
+    fn selection_through_the_label_index_equals_a_scan() {
+        let s = snapshot();
+        let ix = Index::build(&s);
+        for sel in [
+            "app=web",
+            "app=web,tier=front",
+            "app in (web,api),tier!=front",
+            "tier notin (back)",
+            "!tier",
+            "app",
+            "",
+        ] {
+            let parsed = Selector::parse(sel).expect("selector");
+            let scan: Vec<usize> = (0..s.pods.len())
+                .filter(|&i| s.pods[i].metadata.namespace.as_deref() == Some("a"))
+                .filter(|&i| parsed.matches(s.pods[i].metadata.labels.as_ref().expect("labels")))
+                .collect();
+            assert_eq!(ix.select(&s, "a", &parsed), scan, "{sel}");
+        }
+    }
+
+    #[test]
+    fn the_events_of_an_object_are_one_slice() {
+        let s = snapshot();
+        let reasons: Vec<&str> = s
+            .events_for("a", "web")
+            .iter()
+            .filter_map(|e| e["reason"].as_str())
+            .collect();
+        assert_eq!(reasons, ["X", "Y"]);
+        assert!(s.events_for("a", "other").is_empty());
+        assert_eq!(s.other.len(), 3, "events stay in `other` too");
+    }
+}

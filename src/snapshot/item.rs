@@ -100,7 +100,8 @@ impl<'a> Item<'a> {
         }
     }
 
-    /// Deserialize into `T`; errors name the field.
+    /// Deserialize into `T`; errors name the field. The fast path does not track the field
+    /// path; only a failure is parsed again to name it.
     pub fn typed<T: DeserializeOwned>(self, ctx: &str) -> Result<T, SnapshotError> {
         let located = |path: String, inner: String| {
             if path == "." || path.is_empty() {
@@ -110,13 +111,19 @@ impl<'a> Item<'a> {
             }
         };
         match self {
-            Item::Owned(v) => serde_path_to_error::deserialize(v)
-                .map_err(|e| located(e.path().to_string(), e.into_inner().to_string())),
-            Item::Raw(r) => {
-                let mut de = serde_json::Deserializer::from_str(r.get());
-                serde_path_to_error::deserialize(&mut de)
-                    .map_err(|e| located(e.path().to_string(), e.into_inner().to_string()))
-            }
+            Item::Owned(v) => match T::deserialize(&v) {
+                Ok(t) => Ok(t),
+                Err(_) => serde_path_to_error::deserialize(v)
+                    .map_err(|e| located(e.path().to_string(), e.into_inner().to_string())),
+            },
+            Item::Raw(r) => match serde_json::from_str(r.get()) {
+                Ok(t) => Ok(t),
+                Err(_) => {
+                    let mut de = serde_json::Deserializer::from_str(r.get());
+                    serde_path_to_error::deserialize(&mut de)
+                        .map_err(|e| located(e.path().to_string(), e.into_inner().to_string()))
+                }
+            },
         }
     }
 

@@ -214,6 +214,9 @@ impl Snapshot {
     /// typed objects (no intermediate tree); YAML goes through a `Value`.
     pub fn from_text(text: &str, source: &str) -> Result<Snapshot, SnapshotError> {
         if text.trim_start().starts_with('{') {
+            if let Some(snap) = Snapshot::from_json_list(text, source)? {
+                return Ok(snap);
+            }
             let raw: &RawValue = serde_json::from_str(text)
                 .map_err(|e| err(format!("{source}: invalid JSON: {e}")))?;
             return Snapshot::from_item(Item::Raw(raw), source);
@@ -240,12 +243,58 @@ impl Snapshot {
         Snapshot::from_item(Item::Owned(doc), source)
     }
 
-    fn from_item(doc: Item<'_>, source: &str) -> Result<Snapshot, SnapshotError> {
+    /// The common case in one pass over the text: a JSON `v1 List` whose items are objects.
+    /// `None` for anything else (read by the general path, which words the errors).
+    fn from_json_list(text: &str, source: &str) -> Result<Option<Snapshot>, SnapshotError> {
+        #[derive(serde::Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct TopDoc<'a> {
+            #[serde(default)]
+            api_version: Option<String>,
+            #[serde(default)]
+            kind: Option<String>,
+            #[serde(default)]
+            metadata: Option<TopMeta>,
+            #[serde(borrow, default)]
+            items: Option<Vec<&'a RawValue>>,
+        }
+        #[derive(serde::Deserialize)]
+        struct TopMeta {
+            #[serde(default)]
+            annotations: Option<BTreeMap<String, Value>>,
+        }
+        let Ok(top) = serde_json::from_str::<TopDoc<'_>>(text) else {
+            return Ok(None);
+        };
+        if top.kind.as_deref() != Some("List")
+            || top.api_version.as_deref().unwrap_or("").is_empty()
+        {
+            return Ok(None);
+        }
+        let annotations: BTreeMap<String, String> = top
+            .metadata
+            .and_then(|m| m.annotations)
+            .into_iter()
+            .flatten()
+            .filter_map(|(k, v)| v.as_str().map(|s| (k, s.to_string())))
+            .collect();
+        let mut snap = Snapshot::with_annotations(source, &annotations)?;
+        for (i, item) in top.items.into_iter().flatten().enumerate() {
+            snap.add(Item::Raw(item), source, &format!("items[{i}] "))?;
+        }
+        snap.sort_other();
+        Ok(Some(snap))
+    }
+
+    /// An empty snapshot with the List's annotations read (taken-at, fetch errors).
+    fn with_annotations(
+        source: &str,
+        annotations: &BTreeMap<String, String>,
+    ) -> Result<Snapshot, SnapshotError> {
         let mut snap = Snapshot {
             source: source.to_string(),
             ..Default::default()
         };
-        let annotations = list_annotations(&doc);
         if let Some(t) = annotations.get(TAKEN_AT_ANNOTATION) {
             snap.taken_at = Some(parse_time(
                 t,
@@ -260,6 +309,12 @@ impl Snapshot {
                 ))
             })?;
         }
+        Ok(snap)
+    }
+
+    fn from_item(doc: Item<'_>, source: &str) -> Result<Snapshot, SnapshotError> {
+        let annotations = list_annotations(&doc);
+        let mut snap = Snapshot::with_annotations(source, &annotations)?;
         snap.add(doc, source, "")?;
         snap.sort_other();
         Ok(snap)

@@ -143,6 +143,21 @@ pub struct KubeFlags {
     pub request_timeout: String,
 }
 
+impl From<&KubeFlags> for crate::cluster::ConnectOptions {
+    fn from(f: &KubeFlags) -> Self {
+        crate::cluster::ConnectOptions {
+            kubeconfig: f.kubeconfig.clone(),
+            context: f.context.clone(),
+            cluster: f.cluster.clone(),
+            user: f.user.clone(),
+            namespace: f.namespace.clone(),
+            as_user: f.as_user.clone(),
+            as_group: f.as_group.clone(),
+            request_timeout: f.request_timeout.clone(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
 pub enum OutputFormat {
     #[default]

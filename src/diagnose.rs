@@ -10,13 +10,12 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use jiff::SignedDuration;
-use k8s_openapi::api::core::v1::Pod;
 use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::core::calc::Tolerances;
 use crate::core::{Action, Calculation, Decision, Input, MetricSpec};
-use crate::snapshot::Snapshot;
+use crate::snapshot::{Pod, Snapshot, TargetStatus};
 
 /// How bad a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -207,7 +206,69 @@ impl Extras {
         if let Some(a) = apiservice {
             x.metrics_api = Some(MetricsApi::from_apiservice(Some(&a)));
         }
+        x.sort();
         x
+    }
+}
+
+impl Extras {
+    /// The context a snapshot holds (what [`Extras::from_list`] reads from its List).
+    pub fn from_snapshot(snap: &Snapshot) -> Extras {
+        let mut x = Extras::default();
+        for w in &snap.workload_status {
+            match w.kind.as_str() {
+                "ReplicaSet" => x.replica_sets.push(ReplicaSetInfo {
+                    namespace: w.namespace.clone(),
+                    name: w.name.clone(),
+                    owner: w.owner.clone(),
+                    spec_replicas: w.spec_replicas,
+                }),
+                "Deployment" => x.deployments.push(RolloutInfo {
+                    namespace: w.namespace.clone(),
+                    name: w.name.clone(),
+                    spec_replicas: w.spec_replicas,
+                    status_replicas: w.status_replicas,
+                    updated_replicas: w.updated_replicas,
+                }),
+                _ => {}
+            }
+        }
+        let apiservice = snap.other.iter().find(|o| {
+            o["apiVersion"] == "apiregistration.k8s.io/v1"
+                && o["kind"] == "APIService"
+                && o.pointer("/metadata/name").and_then(Value::as_str) == Some(METRICS_APISERVICE)
+        });
+        if apiservice.is_some() {
+            x.metrics_api = Some(MetricsApi::from_apiservice(apiservice));
+        }
+        x.sort();
+        x
+    }
+
+    /// Sort for the lookups by namespace and name.
+    fn sort(&mut self) {
+        self.replica_sets
+            .sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+        self.deployments
+            .sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+    }
+
+    /// The ReplicaSet `ns/name` (sorted lists: a binary search).
+    fn replica_set(&self, ns: &str, name: &str) -> Option<&ReplicaSetInfo> {
+        let i = self
+            .replica_sets
+            .binary_search_by(|r| (r.namespace.as_str(), r.name.as_str()).cmp(&(ns, name)))
+            .ok()?;
+        self.replica_sets.get(i)
+    }
+
+    /// The Deployment `ns/name`.
+    fn deployment(&self, ns: &str, name: &str) -> Option<&RolloutInfo> {
+        let i = self
+            .deployments
+            .binary_search_by(|r| (r.namespace.as_str(), r.name.as_str()).cmp(&(ns, name)))
+            .ok()?;
+        self.deployments.get(i)
     }
 }
 
@@ -294,11 +355,10 @@ pub fn diagnose(snap: &Snapshot, input: &Input, d: &Decision, x: &Extras) -> Vec
     let mut out = Vec::new();
     let hpa = &input.hpa;
     let ns = hpa.namespace.as_str();
-    let raw_pods: BTreeMap<&str, &Pod> = snap
+    let raw_pods: BTreeMap<&str, &Pod> = input
         .pods
         .iter()
-        .filter(|p| p.metadata.namespace.as_deref().unwrap_or("default") == ns)
-        .filter_map(|p| p.metadata.name.as_deref().map(|n| (n, p)))
+        .filter_map(|p| snap.pod(ns, &p.name).map(|r| (p.name.as_str(), r)))
         .collect();
     let selector = input
         .scale
@@ -308,20 +368,7 @@ pub fn diagnose(snap: &Snapshot, input: &Input, d: &Decision, x: &Extras) -> Vec
 
     // The target.
     if d.verdict.decided_by == "FailedGetScale" {
-        let e = match &input.scale {
-            Err(e) => e.clone(),
-            Ok(_) => d.verdict.summary.clone(),
-        };
-        if e.contains("not found") {
-            out.push(target_missing(&hpa.target_kind, &hpa.target_name, ns, &e));
-        } else {
-            out.push(finding(
-                "target-unreadable",
-                Severity::Error,
-                format!("the scale of {} {} cannot be read: {e}", hpa.target_kind, hpa.target_name),
-                "check that the kind has a scale subresource and that the controller (and you) may get it: kubectl get --raw on the scale path; see the HPA's FailedGetScale events".into(),
-            ));
-        }
+        out.extend(target_finding(snap, input));
     }
     if d.current_replicas == Some(0) {
         out.push(finding(
@@ -377,6 +424,41 @@ pub fn diagnose(snap: &Snapshot, input: &Input, d: &Decision, x: &Extras) -> Vec
     }
     out.sort_by_key(|f| f.severity);
     out
+}
+
+/// Why the target's scale cannot be read, from what the snapshot knows (typed, not re-parsed).
+fn target_finding(snap: &Snapshot, input: &Input) -> Option<Finding> {
+    let hpa = &input.hpa;
+    let ns = hpa.namespace.as_str();
+    let (kind, name) = (&hpa.target_kind, &hpa.target_name);
+    Some(match snap.target_status(ns, &hpa.name) {
+        TargetStatus::Found => return None,
+        TargetStatus::FetchFailed {
+            text,
+            not_found: true,
+        } => target_missing(kind, name, ns, &text),
+        TargetStatus::NotInSnapshot { text } => {
+            let mut f = target_missing(kind, name, ns, &text);
+            f.message += &format!(
+                "; {} may simply lack the object: if it exists in the cluster, add it (kubectl get {} {name} -n {ns} -o yaml) or take the snapshot with `kubectl hpa snapshot`",
+                snap.source,
+                kind.to_lowercase()
+            );
+            f
+        }
+        TargetStatus::NoKindMatch(text) => finding(
+            "target-missing",
+            Severity::Error,
+            format!("the scale target {kind} {ns}/{name} cannot be mapped to a resource ({text}): spec.scaleTargetRef.apiVersion names a group that does not serve {kind}, so the controller cannot read its scale (FailedGetScale) and does nothing"),
+            format!("set spec.scaleTargetRef.apiVersion to the group that serves {kind} (apps/v1 for a Deployment, StatefulSet or ReplicaSet): kubectl api-resources | grep -i {}", kind.to_lowercase()),
+        ),
+        TargetStatus::FetchFailed { text, .. } => finding(
+            "target-unreadable",
+            Severity::Error,
+            format!("the scale of {kind} {name} cannot be read: {text}"),
+            "check that the kind has a scale subresource and that the controller (and you) may get it: kubectl get --raw on the scale path; see the HPA's FailedGetScale events".into(),
+        ),
+    })
 }
 
 /// The finding for a target that does not exist.
@@ -621,11 +703,7 @@ fn owned_by_target(
         return true;
     }
     if ok == "ReplicaSet" && kind != "ReplicaSet" && kind != "StatefulSet" {
-        if let Some(rs) = x
-            .replica_sets
-            .iter()
-            .find(|r| r.namespace == ns && &r.name == on)
-        {
+        if let Some(rs) = x.replica_set(ns, on) {
             return rs
                 .owner
                 .as_ref()
@@ -745,10 +823,7 @@ fn rollout(input: &Input, x: &Extras, raw_pods: &BTreeMap<&str, &Pod>, out: &mut
             }
         }
     }
-    let dep = x
-        .deployments
-        .iter()
-        .find(|d| d.namespace == ns && d.name == hpa.target_name);
+    let dep = x.deployment(ns, &hpa.target_name);
     let status_says = dep.is_some_and(|d| {
         d.updated_replicas.is_some_and(|u| u != d.spec_replicas)
             || d.status_replicas != d.spec_replicas

@@ -16,6 +16,7 @@ pub mod metrics_api;
 pub mod migrate;
 pub mod quantity;
 pub mod render;
+pub mod restmapper;
 pub mod simulate;
 pub mod snapshot;
 

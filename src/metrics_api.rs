@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, Time};
 use serde::{Deserialize, Serialize};
 
 /// `metrics.k8s.io/v1beta1` PodMetrics.
@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 #[serde(rename_all = "camelCase")]
 pub struct PodMetrics {
     #[serde(default)]
-    pub metadata: ObjectMeta,
+    pub metadata: Meta,
     /// RFC3339 time of the sample (end of the window).
     #[serde(default)]
     pub timestamp: Option<String>,
@@ -80,4 +80,34 @@ pub struct ExternalMetricValue {
     #[serde(default)]
     pub window: Option<i64>,
     pub value: String,
+}
+
+/// `metadata` as the evaluation reads it (the rest — managedFields, annotations — is skipped
+/// while parsing).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Meta {
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub namespace: Option<String>,
+    #[serde(default)]
+    pub uid: Option<String>,
+    #[serde(default)]
+    pub labels: Option<BTreeMap<String, String>>,
+    #[serde(default)]
+    pub owner_references: Option<Vec<OwnerReference>>,
+    #[serde(default)]
+    pub deletion_timestamp: Option<Time>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OwnerReference {
+    #[serde(default)]
+    pub kind: String,
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub controller: Option<bool>,
 }

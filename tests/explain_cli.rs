@@ -350,12 +350,33 @@ fn bad_input_gives_one_line_errors_naming_what_is_wrong() {
 #[test]
 fn a_missing_target_is_named() {
     let text = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: autoscaling/v2\n  kind: HorizontalPodAutoscaler\n  metadata: {name: web, namespace: shop}\n  spec:\n    scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n    maxReplicas: 5\n";
-    let (code, stderr) = explain_text("missing-target", text);
-    assert_eq!(code, 1);
-    assert!(
-        stderr.contains("Deployment shop/web, is not in the snapshot"),
-        "{stderr}"
+    // The controller's verdict (issue 9 §3): FailedGetScale, exit 0, and a diagnostic naming
+    // the object and saying the file may simply lack it.
+    let dir = scratch("missing-target");
+    let p = write(&dir, "snap.yaml", text);
+    let out = run(&[
+        "explain",
+        "web",
+        "-n",
+        "shop",
+        "--snapshot",
+        p.to_str().unwrap(),
+    ]);
+    let _ = std::fs::remove_dir_all(&dir);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
+    assert!(stdout.contains("FailedGetScale"), "{stdout}");
+    assert!(
+        stdout.contains("deployments.apps \"web\" not found"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("Deployment shop/web"), "{stdout}");
+    assert!(stdout.contains("may simply lack the object"), "{stdout}");
 }
 
 #[test]

@@ -157,10 +157,30 @@ fn offline_fleet_reports_a_missing_target_and_goes_on() {
         ),
         "fleet",
     );
+    // The controller's verdict for a target it cannot find, plus a note that the file may
+    // simply lack the object.
     let ghost = &v["items"][0];
     assert_eq!(ghost["name"], "ghost");
-    assert!(ghost["error"].is_string(), "{ghost}");
+    assert!(ghost["error"].is_null(), "{ghost}");
+    assert_eq!(ghost["decidedBy"], "FailedGetScale", "{ghost}");
     assert_eq!(ghost["warnings"], json!(["target-missing"]));
+    let able = ghost["decision"]["conditions"]
+        .as_array()
+        .expect("conditions")
+        .iter()
+        .find(|c| c["type"] == "AbleToScale")
+        .expect("AbleToScale")
+        .clone();
+    assert_eq!(able["status"], "False", "{able}");
+    assert_eq!(
+        able["message"],
+        "the HPA controller was unable to get the target's current scale: deployments.apps \"ghost\" not found"
+    );
+    let note = ghost["diagnostics"][0]["message"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(note.contains("Deployment shop/ghost"), "{note}");
+    assert!(note.contains("may simply lack the object"), "{note}");
     assert_eq!(v["items"][1]["desiredReplicas"], 5);
 }
 
@@ -291,11 +311,11 @@ fn the_number_of_requests_does_not_grow_with_the_number_of_hpas() {
     assert_eq!(bv["items"].as_array().map(Vec::len), Some(50));
     assert_eq!(small, big);
     let want = vec![
-        "GET /api/v1/pods?limit=500",
-        "GET /apis/apps/v1/deployments?limit=500",
-        "GET /apis/apps/v1/replicasets?limit=500",
-        "GET /apis/apps/v1/statefulsets?limit=500",
-        "GET /apis/autoscaling/v2/horizontalpodautoscalers?limit=500",
+        "GET /api/v1/pods?limit=5000",
+        "GET /apis/apps/v1/deployments?limit=5000",
+        "GET /apis/apps/v1/replicasets?limit=5000",
+        "GET /apis/apps/v1/statefulsets?limit=5000",
+        "GET /apis/autoscaling/v2/horizontalpodautoscalers?limit=5000",
         "GET /apis/metrics.k8s.io/v1beta1/pods?",
         "GET /version?",
     ];
@@ -560,7 +580,10 @@ fn watch_keeps_its_own_history_and_prints_only_changes() {
         .server
         .requests()
         .iter()
-        .filter(|r| r.path.contains("/horizontalpodautoscalers/app-000"))
+        .filter(|r| {
+            r.path
+                .ends_with("/namespaces/team-00/horizontalpodautoscalers")
+        })
         .count()
         < 1
     {
@@ -588,13 +611,17 @@ fn watch_keeps_its_own_history_and_prints_only_changes() {
     assert!(text.contains("ScaleDownStabilized"), "{text}");
     assert!(text.contains("no assumption"), "{text}");
     assert!(text.contains("stopped after 4 evaluation(s)"), "{text}");
-    let gets = c
+    // One read of the HPA (the namespace's HPA LIST) per evaluation.
+    let reads = c
         .server
         .requests()
         .iter()
-        .filter(|r| r.path.contains("/horizontalpodautoscalers/app-000"))
+        .filter(|r| {
+            r.path
+                .ends_with("/namespaces/team-00/horizontalpodautoscalers")
+        })
         .count();
-    assert_eq!(gets, 4);
+    assert_eq!(reads, 4);
 }
 
 #[test]

@@ -14,6 +14,9 @@ use binary::*;
 use fake_apiserver::{FakeApiServer, Fault, PathMatch, RecordedRequest};
 use serde_json::Value;
 
+/// The namespace's HPA LIST, where one explain reads its HPA.
+const HPAS: &str = "/apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers";
+
 /// A fake cluster serving an example, with a kubeconfig for it.
 struct Cluster {
     server: FakeApiServer,
@@ -155,17 +158,17 @@ fn the_exact_requests_of_one_explain_and_none_writes() {
     let mut got: Vec<String> = c.server.requests().iter().map(summary).collect();
     got.sort();
     let sel = "app=orders";
+    // The HPA is read once (the namespace's LIST, which also gives the other HPAs for
+    // AmbiguousSelector), the target once (its Deployment: the scale subresource's source).
     let mut want = vec![
-        "GET /apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers/orders?".to_string(),
-        "GET /apis/apps/v1/namespaces/shop/deployments/orders/scale?".into(),
-        "GET /apis/apps/v1/namespaces/shop/deployments/orders?".into(),
+        "GET /apis/apps/v1/namespaces/shop/deployments/orders?".to_string(),
         format!("GET /api/v1/namespaces/shop/pods?continue=&labelSelector={sel}&limit=500"),
         format!("GET /apis/metrics.k8s.io/v1beta1/namespaces/shop/pods?labelSelector={sel}"),
         format!("GET /apis/custom.metrics.k8s.io/v1beta2/namespaces/shop/pods/*/http_requests_per_second?labelSelector={sel}"),
         "GET /apis/external.metrics.k8s.io/v1beta1/namespaces/shop/queue_messages_ready?labelSelector=queue=orders".into(),
         "GET /api/v1/namespaces/shop/events?fieldSelector=involvedObject.kind=HorizontalPodAutoscaler,involvedObject.name=orders,involvedObject.namespace=shop".into(),
         "GET /version?".into(),
-        "GET /apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers?".into(),
+        "GET /apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers?limit=500".into(),
     ];
     want.sort();
     // the empty continue of the first page is not sent
@@ -264,16 +267,13 @@ fn a_missing_metrics_api_is_recorded_as_the_controller_words_it() {
 #[test]
 fn forbidden_hpa_fails_naming_the_verb_and_resource() {
     let c = cluster("scale-up-cpu.yaml", "403hpa");
-    c.server.inject(
-        PathMatch::contains("/horizontalpodautoscalers/web"),
-        Fault::Status(403),
-    );
+    c.server.inject(PathMatch::exact(HPAS), Fault::Status(403));
     let out = c.run(&["explain", "web", "-n", "shop"]);
     assert_eq!(out.status.code(), Some(1));
     let e = stderr(&out);
     assert!(e.starts_with("error: "), "{e}");
     assert!(
-        e.contains("get horizontalpodautoscalers.autoscaling"),
+        e.contains("list horizontalpodautoscalers.autoscaling"),
         "{e}"
     );
     assert!(e.contains("403"), "{e}");
@@ -294,10 +294,7 @@ fn unknown_hpa_is_not_found_with_the_names_there_are() {
 #[test]
 fn server_error_on_the_hpa_fails_in_one_line() {
     let c = cluster("scale-up-cpu.yaml", "500");
-    c.server.inject(
-        PathMatch::contains("/horizontalpodautoscalers/web"),
-        Fault::Status(500),
-    );
+    c.server.inject(PathMatch::exact(HPAS), Fault::Status(500));
     let out = c.run(&["explain", "web", "-n", "shop"]);
     assert_eq!(out.status.code(), Some(1));
     let e = stderr(&out);
@@ -308,8 +305,9 @@ fn server_error_on_the_hpa_fails_in_one_line() {
 #[test]
 fn failed_scale_is_failed_get_scale() {
     let c = cluster("scale-up-cpu.yaml", "scale500");
+    // The target's Deployment is where its scale comes from.
     c.server
-        .inject(PathMatch::contains("/scale"), Fault::Status(500));
+        .inject(PathMatch::contains("/deployments/web"), Fault::Status(500));
     let v = c.live_json("web");
     assert_eq!(
         v["verdict"]["decidedBy"], "FailedGetScale",
@@ -321,10 +319,8 @@ fn failed_scale_is_failed_get_scale() {
 #[test]
 fn request_timeout_is_honoured() {
     let c = cluster("scale-up-cpu.yaml", "timeout");
-    c.server.inject(
-        PathMatch::contains("/horizontalpodautoscalers/web"),
-        Fault::Delay(Duration::from_secs(5)),
-    );
+    c.server
+        .inject(PathMatch::exact(HPAS), Fault::Delay(Duration::from_secs(5)));
     let t = Instant::now();
     let out = c.run(&["explain", "web", "-n", "shop", "--request-timeout", "1s"]);
     assert!(t.elapsed() < Duration::from_secs(4), "{:?}", t.elapsed());
@@ -441,15 +437,15 @@ fn live_comparison_names_the_differences() {
 
 #[test]
 fn independent_requests_run_concurrently() {
-    // 10 requests; with 500 ms per request, serial would take 5 s. The critical path is
-    // HPA -> scale -> pods/PodMetrics/pods metric: 3 round trips.
+    // 8 requests; with 500 ms per request, serial would take 4 s. The critical path is
+    // HPA -> target -> pods/PodMetrics/pods metric: 3 round trips.
     let c = cluster("several-metrics.yaml", "latency");
     c.server.set_latency(Duration::from_millis(500));
     let t = Instant::now();
     c.live_json("orders");
     let took = t.elapsed();
-    assert_eq!(c.server.requests().len(), 10);
-    assert!(took < Duration::from_millis(3500), "took {took:?}");
+    assert_eq!(c.server.requests().len(), 8);
+    assert!(took < Duration::from_millis(2500), "took {took:?}");
 }
 
 #[test]
@@ -591,4 +587,168 @@ fn one_explain_costs_the_same_requests_however_many_other_hpas() {
         few, many,
         "requests must not grow with the namespace's other HPAs"
     );
+}
+
+// ---------------------------------------------------------------- fidelity (issue 9 §3)
+
+/// The objects of an example, changed by `f`, served live and written to a file for offline.
+fn variant(file: &str, tag: &str, f: impl FnOnce(&mut Vec<Value>)) -> (Cluster, PathBuf) {
+    let mut objects: Vec<Value> = fake_apiserver::load_snapshot(example(file))
+        .into_iter()
+        .flat_map(|d| match d["kind"].as_str() {
+            Some("List") => d["items"].as_array().cloned().unwrap_or_default(),
+            _ => vec![d],
+        })
+        .collect();
+    f(&mut objects);
+    let path = tmpdir(&format!("variant-{tag}")).join("snap.json");
+    std::fs::write(
+        &path,
+        serde_json::json!({"apiVersion": "v1", "kind": "List", "items": objects.clone()})
+            .to_string(),
+    )
+    .expect("write variant");
+    let server = FakeApiServer::start(objects);
+    let kubeconfig = server.write_kubeconfig(&tmpdir(tag));
+    (Cluster { server, kubeconfig }, path)
+}
+
+fn hpa_mut<'a>(objects: &'a mut [Value], name: &str) -> &'a mut Value {
+    objects
+        .iter_mut()
+        .find(|o| o["kind"] == "HorizontalPodAutoscaler" && o["metadata"]["name"] == name)
+        .expect("the HPA")
+}
+
+fn condition(v: &Value, type_: &str) -> Value {
+    v["conditions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|c| c["type"] == type_)
+        .cloned()
+        .unwrap_or(Value::Null)
+}
+
+fn finding_messages(v: &Value, id: &str) -> Vec<String> {
+    v["diagnostics"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|f| f["id"] == id)
+        .map(|f| f["message"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+#[test]
+fn two_entries_on_one_external_metric_are_read_once_and_not_summed() {
+    use serde_json::json;
+    let (c, file) = variant("scale-up-cpu.yaml", "dup-external", |o| {
+        let sel = json!({"matchLabels": {"queue": "orders"}});
+        hpa_mut(o, "web")["spec"]["metrics"] = json!([
+            {"type": "External", "external": {"metric": {"name": "queue_depth", "selector": sel},
+                "target": {"type": "Value", "value": "10"}}},
+            {"type": "External", "external": {"metric": {"name": "queue_depth", "selector": sel},
+                "target": {"type": "AverageValue", "averageValue": "4"}}},
+        ]);
+        o.push(json!({"apiVersion": "external.metrics.k8s.io/v1beta1", "kind": "ExternalMetricValueList",
+            "metadata": {}, "items": [{"metricName": "queue_depth", "metricLabels": {"queue": "orders"},
+            "timestamp": NOW, "value": "12"}]}));
+    });
+    let live = c.live_json("web");
+    // 12 against Value 10: ceil(1.2 × 3) = 4; against AverageValue 4: 12 / (4 × 3) = 1.0 → 3.
+    // Summed twice it would be 24: 8 (limited to 6) and 6.
+    assert_eq!(live["desiredReplicas"], 4, "{}", live["verdict"]);
+    let external: Vec<RecordedRequest> = c
+        .server
+        .requests()
+        .into_iter()
+        .filter(|r| {
+            r.path
+                .contains("external.metrics.k8s.io/v1beta1/namespaces")
+        })
+        .collect();
+    assert_eq!(
+        external.len(),
+        1,
+        "one request per distinct metric and selector"
+    );
+    assert_eq!(decision(&live), decision(&offline_json("web", &file)));
+}
+
+#[test]
+fn a_missing_target_is_failed_get_scale_live_and_offline() {
+    let (c, file) = variant("scale-up-cpu.yaml", "no-target", |o| {
+        o.retain(|x| x["kind"] != "Deployment" && x["kind"] != "ReplicaSet");
+    });
+    let want = "the HPA controller was unable to get the target's current scale: deployments.apps \"web\" not found";
+    let live = c.live_json("web");
+    assert_eq!(
+        live["verdict"]["decidedBy"], "FailedGetScale",
+        "{}",
+        live["verdict"]
+    );
+    let able = condition(&live, "AbleToScale");
+    assert_eq!(
+        (&able["status"], &able["reason"]),
+        (&"False".into(), &"FailedGetScale".into())
+    );
+    assert_eq!(able["message"], want);
+    let live_notes = finding_messages(&live, "target-missing");
+    assert!(
+        live_notes.len() == 1 && live_notes[0].contains("Deployment shop/web"),
+        "{live_notes:?}"
+    );
+    assert!(!live_notes[0].contains("may simply lack"), "{live_notes:?}");
+
+    let offline = offline_json("web", &file);
+    assert_eq!(decision(&live), decision(&offline));
+    let notes = finding_messages(&offline, "target-missing");
+    assert!(
+        notes.len() == 1 && notes[0].contains("may simply lack the object"),
+        "{notes:?}"
+    );
+    // The text output says it too, and exits 0.
+    let out = c.run(&["explain", "web", "-n", "shop", "--now", NOW]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("target-missing"), "{text}");
+}
+
+#[test]
+fn an_extensions_v1beta1_target_is_not_the_apps_v1_deployment() {
+    let (c, file) = variant("scale-up-cpu.yaml", "extensions", |o| {
+        hpa_mut(o, "web")["spec"]["scaleTargetRef"]["apiVersion"] = "extensions/v1beta1".into();
+    });
+    let text = "no matches for kind \"Deployment\" in group \"extensions\"";
+    for (how, v) in [
+        ("live", c.live_json("web")),
+        ("offline", offline_json("web", &file)),
+    ] {
+        assert_eq!(
+            v["verdict"]["decidedBy"], "FailedGetScale",
+            "{how}: {}",
+            v["verdict"]
+        );
+        let able = condition(&v, "AbleToScale");
+        assert_eq!(
+            able["message"],
+            format!("the HPA controller was unable to get the target's current scale: {text}"),
+            "{how}"
+        );
+        let events: Vec<&Value> = v["events"].as_array().expect("events").iter().collect();
+        assert!(
+            events
+                .iter()
+                .any(|e| e["reason"] == "FailedGetScale" && e["message"] == text),
+            "{how}: {events:?}"
+        );
+        assert_eq!(finding_messages(&v, "target-missing").len(), 1, "{how}");
+    }
+    // No request goes to a group the REST mapper does not know.
+    assert!(c
+        .server
+        .requests()
+        .iter()
+        .all(|r| !r.path.contains("extensions")));
 }

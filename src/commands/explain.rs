@@ -94,7 +94,7 @@ pub fn decide_with_input(
         .map_err(|e| anyhow!(e))?;
     // The controller's memory: inferred from the HPA's status and SuccessfulRescale Events (in
     // the snapshot, live or offline), empty, or exactly the --history file.
-    let rescales = crate::events::rescales(&snap.other, &namespace, name);
+    let rescales = crate::events::rescales(snap.events_for(&namespace, name), &namespace, name);
     let mut d = evaluate_with_memory(&mut input, &opts.history, &rescales);
     d.assumptions.insert(0, now_note);
     if !snap.has_pod_metrics

@@ -10,13 +10,12 @@
 //! warnings[], error, diagnostics[], decision}` where `decision` is the full `Explanation` of
 //! `explain NAME -o json` (null when the HPA could not be evaluated; `error` says why).
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use anyhow::{anyhow, Result};
+use k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler;
 use owo_colors::OwoColorize;
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::cli::{ExplainOptions, OutputFormat};
 use crate::cluster;
@@ -26,21 +25,8 @@ use crate::snapshot::Snapshot;
 
 /// Read a snapshot file and the diagnostic context it holds (the file is parsed once).
 pub fn read_snapshot_file(path: &Path) -> Result<(Snapshot, Extras)> {
-    let source = path.display().to_string();
-    let text =
-        std::fs::read_to_string(path).map_err(|e| anyhow!("cannot read snapshot {source}: {e}"))?;
-    let doc: Value = if text.trim_start().starts_with('{') {
-        serde_json::from_str(&text).map_err(|e| anyhow!("{source}: invalid JSON: {e}"))?
-    } else {
-        serde_yaml::from_str(&text).map_err(|e| anyhow!("{source}: invalid YAML: {e}"))?
-    };
-    drop(text);
-    let extras = if doc.is_object() {
-        Extras::from_list(&doc)
-    } else {
-        Extras::default()
-    };
-    let snap = Snapshot::from_owned(doc, &source).map_err(|e| anyhow!(e))?;
+    let snap = Snapshot::from_file(path).map_err(|e| anyhow!(e))?;
+    let extras = Extras::from_snapshot(&snap);
     Ok((snap, extras))
 }
 
@@ -132,14 +118,11 @@ fn item_from(
     opts: &ExplainOptions,
     snap: &Snapshot,
     extras: &Extras,
-    ns: &str,
-    name: &str,
+    raw: &HorizontalPodAutoscaler,
 ) -> FleetItem {
-    let raw = snap.hpas.iter().find(|h| {
-        h.metadata.name.as_deref() == Some(name)
-            && h.metadata.namespace.as_deref().unwrap_or("default") == ns
-    });
-    let tref = raw.map(|h| &h.spec.scale_target_ref);
+    let ns = raw.metadata.namespace.as_deref().unwrap_or("default");
+    let name = raw.metadata.name.as_deref().unwrap_or_default();
+    let tref = &raw.spec.scale_target_ref;
     let mut o = opts.clone();
     o.namespace = Some(ns.to_string());
     o.name = Some(name.to_string());
@@ -164,40 +147,26 @@ fn item_from(
                 decision: Some(d),
             }
         }
-        Err(e) => {
-            let msg = format!("{e:#}");
-            let mut findings = Vec::new();
-            if let Some(r) = tref.filter(|_| msg.contains("is not in the snapshot")) {
-                findings.push(diagnose::target_missing(
-                    &r.kind,
-                    &r.name,
-                    ns,
-                    "not in the snapshot",
-                ));
-            }
-            FleetItem {
-                namespace: ns.into(),
-                name: name.into(),
-                target: TargetRef {
-                    kind: tref.map(|r| r.kind.clone()).unwrap_or_default(),
-                    name: tref.map(|r| r.name.clone()).unwrap_or_default(),
-                },
-                current_replicas: None,
-                desired_replicas: None,
-                status_desired_replicas: raw
-                    .and_then(|h| h.status.as_ref())
-                    .map(|s| s.desired_replicas),
-                min_replicas: raw.map(|h| h.spec.min_replicas.unwrap_or(1)),
-                max_replicas: raw.map(|h| h.spec.max_replicas),
-                action: None,
-                decided_by: None,
-                summary: None,
-                warnings: warning_ids(&findings),
-                error: Some(msg),
-                diagnostics: findings,
-                decision: None,
-            }
-        }
+        Err(e) => FleetItem {
+            namespace: ns.into(),
+            name: name.into(),
+            target: TargetRef {
+                kind: tref.kind.clone(),
+                name: tref.name.clone(),
+            },
+            current_replicas: None,
+            desired_replicas: None,
+            status_desired_replicas: raw.status.as_ref().map(|s| s.desired_replicas),
+            min_replicas: Some(raw.spec.min_replicas.unwrap_or(1)),
+            max_replicas: Some(raw.spec.max_replicas),
+            action: None,
+            decided_by: None,
+            summary: None,
+            warnings: vec![],
+            error: Some(format!("{e:#}")),
+            diagnostics: vec![],
+            decision: None,
+        },
     }
 }
 
@@ -211,26 +180,33 @@ fn warning_ids(findings: &[Finding]) -> Vec<String> {
     ids
 }
 
-/// Every HPA of a snapshot (optionally of one namespace), in namespace/name order.
+/// Every HPA of a snapshot (optionally of one namespace), in namespace/name order (each name
+/// once).
 pub fn evaluate_snapshot(
     opts: &ExplainOptions,
     snap: &Snapshot,
     extras: &Extras,
     namespace: Option<&str>,
 ) -> Vec<FleetItem> {
-    let mut names: Vec<(String, String)> = snap
-        .hpa_names(namespace)
-        .into_iter()
-        .filter_map(|full| {
-            full.split_once('/')
-                .map(|(n, h)| (n.to_string(), h.to_string()))
-        })
-        .collect();
-    names.sort();
-    names.dedup();
-    names
+    let key = |h: &HorizontalPodAutoscaler| {
+        (
+            h.metadata
+                .namespace
+                .as_deref()
+                .unwrap_or("default")
+                .to_string(),
+            h.metadata.name.clone().unwrap_or_default(),
+        )
+    };
+    let mut hpas: Vec<&HorizontalPodAutoscaler> = snap
+        .hpas
         .iter()
-        .map(|(ns, name)| item_from(opts, snap, extras, ns, name))
+        .filter(|h| namespace.is_none_or(|ns| key(h).0 == ns))
+        .collect();
+    hpas.sort_by_cached_key(|h| key(h));
+    hpas.dedup_by(|a, b| key(a) == key(b));
+    hpas.into_iter()
+        .map(|h| item_from(opts, snap, extras, h))
         .collect()
 }
 
@@ -264,13 +240,18 @@ pub fn run_live(opts: &ExplainOptions) -> Result<String> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
+    let progress = cluster::Progress::on_terminal(matches!(
+        opts.output,
+        OutputFormat::Text | OutputFormat::Wide
+    ));
     let (conn, fetched) = rt.block_on(async {
         let conn = cluster::connect(&opts.kube).await?;
         let ns = (!opts.all_namespaces).then(|| conn.namespace.clone());
-        let f = cluster::fetch_fleet(&conn, ns.as_deref()).await?;
+        let f = cluster::fetch_fleet(&conn, ns.as_deref(), &progress).await?;
         Ok::<_, anyhow::Error>((conn, f))
     })?;
-    let items = evaluate_fetched(opts, &conn.context, &fetched)?;
+    let notes = fetched.notes.clone();
+    let items = evaluate_fetched(opts, &conn.context, fetched)?;
     let scope = if opts.all_namespaces {
         "all namespaces".to_string()
     } else {
@@ -283,7 +264,7 @@ pub fn run_live(opts: &ExplainOptions) -> Result<String> {
                 opts,
                 scope,
                 format!("cluster {}", conn.context),
-                &fetched.notes,
+                &notes,
             )?,
             _ => format!("No HorizontalPodAutoscalers found in {scope}.\n"),
         });
@@ -293,52 +274,24 @@ pub fn run_live(opts: &ExplainOptions) -> Result<String> {
         opts,
         scope,
         format!("cluster {} ({})", conn.context, conn.server),
-        &fetched.notes,
+        &notes,
     )
 }
 
-/// Evaluate every HPA of a fleet fetch: one Snapshot per namespace.
+/// Evaluate every HPA of a fleet fetch: one Snapshot per namespace (each List consumed).
 pub fn evaluate_fetched(
     opts: &ExplainOptions,
     context: &str,
-    fetched: &cluster::FleetFetched,
+    fetched: cluster::FleetFetched,
 ) -> Result<Vec<FleetItem>> {
     let mut items = Vec::new();
     let source = format!("cluster {context}");
-    for (ns, list) in &fetched.lists {
-        let mut extras = Extras::from_list(list);
+    for (_, list) in fetched.lists {
+        let snap = Snapshot::from_owned(list, &source).map_err(|e| anyhow!(e))?;
+        let mut extras = Extras::from_snapshot(&snap);
         extras.metrics_api = fetched.metrics_api.clone();
-        let snap = Snapshot::from_value(list, &source).map_err(|e| anyhow!(e))?;
         super::explain::settings_for(opts, &snap)?;
-        let mut names: Vec<String> = snap
-            .hpas
-            .iter()
-            .filter_map(|h| h.metadata.name.clone())
-            .collect();
-        names.sort();
-        for name in names {
-            let item = match fetched.scale_errors.get(&(ns.clone(), name.clone())) {
-                Some(e) => {
-                    // The controller's view: the scale GET fails (FailedGetScale).
-                    let one = Snapshot {
-                        source: source.clone(),
-                        taken_at: snap.taken_at,
-                        server_version: snap.server_version.clone(),
-                        hpas: snap
-                            .hpas
-                            .iter()
-                            .filter(|h| h.metadata.name.as_deref() == Some(name.as_str()))
-                            .cloned()
-                            .collect(),
-                        fetch_errors: BTreeMap::from([("scale".to_string(), e.clone())]),
-                        ..Default::default()
-                    };
-                    item_from(opts, &one, &extras, ns, &name)
-                }
-                None => item_from(opts, &snap, &extras, ns, &name),
-            };
-            items.push(item);
-        }
+        items.extend(evaluate_snapshot(opts, &snap, &extras, None));
     }
     Ok(items)
 }

@@ -82,25 +82,24 @@ pub fn run(opts: &ExplainOptions) -> Result<String> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let (context, namespace, mut fetched, metrics_api) = rt.block_on(async {
+    let progress = crate::cluster::Progress::on_terminal(matches!(
+        opts.output,
+        OutputFormat::Text | OutputFormat::Wide
+    ));
+    let (context, namespace, mut fetched) = rt.block_on(async {
         let conn = cluster::connect(&opts.kube).await?;
         let ns = conn.namespace.clone();
-        let f = cluster::fetch_hpa(&conn, &ns, &name).await?;
-        // Only when the PodMetrics call failed: is the metrics API missing or unavailable?
-        let api = match resource_metrics_failed(&f.list) {
-            true => Some(cluster::metrics_apiservice(&conn).await),
-            false => None,
-        };
-        Ok::<_, anyhow::Error>((conn.context.clone(), ns, f, api))
+        let f = cluster::fetch_hpa_with(&conn, &ns, &name, &progress).await?;
+        Ok::<_, anyhow::Error>((conn.context.clone(), ns, f))
     })?;
-    let mut extras = crate::diagnose::Extras::from_list(&fetched.list);
-    extras.metrics_api = metrics_api;
-    // The list is read once more as the snapshot (consumed: no copy of the whole list).
+    // The list is read once as the snapshot (consumed: no copy of the whole list).
     let snap = Snapshot::from_owned(
         std::mem::take(&mut fetched.list),
         &format!("cluster {context}"),
     )
     .map_err(|e| anyhow!(e))?;
+    let mut extras = crate::diagnose::Extras::from_snapshot(&snap);
+    extras.metrics_api = fetched.metrics_api.clone();
     let mut o = opts.clone();
     o.namespace = Some(namespace);
     let (input, mut d) = super::explain::decide_with_input(&o, &snap, &name)?;
@@ -132,14 +131,6 @@ pub fn run(opts: &ExplainOptions) -> Result<String> {
                 + &text(&cmp)
         }
     })
-}
-
-/// Whether a fetched List records a failed PodMetrics call.
-pub fn resource_metrics_failed(list: &Value) -> bool {
-    list.pointer("/metadata/annotations")
-        .and_then(|a| a.get(crate::snapshot::FETCH_ERRORS_ANNOTATION))
-        .and_then(Value::as_str)
-        .is_some_and(|e| e.contains("\"resource-metrics\""))
 }
 
 fn text(c: &LiveComparison) -> String {

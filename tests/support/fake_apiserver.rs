@@ -207,6 +207,7 @@ impl FakeApiServer {
             advertise: opts.advertise.clone(),
             write_mode: opts.write_mode,
             next_rv: 1000,
+            types_cache: Default::default(),
             ..State::default()
         };
         objects.into_iter().for_each(|o| st.add(o));
@@ -531,7 +532,12 @@ struct State {
     latency: Duration,
     requests: Vec<RecordedRequest>,
     next_rv: u64,
+    /// [`State::resource_types`] of the last request, with the state it was computed for.
+    types_cache: std::cell::RefCell<Option<(TypesKey, Vec<ResType>)>>,
 }
+
+/// What the resource types depend on: every write bumps `next_rv` or a length.
+type TypesKey = (usize, usize, usize, usize, u64);
 
 /// A resource as discovery lists it.
 #[derive(Clone)]
@@ -741,6 +747,24 @@ impl State {
 
     /// Every resource discovery lists.
     fn resource_types(&self) -> Vec<ResType> {
+        let key = (
+            self.objects.len(),
+            self.scales.len(),
+            self.metrics.len(),
+            self.advertise.len(),
+            self.next_rv,
+        );
+        if let Some((k, types)) = self.types_cache.borrow().as_ref() {
+            if *k == key {
+                return types.clone();
+            }
+        }
+        let types = self.compute_resource_types();
+        *self.types_cache.borrow_mut() = Some((key, types.clone()));
+        types
+    }
+
+    fn compute_resource_types(&self) -> Vec<ResType> {
         let on = self.optional_on();
         let mut out: Vec<ResType> = builtins()
             .filter(|b| !OPTIONAL_GROUPS.contains(&b.group.as_str()) || on.contains(&b.group))
@@ -753,16 +777,22 @@ impl State {
                 out.push(r);
             }
         };
+        // A CRD (or unlisted builtin): scalable if an object has spec.replicas or a Scale item
+        // (computed in one pass: a cluster of thousands of objects stays fast to serve).
+        let scale_names: BTreeSet<&str> =
+            self.scales.iter().map(|sc| meta_str(sc, "name")).collect();
+        let scalable_types: BTreeSet<(&str, &str)> = self
+            .objects
+            .iter()
+            .filter(|o| o.obj["spec"]["replicas"].is_number() || scale_names.contains(o.name()))
+            .map(|o| (o.group.as_str(), o.plural.as_str()))
+            .collect();
+        let mut seen: BTreeSet<(&str, &str, &str)> = BTreeSet::new();
         for s in &self.objects {
-            // A CRD (or unlisted builtin): scalable if an object has spec.replicas or a Scale item.
-            let scalable = self.objects.iter().any(|o| {
-                (&o.group, &o.plural) == (&s.group, &s.plural)
-                    && (o.obj["spec"]["replicas"].is_number()
-                        || self
-                            .scales
-                            .iter()
-                            .any(|sc| meta_str(sc, "name") == o.name()))
-            });
+            if !seen.insert((&s.group, &s.version, &s.plural)) {
+                continue;
+            }
+            let scalable = scalable_types.contains(&(s.group.as_str(), s.plural.as_str()));
             let sub: &[&str] = if scalable {
                 &["scale", "status"]
             } else {
@@ -1414,13 +1444,8 @@ fn list(st: &State, rt: &ResType, ns: &str, rec: &RecordedRequest) -> Reply {
         Ok(s) => s,
         Err(r) => return r,
     };
-    let mut items: Vec<Value> = st
-        .objects
-        .iter()
-        .filter(|s| s.group == rt.group && s.version == rt.version && s.plural == rt.plural)
-        .map(|s| s.obj.clone())
-        .collect();
-    items.retain(|o| {
+    // Selected before they are copied: a LIST by selector costs what it returns.
+    let keep = |o: &Value| {
         let mut l = string_map(o["metadata"].get("labels"));
         if l.is_empty() && rt.group == "metrics.k8s.io" {
             // metrics-server selects PodMetrics by the pod's labels
@@ -1437,7 +1462,14 @@ fn list(st: &State, rt: &ResType, ns: &str, rec: &RecordedRequest) -> Reply {
         (ns.is_empty() || meta_str(o, "namespace") == ns)
             && labels.matches_labels(&l)
             && fields.matches_fields(o)
-    });
+    };
+    let mut items: Vec<Value> = st
+        .objects
+        .iter()
+        .filter(|s| s.group == rt.group && s.version == rt.version && s.plural == rt.plural)
+        .filter(|s| keep(&s.obj))
+        .map(|s| s.obj.clone())
+        .collect();
     items.sort_by(|a, b| {
         (meta_str(a, "namespace"), meta_str(a, "name"))
             .cmp(&(meta_str(b, "namespace"), meta_str(b, "name")))

@@ -8,19 +8,28 @@ use std::collections::{BTreeMap, HashSet};
 use std::fmt;
 
 use jiff::{SignedDuration, Timestamp};
-use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet, StatefulSet};
 use k8s_openapi::api::autoscaling::v1::Scale as ScaleV1;
 use k8s_openapi::api::autoscaling::v2::{self as hpa_v2, HorizontalPodAutoscaler};
-use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
-use serde::de::DeserializeOwned;
 use serde_json::Value;
+
+mod index;
+mod item;
+pub mod wire;
+
+use wire::AppsWorkload;
+pub use wire::Pod;
+
+use index::Index;
+use item::Item;
+use serde_json::value::RawValue;
 
 use crate::core::model::*;
 use crate::core::{selector_text, Settings};
 use crate::labels::Selector;
 use crate::metrics_api::{ExternalMetricValue, MetricValue, PodMetrics};
 use crate::quantity::{parse_f64, parse_milli};
+use crate::restmapper::{builtin_mapping, qualified_guess};
 
 /// Annotation on the List's metadata recording when a snapshot was taken.
 pub const TAKEN_AT_ANNOTATION: &str = "kubectl-hpa.dev/taken-at";
@@ -33,6 +42,18 @@ pub const TAKEN_AT_ANNOTATION: &str = "kubectl-hpa.dev/taken-at";
 /// Values: `unable to fetch metrics from resource metrics API: <api error>` and the like
 /// (for `scale`, the API error itself).
 pub const FETCH_ERRORS_ANNOTATION: &str = "kubectl-hpa.dev/fetch-errors";
+
+/// The key of the fetch error of HPA `namespace/name`'s target (its scale could not be read).
+/// Files written before per-HPA keys use `scale` for the HPA the file was taken for.
+pub fn scale_error_key(namespace: &str, name: &str) -> String {
+    format!("scale/{namespace}/{name}")
+}
+
+/// The key that records that the server said HPA `namespace/name`'s target does not exist
+/// (value: `Kind namespace/name`).
+pub fn scale_not_found_key(namespace: &str, name: &str) -> String {
+    format!("scale-not-found/{namespace}/{name}")
+}
 
 /// The key of a fetch error for a Pods metric.
 pub fn pods_metric_key(metric: &str) -> String {
@@ -80,6 +101,19 @@ pub struct Workload {
     pub uid: Option<String>,
 }
 
+/// What the diagnostics read from a Deployment or ReplicaSet besides its scale.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkloadStatus {
+    pub kind: String,
+    pub namespace: String,
+    pub name: String,
+    /// The controlling owner `(kind, name)` (a ReplicaSet's Deployment).
+    pub owner: Option<(String, String)>,
+    pub spec_replicas: i32,
+    pub status_replicas: i32,
+    pub updated_replicas: Option<i32>,
+}
+
 /// Everything read from a snapshot (or fetched from a cluster).
 #[derive(Debug, Clone, Default)]
 pub struct Snapshot {
@@ -97,10 +131,43 @@ pub struct Snapshot {
     pub has_pod_metrics: bool,
     pub custom_metrics: Vec<MetricValue>,
     pub external_metrics: Vec<ExternalMetricValue>,
-    /// Objects kept as they are (events, APIServices, CRD targets).
+    /// Objects kept as they are (events, APIServices, CRD targets); events of one object are
+    /// adjacent ([`Snapshot::events_for`]).
     pub other: Vec<Value>,
+    /// Deployments and ReplicaSets as the diagnostics see them.
+    pub workload_status: Vec<WorkloadStatus>,
     /// API calls that failed when the snapshot was taken (see [`FETCH_ERRORS_ANNOTATION`]).
     pub fetch_errors: BTreeMap<String, String>,
+    /// Lookups by namespace, name, label and metric (built at the first lookup).
+    index: std::sync::OnceLock<Index>,
+}
+
+/// The List's own annotations (string values only).
+fn list_annotations(doc: &Item<'_>) -> BTreeMap<String, String> {
+    #[derive(serde::Deserialize, Default)]
+    struct Top {
+        #[serde(default)]
+        metadata: Option<TopMeta>,
+    }
+    #[derive(serde::Deserialize, Default)]
+    struct TopMeta {
+        #[serde(default)]
+        annotations: Option<BTreeMap<String, Value>>,
+    }
+    let raw = match doc {
+        Item::Owned(v) => v
+            .pointer("/metadata/annotations")
+            .and_then(Value::as_object)
+            .map(|m| m.iter().map(|(k, v)| (k.clone(), v.clone())).collect()),
+        Item::Raw(r) => serde_json::from_str::<Top>(r.get())
+            .unwrap_or_default()
+            .metadata
+            .and_then(|m| m.annotations),
+    };
+    raw.into_iter()
+        .flatten()
+        .filter_map(|(k, v)| v.as_str().map(|s| (k, s.to_string())))
+        .collect()
 }
 
 /// Kinds accepted in a snapshot and passed over (context for live diagnostics).
@@ -115,36 +182,6 @@ const PASSIVE_KINDS: &[(&str, &str)] = &[
     ("policy/v1", "PodDisruptionBudget"),
     ("apps/v1", "ControllerRevision"),
 ];
-
-fn describe(item: &Value) -> String {
-    let kind = item.get("kind").and_then(Value::as_str).unwrap_or("object");
-    let md = item.get("metadata");
-    let ns = md
-        .and_then(|m| m.get("namespace"))
-        .and_then(Value::as_str)
-        .unwrap_or("");
-    let name = md
-        .and_then(|m| m.get("name"))
-        .and_then(Value::as_str)
-        .unwrap_or("<unnamed>");
-    if ns.is_empty() {
-        format!("{kind} {name}")
-    } else {
-        format!("{kind} {ns}/{name}")
-    }
-}
-
-fn typed<T: DeserializeOwned>(item: Value, ctx: &str) -> Result<T, SnapshotError> {
-    serde_path_to_error::deserialize(item).map_err(|e| {
-        let path = e.path().to_string();
-        let inner = e.into_inner();
-        if path == "." || path.is_empty() {
-            err(format!("{ctx}: {inner}"))
-        } else {
-            err(format!("{ctx}: field {path}: {inner}"))
-        }
-    })
-}
 
 fn parse_time(s: &str, ctx: &str, field: &str) -> Result<Timestamp, SnapshotError> {
     s.parse::<Timestamp>().map_err(|e| {
@@ -176,13 +213,19 @@ impl Snapshot {
         Snapshot::from_text(&text, &path.display().to_string())
     }
 
-    /// Parse snapshot text; `source` names it in errors.
+    /// Parse snapshot text; `source` names it in errors. JSON is read straight into the
+    /// typed objects (no intermediate tree); YAML goes through a `Value`.
     pub fn from_text(text: &str, source: &str) -> Result<Snapshot, SnapshotError> {
-        let doc: Value = if text.trim_start().starts_with('{') {
-            serde_json::from_str(text).map_err(|e| err(format!("{source}: invalid JSON: {e}")))?
-        } else {
-            serde_yaml::from_str(text).map_err(|e| err(format!("{source}: invalid YAML: {e}")))?
-        };
+        if text.trim_start().starts_with('{') {
+            if let Some(snap) = Snapshot::from_json_list(text, source)? {
+                return Ok(snap);
+            }
+            let raw: &RawValue = serde_json::from_str(text)
+                .map_err(|e| err(format!("{source}: invalid JSON: {e}")))?;
+            return Snapshot::from_item(Item::Raw(raw), source);
+        }
+        let doc: Value =
+            serde_yaml::from_str(text).map_err(|e| err(format!("{source}: invalid YAML: {e}")))?;
         Snapshot::from_owned(doc, source)
     }
 
@@ -200,54 +243,93 @@ impl Snapshot {
                 if doc.is_null() { "an empty document".to_string() } else { "something else".to_string() }
             )));
         }
+        Snapshot::from_item(Item::Owned(doc), source)
+    }
+
+    /// The common case in one pass over the text: a JSON `v1 List` whose items are objects.
+    /// `None` for anything else (read by the general path, which words the errors).
+    fn from_json_list(text: &str, source: &str) -> Result<Option<Snapshot>, SnapshotError> {
+        #[derive(serde::Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct TopDoc<'a> {
+            #[serde(default)]
+            api_version: Option<String>,
+            #[serde(default)]
+            kind: Option<String>,
+            #[serde(default)]
+            metadata: Option<TopMeta>,
+            #[serde(borrow, default)]
+            items: Option<Vec<&'a RawValue>>,
+        }
+        #[derive(serde::Deserialize)]
+        struct TopMeta {
+            #[serde(default)]
+            annotations: Option<BTreeMap<String, Value>>,
+        }
+        let Ok(top) = serde_json::from_str::<TopDoc<'_>>(text) else {
+            return Ok(None);
+        };
+        if top.kind.as_deref() != Some("List")
+            || top.api_version.as_deref().unwrap_or("").is_empty()
+        {
+            return Ok(None);
+        }
+        let annotations: BTreeMap<String, String> = top
+            .metadata
+            .and_then(|m| m.annotations)
+            .into_iter()
+            .flatten()
+            .filter_map(|(k, v)| v.as_str().map(|s| (k, s.to_string())))
+            .collect();
+        let mut snap = Snapshot::with_annotations(source, &annotations)?;
+        for (i, item) in top.items.into_iter().flatten().enumerate() {
+            snap.add(Item::Raw(item), source, &format!("items[{i}] "))?;
+        }
+        snap.sort_other();
+        Ok(Some(snap))
+    }
+
+    /// An empty snapshot with the List's annotations read (taken-at, fetch errors).
+    fn with_annotations(
+        source: &str,
+        annotations: &BTreeMap<String, String>,
+    ) -> Result<Snapshot, SnapshotError> {
         let mut snap = Snapshot {
             source: source.to_string(),
             ..Default::default()
         };
-        if let Some(t) = doc
-            .pointer("/metadata/annotations")
-            .and_then(|a| a.get(TAKEN_AT_ANNOTATION))
-            .and_then(Value::as_str)
-        {
+        if let Some(t) = annotations.get(TAKEN_AT_ANNOTATION) {
             snap.taken_at = Some(parse_time(
                 t,
                 &format!("{source}: List"),
                 &format!("metadata.annotations.{TAKEN_AT_ANNOTATION}"),
             )?);
         }
-        snap.server_version = doc
-            .pointer("/metadata/annotations")
-            .and_then(|a| a.get(crate::cluster::SERVER_VERSION_ANNOTATION))
-            .and_then(Value::as_str)
-            .map(String::from);
-        if let Some(t) = doc
-            .pointer("/metadata/annotations")
-            .and_then(|a| a.get(FETCH_ERRORS_ANNOTATION))
-            .and_then(Value::as_str)
-        {
+        snap.server_version = annotations
+            .get(crate::cluster::SERVER_VERSION_ANNOTATION)
+            .cloned();
+        if let Some(t) = annotations.get(FETCH_ERRORS_ANNOTATION) {
             snap.fetch_errors = serde_json::from_str(t).map_err(|e| {
                 err(format!(
                     "{source}: List: field metadata.annotations.{FETCH_ERRORS_ANNOTATION}: expected a JSON object of strings: {e}"
                 ))
             })?;
         }
-        snap.add(doc, source, "")?;
         Ok(snap)
     }
 
-    fn add(&mut self, mut item: Value, source: &str, position: &str) -> Result<(), SnapshotError> {
-        let api_version = item
-            .get("apiVersion")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string();
-        let kind = item
-            .get("kind")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string();
-        let (api_version, kind) = (api_version.as_str(), kind.as_str());
-        let ctx = format!("{source}: {}{}", position, describe(&item));
+    fn from_item(doc: Item<'_>, source: &str) -> Result<Snapshot, SnapshotError> {
+        let annotations = list_annotations(&doc);
+        let mut snap = Snapshot::with_annotations(source, &annotations)?;
+        snap.add(doc, source, "")?;
+        snap.sort_other();
+        Ok(snap)
+    }
+
+    fn add(&mut self, item: Item<'_>, source: &str, position: &str) -> Result<(), SnapshotError> {
+        let head = item.head();
+        let (api_version, kind) = (head.api_version.as_str(), head.kind.as_str());
+        let ctx = format!("{source}: {}{}", position, head.describe());
         if kind.is_empty() || api_version.is_empty() {
             return Err(err(format!(
                 "{source}: {position}object has no apiVersion/kind; a snapshot is a v1 List of API objects"
@@ -259,10 +341,8 @@ impl Snapshot {
             | ("custom.metrics.k8s.io/v1beta2", "MetricValueList")
             | ("custom.metrics.k8s.io/v1beta1", "MetricValueList")
             | ("external.metrics.k8s.io/v1beta1", "ExternalMetricValueList") => {
-                let items = match item.get_mut("items").map(Value::take) {
-                    None | Some(Value::Null) => return Ok(()),
-                    Some(Value::Array(a)) => a,
-                    Some(_) => return Err(err(format!("{ctx}: field items: expected a list"))),
+                let Some(items) = item.items(&ctx)? else {
+                    return Ok(());
                 };
                 if kind == "PodMetricsList" {
                     self.has_pod_metrics = true;
@@ -271,23 +351,26 @@ impl Snapshot {
                     let pos = format!("{position}items[{i}] ");
                     match kind {
                         "MetricValueList" => {
-                            let v: MetricValue = typed(sub, &format!("{source}: {pos}MetricValue"))?;
+                            let v: MetricValue = sub.typed(&format!("{source}: {pos}MetricValue"))?;
                             self.custom_metrics.push(v);
                         }
                         "ExternalMetricValueList" => {
                             let v: ExternalMetricValue =
-                                typed(sub, &format!("{source}: {pos}ExternalMetricValue"))?;
+                                sub.typed(&format!("{source}: {pos}ExternalMetricValue"))?;
                             self.external_metrics.push(v);
                         }
                         "PodMetricsList" => {
-                            let v: PodMetrics = typed(sub, &format!("{source}: {pos}PodMetrics"))?;
+                            let v: PodMetrics = sub.typed(&format!("{source}: {pos}PodMetrics"))?;
                             self.pod_metrics.push(v);
                         }
                         _ => self.add(sub, source, &pos)?,
                     }
                 }
             }
-            ("autoscaling/v2", "HorizontalPodAutoscaler") => self.hpas.push(typed(item, &ctx)?),
+            ("autoscaling/v2", "HorizontalPodAutoscaler") => {
+                let h: wire::Hpa = item.typed(&ctx)?;
+                self.hpas.push(h.into());
+            }
             (v, "HorizontalPodAutoscaler") => {
                 return Err(err(format!(
                     "{ctx}: apiVersion {v} is not supported: use the autoscaling/v2 form (kubectl get hpa.v2.autoscaling -o yaml)"
@@ -295,23 +378,32 @@ impl Snapshot {
             }
             ("apps/v1", kind @ ("Deployment" | "StatefulSet" | "ReplicaSet")) => {
                 // The three workloads share the fields the scale subresource reads.
-                let (md, replicas, status_replicas, selector) = match kind {
-                    "Deployment" => {
-                        let d: Deployment = typed(item, &ctx)?;
-                        let status = d.status.and_then(|s| s.replicas);
-                        (d.metadata, d.spec.replicas, status, d.spec.selector)
-                    }
-                    "StatefulSet" => {
-                        let d: StatefulSet = typed(item, &ctx)?;
-                        let status = d.status.map(|s| s.replicas);
-                        (d.metadata, d.spec.replicas, status, d.spec.selector)
-                    }
-                    _ => {
-                        let d: ReplicaSet = typed(item, &ctx)?;
-                        let status = d.status.map(|s| s.replicas);
-                        (d.metadata, d.spec.replicas, status, d.spec.selector)
-                    }
-                };
+                let w: AppsWorkload = item.typed(&ctx)?;
+                let spec = w.spec.unwrap_or_default();
+                let status = w.status.unwrap_or_default();
+                let (md, replicas, status_replicas, selector, updated) = (
+                    w.metadata,
+                    spec.replicas,
+                    status.replicas,
+                    spec.selector,
+                    status.updated_replicas,
+                );
+                if kind != "StatefulSet" {
+                    self.workload_status.push(WorkloadStatus {
+                        kind: kind.to_string(),
+                        namespace: md.namespace.clone().unwrap_or_else(|| "default".into()),
+                        name: md.name.clone().unwrap_or_default(),
+                        owner: md.owner_references.as_ref().and_then(|o| {
+                            o.iter()
+                                .find(|r| r.controller == Some(true))
+                                .or(o.first())
+                                .map(|r| (r.kind.clone(), r.name.clone()))
+                        }),
+                        spec_replicas: replicas.unwrap_or(1),
+                        status_replicas: status_replicas.unwrap_or(0),
+                        updated_replicas: updated,
+                    });
+                }
                 self.workloads.push(workload(
                     kind,
                     &md,
@@ -322,7 +414,7 @@ impl Snapshot {
                 )?);
             }
             ("autoscaling/v1", "Scale") => {
-                let s: ScaleV1 = typed(item, &ctx)?;
+                let s: ScaleV1 = item.typed(&ctx)?;
                 let spec_replicas = s.spec.as_ref().and_then(|s| s.replicas).unwrap_or(0);
                 let status = s.status.as_ref();
                 let status_replicas = status.map(|s| s.replicas).unwrap_or(0);
@@ -341,22 +433,21 @@ impl Snapshot {
                     uid: s.metadata.uid.clone(),
                 });
             }
-            ("v1", "Pod") => self.pods.push(typed(item, &ctx)?),
+            ("v1", "Pod") => self.pods.push(item.typed(&ctx)?),
             ("metrics.k8s.io/v1beta1", "PodMetrics") => {
                 self.has_pod_metrics = true;
-                self.pod_metrics.push(typed(item, &ctx)?);
+                self.pod_metrics.push(item.typed(&ctx)?);
             }
-            (v, k) if PASSIVE_KINDS.contains(&(v, k)) => self.other.push(item),
+            (v, k) if PASSIVE_KINDS.contains(&(v, k)) => self.other.push(item.into_value(&ctx)?),
             (v, k) => {
-                // A custom-resource target (e.g. an Argo Rollout) may be included as context;
-                // its scale comes from an autoscaling/v1 Scale item.
-                let is_target = self_target_kinds(&item).is_some();
-                if is_target {
-                    self.other.push(item);
+                // A custom-resource target (e.g. an Argo Rollout) may be included as context
+                // (any named object with a spec); its scale comes from an autoscaling/v1 Scale.
+                if head.has_spec && !head.name.is_empty() {
+                    self.other.push(item.into_value(&ctx)?);
                 } else {
                     return Err(err(format!(
                         "{source}: {position}{}: unsupported kind {k} ({v}); a snapshot holds autoscaling/v2 HorizontalPodAutoscalers, apps/v1 Deployments/StatefulSets/ReplicaSets, autoscaling/v1 Scales, v1 Pods, PodMetrics, MetricValueLists and ExternalMetricValueLists",
-                        describe(&item)
+                        head.describe()
                     )));
                 }
             }
@@ -402,43 +493,134 @@ impl Snapshot {
             .max()
     }
 
+    /// The indexes, built at the first lookup (afresh when the snapshot changed since).
+    fn index(&self) -> std::borrow::Cow<'_, Index> {
+        let sizes = Index::sizes_of(self);
+        let ix = self.index.get_or_init(|| Index::build(self));
+        if ix.sizes == sizes {
+            std::borrow::Cow::Borrowed(ix)
+        } else {
+            std::borrow::Cow::Owned(Index::build(self))
+        }
+    }
+
+    /// Keep the events of each object together (their order otherwise unchanged), so that
+    /// [`Snapshot::events_for`] is a slice.
+    fn sort_other(&mut self) {
+        self.other.sort_by_cached_key(index::event_subject);
+        self.index = std::sync::OnceLock::new();
+    }
+
+    /// The Events about object `namespace/name` (v1 and events.k8s.io/v1), in file order.
+    pub fn events_for(&self, namespace: &str, name: &str) -> &[Value] {
+        let ix = self.index();
+        let range = ix
+            .events
+            .get(&(namespace.to_string(), name.to_string()))
+            .cloned()
+            .unwrap_or_default();
+        self.other.get(range).unwrap_or(&[])
+    }
+
+    /// The Pod `namespace/name`, if the snapshot holds it.
+    pub fn pod(&self, namespace: &str, name: &str) -> Option<&Pod> {
+        let ix = self.index();
+        let i = ix
+            .pod_by_name
+            .get(&(namespace.to_string(), name.to_string()))?;
+        self.pods.get(*i)
+    }
+
     fn find_hpa(
         &self,
         namespace: &str,
         name: &str,
     ) -> Result<&HorizontalPodAutoscaler, SnapshotError> {
-        self.hpas
-            .iter()
-            .find(|h| {
-                h.metadata.name.as_deref() == Some(name)
-                    && h.metadata.namespace.as_deref().unwrap_or("default") == namespace
-            })
-            .ok_or_else(|| {
-                let have = self.hpa_names(None);
-                err(format!(
-                    "{}: no HorizontalPodAutoscaler {namespace}/{name} in the snapshot ({})",
-                    self.source,
-                    if have.is_empty() {
-                        "it holds no autoscaling/v2 HorizontalPodAutoscaler".to_string()
-                    } else {
-                        format!("it holds: {}", have.join(", "))
-                    }
-                ))
+        let at = self
+            .index()
+            .hpas
+            .get(&(namespace.to_string(), name.to_string()))
+            .copied();
+        at.and_then(|i| self.hpas.get(i)).ok_or_else(|| {
+            let have = self.hpa_names(None);
+            err(format!(
+                "{}: no HorizontalPodAutoscaler {namespace}/{name} in the snapshot ({})",
+                self.source,
+                if have.is_empty() {
+                    "it holds no autoscaling/v2 HorizontalPodAutoscaler".to_string()
+                } else {
+                    format!("it holds: {}", have.join(", "))
+                }
+            ))
+        })
+    }
+
+    /// The recorded error of reading HPA `namespace/name`'s target, if any (files written
+    /// before per-HPA keys: `scale`, for the first HPA, the one the file was taken for).
+    pub fn scale_error(&self, namespace: &str, name: &str) -> Option<&String> {
+        self.fetch_errors
+            .get(&scale_error_key(namespace, name))
+            .or_else(|| {
+                let first = self.hpas.first()?;
+                let is_first = first.metadata.name.as_deref() == Some(name)
+                    && first.metadata.namespace.as_deref().unwrap_or("default") == namespace;
+                self.fetch_errors.get("scale").filter(|_| is_first)
             })
     }
 
-    fn find_target(&self, namespace: &str, kind: &str, name: &str) -> Option<&Workload> {
-        let in_ns = |w: &&Workload| w.namespace == namespace && w.name == name;
-        self.workloads
-            .iter()
-            .filter(in_ns)
-            .find(|w| w.kind == kind)
-            .or_else(|| {
-                self.workloads
-                    .iter()
-                    .filter(in_ns)
-                    .find(|w| w.kind == "Scale")
+    /// Resolve a target as the controller's REST mapper and scale client would: by group and
+    /// kind (the version does not matter), then by name in the HPA's namespace.
+    fn resolve_target(
+        &self,
+        ix: &Index,
+        namespace: &str,
+        r: &hpa_v2::CrossVersionObjectReference,
+    ) -> Result<&Workload, TargetStatus> {
+        let api = r.api_version.as_deref().unwrap_or_default();
+        if let Some(Err(u)) = builtin_mapping(api, &r.kind) {
+            return Err(TargetStatus::NoKindMatch(u.to_string()));
+        }
+        let here: Vec<&Workload> = ix
+            .workloads
+            .get(&(namespace.to_string(), r.name.clone()))
+            .into_iter()
+            .flatten()
+            .filter_map(|&i| self.workloads.get(i))
+            .collect();
+        here.iter()
+            .find(|w| w.kind == r.kind)
+            .or_else(|| here.iter().find(|w| w.kind == "Scale"))
+            .copied()
+            .ok_or_else(|| TargetStatus::NotInSnapshot {
+                text: format!("{} {:?} not found", qualified_guess(api, &r.kind), r.name),
             })
+    }
+
+    /// Whether HPA `namespace/name`'s target can be read, and if not, why (typed, for the
+    /// diagnostics).
+    pub fn target_status(&self, namespace: &str, name: &str) -> TargetStatus {
+        let Ok(raw) = self.find_hpa(namespace, name) else {
+            return TargetStatus::Found;
+        };
+        let r = &raw.spec.scale_target_ref;
+        if let Some(Err(u)) = builtin_mapping(r.api_version.as_deref().unwrap_or_default(), &r.kind)
+        {
+            return TargetStatus::NoKindMatch(u.to_string());
+        }
+        if let Some(e) = self.scale_error(namespace, name) {
+            let not_found = self
+                .fetch_errors
+                .contains_key(&scale_not_found_key(namespace, name));
+            return TargetStatus::FetchFailed {
+                text: e.clone(),
+                not_found,
+            };
+        }
+        let ix = self.index();
+        match self.resolve_target(&ix, namespace, &raw.spec.scale_target_ref) {
+            Ok(_) => TargetStatus::Found,
+            Err(e) => e,
+        }
     }
 
     /// Validate the snapshot for one HPA and build the core's input.
@@ -456,172 +638,62 @@ impl Snapshot {
             self.source
         );
         let hpa = convert_hpa(raw, namespace, &ctx)?;
-        if let Some(e) = self.fetch_errors.get("scale") {
-            return Ok(Input {
-                metric_data: vec![MetricData::None; hpa.metrics.len()],
-                hpa,
-                scale: Err(e.clone()),
-                pods: vec![],
-                pod_metrics: Ok(vec![]),
-                other_hpas_selecting: vec![],
-                settings,
-                history,
-                now,
-                detail: Detail::Full,
-            });
-        }
-        let target = self
-            .find_target(namespace, &hpa.target_kind, &hpa.target_name)
-            .ok_or_else(|| {
-                err(format!(
-                    "{}: the target of HorizontalPodAutoscaler {namespace}/{name}, {} {namespace}/{}, is not in the snapshot (add it, or an autoscaling/v1 Scale named {} for other kinds)",
-                    self.source, hpa.target_kind, hpa.target_name, hpa.target_name
-                ))
-            })?;
-        let scale = target.scale.clone();
+        let ix = self.index();
+        let target = match self.scale_error(namespace, name) {
+            Some(e) => Err(e.clone()),
+            None => self
+                .resolve_target(&ix, namespace, &raw.spec.scale_target_ref)
+                .map_err(|e| e.text().to_string()),
+        };
+        let scale = match target {
+            Ok(t) => t.scale.clone(),
+            Err(e) => {
+                return Ok(Input {
+                    metric_data: vec![MetricData::None; hpa.metrics.len()],
+                    hpa,
+                    scale: Err(e),
+                    pods: vec![],
+                    pod_metrics: Ok(vec![]),
+                    other_hpas_selecting: vec![],
+                    settings,
+                    history,
+                    now,
+                    detail: Detail::Full,
+                })
+            }
+        };
         let selector = Selector::parse(&scale.selector)
             .ok()
             .filter(|s| !s.is_empty());
-        let selected: Vec<&Pod> = match &selector {
-            Some(sel) => self
-                .pods
-                .iter()
-                .filter(|p| p.metadata.namespace.as_deref().unwrap_or("default") == namespace)
-                .filter(|p| sel.matches(p.metadata.labels.as_ref().unwrap_or(&BTreeMap::new())))
-                .collect(),
+        let selected: Vec<usize> = match &selector {
+            Some(sel) => ix.select(self, namespace, sel),
             None => vec![],
         };
         let pods = selected
             .iter()
-            .map(|p| convert_pod(p, &self.source))
+            .map(|&i| convert_pod(&self.pods[i], &self.source))
             .collect::<Result<Vec<_>, _>>()?;
-        let selected_names: HashSet<&str> = selected
-            .iter()
-            .filter_map(|p| p.metadata.name.as_deref())
-            .collect();
-        let all_pods_by_name: BTreeMap<&str, &Pod> = self
-            .pods
-            .iter()
-            .filter(|p| p.metadata.namespace.as_deref().unwrap_or("default") == namespace)
-            .filter_map(|p| p.metadata.name.as_deref().map(|n| (n, p)))
-            .collect();
-
-        // Resource metrics: PodMetrics selected by the same selector.
-        let mut usages = Vec::new();
-        if let Some(sel) = &selector {
-            for m in &self.pod_metrics {
-                if m.metadata.namespace.as_deref().unwrap_or("default") != namespace {
-                    continue;
-                }
-                let pod_name = m.metadata.name.as_deref().unwrap_or("");
-                let chosen = match &m.metadata.labels {
-                    Some(l) => sel.matches(l),
-                    None => selected_names.contains(pod_name),
-                };
-                if chosen {
-                    usages.push(convert_pod_metrics(m, namespace, &self.source)?);
-                }
-            }
-        }
-
-        // Custom and external metric data, one entry per spec metric.
-        let mut metric_data = Vec::with_capacity(hpa.metrics.len());
-        for spec in &hpa.metrics {
-            if let Some(e) = fetch_error_for(&self.fetch_errors, spec) {
-                metric_data.push(e);
-                continue;
-            }
-            metric_data.push(match spec {
-                MetricSpec::Pods { metric, .. } => {
-                    let mut items = Vec::new();
-                    for v in &self.custom_metrics {
-                        let d = &v.described_object;
-                        if d.kind != "Pod" || v.metric.name != *metric {
-                            continue;
-                        }
-                        if d.namespace.as_deref().is_some_and(|n| n != namespace) {
-                            continue;
-                        }
-                        // Values of pods the selector does not pick are not returned by the API.
-                        if let (Some(p), Some(sel)) = (all_pods_by_name.get(d.name.as_str()), &selector) {
-                            if !sel.matches(p.metadata.labels.as_ref().unwrap_or(&BTreeMap::new())) {
-                                continue;
-                            }
-                        }
-                        items.push(convert_metric_value(v, &self.source)?);
-                    }
-                    MetricData::Pods(Ok(items))
-                }
-                MetricSpec::Object {
-                    kind,
-                    object,
-                    metric,
-                    ..
-                } => {
-                    let found = self.custom_metrics.iter().find(|v| {
-                        let d = &v.described_object;
-                        d.kind == *kind
-                            && d.name == *object
-                            && v.metric.name == *metric
-                            && d.namespace.as_deref().is_none_or(|n| n == namespace || kind == "Namespace")
-                    });
-                    match found {
-                        Some(v) => MetricData::Object(Ok(convert_metric_value(v, &self.source)?)),
-                        None => MetricData::Object(Err(format!(
-                            "unable to fetch metrics from custom metrics API: the server could not find the metric {metric} for {kind} {object} (not in the snapshot)"
-                        ))),
-                    }
-                }
-                MetricSpec::External { metric, .. } => {
-                    let raw_sel = raw_external_selector(raw, metric);
-                    let sel = match raw_sel {
-                        Some(s) => Some(Selector::from_label_selector(s).map_err(|e| {
-                            err(format!("{ctx}: field spec.metrics external {metric} selector: {e}"))
-                        })?),
-                        None => None,
-                    };
-                    let mut items = Vec::new();
-                    for v in &self.external_metrics {
-                        if v.metric_name != *metric {
-                            continue;
-                        }
-                        if sel.as_ref().is_some_and(|s| !s.matches(&v.metric_labels)) {
-                            continue;
-                        }
-                        items.push(convert_external_value(v, &self.source)?);
-                    }
-                    MetricData::External(Ok(items))
-                }
-                _ => MetricData::None,
-            });
-        }
+        let usages = self.usages(&ix, namespace, selector.as_ref(), &selected)?;
+        let metric_data = self.metric_data(&ix, &hpa, raw, namespace, selector.as_ref(), &ctx)?;
 
         // Other HPAs whose targets select any of these pods.
-        let mut other_hpas_selecting = Vec::new();
-        for other in &self.hpas {
-            let oname = other.metadata.name.as_deref().unwrap_or("");
-            if other.metadata.namespace.as_deref().unwrap_or("default") != namespace
-                || oname == name
-            {
-                continue;
-            }
-            let oref = &other.spec.scale_target_ref;
-            let Some(ot) = self.find_target(namespace, &oref.kind, &oref.name) else {
-                continue;
-            };
-            let Ok(osel) = Selector::parse(&ot.scale.selector) else {
-                continue;
-            };
-            if osel.is_empty() {
-                continue;
-            }
-            if selected
-                .iter()
-                .any(|p| osel.matches(p.metadata.labels.as_ref().unwrap_or(&BTreeMap::new())))
-            {
-                other_hpas_selecting.push(oname.to_string());
-            }
-        }
+        let me = ix
+            .hpas
+            .get(&(namespace.to_string(), name.to_string()))
+            .copied();
+        let mut others: Vec<usize> = selected
+            .iter()
+            .flat_map(|p| ix.selecting.get(p).into_iter().flatten())
+            .copied()
+            .filter(|&h| Some(h) != me)
+            .collect();
+        others.sort_unstable();
+        others.dedup();
+        let other_hpas_selecting = others
+            .into_iter()
+            .filter_map(|h| self.hpas[h].metadata.name.clone())
+            .filter(|n| n != name)
+            .collect();
 
         let pod_metrics = match self.fetch_errors.get("resource-metrics") {
             Some(e) => Err(e.clone()),
@@ -639,6 +711,185 @@ impl Snapshot {
             now,
             detail: Detail::Full,
         })
+    }
+
+    /// Resource metrics: PodMetrics selected by the same selector (by their labels when they
+    /// carry them, else by the selected pods' names).
+    fn usages(
+        &self,
+        ix: &Index,
+        namespace: &str,
+        selector: Option<&Selector>,
+        selected: &[usize],
+    ) -> Result<Vec<PodUsage>, SnapshotError> {
+        let Some(sel) = selector else {
+            return Ok(vec![]);
+        };
+        let selected_names: HashSet<&str> = selected
+            .iter()
+            .filter_map(|&i| self.pods[i].metadata.name.as_deref())
+            .collect();
+        let mut usages = Vec::new();
+        for &i in ix.pod_metrics_by_ns.get(namespace).into_iter().flatten() {
+            let m = &self.pod_metrics[i];
+            let pod_name = m.metadata.name.as_deref().unwrap_or("");
+            let chosen = match &m.metadata.labels {
+                Some(l) => sel.matches(l),
+                None => selected_names.contains(pod_name),
+            };
+            if chosen {
+                usages.push(convert_pod_metrics(m, namespace, &self.source)?);
+            }
+        }
+        Ok(usages)
+    }
+
+    /// Custom and external metric data, one entry per spec metric.
+    fn metric_data(
+        &self,
+        ix: &Index,
+        hpa: &Hpa,
+        raw: &HorizontalPodAutoscaler,
+        namespace: &str,
+        selector: Option<&Selector>,
+        ctx: &str,
+    ) -> Result<Vec<MetricData>, SnapshotError> {
+        let mut out = Vec::with_capacity(hpa.metrics.len());
+        for (i, spec) in hpa.metrics.iter().enumerate() {
+            if let Some(e) = fetch_error_for(&self.fetch_errors, spec) {
+                out.push(e);
+                continue;
+            }
+            out.push(match spec {
+                MetricSpec::Pods { metric, .. } => {
+                    MetricData::Pods(Ok(self.pods_metric(ix, namespace, metric, selector)?))
+                }
+                MetricSpec::Object {
+                    kind,
+                    object,
+                    metric,
+                    ..
+                } => self.object_metric(ix, namespace, kind, object, metric)?,
+                MetricSpec::External { metric, .. } => {
+                    // This entry's own selector (two entries may read one metric differently).
+                    let raw_sel = raw
+                        .spec
+                        .metrics
+                        .as_ref()
+                        .and_then(|m| m.get(i))
+                        .and_then(|m| m.external.as_ref())
+                        .and_then(|e| e.metric.selector.as_ref());
+                    let sel = match raw_sel {
+                        Some(s) => Some(Selector::from_label_selector(s).map_err(|e| {
+                            err(format!(
+                                "{ctx}: field spec.metrics[{i}].external.metric.selector: {e}"
+                            ))
+                        })?),
+                        None => None,
+                    };
+                    let mut items = Vec::new();
+                    for &k in ix.external_by_metric.get(metric).into_iter().flatten() {
+                        let v = &self.external_metrics[k];
+                        if sel.as_ref().is_some_and(|s| !s.matches(&v.metric_labels)) {
+                            continue;
+                        }
+                        items.push(convert_external_value(v, &self.source)?);
+                    }
+                    MetricData::External(Ok(items))
+                }
+                _ => MetricData::None,
+            });
+        }
+        Ok(out)
+    }
+
+    fn pods_metric(
+        &self,
+        ix: &Index,
+        namespace: &str,
+        metric: &str,
+        selector: Option<&Selector>,
+    ) -> Result<Vec<MetricSample>, SnapshotError> {
+        let empty = BTreeMap::new();
+        let mut items = Vec::new();
+        for &k in ix.custom_by_metric.get(metric).into_iter().flatten() {
+            let v = &self.custom_metrics[k];
+            let d = &v.described_object;
+            if d.kind != "Pod" || d.namespace.as_deref().is_some_and(|n| n != namespace) {
+                continue;
+            }
+            // Values of pods the selector does not pick are not returned by the API.
+            let pod = ix
+                .pod_by_name
+                .get(&(namespace.to_string(), d.name.clone()))
+                .map(|&p| &self.pods[p]);
+            if let (Some(p), Some(sel)) = (pod, selector) {
+                if !sel.matches(p.metadata.labels.as_ref().unwrap_or(&empty)) {
+                    continue;
+                }
+            }
+            items.push(convert_metric_value(v, &self.source)?);
+        }
+        Ok(items)
+    }
+
+    fn object_metric(
+        &self,
+        ix: &Index,
+        namespace: &str,
+        kind: &str,
+        object: &str,
+        metric: &str,
+    ) -> Result<MetricData, SnapshotError> {
+        let found = ix
+            .custom_by_metric
+            .get(metric)
+            .into_iter()
+            .flatten()
+            .map(|&k| &self.custom_metrics[k])
+            .find(|v| {
+                let d = &v.described_object;
+                d.kind == kind
+                    && d.name == object
+                    && d.namespace
+                        .as_deref()
+                        .is_none_or(|n| n == namespace || kind == "Namespace")
+            });
+        Ok(match found {
+            Some(v) => MetricData::Object(Ok(convert_metric_value(v, &self.source)?)),
+            None => MetricData::Object(Err(format!(
+                "unable to fetch metrics from custom metrics API: the server could not find the metric {metric} for {kind} {object} (not in the snapshot)"
+            ))),
+        })
+    }
+}
+
+/// Whether an HPA's target can be read from a snapshot.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TargetStatus {
+    Found,
+    /// The REST mapper knows no such group/kind (`extensions/v1beta1` Deployment).
+    NoKindMatch(String),
+    /// Offline: no item for it (the object may not exist, or the file may lack it).
+    NotInSnapshot {
+        text: String,
+    },
+    /// Live: the fetch failed; `not_found` when the server said the object does not exist.
+    FetchFailed {
+        text: String,
+        not_found: bool,
+    },
+}
+
+impl TargetStatus {
+    /// The error as the controller's scale client words it.
+    pub fn text(&self) -> &str {
+        match self {
+            TargetStatus::Found => "",
+            TargetStatus::NoKindMatch(t)
+            | TargetStatus::NotInSnapshot { text: t }
+            | TargetStatus::FetchFailed { text: t, .. } => t,
+        }
     }
 }
 
@@ -663,32 +914,9 @@ fn fetch_error_for(errors: &BTreeMap<String, String>, spec: &MetricSpec) -> Opti
     }
 }
 
-/// Is this item of a kind some HPA might target? (We cannot know without the HPAs, so accept
-/// any namespaced object with a `spec` as a possible custom-resource target.)
-fn self_target_kinds(item: &Value) -> Option<()> {
-    item.get("spec")?;
-    item.pointer("/metadata/name")?;
-    Some(())
-}
-
-fn raw_external_selector<'a>(
-    raw: &'a HorizontalPodAutoscaler,
-    metric: &str,
-) -> Option<&'a k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector> {
-    raw.spec
-        .metrics
-        .as_ref()?
-        .iter()
-        .filter_map(|m| m.external.as_ref())
-        .find(|e| e.metric.name == metric)?
-        .metric
-        .selector
-        .as_ref()
-}
-
 fn workload(
     kind: &str,
-    md: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+    md: &wire::Meta,
     spec_replicas: Option<i32>,
     status_replicas: Option<i32>,
     selector: Option<&k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector>,

@@ -1,0 +1,653 @@
+//! Pure assembly of a fetch's answers into `v1 List`s, one per namespace — the format
+//! `kubectl hpa snapshot` writes and [`crate::snapshot::Snapshot`] reads. Nothing here sends a
+//! request. Failed metric calls are recorded in the List's fetch-errors annotation worded as the
+//! controller's metrics client words them; a target that cannot be read is recorded per HPA
+//! (`scale/<namespace>/<name>`), with `scale-not-found/...` when the server said it does not
+//! exist.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::{json, Map, Value};
+
+use super::conn::{FetchError, Unmapped};
+use super::fetch::{Answers, Body};
+use super::plan::{Coll, HpaNeeds, Request, Scope};
+use crate::snapshot::{
+    external_metric_key, object_metric_key, pods_metric_key, scale_error_key, scale_not_found_key,
+    FETCH_ERRORS_ANNOTATION, TAKEN_AT_ANNOTATION,
+};
+
+/// Annotation on a fetched List: the API server's `gitVersion` (context only).
+pub const SERVER_VERSION_ANNOTATION: &str = "kubectl-hpa.dev/server-version";
+/// Annotation on a fetched List: where it was fetched from (context only).
+pub const SOURCE_ANNOTATION: &str = "kubectl-hpa.dev/source";
+
+/// Where and when the answers were read, for the annotations.
+pub struct Origin {
+    /// `cluster CONTEXT (SERVER)`.
+    pub source: String,
+    pub taken_at: String,
+}
+
+/// The Lists of a fetch and what could not be read besides metrics.
+#[derive(Debug, Default)]
+pub struct Assembled {
+    /// One `v1 List` per namespace with HPAs in the scope, namespaces in order.
+    pub lists: Vec<(String, Value)>,
+    pub notes: Vec<String>,
+    pub server_version: Option<String>,
+    /// Whether the PodMetrics LIST failed while some HPA reads resource metrics.
+    pub resource_metrics_failed: bool,
+}
+
+/// One namespace's List under construction.
+#[derive(Default)]
+struct NsList {
+    items: Vec<Value>,
+    errors: BTreeMap<String, String>,
+    /// Where the List of each metric (by fetch-errors key) is in `items`.
+    metric_at: BTreeMap<String, usize>,
+}
+
+fn ns_of(v: &Value) -> &str {
+    v.pointer("/metadata/namespace")
+        .and_then(Value::as_str)
+        .unwrap_or("default")
+}
+
+fn name_of(v: &Value) -> &str {
+    v.pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+}
+
+fn metric_list(api_version: &str, kind: &str, items: Vec<Value>) -> Value {
+    json!({"apiVersion": api_version, "kind": kind, "metadata": {}, "items": items})
+}
+
+/// A note for a denied (401/403) request: names the verb and the resource.
+fn denied_note(e: &FetchError, what: &str) -> Option<String> {
+    let f = e.api()?;
+    matches!(f.code(), Some(401 | 403)).then(|| {
+        format!(
+            "{} was denied ({}): {what} cannot be read with these credentials, so the controller's view (it uses its own service account) may differ; ask for `{}` on this resource",
+            f.request(),
+            if f.code() == Some(401) { "401 Unauthorized" } else { "403 Forbidden" },
+            f.verb
+        )
+    })
+}
+
+/// The object the target's scale comes from: its apps/v1 workload (GET or in a LIST), or its
+/// Scale.
+pub fn target_object<'a>(answers: &'a Answers, h: &HpaNeeds) -> Option<&'a Value> {
+    answer_for_target(answers, h).and_then(|a| match a {
+        Ok(Target::Found(v)) => Some(v),
+        _ => None,
+    })
+}
+
+enum Target<'a> {
+    Found(&'a Value),
+    /// The LIST that should hold it does not.
+    Absent(Coll),
+}
+
+/// What the answers say about an HPA's target (`None`: not asked).
+fn answer_for_target<'a>(
+    answers: &'a Answers,
+    h: &HpaNeeds,
+) -> Option<Result<Target<'a>, &'a FetchError>> {
+    let ns = &h.namespace;
+    let scale = Request::Scale {
+        namespace: ns.clone(),
+        api_version: h.target_api_version.clone(),
+        kind: h.target_kind.clone(),
+        name: h.target_name.clone(),
+    };
+    if let Some(a) = answers.get(&scale) {
+        return Some(a.as_ref().map(|b| match b {
+            Body::Object(v) => Target::Found(v),
+            Body::Items(_) => Target::Absent(Coll::Pods),
+        }));
+    }
+    let coll = Coll::of_target(&h.target_api_version, &h.target_kind)?;
+    let get = Request::Get {
+        coll,
+        namespace: ns.clone(),
+        name: h.target_name.clone(),
+    };
+    if let Some(a) = answers.get(&get) {
+        return Some(a.as_ref().map(|b| match b {
+            Body::Object(v) => Target::Found(v),
+            Body::Items(_) => Target::Absent(coll),
+        }));
+    }
+    for list_ns in [Some(ns.clone()), None] {
+        let list = Request::List {
+            coll,
+            namespace: list_ns,
+            label_selector: String::new(),
+            field_selector: String::new(),
+        };
+        if let Some(a) = answers.get(&list) {
+            return Some(a.as_ref().map(|b| {
+                let found = match b {
+                    Body::Items(items) => items
+                        .iter()
+                        .find(|w| ns_of(w) == ns && name_of(w) == h.target_name),
+                    Body::Object(_) => None,
+                };
+                found.map_or(Target::Absent(coll), Target::Found)
+            }));
+        }
+    }
+    None
+}
+
+/// Record why each HPA's target cannot be read (the controller's FailedGetScale text).
+fn target_errors(answers: &Answers, hpas: &[HpaNeeds], by_ns: &mut BTreeMap<String, NsList>) {
+    for h in hpas {
+        let Some(l) = by_ns.get_mut(&h.namespace) else {
+            continue;
+        };
+        let (text, not_found) = match answer_for_target(answers, h) {
+            None | Some(Ok(Target::Found(_))) => continue,
+            Some(Ok(Target::Absent(coll))) => (
+                format!("{} {:?} not found", coll.describe().3, h.target_name),
+                true,
+            ),
+            Some(Err(e)) => (
+                e.client_go_text(),
+                match e {
+                    FetchError::Api(f) => f.code() == Some(404),
+                    FetchError::Unmapped(u) => matches!(u, Unmapped::NoKindMatch { .. }),
+                },
+            ),
+        };
+        if not_found {
+            l.errors.insert(
+                scale_not_found_key(&h.namespace, &h.name),
+                format!("{} {}/{}", h.target_kind, h.namespace, h.target_name),
+            );
+        }
+        l.errors
+            .insert(scale_error_key(&h.namespace, &h.name), text);
+    }
+}
+
+/// Items of a LIST answer; `None` when it is not there, `Some(Err)` when it failed.
+fn take_items(answers: &mut Answers, r: &Request) -> Option<Result<Vec<Value>, FetchError>> {
+    match answers.map.remove(r)? {
+        Ok(Body::Items(i)) => Some(Ok(i)),
+        Ok(Body::Object(o)) => Some(Ok(vec![o])),
+        Err(e) => Some(Err(e)),
+    }
+}
+
+fn push_by_ns(
+    by_ns: &mut BTreeMap<String, NsList>,
+    items: Vec<Value>,
+    keep: impl Fn(&Value) -> bool,
+) {
+    for v in items {
+        if !keep(&v) {
+            continue;
+        }
+        if let Some(l) = by_ns.get_mut(ns_of(&v)) {
+            l.items.push(v);
+        }
+    }
+}
+
+/// Assemble the answers of `scope` into Lists (consumes the answers: nothing is copied).
+pub fn assemble(
+    scope: &Scope,
+    hpas: &[HpaNeeds],
+    mut answers: Answers,
+    origin: &Origin,
+) -> Result<Assembled, FetchError> {
+    let mut out = Assembled::default();
+    let mut by_ns: BTreeMap<String, NsList> = BTreeMap::new();
+    for h in hpas {
+        if scope.namespace().is_none_or(|ns| ns == h.namespace) {
+            by_ns.entry(h.namespace.clone()).or_default();
+        }
+    }
+    target_errors(&answers, hpas, &mut by_ns);
+    let uses_resource = hpas.iter().any(|h| match scope {
+        Scope::One { name, .. } => &h.name == name && h.uses_resource,
+        _ => h.uses_resource,
+    });
+    let requests: Vec<Request> = answers.map.keys().cloned().collect();
+    for r in requests {
+        add_answer(
+            scope,
+            hpas,
+            &r,
+            &mut answers,
+            &mut by_ns,
+            &mut out,
+            uses_resource,
+        )?;
+    }
+    finish(by_ns, origin, &mut out);
+    Ok(out)
+}
+
+/// Move one answer into its namespace's List.
+fn add_answer(
+    scope: &Scope,
+    hpas: &[HpaNeeds],
+    r: &Request,
+    answers: &mut Answers,
+    by_ns: &mut BTreeMap<String, NsList>,
+    out: &mut Assembled,
+    uses_resource: bool,
+) -> Result<(), FetchError> {
+    let Some(got) = take_items(answers, r) else {
+        return Ok(());
+    };
+    match r {
+        Request::Version => match got {
+            Ok(v) => {
+                out.server_version = v
+                    .first()
+                    .and_then(|v| v["gitVersion"].as_str())
+                    .map(String::from)
+            }
+            Err(e) => out.notes.push(format!(
+                "the server version could not be read: {}",
+                e.client_go_text()
+            )),
+        },
+        Request::List { coll, .. } => add_list(scope, hpas, *coll, got, by_ns, out, uses_resource)?,
+        Request::Get { .. } | Request::Scale { .. } => {
+            if let Ok(v) = got {
+                push_by_ns(by_ns, v, |_| true);
+            }
+        }
+        Request::PodsMetric {
+            namespace, metric, ..
+        } => add_metric(
+            by_ns,
+            namespace,
+            got,
+            ("custom.metrics.k8s.io/v1beta2", "MetricValueList"),
+            pods_metric_key(metric),
+            "custom",
+            &mut out.notes,
+            &format!("pods metric {metric}"),
+        ),
+        Request::ObjectMetric {
+            namespace,
+            kind,
+            name,
+            metric,
+            ..
+        } => add_metric(
+            by_ns,
+            namespace,
+            got,
+            ("custom.metrics.k8s.io/v1beta2", "MetricValueList"),
+            object_metric_key(kind, name, metric),
+            "custom",
+            &mut out.notes,
+            &format!("object metric {metric}"),
+        ),
+        Request::ExternalMetric {
+            namespace, metric, ..
+        } => add_metric(
+            by_ns,
+            namespace,
+            got,
+            ("external.metrics.k8s.io/v1beta1", "ExternalMetricValueList"),
+            external_metric_key(metric),
+            "external",
+            &mut out.notes,
+            &format!("external metric {metric}"),
+        ),
+    }
+    Ok(())
+}
+
+/// A metrics answer: its items into the namespace's List, merged with an earlier List of the
+/// same metric without duplicating items; a failure under its fetch-errors key.
+#[allow(clippy::too_many_arguments)]
+fn add_metric(
+    by_ns: &mut BTreeMap<String, NsList>,
+    ns: &str,
+    got: Result<Vec<Value>, FetchError>,
+    (api_version, kind): (&str, &str),
+    key: String,
+    api: &str,
+    notes: &mut Vec<String>,
+    what: &str,
+) {
+    let Some(l) = by_ns.get_mut(ns) else {
+        return;
+    };
+    match got {
+        Ok(items) => {
+            // Another request read the same metric (another selector): one List, no copies.
+            let at = l.metric_at.get(&key).copied();
+            match at
+                .and_then(|i| l.items[i].get_mut("items"))
+                .and_then(Value::as_array_mut)
+            {
+                Some(have) => {
+                    for v in items {
+                        if !have.contains(&v) {
+                            have.push(v);
+                        }
+                    }
+                }
+                None => {
+                    l.metric_at.insert(key, l.items.len());
+                    l.items.push(metric_list(api_version, kind, items));
+                }
+            }
+        }
+        Err(e) => {
+            notes.extend(denied_note(&e, what));
+            l.errors.insert(
+                key,
+                format!(
+                    "unable to fetch metrics from {api} metrics API: {}",
+                    e.client_go_text()
+                ),
+            );
+        }
+    }
+}
+
+/// A LIST answer: HPAs, workloads, pods, PodMetrics or events.
+fn add_list(
+    scope: &Scope,
+    hpas: &[HpaNeeds],
+    coll: Coll,
+    got: Result<Vec<Value>, FetchError>,
+    by_ns: &mut BTreeMap<String, NsList>,
+    out: &mut Assembled,
+    uses_resource: bool,
+) -> Result<(), FetchError> {
+    let items = match (coll, got) {
+        (_, Ok(items)) => items,
+        (Coll::Hpas | Coll::Pods, Err(e)) => return Err(e),
+        (Coll::PodMetrics, Err(e)) => {
+            if uses_resource {
+                out.notes
+                    .extend(denied_note(&e, "resource metrics (cpu, memory)"));
+                out.resource_metrics_failed = true;
+            }
+            for l in by_ns.values_mut() {
+                l.errors.insert(
+                    "resource-metrics".into(),
+                    format!(
+                        "unable to fetch metrics from resource metrics API: {}",
+                        e.client_go_text()
+                    ),
+                );
+                l.items.push(metric_list(
+                    "metrics.k8s.io/v1beta1",
+                    "PodMetricsList",
+                    vec![],
+                ));
+            }
+            return Ok(());
+        }
+        (Coll::Events, Err(e)) => {
+            let f = e.api().map(|f| f.request()).unwrap_or_default();
+            out.notes.push(format!(
+                "the HPA's events could not be listed ({f}): {}",
+                e.client_go_text()
+            ));
+            return Ok(());
+        }
+        (_, Err(e)) => {
+            let (_, _, kind, _) = coll.describe();
+            if !matches!(scope, Scope::One { .. }) {
+                out.notes.push(format!(
+                    "{} failed ({}): the scale of each {kind} target is read one by one instead",
+                    e.api().map(|f| f.request()).unwrap_or_default(),
+                    e.client_go_text()
+                ));
+            }
+            return Ok(());
+        }
+    };
+    match coll {
+        Coll::PodMetrics => {
+            let mut per: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+            for m in items {
+                per.entry(ns_of(&m).to_string()).or_default().push(m);
+            }
+            for (ns, l) in by_ns.iter_mut() {
+                let mine = per.remove(ns).unwrap_or_default();
+                l.items.push(metric_list(
+                    "metrics.k8s.io/v1beta1",
+                    "PodMetricsList",
+                    mine,
+                ));
+            }
+        }
+        Coll::Deployments | Coll::StatefulSets | Coll::ReplicaSets
+            if matches!(scope, Scope::One { .. }) =>
+        {
+            // One HPA: only the workloads its namespace's HPAs target.
+            let wanted: BTreeSet<(&str, &str)> = hpas
+                .iter()
+                .filter(|h| Coll::of_target(&h.target_api_version, &h.target_kind) == Some(coll))
+                .map(|h| (h.namespace.as_str(), h.target_name.as_str()))
+                .collect();
+            push_by_ns(by_ns, items, |w| wanted.contains(&(ns_of(w), name_of(w))));
+        }
+        Coll::Hpas => {
+            // The named HPA first: the List is about it.
+            let first = match scope {
+                Scope::One { name, .. } => Some(name.as_str()),
+                _ => None,
+            };
+            let (mut named, others): (Vec<Value>, Vec<Value>) =
+                items.into_iter().partition(|h| Some(name_of(h)) == first);
+            named.extend(others);
+            push_by_ns(by_ns, named, |_| true);
+        }
+        _ => push_by_ns(by_ns, items, |_| true),
+    }
+    Ok(())
+}
+
+/// Close each namespace's List with its annotations.
+fn finish(by_ns: BTreeMap<String, NsList>, origin: &Origin, out: &mut Assembled) {
+    for (ns, l) in by_ns {
+        let mut annotations = Map::new();
+        annotations.insert(TAKEN_AT_ANNOTATION.into(), json!(origin.taken_at));
+        annotations.insert(SOURCE_ANNOTATION.into(), json!(origin.source));
+        if let Some(v) = &out.server_version {
+            annotations.insert(SERVER_VERSION_ANNOTATION.into(), json!(v));
+        }
+        if !l.errors.is_empty() {
+            let text = serde_json::to_string(&l.errors).unwrap_or_default();
+            annotations.insert(FETCH_ERRORS_ANNOTATION.into(), json!(text));
+        }
+        let list = json!({"apiVersion": "v1", "kind": "List", "metadata": {"annotations": annotations}, "items": l.items});
+        out.lists.push((ns, list));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::conn::{ApiFailure, Failure};
+    use crate::cluster::plan::{first_round, second_round};
+    use crate::snapshot::Snapshot;
+
+    fn hpa(ns: &str, name: &str, target: &str, metrics: Value) -> Value {
+        json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": name, "namespace": ns},
+            "spec": {"maxReplicas": 9, "metrics": metrics,
+                     "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": target}}})
+    }
+
+    fn deployment(ns: &str, name: &str) -> Value {
+        json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name, "namespace": ns},
+            "spec": {"replicas": 2, "selector": {"matchLabels": {"app": name}}}, "status": {"replicas": 2}})
+    }
+
+    fn external(selector: Value) -> Value {
+        json!({"type": "External", "external": {"metric": {"name": "queue", "selector": selector},
+            "target": {"type": "Value", "value": "10"}}})
+    }
+
+    fn origin() -> Origin {
+        Origin {
+            source: "cluster test (https://x)".into(),
+            taken_at: "2026-03-01T12:00:00Z".into(),
+        }
+    }
+
+    /// A fleet of two namespaces: `a` with two HPAs on one metric (two selectors), `b` with an
+    /// HPA whose Deployment does not exist.
+    fn fleet_answers() -> (Vec<HpaNeeds>, Answers) {
+        let hpas = vec![
+            hpa(
+                "a",
+                "one",
+                "one",
+                json!([external(json!({"matchLabels": {"q": "x"}}))]),
+            ),
+            hpa("a", "two", "two", json!([external(json!(null))])),
+            hpa("b", "ghost", "ghost", json!([])),
+        ];
+        let needs: Vec<HpaNeeds> = hpas
+            .iter()
+            .map(|h| HpaNeeds::of(&serde_json::from_value(h.clone()).expect("HPA")))
+            .collect();
+        let mut answers = Answers::default();
+        let mut first = first_round(&Scope::All).into_iter();
+        let items = |v: Vec<Value>| Ok(Body::Items(v));
+        let mut put = |r: Request, a: Result<Body, FetchError>| {
+            answers.map.insert(r, a);
+        };
+        put(first.next().expect("hpas"), items(hpas));
+        put(first.next().expect("pods"), items(vec![]));
+        let pm = first.next().expect("podmetrics");
+        put(
+            pm,
+            Err(FetchError::from_api(ApiFailure {
+                verb: "list",
+                resource: "pods.metrics.k8s.io".into(),
+                object: String::new(),
+                server: "https://x".into(),
+                failure: Failure::Status {
+                    code: 403,
+                    reason: "Forbidden".into(),
+                    message: "pods.metrics.k8s.io is forbidden".into(),
+                    parsed: true,
+                },
+            })),
+        );
+        put(
+            first.next().expect("deployments"),
+            items(vec![deployment("a", "one"), deployment("a", "two")]),
+        );
+        put(first.next().expect("statefulsets"), items(vec![]));
+        put(first.next().expect("replicasets"), items(vec![]));
+        put(
+            first.next().expect("version"),
+            Ok(Body::Object(json!({"gitVersion": "v1.33.1"}))),
+        );
+        let listed = BTreeSet::from([Coll::Deployments, Coll::StatefulSets, Coll::ReplicaSets]);
+        let value =
+            |labels: Value| json!({"metricName": "queue", "metricLabels": labels, "value": "12"});
+        for r in second_round(&Scope::All, &needs, &listed) {
+            // Both selectors see the item labelled q=x: it must be in the List once.
+            let got = match &r {
+                Request::ExternalMetric { label_selector, .. } if label_selector.is_empty() => {
+                    vec![value(json!({"q": "x"})), value(json!({"q": "y"}))]
+                }
+                _ => vec![value(json!({"q": "x"}))],
+            };
+            put(r, items(got));
+        }
+        (needs, answers)
+    }
+
+    #[test]
+    fn a_fleet_is_one_list_per_namespace_with_the_failures_recorded() {
+        let (needs, answers) = fleet_answers();
+        let out = assemble(&Scope::All, &needs, answers, &origin()).expect("assembled");
+        assert_eq!(out.server_version.as_deref(), Some("v1.33.1"));
+        assert!(out.resource_metrics_failed);
+        assert!(
+            out.notes.iter().any(|n| n.contains("403 Forbidden")),
+            "{:?}",
+            out.notes
+        );
+        let names: Vec<&str> = out.lists.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["a", "b"]);
+        let (_, a) = &out.lists[0];
+        let snap = Snapshot::from_value(a, "a").expect("snapshot a");
+        assert_eq!(snap.hpas.len(), 2);
+        assert_eq!(snap.workloads.len(), 2);
+        // One external List, each item once although two requests returned q=x.
+        assert_eq!(
+            snap.external_metrics.len(),
+            2,
+            "{:?}",
+            snap.external_metrics
+        );
+        assert!(snap.fetch_errors["resource-metrics"].contains("forbidden"));
+        let (_, b) = &out.lists[1];
+        let snap = Snapshot::from_value(b, "b").expect("snapshot b");
+        assert_eq!(
+            snap.scale_error("b", "ghost").map(String::as_str),
+            Some("deployments.apps \"ghost\" not found")
+        );
+        assert_eq!(
+            snap.target_status("b", "ghost"),
+            crate::snapshot::TargetStatus::FetchFailed {
+                text: "deployments.apps \"ghost\" not found".into(),
+                not_found: true
+            }
+        );
+    }
+
+    #[test]
+    fn one_hpa_is_named_first_and_keeps_only_the_targets_of_its_namespace() {
+        let scope = Scope::One {
+            namespace: "a".into(),
+            name: "two".into(),
+        };
+        let hpas = vec![
+            hpa("a", "one", "one", json!([])),
+            hpa("a", "two", "two", json!([])),
+        ];
+        let needs: Vec<HpaNeeds> = hpas
+            .iter()
+            .map(|h| HpaNeeds::of(&serde_json::from_value(h.clone()).expect("HPA")))
+            .collect();
+        let mut answers = Answers::default();
+        let first = first_round(&scope);
+        answers.map.insert(first[0].clone(), Ok(Body::Items(hpas)));
+        for r in second_round(&scope, &needs, &BTreeSet::new()) {
+            let body = Body::Items(vec![
+                deployment("a", "one"),
+                deployment("a", "two"),
+                deployment("a", "unrelated"),
+            ]);
+            answers.map.insert(r, Ok(body));
+        }
+        let out = assemble(&scope, &needs, answers, &origin()).expect("assembled");
+        assert_eq!(out.lists.len(), 1);
+        let items = out.lists[0].1["items"].as_array().expect("items");
+        assert_eq!(items[0]["metadata"]["name"], "two");
+        let deployments: Vec<&str> = items
+            .iter()
+            .filter(|i| i["kind"] == "Deployment")
+            .filter_map(|i| i["metadata"]["name"].as_str())
+            .collect();
+        assert_eq!(deployments, ["one", "two"]);
+    }
+}

@@ -1,0 +1,765 @@
+//! The connection to one API server: kubeconfig, authentication, timeouts and one `send` for
+//! every request (GET and LIST; the PATCH of `migrate --apply` is [`Conn::patch_raw`]).
+//! Failures are typed ([`ApiFailure`]) and worded as client-go words them.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{anyhow, bail, Result};
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::core::Request;
+use kube::{Client, Config};
+use serde_json::{json, Value};
+
+pub use crate::restmapper::{builtin_mapping, Gvr, Unmapped};
+
+/// How to connect: kubectl's connection flags as plain values (no clap type in this layer).
+#[derive(Debug, Clone, Default)]
+pub struct ConnectOptions {
+    pub kubeconfig: Option<PathBuf>,
+    pub context: Option<String>,
+    pub cluster: Option<String>,
+    pub user: Option<String>,
+    pub namespace: Option<String>,
+    pub as_user: Option<String>,
+    pub as_group: Vec<String>,
+    /// `--request-timeout`: a Go duration or seconds; `0` or empty = none.
+    pub request_timeout: String,
+}
+
+/// A connection to one API server, as kubectl's flags chose it.
+#[derive(Clone)]
+pub struct Conn {
+    client: Client,
+    /// `-n`, else the context's namespace, else `default`.
+    pub namespace: String,
+    /// The kubeconfig context in use (`in-cluster` for the service-account fallback).
+    pub context: String,
+    /// The server URL, for messages.
+    pub server: String,
+    timeout: Option<Duration>,
+}
+
+/// Why one API call failed.
+#[derive(Debug, Clone)]
+pub enum Failure {
+    /// The server answered with an error code. `parsed`: the body was a `Status`.
+    Status {
+        code: u16,
+        reason: String,
+        message: String,
+        parsed: bool,
+    },
+    /// No answer within `--request-timeout`.
+    Timeout(Duration),
+    /// The server could not be reached.
+    Unreachable(String),
+    Other(String),
+}
+
+/// A failed API call: the verb, the resource (`pods.metrics.k8s.io`) and what was asked for.
+#[derive(Debug, Clone)]
+pub struct ApiFailure {
+    pub verb: &'static str,
+    pub resource: String,
+    /// `"web" in namespace "shop"`, `in namespace "shop"`, or empty.
+    pub object: String,
+    pub server: String,
+    pub failure: Failure,
+}
+
+impl ApiFailure {
+    pub fn code(&self) -> Option<u16> {
+        match &self.failure {
+            Failure::Status { code, .. } => Some(*code),
+            _ => None,
+        }
+    }
+
+    /// The error as client-go words it (what the controller's metrics client and scale client
+    /// report): the server's `Status` message, or a generic text naming the request.
+    pub fn client_go_text(&self) -> String {
+        match &self.failure {
+            Failure::Status {
+                message,
+                parsed: true,
+                ..
+            } if !message.is_empty() => message.clone(),
+            Failure::Status { code, message, .. } => {
+                let generic = match code {
+                    401 => "the server has asked for the client to provide credentials".into(),
+                    403 => "the server does not allow access to the requested resource".into(),
+                    404 => "the server could not find the requested resource".into(),
+                    429 => "the server has received too many requests and has asked us to try again later".into(),
+                    503 => "the server is currently unable to handle the request".into(),
+                    504 => "the server was unable to return a response in the time allotted, but may still be processing the request".into(),
+                    c if *c >= 500 => format!("an error on the server ({message:?}) has prevented the request from succeeding"),
+                    c => format!("the server responded with the status code {c} but did not return more information"),
+                };
+                format!("{generic} (get {})", self.resource)
+            }
+            Failure::Timeout(t) => format!(
+                "the request timed out after {} (get {})",
+                crate::duration::format_go_duration(t.as_nanos() as i64),
+                self.resource
+            ),
+            Failure::Unreachable(m) | Failure::Other(m) => m.clone(),
+        }
+    }
+
+    /// `list pods.metrics.k8s.io in namespace "shop"`
+    pub fn request(&self) -> String {
+        let mut s = format!("{} {}", self.verb, self.resource);
+        if !self.object.is_empty() {
+            s.push(' ');
+            s.push_str(&self.object);
+        }
+        s
+    }
+
+    /// A one-line message for a failure that stops the command.
+    pub fn fatal(&self) -> String {
+        let req = self.request();
+        match &self.failure {
+            Failure::Status {
+                code: 401, message, ..
+            } => format!(
+                "{req}: 401 Unauthorized: {message} (the server refused the credentials of the current context/user)"
+            ),
+            Failure::Status {
+                code: 403, message, ..
+            } => format!("{req}: 403 Forbidden: {message}"),
+            Failure::Status {
+                code,
+                reason,
+                message,
+                parsed,
+            } => {
+                let reason = if *parsed && !reason.is_empty() {
+                    format!(" {reason}")
+                } else {
+                    String::new()
+                };
+                let message = if message.is_empty() {
+                    self.client_go_text()
+                } else {
+                    message.clone()
+                };
+                if *code >= 500 {
+                    format!("{req}: the server failed with {code}{reason}: {message}")
+                } else {
+                    format!("{req}: {code}{reason}: {message}")
+                }
+            }
+            Failure::Timeout(t) => format!(
+                "{req}: no answer from {} within {} (--request-timeout)",
+                self.server,
+                crate::duration::format_go_duration(t.as_nanos() as i64)
+            ),
+            Failure::Unreachable(m) => {
+                format!("unable to connect to the server {}: {m}", self.server)
+            }
+            Failure::Other(m) => format!("{req}: {m}"),
+        }
+    }
+}
+
+/// `--request-timeout`: a Go duration or a number of seconds; 0 = none.
+fn request_timeout(s: &str) -> Result<Option<Duration>> {
+    let s = s.trim();
+    if s.is_empty() {
+        return Ok(None);
+    }
+    let nanos = match crate::duration::parse_go_duration(s) {
+        Ok(n) => n,
+        Err(e) => match s.parse::<i64>() {
+            Ok(secs) => secs.saturating_mul(1_000_000_000),
+            Err(_) => bail!("--request-timeout: invalid duration {s:?}: {e}"),
+        },
+    };
+    if nanos < 0 {
+        bail!("--request-timeout: must not be negative, got {s:?}");
+    }
+    Ok((nanos > 0).then(|| Duration::from_nanos(nanos as u64)))
+}
+
+/// The kubeconfig kubectl would read: `--kubeconfig`, else the existing files of `KUBECONFIG`
+/// merged (first value wins), else `~/.kube/config`; `None` when there is none.
+fn load_kubeconfig(flags: &ConnectOptions) -> Result<Option<Kubeconfig>> {
+    if let Some(p) = &flags.kubeconfig {
+        return Kubeconfig::read_from(p)
+            .map(Some)
+            .map_err(|e| anyhow!("--kubeconfig {}: {e}", p.display()));
+    }
+    if let Some(v) = std::env::var_os("KUBECONFIG") {
+        let paths: Vec<PathBuf> = std::env::split_paths(&v)
+            .filter(|p| !p.as_os_str().is_empty() && p.exists())
+            .collect();
+        if !paths.is_empty() {
+            let mut merged = Kubeconfig::default();
+            for p in &paths {
+                let kc = Kubeconfig::read_from(p)
+                    .map_err(|e| anyhow!("KUBECONFIG file {}: {e}", p.display()))?;
+                merged = merged
+                    .merge(kc)
+                    .map_err(|e| anyhow!("KUBECONFIG: cannot merge {}: {e}", p.display()))?;
+            }
+            return Ok(Some(merged));
+        }
+    }
+    let home = std::env::var_os("HOME").or_else(|| std::env::var_os("USERPROFILE"));
+    if let Some(h) = home {
+        let p = PathBuf::from(h).join(".kube").join("config");
+        if p.exists() {
+            return Kubeconfig::read_from(&p)
+                .map(Some)
+                .map_err(|e| anyhow!("{}: {e}", p.display()));
+        }
+    }
+    Ok(None)
+}
+
+/// Connect as kubectl would with these flags (no request is sent).
+pub async fn connect(options: impl Into<ConnectOptions>) -> Result<Conn> {
+    let flags = &options.into();
+    let timeout = request_timeout(&flags.request_timeout)?;
+    if flags.as_user.is_none() && !flags.as_group.is_empty() {
+        bail!("--as-group requires --as: requesting groups without impersonating a user");
+    }
+    let options = KubeConfigOptions {
+        context: flags.context.clone(),
+        cluster: flags.cluster.clone(),
+        user: flags.user.clone(),
+    };
+    let (mut config, context) = match load_kubeconfig(flags)? {
+        Some(kc) => {
+            let context = flags
+                .context
+                .clone()
+                .or_else(|| kc.current_context.clone())
+                .unwrap_or_default();
+            if let Some(c) = &flags.context {
+                if !kc.contexts.iter().any(|n| &n.name == c) {
+                    bail!("context {c:?} does not exist in the kubeconfig");
+                }
+            }
+            let config = Config::from_custom_kubeconfig(kc, &options)
+                .await
+                .map_err(|e| anyhow!("kubeconfig (context {context:?}): {e}"))?;
+            (config, context)
+        }
+        None => {
+            if flags.context.is_some() || flags.cluster.is_some() || flags.user.is_some() {
+                bail!("no kubeconfig found (--kubeconfig, KUBECONFIG, ~/.kube/config) for --context/--cluster/--user");
+            }
+            let config = Config::incluster().map_err(|e| {
+                anyhow!("no kubeconfig found (--kubeconfig, KUBECONFIG, ~/.kube/config) and not running in a cluster: {e}")
+            })?;
+            (config, "in-cluster".to_string())
+        }
+    };
+    if let Some(u) = &flags.as_user {
+        config.auth_info.impersonate = Some(u.clone());
+    }
+    if !flags.as_group.is_empty() {
+        config.auth_info.impersonate_groups = Some(flags.as_group.clone());
+    }
+    // Exactly the requests we mean to send: no silent retries of 429/503/504.
+    config.default_retry = false;
+    if let Some(t) = timeout {
+        config.connect_timeout = Some(config.connect_timeout.map_or(t, |c| c.min(t)));
+    }
+    let namespace = flags
+        .namespace
+        .clone()
+        .unwrap_or_else(|| config.default_namespace.clone());
+    let server = config
+        .cluster_url
+        .to_string()
+        .trim_end_matches('/')
+        .to_string();
+    let client = Client::try_from(config)
+        .map_err(|e| anyhow!("cannot build a client for {server} (context {context:?}): {e}"))?;
+    Ok(Conn {
+        client,
+        namespace,
+        context,
+        server,
+        timeout,
+    })
+}
+
+fn encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut parts = vec![e.to_string()];
+    let mut cur = e.source();
+    while let Some(s) = cur {
+        let t = s.to_string();
+        if !parts.iter().any(|p| p.contains(&t)) {
+            parts.push(t);
+        }
+        cur = s.source();
+    }
+    parts.join(": ")
+}
+
+fn classify(e: kube::Error) -> Failure {
+    match e {
+        kube::Error::Api(s) => Failure::Status {
+            code: s.code,
+            parsed: s.reason != "Failed to parse error data",
+            reason: s.reason,
+            message: s.message,
+        },
+        other => {
+            let chain = error_chain(&other);
+            let low = chain.to_lowercase();
+            if low.contains("connection refused")
+                || low.contains("tcp connect error")
+                || low.contains("dns error")
+                || low.contains("no route to host")
+                || low.contains("network is unreachable")
+            {
+                Failure::Unreachable(chain)
+            } else {
+                Failure::Other(chain)
+            }
+        }
+    }
+}
+
+/// What one request asks for, for messages.
+pub(super) struct What<'a> {
+    pub verb: &'static str,
+    pub resource: &'a str,
+    pub object: String,
+}
+
+pub(super) fn in_ns(ns: &str) -> String {
+    format!("in namespace {ns:?}")
+}
+
+pub(super) fn named(name: &str, ns: &str) -> String {
+    format!("{name:?} in namespace {ns:?}")
+}
+
+/// Why a fetch of one plan request failed.
+#[derive(Debug, Clone)]
+pub enum FetchError {
+    Api(Box<ApiFailure>),
+    Unmapped(Unmapped),
+}
+
+impl FetchError {
+    pub fn from_api(f: ApiFailure) -> FetchError {
+        FetchError::Api(Box::new(f))
+    }
+    /// The error as the controller's clients word it.
+    pub fn client_go_text(&self) -> String {
+        match self {
+            FetchError::Api(f) => f.client_go_text(),
+            FetchError::Unmapped(u) => u.to_string(),
+        }
+    }
+    pub fn api(&self) -> Option<&ApiFailure> {
+        match self {
+            FetchError::Api(f) => Some(f),
+            FetchError::Unmapped(_) => None,
+        }
+    }
+}
+
+impl Conn {
+    /// `GET /version` (the server's version, for the snapshot and the comparison).
+    pub(super) async fn version(&self) -> Result<Value, ApiFailure> {
+        self.get(
+            "/version",
+            &[],
+            What {
+                verb: "get",
+                resource: "/version",
+                object: String::new(),
+            },
+        )
+        .await
+    }
+
+    /// GET `path` with these query parameters; JSON back.
+    pub(super) async fn get(
+        &self,
+        path: &str,
+        query: &[(&str, String)],
+        what: What<'_>,
+    ) -> Result<Value, ApiFailure> {
+        let mut url = path.trim_start_matches('/').to_string();
+        let q: Vec<String> = query
+            .iter()
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(k, v)| format!("{k}={}", encode(v)))
+            .collect();
+        if !q.is_empty() {
+            url.push('?');
+            url.push_str(&q.join("&"));
+        }
+        let fail = |failure| ApiFailure {
+            verb: what.verb,
+            resource: what.resource.to_string(),
+            object: what.object.clone(),
+            server: self.server.clone(),
+            failure,
+        };
+        let req = Request::new("")
+            .get(&url, &Default::default())
+            .map_err(|e| fail(Failure::Other(e.to_string())))?;
+        self.send(self.client.request::<Value>(req), fail).await
+    }
+
+    /// Await one request under the per-request timeout (`--request-timeout`); failures are
+    /// classified for one-line messages by `fail`.
+    async fn send(
+        &self,
+        call: impl std::future::Future<Output = kube::Result<Value>>,
+        fail: impl Fn(Failure) -> ApiFailure,
+    ) -> Result<Value, ApiFailure> {
+        let res = match self.timeout {
+            Some(t) => match tokio::time::timeout(t, call).await {
+                Ok(r) => r,
+                Err(_) => return Err(fail(Failure::Timeout(t))),
+            },
+            None => call.await,
+        };
+        res.map_err(|e| fail(classify(e)))
+    }
+
+    /// A LIST, paged with `limit`/`continue` when `page` is given; the items with
+    /// apiVersion/kind set.
+    pub(super) async fn list(
+        &self,
+        path: &str,
+        query: &[(&str, String)],
+        page: Option<u32>,
+        item_type: (&str, &str),
+        what: What<'_>,
+    ) -> Result<Vec<Value>, ApiFailure> {
+        let mut items = Vec::new();
+        let mut cont = String::new();
+        loop {
+            let mut q = query.to_vec();
+            if let Some(limit) = page {
+                q.push(("limit", limit.to_string()));
+                q.push(("continue", cont.clone()));
+            }
+            let mut body = self
+                .get(
+                    path,
+                    &q,
+                    What {
+                        verb: what.verb,
+                        resource: what.resource,
+                        object: what.object.clone(),
+                    },
+                )
+                .await?;
+            cont = body
+                .pointer("/metadata/continue")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string();
+            take_typed_items(&mut body, item_type, &mut items);
+            if page.is_none() || cont.is_empty() {
+                return Ok(items);
+            }
+        }
+    }
+
+    /// The resource (plural) of a kind: the built-in table, else discovery of its group/version.
+    /// Errors are worded as the controller's REST mapper words them.
+    pub(super) async fn resource_of(&self, api_version: &str, kind: &str) -> Result<Gvr, Unmapped> {
+        if let Some(m) = builtin_mapping(api_version, kind) {
+            return m;
+        }
+        let (group, version) = match api_version.split_once('/') {
+            Some((g, v)) => (g.to_string(), v.to_string()),
+            None => (String::new(), api_version.to_string()),
+        };
+        let path = format!("/apis/{group}/{version}");
+        let what = What {
+            verb: "get",
+            resource: &path,
+            object: String::new(),
+        };
+        let no_match = || Unmapped::NoKindMatch {
+            kind: kind.to_string(),
+            group: group.clone(),
+        };
+        match self.get(&path, &[], what).await {
+            Ok(list) => list["resources"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|r| r["kind"] == kind && !r["name"].as_str().unwrap_or("/").contains('/'))
+                .and_then(|r| r["name"].as_str())
+                .map(|plural| Gvr {
+                    group: group.clone(),
+                    version: version.clone(),
+                    plural: plural.to_string(),
+                })
+                .ok_or_else(no_match),
+            Err(f) if f.code() == Some(404) => Err(no_match()),
+            Err(f) => Err(Unmapped::Discovery {
+                api_version: api_version.to_string(),
+                text: f.client_go_text(),
+            }),
+        }
+    }
+
+    /// GET the autoscaling/v1 Scale of a target.
+    pub(super) async fn scale(
+        &self,
+        ns: &str,
+        api_version: &str,
+        kind: &str,
+        name: &str,
+    ) -> Result<Value, FetchError> {
+        let gvr = self
+            .resource_of(api_version, kind)
+            .await
+            .map_err(FetchError::Unmapped)?;
+        let path = format!("{}/{name}/scale", gvr.collection(ns));
+        let resource = gvr.qualified();
+        let mut s = self
+            .get(
+                &path,
+                &[],
+                What {
+                    verb: "get",
+                    resource: &resource,
+                    object: named(name, ns),
+                },
+            )
+            .await
+            .map_err(FetchError::from_api)?;
+        s["apiVersion"] = json!("autoscaling/v1");
+        s["kind"] = json!("Scale");
+        if s.pointer("/metadata/namespace").is_none() && s["metadata"].is_object() {
+            s["metadata"]["namespace"] = json!(ns);
+        }
+        Ok(s)
+    }
+}
+
+/// Move a page's items into `out`, setting apiVersion/kind where the server left them out
+/// (moved, not copied).
+fn take_typed_items(page: &mut Value, (api_version, kind): (&str, &str), out: &mut Vec<Value>) {
+    let Some(Value::Array(items)) = page.get_mut("items").map(Value::take) else {
+        return;
+    };
+    out.reserve(items.len());
+    for mut i in items {
+        if let Some(obj) = i.as_object_mut().filter(|_| !kind.is_empty()) {
+            if obj.get("apiVersion").is_none_or(Value::is_null) {
+                obj.insert("apiVersion".into(), json!(api_version));
+            }
+            if obj.get("kind").is_none_or(Value::is_null) {
+                obj.insert("kind".into(), json!(kind));
+            }
+        }
+        out.push(i);
+    }
+}
+
+/// For shell completion: the HPA names of `namespace` (`None`: the context's namespace), or
+/// with `hpas == false` the namespace names, from the default kubeconfig. Bounded by `timeout`;
+/// every error (no kubeconfig, unreachable, RBAC) gives an empty list.
+pub fn list_names(hpas: bool, namespace: Option<&str>, timeout: Duration) -> Vec<String> {
+    let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    else {
+        return Vec::new();
+    };
+    let flags = ConnectOptions {
+        namespace: namespace.map(String::from),
+        request_timeout: format!("{}ms", timeout.as_millis().max(1)),
+        ..ConnectOptions::default()
+    };
+    let work = async {
+        let conn = connect(flags).await.ok()?;
+        let (path, resource) = if hpas {
+            (
+                format!(
+                    "/apis/autoscaling/v2/namespaces/{}/horizontalpodautoscalers",
+                    conn.namespace
+                ),
+                "horizontalpodautoscalers.autoscaling",
+            )
+        } else {
+            ("/api/v1/namespaces".to_string(), "namespaces")
+        };
+        let items = conn
+            .list(
+                &path,
+                &[],
+                None,
+                ("", ""),
+                What {
+                    verb: "list",
+                    resource,
+                    object: String::new(),
+                },
+            )
+            .await
+            .ok()?;
+        Some(
+            items
+                .iter()
+                .filter_map(|i| i.pointer("/metadata/name")?.as_str().map(String::from))
+                .collect::<Vec<_>>(),
+        )
+    };
+    rt.block_on(async { tokio::time::timeout(timeout, work).await.ok().flatten() })
+        .unwrap_or_default()
+}
+
+// ------------------------------------------------------------------ fleet (many HPAs at once)
+
+/// The resource metrics APIService (`v1beta1.metrics.k8s.io`), read when a PodMetrics call failed
+/// to tell "not installed" from "unavailable": one GET.
+pub async fn metrics_apiservice(conn: &Conn) -> crate::diagnose::MetricsApi {
+    use crate::diagnose::{MetricsApi, METRICS_APISERVICE};
+    let r = conn
+        .get(
+            &format!("/apis/apiregistration.k8s.io/v1/apiservices/{METRICS_APISERVICE}"),
+            &[],
+            What {
+                verb: "get",
+                resource: "apiservices.apiregistration.k8s.io",
+                object: format!("{METRICS_APISERVICE:?}"),
+            },
+        )
+        .await;
+    match r {
+        Ok(v) => MetricsApi::from_apiservice(Some(&v)),
+        Err(f) if f.code() == Some(404) => MetricsApi::Absent,
+        Err(f) => MetricsApi::Unknown(format!("{}: {}", f.request(), f.client_go_text())),
+    }
+}
+
+// ------------------------------------------------------------------ `kubectl hpa migrate`
+//
+// The only writes of the program: `migrate --apply` sends the PATCH requests its plan shows,
+// byte for byte, through [`Conn::patch_raw`].
+
+impl Conn {
+    /// GET an API path (query included in `path` if any); JSON back.
+    pub async fn get_path(
+        &self,
+        path: &str,
+        resource: &str,
+        object: String,
+    ) -> Result<Value, ApiFailure> {
+        self.get(
+            path,
+            &[],
+            What {
+                verb: "get",
+                resource,
+                object,
+            },
+        )
+        .await
+    }
+
+    /// LIST an API path, paged; items get `item_type` as apiVersion/kind when missing.
+    pub async fn list_path(
+        &self,
+        path: &str,
+        item_type: (&str, &str),
+        resource: &str,
+        object: String,
+    ) -> Result<Vec<Value>, ApiFailure> {
+        self.list(
+            path,
+            &[],
+            Some(500),
+            item_type,
+            What {
+                verb: "list",
+                resource,
+                object,
+            },
+        )
+        .await
+    }
+
+    /// The collection path and qualified resource name of a kind in `ns`
+    /// (`/apis/apps/v1/namespaces/shop/deployments`, `deployments.apps`); discovery for
+    /// non-built-in groups.
+    pub async fn collection_of(
+        &self,
+        ns: &str,
+        api_version: &str,
+        kind: &str,
+    ) -> Result<(String, String), String> {
+        let gvr = self
+            .resource_of(api_version, kind)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok((gvr.collection(ns), gvr.qualified()))
+    }
+
+    /// Send one PATCH exactly as planned: `path` (without query), the query (`fieldManager`,
+    /// `dryRun` only), the content type (`application/merge-patch+json` or
+    /// `application/apply-patch+yaml`) and the body bytes. Never forced.
+    pub async fn patch_raw(
+        &self,
+        path: &str,
+        query: &[(String, String)],
+        content_type: &str,
+        body: &str,
+        resource: &str,
+        object: String,
+    ) -> Result<Value, ApiFailure> {
+        use kube::api::{Patch, PatchParams};
+        let fail = |failure| ApiFailure {
+            verb: "patch",
+            resource: resource.to_string(),
+            object: object.clone(),
+            server: self.server.clone(),
+            failure,
+        };
+        let mut pp = PatchParams::default();
+        for (k, v) in query {
+            match k.as_str() {
+                "fieldManager" => pp.field_manager = Some(v.clone()),
+                "dryRun" if v == "All" => pp.dry_run = true,
+                _ => return Err(fail(Failure::Other(format!("unsupported query {k}={v}")))),
+            }
+        }
+        let patch: Patch<()> = match content_type {
+            "application/merge-patch+json" => Patch::Merge(()),
+            "application/apply-patch+yaml" => Patch::Apply(()),
+            other => {
+                return Err(fail(Failure::Other(format!(
+                    "unsupported content type {other}"
+                ))))
+            }
+        };
+        let mut req = Request::new("")
+            .patch(path.trim_start_matches('/'), &pp, &patch)
+            .map_err(|e| fail(Failure::Other(e.to_string())))?;
+        *req.body_mut() = body.as_bytes().to_vec();
+        self.send(self.client.request::<Value>(req), fail).await
+    }
+}

@@ -1,0 +1,221 @@
+//! Live mode: everything the HPA controller reads, fetched read-only (GET and LIST; the only
+//! writes are `migrate --apply`'s PATCHes, [`Conn::patch_raw`]) and assembled into the same
+//! `v1 List` a `--snapshot` file holds.
+//!
+//! One path for one HPA and for many: [`plan`] decides the requests (pure), [`fetch`] sends
+//! them round by round, concurrently, paging LISTs, and [`assemble`] turns the answers into
+//! Lists (pure). `explain NAME` is the fleet path with one HPA. A failed call on a metrics
+//! source or on the target does not fail the fetch: it is recorded in the List's
+//! [`crate::snapshot::FETCH_ERRORS_ANNOTATION`] as the controller's clients word it.
+
+pub mod assemble;
+mod conn;
+pub mod fetch;
+pub mod plan;
+pub mod progress;
+
+use std::fmt;
+
+use jiff::Timestamp;
+use k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler;
+use serde::Deserialize;
+use serde_json::Value;
+
+pub use assemble::{SERVER_VERSION_ANNOTATION, SOURCE_ANNOTATION};
+pub use conn::{
+    connect, list_names, metrics_apiservice, ApiFailure, Conn, ConnectOptions, Failure, FetchError,
+};
+pub use plan::Scope;
+pub use progress::Progress;
+
+use assemble::{Assembled, Origin};
+
+/// Why a fetch stopped.
+#[derive(Debug)]
+pub enum Error {
+    /// A call the explanation cannot do without (the HPAs, the pods) failed.
+    Api(Box<ApiFailure>),
+    /// Discovery failed where nothing else could stand in.
+    Other(String),
+    /// `explain NAME`: no such HPA (with the names there are).
+    HpaNotFound {
+        namespace: String,
+        name: String,
+        context: String,
+        others: Vec<String>,
+    },
+    /// The server returned an HPA this program cannot read.
+    BadHpa {
+        namespace: String,
+        name: String,
+        error: String,
+    },
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Api(a) => f.write_str(&a.fatal()),
+            Error::Other(m) => f.write_str(m),
+            Error::HpaNotFound {
+                namespace,
+                name,
+                context,
+                others,
+            } => {
+                write!(f, "horizontalpodautoscalers.autoscaling {name:?} not found in namespace {namespace:?} (context {context})")?;
+                if others.is_empty() {
+                    write!(f, "; there is no HPA in namespace {namespace:?}")
+                } else {
+                    write!(
+                        f,
+                        "; HPAs in namespace {namespace:?}: {}",
+                        others.join(", ")
+                    )
+                }
+            }
+            Error::BadHpa {
+                namespace,
+                name,
+                error,
+            } => write!(
+                f,
+                "HorizontalPodAutoscaler {namespace}/{name} from the server: {error}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<FetchError> for Error {
+    fn from(e: FetchError) -> Error {
+        match e {
+            FetchError::Api(a) => Error::Api(a),
+            FetchError::Unmapped(u) => Error::Other(u.to_string()),
+        }
+    }
+}
+
+/// Everything fetched for one HPA.
+pub struct Fetched {
+    /// The `v1 List` (what `kubectl hpa snapshot` prints).
+    pub list: Value,
+    /// The HPA as the server returned it.
+    pub hpa: HorizontalPodAutoscaler,
+    /// What could not be read besides the metrics sources, and denied requests, in words.
+    pub notes: Vec<String>,
+    pub server_version: Option<String>,
+    /// The resource metrics APIService, read only when the PodMetrics LIST failed.
+    pub metrics_api: Option<crate::diagnose::MetricsApi>,
+}
+
+/// Everything fetched for the HPAs of a namespace or of the cluster.
+pub struct FleetFetched {
+    /// One `v1 List` per namespace that has HPAs, namespaces in order.
+    pub lists: Vec<(String, Value)>,
+    /// What could not be read besides metrics, in words.
+    pub notes: Vec<String>,
+    pub server_version: Option<String>,
+    /// The resource metrics APIService, read only when the PodMetrics LIST failed.
+    pub metrics_api: Option<crate::diagnose::MetricsApi>,
+}
+
+/// Plan, fetch and assemble one scope; the APIService of the resource metrics when their
+/// LIST failed.
+async fn run(
+    conn: &Conn,
+    scope: &Scope,
+    progress: &Progress,
+) -> Result<(Assembled, Option<crate::diagnose::MetricsApi>), Error> {
+    let fetch = fetch::fetch(conn, scope, progress);
+    tokio::pin!(fetch);
+    let answers = loop {
+        tokio::select! {
+            a = &mut fetch => break a,
+            _ = progress.ticker() => {}
+        }
+    };
+    progress.finish();
+    let (answers, hpas) = answers?;
+    if let Scope::One { namespace, name } = scope {
+        if !hpas.iter().any(|h| &h.name == name) {
+            return Err(Error::HpaNotFound {
+                namespace: namespace.clone(),
+                name: name.clone(),
+                context: conn.context.clone(),
+                others: hpas.iter().map(|h| h.name.clone()).collect(),
+            });
+        }
+    }
+    let origin = Origin {
+        source: format!("cluster {} ({})", conn.context, conn.server),
+        taken_at: Timestamp::now().to_string(),
+    };
+    let assembled = assemble::assemble(scope, &hpas, answers, &origin)?;
+    let api = match assembled.resource_metrics_failed {
+        true => Some(metrics_apiservice(conn).await),
+        false => None,
+    };
+    Ok((assembled, api))
+}
+
+/// Fetch everything the controller reads for HPA `ns/name` (GET/LIST only) and build the List.
+pub async fn fetch_hpa(conn: &Conn, ns: &str, name: &str) -> anyhow::Result<Fetched> {
+    fetch_hpa_with(conn, ns, name, &Progress::off()).await
+}
+
+/// [`fetch_hpa`] with progress on stderr.
+pub async fn fetch_hpa_with(
+    conn: &Conn,
+    ns: &str,
+    name: &str,
+    progress: &Progress,
+) -> anyhow::Result<Fetched> {
+    let scope = Scope::One {
+        namespace: ns.to_string(),
+        name: name.to_string(),
+    };
+    let (mut a, metrics_api) = run(conn, &scope, progress).await?;
+    let list = a.lists.pop().map(|(_, l)| l).unwrap_or_default();
+    let raw = list
+        .get("items")
+        .and_then(Value::as_array)
+        .and_then(|i| i.first())
+        .ok_or_else(|| Error::Other(format!("HPA {ns}/{name}: nothing fetched")))?;
+    let hpa = HorizontalPodAutoscaler::deserialize(raw).map_err(|e| Error::BadHpa {
+        namespace: ns.to_string(),
+        name: name.to_string(),
+        error: e.to_string(),
+    })?;
+    Ok(Fetched {
+        list,
+        hpa,
+        notes: a.notes,
+        server_version: a.server_version,
+        metrics_api,
+    })
+}
+
+/// Fetch the HPAs of `namespace` (`None`: every namespace) and what they read, with a number
+/// of requests that does not grow with the number of HPAs: one LIST each of HPAs, pods,
+/// PodMetrics, Deployments, StatefulSets and ReplicaSets (per namespace, or cluster-wide),
+/// plus one request per distinct custom/external metric query and a scale GET per
+/// custom-resource target (after a discovery GET for its group). Events are not read.
+pub async fn fetch_fleet(
+    conn: &Conn,
+    namespace: Option<&str>,
+    progress: &Progress,
+) -> anyhow::Result<FleetFetched> {
+    let scope = match namespace {
+        Some(ns) => Scope::Namespace(ns.to_string()),
+        None => Scope::All,
+    };
+    let (a, metrics_api) = run(conn, &scope, progress).await?;
+    Ok(FleetFetched {
+        lists: a.lists,
+        notes: a.notes,
+        server_version: a.server_version,
+        metrics_api,
+    })
+}

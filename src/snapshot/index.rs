@@ -1,0 +1,272 @@
+//! Indexes over a snapshot, built once, so that each HPA finds its target, pods, metrics,
+//! events and the other HPAs selecting its pods in time proportional to its own objects:
+//! `explain -A` over a whole cluster stays linear in the number of HPAs.
+
+use std::collections::{BTreeMap, HashMap};
+use std::ops::Range;
+
+use serde_json::Value;
+
+use super::Snapshot;
+use crate::labels::{Requirement, Selector};
+
+type Key2 = (String, String);
+
+/// Positions in the snapshot's vectors, by what the evaluation looks up.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Index {
+    /// The lengths of the indexed vectors when built: a snapshot changed since is indexed
+    /// afresh ([`Index::sizes_of`]).
+    pub sizes: [usize; 7],
+    pub hpas: HashMap<Key2, usize>,
+    pub pods_by_ns: HashMap<String, Vec<usize>>,
+    /// `(namespace, key, value)` → pods with that label.
+    pub pods_by_label: HashMap<(String, String, String), Vec<usize>>,
+    pub pod_by_name: HashMap<Key2, usize>,
+    pub workloads: HashMap<Key2, Vec<usize>>,
+    pub pod_metrics_by_ns: HashMap<String, Vec<usize>>,
+    pub custom_by_metric: HashMap<String, Vec<usize>>,
+    pub external_by_metric: HashMap<String, Vec<usize>>,
+    /// Events by involved object `(namespace, name)`: a range of `other` (sorted by it).
+    pub events: HashMap<Key2, Range<usize>>,
+    /// Pod position → the HPAs (positions) whose target's selector picks it.
+    pub selecting: HashMap<usize, Vec<usize>>,
+}
+
+fn ns_or_default(ns: Option<&str>) -> String {
+    ns.unwrap_or("default").to_string()
+}
+
+/// The `(namespace, name)` an Event is about (v1 `involvedObject`, events.k8s.io `regarding`).
+pub(crate) fn event_subject(v: &Value) -> Option<(String, String)> {
+    if v.get("kind").and_then(Value::as_str) != Some("Event") {
+        return None;
+    }
+    let about = v.get("involvedObject").or_else(|| v.get("regarding"))?;
+    let name = about.get("name")?.as_str()?.to_string();
+    let ns = about
+        .get("namespace")
+        .and_then(Value::as_str)
+        .or_else(|| v.pointer("/metadata/namespace").and_then(Value::as_str))
+        .unwrap_or("default")
+        .to_string();
+    Some((ns, name))
+}
+
+impl Index {
+    pub fn sizes_of(s: &Snapshot) -> [usize; 7] {
+        [
+            s.hpas.len(),
+            s.workloads.len(),
+            s.pods.len(),
+            s.other.len(),
+            s.pod_metrics.len(),
+            s.custom_metrics.len(),
+            s.external_metrics.len(),
+        ]
+    }
+
+    pub fn build(s: &Snapshot) -> Index {
+        let mut ix = Index {
+            sizes: Index::sizes_of(s),
+            ..Default::default()
+        };
+        for (i, h) in s.hpas.iter().enumerate() {
+            let key = (
+                ns_or_default(h.metadata.namespace.as_deref()),
+                h.metadata.name.clone().unwrap_or_default(),
+            );
+            ix.hpas.entry(key).or_insert(i);
+        }
+        for (i, p) in s.pods.iter().enumerate() {
+            let ns = ns_or_default(p.metadata.namespace.as_deref());
+            if let Some(n) = &p.metadata.name {
+                ix.pod_by_name.entry((ns.clone(), n.clone())).or_insert(i);
+            }
+            for (k, v) in p.metadata.labels.iter().flatten() {
+                ix.pods_by_label
+                    .entry((ns.clone(), k.clone(), v.clone()))
+                    .or_default()
+                    .push(i);
+            }
+            ix.pods_by_ns.entry(ns).or_default().push(i);
+        }
+        for (i, w) in s.workloads.iter().enumerate() {
+            ix.workloads
+                .entry((w.namespace.clone(), w.name.clone()))
+                .or_default()
+                .push(i);
+        }
+        for (i, m) in s.pod_metrics.iter().enumerate() {
+            ix.pod_metrics_by_ns
+                .entry(ns_or_default(m.metadata.namespace.as_deref()))
+                .or_default()
+                .push(i);
+        }
+        for (i, m) in s.custom_metrics.iter().enumerate() {
+            ix.custom_by_metric
+                .entry(m.metric.name.clone())
+                .or_default()
+                .push(i);
+        }
+        for (i, m) in s.external_metrics.iter().enumerate() {
+            ix.external_by_metric
+                .entry(m.metric_name.clone())
+                .or_default()
+                .push(i);
+        }
+        ix.index_events(&s.other);
+        ix.index_selecting(s);
+        ix
+    }
+
+    /// `other` is kept sorted by event subject ([`Snapshot::sort_other`]): one range each.
+    fn index_events(&mut self, other: &[Value]) {
+        let mut i = 0;
+        while i < other.len() {
+            let Some(key) = event_subject(&other[i]) else {
+                i += 1;
+                continue;
+            };
+            let start = i;
+            while i < other.len() && event_subject(&other[i]).as_ref() == Some(&key) {
+                i += 1;
+            }
+            self.events.entry(key).or_insert(start..i);
+        }
+    }
+
+    /// For each HPA whose target resolves, the pods its selector picks.
+    fn index_selecting(&mut self, s: &Snapshot) {
+        for (hi, h) in s.hpas.iter().enumerate() {
+            let ns = ns_or_default(h.metadata.namespace.as_deref());
+            let name = h.metadata.name.as_deref().unwrap_or_default();
+            if s.scale_error(&ns, name).is_some() {
+                continue;
+            }
+            let Ok(t) = s.resolve_target(self, &ns, &h.spec.scale_target_ref) else {
+                continue;
+            };
+            let Ok(sel) = Selector::parse(&t.scale.selector) else {
+                continue;
+            };
+            if sel.is_empty() {
+                continue;
+            }
+            for p in self.select(s, &ns, &sel) {
+                self.selecting.entry(p).or_default().push(hi);
+            }
+        }
+    }
+
+    /// The pods of `ns` that `sel` picks, in snapshot order: through the label index when the
+    /// selector requires a label value, else by scanning the namespace.
+    pub fn select(&self, s: &Snapshot, ns: &str, sel: &Selector) -> Vec<usize> {
+        let empty = BTreeMap::new();
+        let mut best: Option<Vec<usize>> = None;
+        for r in &sel.requirements {
+            let candidates: Vec<usize> = match r {
+                Requirement::Equals(k, v) => self.label(ns, k, v).to_vec(),
+                Requirement::In(k, vs) => {
+                    let mut c: Vec<usize> = vs
+                        .iter()
+                        .flat_map(|v| self.label(ns, k, v))
+                        .copied()
+                        .collect();
+                    c.sort_unstable();
+                    c.dedup();
+                    c
+                }
+                _ => continue,
+            };
+            if best.as_ref().is_none_or(|b| candidates.len() < b.len()) {
+                best = Some(candidates);
+            }
+        }
+        let pool = match best {
+            Some(b) => b,
+            None => self.pods_by_ns.get(ns).cloned().unwrap_or_default(),
+        };
+        pool.into_iter()
+            .filter(|&i| sel.matches(s.pods[i].metadata.labels.as_ref().unwrap_or(&empty)))
+            .collect()
+    }
+
+    fn label(&self, ns: &str, k: &str, v: &str) -> &[usize] {
+        self.pods_by_label
+            .get(&(ns.to_string(), k.to_string(), v.to_string()))
+            .map_or(&[], Vec::as_slice)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn snapshot() -> Snapshot {
+        let mut items = vec![];
+        for (i, (ns, app, tier)) in [
+            ("a", "web", "front"),
+            ("a", "web", "back"),
+            ("a", "api", "back"),
+            ("b", "web", "front"),
+            ("a", "web", ""),
+        ]
+        .iter()
+        .enumerate()
+        {
+            let mut labels = json!({"app": app});
+            if !tier.is_empty() {
+                labels["tier"] = json!(tier);
+            }
+            items.push(json!({"apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": format!("p{i}"), "namespace": ns, "labels": labels}}));
+        }
+        items.push(json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e1", "namespace": "a"},
+            "involvedObject": {"kind": "HorizontalPodAutoscaler", "name": "web", "namespace": "a"}, "reason": "X"}));
+        items.push(json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s", "namespace": "a"}}));
+        items.push(json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e2", "namespace": "a"},
+            "involvedObject": {"kind": "HorizontalPodAutoscaler", "name": "web", "namespace": "a"}, "reason": "Y"}));
+        Snapshot::from_owned(
+            json!({"apiVersion": "v1", "kind": "List", "items": items}),
+            "t",
+        )
+        .expect("snapshot")
+    }
+
+    #[test]
+    fn selection_through_the_label_index_equals_a_scan() {
+        let s = snapshot();
+        let ix = Index::build(&s);
+        for sel in [
+            "app=web",
+            "app=web,tier=front",
+            "app in (web,api),tier!=front",
+            "tier notin (back)",
+            "!tier",
+            "app",
+            "",
+        ] {
+            let parsed = Selector::parse(sel).expect("selector");
+            let scan: Vec<usize> = (0..s.pods.len())
+                .filter(|&i| s.pods[i].metadata.namespace.as_deref() == Some("a"))
+                .filter(|&i| parsed.matches(s.pods[i].metadata.labels.as_ref().expect("labels")))
+                .collect();
+            assert_eq!(ix.select(&s, "a", &parsed), scan, "{sel}");
+        }
+    }
+
+    #[test]
+    fn the_events_of_an_object_are_one_slice() {
+        let s = snapshot();
+        let reasons: Vec<&str> = s
+            .events_for("a", "web")
+            .iter()
+            .filter_map(|e| e["reason"].as_str())
+            .collect();
+        assert_eq!(reasons, ["X", "Y"]);
+        assert!(s.events_for("a", "other").is_empty());
+        assert_eq!(s.other.len(), 3, "events stay in `other` too");
+    }
+}

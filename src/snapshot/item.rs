@@ -1,0 +1,161 @@
+//! One object of a snapshot, either already parsed (`Value`: YAML files, fetched Lists) or a
+//! borrowed slice of JSON text (`RawValue`: JSON files, parsed straight into the typed,
+//! reduced structs the evaluation reads — nothing else is built).
+
+use serde::de::{DeserializeOwned, IgnoredAny};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use super::{err, SnapshotError};
+
+pub(super) enum Item<'a> {
+    Owned(Value),
+    Raw(&'a RawValue),
+}
+
+/// What identifies an object, for dispatch and messages.
+#[derive(Debug, Default)]
+pub(super) struct Head {
+    pub api_version: String,
+    pub kind: String,
+    pub namespace: String,
+    pub name: String,
+    pub has_spec: bool,
+}
+
+impl Head {
+    /// `Pod shop/web-1`, for messages.
+    pub fn describe(&self) -> String {
+        let kind = if self.kind.is_empty() {
+            "object"
+        } else {
+            &self.kind
+        };
+        let name = if self.name.is_empty() {
+            "<unnamed>"
+        } else {
+            &self.name
+        };
+        if self.namespace.is_empty() {
+            format!("{kind} {name}")
+        } else {
+            format!("{kind} {}/{name}", self.namespace)
+        }
+    }
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct HeadWire {
+    #[serde(default)]
+    api_version: Option<String>,
+    #[serde(default)]
+    kind: Option<String>,
+    #[serde(default)]
+    metadata: Option<HeadMeta>,
+    #[serde(default)]
+    spec: Option<IgnoredAny>,
+}
+
+#[derive(Deserialize, Default)]
+struct HeadMeta {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    namespace: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct ItemsWire<'a> {
+    #[serde(borrow, default)]
+    items: Option<&'a RawValue>,
+}
+
+fn str_of<'v>(v: &'v Value, path: &str) -> &'v str {
+    v.pointer(path).and_then(Value::as_str).unwrap_or_default()
+}
+
+impl<'a> Item<'a> {
+    pub fn head(&self) -> Head {
+        match self {
+            Item::Owned(v) => Head {
+                api_version: str_of(v, "/apiVersion").to_string(),
+                kind: str_of(v, "/kind").to_string(),
+                namespace: str_of(v, "/metadata/namespace").to_string(),
+                name: str_of(v, "/metadata/name").to_string(),
+                has_spec: v.get("spec").is_some(),
+            },
+            Item::Raw(r) => {
+                let h: HeadWire = serde_json::from_str(r.get()).unwrap_or_default();
+                let md = h.metadata.unwrap_or_default();
+                Head {
+                    api_version: h.api_version.unwrap_or_default(),
+                    kind: h.kind.unwrap_or_default(),
+                    namespace: md.namespace.unwrap_or_default(),
+                    name: md.name.unwrap_or_default(),
+                    has_spec: h.spec.is_some(),
+                }
+            }
+        }
+    }
+
+    /// Deserialize into `T`; errors name the field. The fast path does not track the field
+    /// path; only a failure is parsed again to name it.
+    pub fn typed<T: DeserializeOwned>(self, ctx: &str) -> Result<T, SnapshotError> {
+        let located = |path: String, inner: String| {
+            if path == "." || path.is_empty() {
+                err(format!("{ctx}: {inner}"))
+            } else {
+                err(format!("{ctx}: field {path}: {inner}"))
+            }
+        };
+        match self {
+            Item::Owned(v) => match T::deserialize(&v) {
+                Ok(t) => Ok(t),
+                Err(_) => serde_path_to_error::deserialize(v)
+                    .map_err(|e| located(e.path().to_string(), e.into_inner().to_string())),
+            },
+            Item::Raw(r) => match serde_json::from_str(r.get()) {
+                Ok(t) => Ok(t),
+                Err(_) => {
+                    let mut de = serde_json::Deserializer::from_str(r.get());
+                    serde_path_to_error::deserialize(&mut de)
+                        .map_err(|e| located(e.path().to_string(), e.into_inner().to_string()))
+                }
+            },
+        }
+    }
+
+    /// The object as a `Value` (kept as it is: events, APIServices, custom resources).
+    pub fn into_value(self, ctx: &str) -> Result<Value, SnapshotError> {
+        match self {
+            Item::Owned(v) => Ok(v),
+            Item::Raw(r) => serde_json::from_str(r.get()).map_err(|e| err(format!("{ctx}: {e}"))),
+        }
+    }
+
+    /// The `items` of a List (`None`: absent or null).
+    pub fn items(self, ctx: &str) -> Result<Option<Vec<Item<'a>>>, SnapshotError> {
+        let not_a_list = || err(format!("{ctx}: field items: expected a list"));
+        match self {
+            Item::Owned(mut v) => match v.get_mut("items").map(Value::take) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::Array(a)) => Ok(Some(a.into_iter().map(Item::Owned).collect())),
+                Some(_) => Err(not_a_list()),
+            },
+            Item::Raw(r) => {
+                let w: ItemsWire<'a> = serde_json::from_str(r.get()).map_err(|_| not_a_list())?;
+                match w.items {
+                    None => Ok(None),
+                    Some(raw) if raw.get().trim() == "null" => Ok(None),
+                    Some(raw) => {
+                        let list: Vec<&'a RawValue> =
+                            serde_json::from_str(raw.get()).map_err(|_| not_a_list())?;
+                        Ok(Some(list.into_iter().map(Item::Raw).collect()))
+                    }
+                }
+            }
+        }
+    }
+}

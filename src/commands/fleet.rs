@@ -66,54 +66,6 @@ struct FleetDoc<'a> {
     items: &'a [FleetItem],
 }
 
-/// A single decision with its diagnostics (JSON/YAML: the decision's fields plus `diagnostics`).
-#[derive(Serialize)]
-struct WithDiagnostics<'a> {
-    #[serde(flatten)]
-    decision: &'a Decision,
-    diagnostics: &'a [Finding],
-}
-
-/// Render one decision and its findings in the chosen format.
-pub fn render_with_diagnostics(
-    d: &Decision,
-    findings: &[Finding],
-    opts: &ExplainOptions,
-) -> Result<String> {
-    let doc = WithDiagnostics {
-        decision: d,
-        diagnostics: findings,
-    };
-    Ok(match opts.output {
-        OutputFormat::Json => serde_json::to_string_pretty(&doc)? + "\n",
-        OutputFormat::Yaml => serde_yaml::to_string(&doc)?,
-        f => crate::render::render(d, f, opts.color)? + &diagnostics_text(findings, opts.color),
-    })
-}
-
-/// The "Diagnostics" section of the text output (empty when there is nothing to say).
-pub fn diagnostics_text(findings: &[Finding], color: bool) -> String {
-    if findings.is_empty() {
-        return String::new();
-    }
-    let heading = if color {
-        "Diagnostics".bold().underline().to_string()
-    } else {
-        "Diagnostics".to_string()
-    };
-    let mut s = format!("\n{heading}\n");
-    for f in findings {
-        let sev = match (f.severity, color) {
-            (Severity::Error, true) => "error".red().bold().to_string(),
-            (Severity::Warning, true) => "warning".yellow().bold().to_string(),
-            (sev, _) => sev.as_str().to_string(),
-        };
-        s += &format!("  [{sev}] {}: {}\n", f.id, f.message);
-        s += &format!("      → {}\n", f.action);
-    }
-    s
-}
-
 fn item_from(
     opts: &ExplainOptions,
     snap: &Snapshot,

@@ -12,7 +12,6 @@ use serde_json::Value;
 use crate::cli::{ExplainOptions, OutputFormat};
 use crate::cluster::{self, Fetched};
 use crate::core::Decision;
-use crate::render::render;
 use crate::snapshot::Snapshot;
 
 /// One `status.currentMetrics` entry next to ours.
@@ -126,9 +125,11 @@ pub fn run(opts: &ExplainOptions) -> Result<String> {
             diagnostics: &findings,
         })?,
         f => {
-            render(&d, f, opts.color)?
-                + &super::fleet::diagnostics_text(&findings, opts.color)
-                + &text(&cmp)
+            let cx = crate::render::Context {
+                specs: &input.hpa.raw_metrics,
+                findings: &findings,
+            };
+            crate::render::render_explain(&d, &cx, f, &opts.text_options())? + &text(&cmp)
         }
     })
 }

@@ -39,6 +39,8 @@ pub struct FleetItem {
     pub target: TargetRef,
     pub current_replicas: Option<i32>,
     pub desired_replicas: Option<i32>,
+    /// Every memory consistent with the evidence gives a value in this range.
+    pub desired_range: Option<crate::core::DesiredRange>,
     /// `status.desiredReplicas` as the controller last wrote it.
     pub status_desired_replicas: Option<i32>,
     pub min_replicas: Option<i32>,
@@ -87,6 +89,7 @@ fn item_from(
                 target: d.target.clone(),
                 current_replicas: d.current_replicas,
                 desired_replicas: d.desired_replicas,
+                desired_range: d.desired_range,
                 status_desired_replicas: input.hpa.status.as_ref().map(|s| s.desired_replicas),
                 min_replicas: Some(d.min_replicas),
                 max_replicas: Some(d.max_replicas),
@@ -108,6 +111,7 @@ fn item_from(
             },
             current_replicas: None,
             desired_replicas: None,
+            desired_range: None,
             status_desired_replicas: raw.status.as_ref().map(|s| s.desired_replicas),
             min_replicas: Some(raw.spec.min_replicas.unwrap_or(1)),
             max_replicas: Some(raw.spec.max_replicas),
@@ -325,7 +329,10 @@ pub fn render_fleet(
             i.name.clone(),
             format!("{}/{}", i.target.kind, i.target.name),
             opt(i.current_replicas),
-            opt(i.desired_replicas),
+            match i.desired_range.filter(|r| r.min != r.max) {
+                Some(r) => format!("{} ({}–{})", opt(i.desired_replicas), r.min, r.max),
+                None => opt(i.desired_replicas),
+            },
             format!("{}/{}", opt(i.min_replicas), opt(i.max_replicas)),
             verdict_word(i),
             if wide { reason } else { truncate(&reason, 70) },

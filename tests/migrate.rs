@@ -1647,7 +1647,10 @@ fn three_workloads_are_concise_with_risks_once() {
     let c = cluster("three", objects);
     let text = ok_text(&c.run(&["-n", "shop"]));
     let lines = text.lines().count();
-    assert!(lines <= 40, "{lines} lines:\n{text}");
+    assert!(
+        lines <= 34,
+        "{lines} lines (a third of the 103 before):\n{text}"
+    );
     for risk in ["Other copies of the manifest", "Admission webhooks"] {
         assert_eq!(
             text.matches(risk).count(),

@@ -226,10 +226,24 @@ fn short(e: &Effect) -> String {
     }
 }
 
-fn predictions(a: &Analysis, o: &mut String) {
+fn predictions(a: &Analysis, seen: &mut Vec<String>, o: &mut String) {
     if a.next_apply.is_empty() {
         return;
     }
+    // The same predictions as a workload above: one line instead of the table.
+    let key = format!(
+        "next-apply:{}",
+        a.next_apply
+            .iter()
+            .map(|p| format!("{}|{}|{:?}", p.applier, p.manifest, p.effect))
+            .collect::<Vec<_>>()
+            .join(";")
+    );
+    if seen.contains(&key) {
+        *o += "  next apply: the same as above\n";
+        return;
+    }
+    seen.push(key);
     let mut rows: Vec<(String, [String; 3])> = Vec::new();
     for p in &a.next_apply {
         let i = match p.manifest {
@@ -261,13 +275,18 @@ fn predictions(a: &Analysis, o: &mut String) {
     }
 }
 
-/// One line per request; the bodies are in `-o json`.
-fn requests(steps: &[Step], mode: Mode, o: &mut String) {
-    let verb = match mode {
+/// What the run does with the planned requests.
+fn verb(mode: Mode) -> &'static str {
+    match mode {
         Mode::Apply => "sends",
         Mode::ServerDryRun => "sends with dryRun=All",
         _ => "--apply would send",
-    };
+    }
+}
+
+/// One line per request; the bodies are in `-o json`.
+fn requests(steps: &[Step], mode: Mode, o: &mut String) {
+    let verb = verb(mode);
     for (i, st) in steps.iter().enumerate() {
         let what = match st.id {
             "remove-replicas-from-last-applied" => {
@@ -415,14 +434,32 @@ fn workload(w: &Workload, mode: Mode, seen: &mut Vec<String>, o: &mut String) {
     if !off.is_empty() {
         *o += &format!("  HPA conditions: {}\n", off.join(", "));
     }
-    predictions(a, o);
+    predictions(a, seen, o);
     findings(a, seen, o);
     if a.blocked() {
         *o += "  not migrated (blocking finding above)\n";
     } else if a.requests.is_empty() {
         *o += "  requests: none needed\n";
     } else {
-        requests(&a.requests, mode, o);
+        // The same request shape as a workload above: one line instead of one per request.
+        let shape = format!(
+            "requests:{}",
+            a.requests
+                .iter()
+                .map(|r| r.id)
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        if seen.contains(&shape) {
+            *o += &format!(
+                "  {}: the same {} request(s) as above, on this object\n",
+                verb(mode),
+                a.requests.len()
+            );
+        } else {
+            seen.push(shape);
+            requests(&a.requests, mode, o);
+        }
     }
     if let Some(ap) = &w.apply {
         applied(ap, o);

@@ -76,6 +76,8 @@ pub struct WrittenCondition {
     pub status: String,
     pub reason: String,
     pub last_transition_time: Option<Timestamp>,
+    /// The spec generation the condition was written for (HPAGeneration, 1.37).
+    pub observed_generation: Option<i64>,
 }
 
 /// What the controller wrote at its last sync.
@@ -384,6 +386,7 @@ fn written(input: &Input) -> Option<Written> {
                 status: c.status.clone(),
                 reason: c.reason.clone().unwrap_or_default(),
                 last_transition_time: c.last_transition_time.as_ref().map(|t| t.0),
+                observed_generation: c.observed_generation,
             })
             .collect(),
     })
@@ -514,9 +517,14 @@ fn cause(
     deltas: &[MetricDelta],
     details: &mut Vec<String>,
 ) -> LastSyncCause {
-    if let (Some(g), Some(og)) = (w.generation, w.observed_generation) {
+    let observed = w
+        .observed_generation
+        .into_iter()
+        .chain(w.conditions.iter().filter_map(|c| c.observed_generation))
+        .min();
+    if let (Some(g), Some(og)) = (w.generation, observed) {
         if og < g {
-            details.push(format!("metadata.generation is {g} but status.observedGeneration is {og}: the controller has not yet synced the current spec"));
+            details.push(format!("metadata.generation is {g} but the status was written for generation {og}: the controller has not yet synced the current spec"));
             return LastSyncCause::StaleStatus;
         }
     }

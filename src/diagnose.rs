@@ -15,7 +15,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::core::calc::Tolerances;
-use crate::core::{Action, Calculation, Decision, Input, MetricSpec};
+use crate::core::{Action, Calculation, Decision, Input, MetricSpec, Rule};
 use crate::snapshot::Snapshot;
 
 /// How bad a finding is.
@@ -307,7 +307,7 @@ pub fn diagnose(snap: &Snapshot, input: &Input, d: &Decision, x: &Extras) -> Vec
         .unwrap_or_default();
 
     // The target.
-    if d.verdict.decided_by == "FailedGetScale" {
+    if d.verdict.decided_by == Rule::FailedGetScale {
         let e = match &input.scale {
             Err(e) => e.clone(),
             Ok(_) => d.verdict.summary.clone(),

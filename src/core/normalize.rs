@@ -1,6 +1,7 @@
 //! Stabilization, rate limits and bounds: the controller's `normalizeDesiredReplicas` (no
 //! `behavior`) and `normalizeDesiredReplicasWithBehaviors`, plus the history bookkeeping.
 
+use super::rule::Rule;
 use jiff::{SignedDuration, Timestamp};
 use serde::Serialize;
 
@@ -24,7 +25,7 @@ pub struct Stabilization {
     pub down_recommendation: i32,
     pub stabilized: i32,
     /// `ScaleUpStabilized`, `ScaleDownStabilized` or `ReadyForNewScale`.
-    pub reason: String,
+    pub reason: Rule,
     pub message: String,
 }
 
@@ -67,7 +68,7 @@ pub struct Limits {
     pub max_replicas: i32,
     /// The bound that applies in this direction.
     pub allowed: Option<i32>,
-    pub reason: String,
+    pub reason: Rule,
     pub message: String,
 }
 
@@ -83,34 +84,34 @@ pub struct Normalization {
     pub result: i32,
 }
 
-const READY_REASON: &str = "ReadyForNewScale";
+const READY_REASON: Rule = Rule::ReadyForNewScale;
 const READY_MESSAGE: &str = "recommended size matches current size";
-const DOWN_STABILIZED: (&str, &str) = (
-    "ScaleDownStabilized",
+const DOWN_STABILIZED: (Rule, &str) = (
+    Rule::ScaleDownStabilized,
     "recent recommendations were higher than current one, applying the highest recent recommendation",
 );
-const UP_STABILIZED: (&str, &str) = (
-    "ScaleUpStabilized",
+const UP_STABILIZED: (Rule, &str) = (
+    Rule::ScaleUpStabilized,
     "recent recommendations were lower than current one, applying the lowest recent recommendation",
 );
-const WITHIN: (&str, &str) = (
-    "DesiredWithinRange",
+const WITHIN: (Rule, &str) = (
+    Rule::DesiredWithinRange,
     "the desired count is within the acceptable range",
 );
-const TOO_MANY: (&str, &str) = (
-    "TooManyReplicas",
+const TOO_MANY: (Rule, &str) = (
+    Rule::TooManyReplicas,
     "the desired replica count is more than the maximum replica count",
 );
-const TOO_FEW: (&str, &str) = (
-    "TooFewReplicas",
+const TOO_FEW: (Rule, &str) = (
+    Rule::TooFewReplicas,
     "the desired replica count is less than the minimum replica count",
 );
-const UP_LIMIT: (&str, &str) = (
-    "ScaleUpLimit",
+const UP_LIMIT: (Rule, &str) = (
+    Rule::ScaleUpLimit,
     "the desired replica count is increasing faster than the maximum scale rate",
 );
-const DOWN_LIMIT: (&str, &str) = (
-    "ScaleDownLimit",
+const DOWN_LIMIT: (Rule, &str) = (
+    Rule::ScaleDownLimit,
     "the desired replica count is decreasing faster than the maximum scale rate",
 );
 
@@ -165,7 +166,7 @@ pub fn without_behavior(
         up_recommendation: None,
         down_recommendation: best,
         stabilized: best,
-        reason: reason.into(),
+        reason,
         message: message.into(),
     };
     // convertDesiredReplicasWithRules.
@@ -195,7 +196,7 @@ pub fn without_behavior(
             min_replicas: min,
             max_replicas: max,
             allowed,
-            reason: reason.into(),
+            reason,
             message: message.into(),
         },
         result,
@@ -293,7 +294,7 @@ pub fn with_behavior(
         up_recommendation: Some(up_rec),
         down_recommendation: down_rec,
         stabilized,
-        reason: reason.into(),
+        reason,
         message: message.into(),
     };
 
@@ -307,7 +308,7 @@ pub fn with_behavior(
         min_replicas: min,
         max_replicas: max,
         allowed: None,
-        reason: WITHIN.0.into(),
+        reason: WITHIN.0,
         message: WITHIN.1.into(),
     };
     let mut result = stabilized;
@@ -326,7 +327,7 @@ pub fn with_behavior(
         limits.allowed = Some(allowed);
         if stabilized > allowed {
             result = allowed;
-            limits.reason = r.into();
+            limits.reason = r;
             limits.message = m.into();
         }
     } else if stabilized < current {
@@ -350,7 +351,7 @@ pub fn with_behavior(
         limits.allowed = Some(allowed);
         if stabilized < allowed {
             result = allowed;
-            limits.reason = r.into();
+            limits.reason = r;
             limits.message = m.into();
         }
     }

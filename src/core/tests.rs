@@ -364,7 +364,7 @@ fn e10_e11_e12_no_behavior_normalization() {
     };
     let n = normalize::without_behavior(&mut h, now(), SignedDuration::from_mins(5), 5, 3, 1, 10);
     assert_eq!(n.result, 5);
-    assert_eq!(n.stabilization.reason, "ScaleDownStabilized");
+    assert_eq!(n.stabilization.reason, Rule::ScaleDownStabilized);
     assert_eq!(
         h.recommendations.len(),
         3,
@@ -537,7 +537,7 @@ fn e22_scale_up_stabilization() {
     };
     let n = with_behavior(&b, &mut h, 4, 8);
     assert_eq!(n.result, 5);
-    assert_eq!(n.stabilization.reason, "ScaleUpStabilized");
+    assert_eq!(n.stabilization.reason, Rule::ScaleUpStabilized);
     // With behavior a record exactly at the cutoff does not count.
     let mut h = History {
         recommendations: vec![Recommendation {
@@ -563,7 +563,7 @@ fn util_input(current: i32, usage_each: i64, target: i32) -> Input {
 fn e23_e24_tolerance_band_and_per_direction() {
     let d = evaluate(&util_input(10, 1100, 100));
     assert_eq!(d.desired_replicas, Some(10), "ratio exactly 1.1 is within");
-    assert_eq!(d.verdict.decided_by, "Tolerance");
+    assert_eq!(d.verdict.decided_by, Rule::Tolerance);
     // Before 1.33: |1 - 1.1| = 0.10000000000000009 > 0.1 → scale.
     let mut i = util_input(10, 1100, 100);
     i.settings = Settings::for_version("1.32".parse().unwrap());
@@ -623,7 +623,7 @@ fn e28_above_max_replicas() {
     i.hpa.max_replicas = 10;
     let d = evaluate(&i);
     assert_eq!(d.desired_replicas, Some(10));
-    assert_eq!(d.verdict.decided_by, "AboveMaxReplicas");
+    assert_eq!(d.verdict.decided_by, Rule::AboveMaxReplicas);
     assert!(d.metrics[0].proposed_replicas.is_none());
     assert_eq!(
         d.events[0].message,
@@ -693,7 +693,7 @@ fn no_pod_metrics_is_an_error_of_the_metric() {
         d.metrics[0].error.as_deref(),
         Some("failed to get cpu utilization: unable to get metrics for resource cpu: no metrics returned from resource metrics API")
     );
-    assert_eq!(d.verdict.decided_by, "InvalidMetrics");
+    assert_eq!(d.verdict.decided_by, Rule::InvalidMetrics);
 }
 
 #[test]

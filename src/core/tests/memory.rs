@@ -135,7 +135,7 @@ fn a_stable_last_sync_holds_a_drop_for_the_window() {
     let d = evaluate_with_memory(&mut i, &HistoryMode::Auto, &[]);
     assert_eq!(d.proposal, Some(3));
     assert_eq!((d.desired_replicas, range(&d)), (Some(6), (6, 6)));
-    assert_eq!(d.verdict.decided_by, "ScaleDownStabilized");
+    assert_eq!(d.verdict.decided_by, Rule::ScaleDownStabilized);
 }
 
 #[test]

@@ -267,18 +267,14 @@ struct Grouping<'a> {
     rows: Vec<PodRow>,
 }
 
+/// Mirrors `groupPods`: ready, unready, missing (no sample) and ignored pods, with why.
 fn group_pods<'a>(
     pods: &'a [PodInfo],
     samples: &BTreeMap<&'a str, Sample>,
     cpu_rules: bool,
     input: &Input,
 ) -> Grouping<'a> {
-    let s = &input.settings;
-    let now = input.now;
     let full = input.detail == Detail::Full;
-    // Succeeded pods are ignored like Failed ones from 1.38 (kubernetes#141302); 1.37 and
-    // older treat them like any other pod.
-    let terminal_succeeded = s.version().at_least(38);
     let mut g = Grouping {
         ready: 0,
         unready: vec![],
@@ -288,77 +284,7 @@ fn group_pods<'a>(
     };
     for pod in pods {
         let sample = samples.get(pod.name.as_str());
-        let (group, why) = if pod.deleting {
-            (
-                PodGroup::Ignored,
-                Cow::Borrowed("being deleted (deletionTimestamp set)"),
-            )
-        } else if pod.phase == "Failed" || (terminal_succeeded && pod.phase == "Succeeded") {
-            (
-                PodGroup::Ignored,
-                Cow::<str>::Owned(format!("phase {}", pod.phase)),
-            )
-        } else if pod.phase == "Pending" {
-            (PodGroup::Unready, Cow::Borrowed("phase Pending"))
-        } else if let Some(sample) = sample {
-            if cpu_rules {
-                match (&pod.ready, pod.start_time) {
-                    (None, _) => (PodGroup::Unready, Cow::Borrowed("no Ready condition")),
-                    (_, None) => (PodGroup::Unready, Cow::Borrowed("no status.startTime")),
-                    (Some(ready), Some(start)) => {
-                        let init_end = add(start, s.cpu_initialization_period);
-                        if init_end > now {
-                            if ready.status == "False" {
-                                (
-                                    PodGroup::Unready,
-                                    Cow::Borrowed("within cpu-initialization-period and not Ready"),
-                                )
-                            } else if sample.timestamp
-                                < add(ready.last_transition_time, sample.window)
-                            {
-                                (
-                                    PodGroup::Unready,
-                                    Cow::<str>::Owned(format!(
-                                        "within cpu-initialization-period and the sample ({}) was taken less than one window ({}) after the Ready transition ({})",
-                                        sample.timestamp,
-                                        fmt_dur(sample.window),
-                                        ready.last_transition_time
-                                    )),
-                                )
-                            } else {
-                                (
-                                    PodGroup::Ready,
-                                    Cow::Borrowed("within cpu-initialization-period, Ready and the sample is a full window after the transition"),
-                                )
-                            }
-                        } else if ready.status == "False"
-                            && add(start, s.initial_readiness_delay) > ready.last_transition_time
-                        {
-                            (
-                                PodGroup::Unready,
-                                Cow::Borrowed("not Ready and has never been Ready (last transition within initial-readiness-delay of start)"),
-                            )
-                        } else {
-                            (
-                                PodGroup::Ready,
-                                if ready.status == "True" {
-                                    Cow::Borrowed("Ready")
-                                } else {
-                                    Cow::<str>::Owned(format!(
-                                        "Ready={} but was ready before: its sample counts",
-                                        ready.status
-                                    ))
-                                },
-                            )
-                        }
-                    }
-                }
-            } else {
-                (PodGroup::Ready, Cow::Borrowed("has a sample"))
-            }
-        } else {
-            (PodGroup::Missing, Cow::Borrowed("no metric sample"))
-        };
+        let (group, why) = classify(pod, sample, cpu_rules, input);
         let name = pod.name.as_str();
         match group {
             PodGroup::Ready => g.ready += 1,
@@ -383,6 +309,92 @@ fn group_pods<'a>(
         }
     }
     g
+}
+
+/// One pod's group in `groupPods`, and why.
+fn classify(
+    pod: &PodInfo,
+    sample: Option<&Sample>,
+    cpu_rules: bool,
+    input: &Input,
+) -> (PodGroup, Cow<'static, str>) {
+    // Succeeded pods are ignored like Failed ones from 1.38 (kubernetes#141302); 1.37 and
+    // older treat them like any other pod.
+    let terminal_succeeded = input.settings.version().at_least(38);
+    if pod.deleting {
+        (
+            PodGroup::Ignored,
+            Cow::Borrowed("being deleted (deletionTimestamp set)"),
+        )
+    } else if pod.phase == "Failed" || (terminal_succeeded && pod.phase == "Succeeded") {
+        (
+            PodGroup::Ignored,
+            Cow::Owned(format!("phase {}", pod.phase)),
+        )
+    } else if pod.phase == "Pending" {
+        (PodGroup::Unready, Cow::Borrowed("phase Pending"))
+    } else if let Some(sample) = sample {
+        if cpu_rules {
+            cpu_readiness(pod, sample, input)
+        } else {
+            (PodGroup::Ready, Cow::Borrowed("has a sample"))
+        }
+    } else {
+        (PodGroup::Missing, Cow::Borrowed("no metric sample"))
+    }
+}
+
+/// The cpu readiness rules of `groupPods`: during the cpu initialization period a pod counts
+/// only when Ready and its sample is a full window after the transition; after it, a pod that
+/// has never been Ready is unready.
+fn cpu_readiness(pod: &PodInfo, sample: &Sample, input: &Input) -> (PodGroup, Cow<'static, str>) {
+    let s = &input.settings;
+    let (ready, start) = match (&pod.ready, pod.start_time) {
+        (None, _) => return (PodGroup::Unready, Cow::Borrowed("no Ready condition")),
+        (_, None) => return (PodGroup::Unready, Cow::Borrowed("no status.startTime")),
+        (Some(ready), Some(start)) => (ready, start),
+    };
+    let init_end = add(start, s.cpu_initialization_period);
+    if init_end > input.now {
+        if ready.status == "False" {
+            (
+                PodGroup::Unready,
+                Cow::Borrowed("within cpu-initialization-period and not Ready"),
+            )
+        } else if sample.timestamp < add(ready.last_transition_time, sample.window) {
+            (
+                PodGroup::Unready,
+                Cow::Owned(format!(
+                    "within cpu-initialization-period and the sample ({}) was taken less than one window ({}) after the Ready transition ({})",
+                    sample.timestamp,
+                    fmt_dur(sample.window),
+                    ready.last_transition_time
+                )),
+            )
+        } else {
+            (
+                PodGroup::Ready,
+                Cow::Borrowed("within cpu-initialization-period, Ready and the sample is a full window after the transition"),
+            )
+        }
+    } else if ready.status == "False"
+        && add(start, s.initial_readiness_delay) > ready.last_transition_time
+    {
+        (
+            PodGroup::Unready,
+            Cow::Borrowed("not Ready and has never been Ready (last transition within initial-readiness-delay of start)"),
+        )
+    } else if ready.status == "True" {
+        (PodGroup::Ready, Cow::Borrowed("Ready"))
+    } else {
+        (
+            PodGroup::Ready,
+            Cow::Owned(format!(
+                "Ready={} but was ready before: its sample counts",
+                ready.status
+            )),
+        )
+    }
 }
 
 fn fmt_dur(d: SignedDuration) -> String {

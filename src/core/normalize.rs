@@ -243,6 +243,36 @@ pub fn with_behavior(
     max: i32,
     own_direction_only: bool,
 ) -> Normalization {
+    let stabilization =
+        stabilize_with_behaviors(history, now, b, downscale_default, current, proposal);
+    let (limits, result) = convert_with_behavior_rate(
+        history,
+        now,
+        b,
+        current,
+        stabilization.stabilized,
+        (min, max),
+        own_direction_only,
+    );
+    Normalization {
+        mode: "behavior",
+        proposal,
+        stabilization,
+        limits,
+        result,
+    }
+}
+
+/// Mirrors `stabilizeRecommendationWithBehaviors`: the envelope of the recommendations in the
+/// scale-up and scale-down windows; records this sync's proposal.
+fn stabilize_with_behaviors(
+    history: &mut History,
+    now: Timestamp,
+    b: &Behavior,
+    downscale_default: SignedDuration,
+    current: i32,
+    proposal: i32,
+) -> Stabilization {
     let up_window = b.scale_up.stabilization_window_seconds.unwrap_or(0) as i64;
     let down_window = scale_down_window(b, downscale_default);
     let up_cutoff = sub(now, secs(up_window));
@@ -287,7 +317,7 @@ pub fn with_behavior(
     } else {
         DOWN_STABILIZED
     };
-    let stabilization = Stabilization {
+    Stabilization {
         scale_up_window_seconds: Some(up_window),
         scale_down_window_seconds: down_window,
         considered,
@@ -296,9 +326,20 @@ pub fn with_behavior(
         stabilized,
         reason,
         message: message.into(),
-    };
+    }
+}
 
-    // convertDesiredReplicasWithBehaviorRate.
+/// Mirrors `convertDesiredReplicasWithBehaviorRate`: the rate policies of the direction, then
+/// minReplicas and maxReplicas. Returns the limits and the result.
+fn convert_with_behavior_rate(
+    history: &History,
+    now: Timestamp,
+    b: &Behavior,
+    current: i32,
+    stabilized: i32,
+    (min, max): (i32, i32),
+    own_direction_only: bool,
+) -> (Limits, i32) {
     let mut limits = Limits {
         direction: direction(stabilized, current),
         scale_up_limit: None,
@@ -355,13 +396,7 @@ pub fn with_behavior(
             limits.message = m.into();
         }
     }
-    Normalization {
-        mode: "behavior",
-        proposal,
-        stabilization,
-        limits,
-        result,
-    }
+    (limits, result)
 }
 
 /// `getReplicasChangePerPeriod`: events strictly newer than `now - period`.

@@ -7,9 +7,9 @@ use super::rule::Rule;
 use super::status::Ctx;
 use super::{MetricOutcome, Tolerances};
 
-/// The largest proposal and the description of its metric, or the rule that stopped the sync
+/// The largest proposal (its metric is marked as the winner), or the rule that stopped the sync
 /// with the error the controller reports in `FailedComputeMetricsReplicas`.
-pub(super) type MetricsResult = Result<(i32, String), (Rule, String)>;
+pub(super) type MetricsResult = Result<i32, (Rule, String)>;
 
 /// The first failure, kept for the condition and the event.
 struct FirstError {
@@ -37,7 +37,6 @@ pub(super) fn compute_replicas_for_metrics(
     let current = scale.spec_replicas;
     let version = input.settings.version();
     let mut best: i32 = 0;
-    let mut best_name = String::new();
     let mut best_index: Option<usize> = None;
     let mut invalid = 0usize;
     let mut first_error: Option<FirstError> = None;
@@ -56,7 +55,6 @@ pub(super) fn compute_replicas_for_metrics(
             Ok(ok) => {
                 if best == 0 || ok.replicas > best {
                     best = ok.replicas;
-                    best_name.clone_from(&ok.description);
                     best_index = Some(i);
                 }
                 record_proposal(ctx, &mut out[i], ok);
@@ -72,19 +70,21 @@ pub(super) fn compute_replicas_for_metrics(
     if invalid >= n || (invalid > 0 && best < current) {
         return Err(invalid_metrics(ctx, first_error, invalid, n));
     }
+    let mut best_name = "";
     if let Some(i) = best_index {
         out[i].winner = true;
+        best_name = out[i].description.as_deref().unwrap_or_default();
     }
     ctx.set_condition(
         "ScalingActive",
         "True",
         "ValidMetricFound",
-        format!("the HPA was able to successfully calculate a replica count from {best_name}"),
+        format_args!("the HPA was able to successfully calculate a replica count from {best_name}"),
     );
     if invalid > 0 {
         ctx.step("InvalidMetricIgnored", || format!("{invalid} of {n} metrics failed, but the others propose {best} ≥ current {current}, so the controller still acts (a failing metric only blocks scale-down)."));
     }
-    Ok((best, best_name))
+    Ok(best)
 }
 
 fn record_proposal(ctx: &mut Ctx, o: &mut MetricOutcome, ok: MetricOk) {
@@ -136,7 +136,7 @@ fn invalid_metrics(
         "ScalingActive",
         "False",
         &first.reason,
-        format!(
+        format_args!(
             "the HPA was unable to compute the replica count: {}",
             first.error
         ),
@@ -166,7 +166,7 @@ fn validate_and_parse_selector(
             "ScalingActive",
             "False",
             "InvalidSelector",
-            "the HPA target's scale is missing a selector",
+            format_args!("the HPA target's scale is missing a selector"),
         );
         return Err((Rule::InvalidSelector, "selector is required".to_string()));
     }
@@ -174,7 +174,12 @@ fn validate_and_parse_selector(
         let msg =
             format!("couldn't convert selector into a corresponding internal selector object: {e}");
         ctx.event("Warning", "InvalidSelector", msg.clone());
-        ctx.set_condition("ScalingActive", "False", "InvalidSelector", msg.clone());
+        ctx.set_condition(
+            "ScalingActive",
+            "False",
+            "InvalidSelector",
+            format_args!("{msg}"),
+        );
         return Err((Rule::InvalidSelector, msg));
     }
     if input.other_hpas_selecting.is_empty() {
@@ -196,6 +201,11 @@ fn validate_and_parse_selector(
         keys.join(" ")
     );
     ctx.event("Warning", "AmbiguousSelector", msg.clone());
-    ctx.set_condition("ScalingActive", "False", "AmbiguousSelector", msg.clone());
+    ctx.set_condition(
+        "ScalingActive",
+        "False",
+        "AmbiguousSelector",
+        format_args!("{msg}"),
+    );
     Err((Rule::AmbiguousSelector, msg))
 }

@@ -26,7 +26,7 @@ pub struct Stabilization {
     pub stabilized: i32,
     /// `ScaleUpStabilized`, `ScaleDownStabilized` or `ReadyForNewScale`.
     pub reason: Rule,
-    pub message: String,
+    pub message: &'static str,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -69,7 +69,7 @@ pub struct Limits {
     /// The bound that applies in this direction.
     pub allowed: Option<i32>,
     pub reason: Rule,
-    pub message: String,
+    pub message: &'static str,
 }
 
 /// The whole normalization.
@@ -167,7 +167,7 @@ pub fn without_behavior(
         down_recommendation: best,
         stabilized: best,
         reason,
-        message: message.into(),
+        message,
     };
     // convertDesiredReplicasWithRules.
     let scale_up_limit = ((2.0 * current as f64).max(4.0)) as i32;
@@ -197,7 +197,7 @@ pub fn without_behavior(
             max_replicas: max,
             allowed,
             reason,
-            message: message.into(),
+            message,
         },
         result,
     }
@@ -325,7 +325,7 @@ fn stabilize_with_behaviors(
         down_recommendation: down_rec,
         stabilized,
         reason,
-        message: message.into(),
+        message,
     }
 }
 
@@ -350,7 +350,7 @@ fn convert_with_behavior_rate(
         max_replicas: max,
         allowed: None,
         reason: WITHIN.0,
-        message: WITHIN.1.into(),
+        message: WITHIN.1,
     };
     let mut result = stabilized;
     if stabilized > current {
@@ -369,7 +369,7 @@ fn convert_with_behavior_rate(
         if stabilized > allowed {
             result = allowed;
             limits.reason = r;
-            limits.message = m.into();
+            limits.message = m;
         }
     } else if stabilized < current {
         let (limit, evals) = rate_limit(
@@ -393,7 +393,7 @@ fn convert_with_behavior_rate(
         if stabilized < allowed {
             result = allowed;
             limits.reason = r;
-            limits.message = m.into();
+            limits.message = m;
         }
     }
     (limits, result)

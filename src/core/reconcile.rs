@@ -110,7 +110,8 @@ impl<'a> Sync<'a> {
                 error: None,
                 status: None,
                 winner: false,
-                skipped: Some("not evaluated".into()),
+                // Every path of the sync sets it (None once the metric is evaluated).
+                skipped: None,
                 calculation: None,
             })
             .collect();
@@ -153,9 +154,12 @@ impl<'a> Sync<'a> {
     /// The scale subresource could not be read: `AbleToScale=False FailedGetScale`.
     fn failed_get_scale(&mut self, e: &str) {
         let hpa = &self.input.hpa;
-        let msg = format!("the HPA controller was unable to get the target's current scale: {e}");
-        self.ctx
-            .set_condition("AbleToScale", "False", "FailedGetScale", msg);
+        self.ctx.set_condition(
+            "AbleToScale",
+            "False",
+            "FailedGetScale",
+            format_args!("the HPA controller was unable to get the target's current scale: {e}"),
+        );
         self.ctx.event("Warning", "FailedGetScale", e);
         self.ctx.step(Rule::FailedGetScale.as_str(), || {
             format!(
@@ -182,7 +186,7 @@ impl<'a> Sync<'a> {
             "AbleToScale",
             "True",
             "SucceededGetScale",
-            "the HPA controller was able to get the target's current scale",
+            format_args!("the HPA controller was able to get the target's current scale"),
         );
         let current = scale.spec_replicas;
         self.decision.current_replicas = Some(current);
@@ -240,7 +244,7 @@ impl<'a> Sync<'a> {
             "ScalingActive",
             "False",
             "ScalingDisabled",
-            "scaling is disabled since the replica count of the target is zero",
+            format_args!("scaling is disabled since the replica count of the target is zero"),
         );
         if !zero.gate && self.version.at_least(36) {
             self.ctx.remove_condition("ScaledToZero");
@@ -268,7 +272,7 @@ impl<'a> Sync<'a> {
             &mut self.ctx,
             &mut self.metrics,
         );
-        let (proposal, metric_name) = match computed {
+        let proposal = match computed {
             Ok(v) => v,
             Err((rule, err)) => {
                 self.failed_compute_metrics_replicas(current, rule, err);
@@ -277,7 +281,11 @@ impl<'a> Sync<'a> {
         };
         self.decision.proposal = Some(proposal);
         let mut reason = match proposal.max(0).cmp(&current) {
-            std::cmp::Ordering::Greater => format!("{metric_name} above target"),
+            std::cmp::Ordering::Greater => {
+                let winner = self.metrics.iter().find(|m| m.winner);
+                let name = winner.and_then(|m| m.description.as_deref());
+                format!("{} above target", name.unwrap_or_default())
+            }
             std::cmp::Ordering::Less => "All metrics below target".into(),
             std::cmp::Ordering::Equal => String::new(),
         };
@@ -348,7 +356,7 @@ impl<'a> Sync<'a> {
             "AbleToScale",
             "True",
             norm.stabilization.reason.as_str(),
-            norm.stabilization.message.clone(),
+            format_args!("{}", norm.stabilization.message),
         );
         let limited = if norm.result == norm.stabilization.stabilized {
             "False"
@@ -359,7 +367,7 @@ impl<'a> Sync<'a> {
             "ScalingLimited",
             limited,
             norm.limits.reason.as_str(),
-            norm.limits.message.clone(),
+            format_args!("{}", norm.limits.message),
         );
         describe_normalization(&mut self.ctx, &norm, current);
         norm
@@ -374,7 +382,7 @@ impl<'a> Sync<'a> {
             "AbleToScale",
             "True",
             "SucceededRescale",
-            format!("the HPA controller was able to update the target scale to {to}"),
+            format_args!("the HPA controller was able to update the target scale to {to}"),
         );
         self.ctx.event(
             "Normal",
@@ -390,14 +398,14 @@ impl<'a> Sync<'a> {
                     "ScaledToZero",
                     "True",
                     "ScaledToZero",
-                    "the HPA controller scaled the workload to zero",
+                    format_args!("the HPA controller scaled the workload to zero"),
                 );
             } else {
                 self.ctx.set_condition(
                     "ScaledToZero",
                     "False",
                     "NotScaledToZero",
-                    "the HPA controller did not scale the workload to zero",
+                    format_args!("the HPA controller did not scale the workload to zero"),
                 );
             }
         } else if self.version.at_least(36) {
@@ -476,7 +484,11 @@ fn new_decision(input: &Input, tol: Tolerances, generation: Option<i64>) -> Deci
         settings: input.settings.clone(),
         assumptions: if full { assumptions(input) } else { vec![] },
         history: HistoryOut {
-            given: input.history.clone(),
+            given: if full {
+                input.history.clone()
+            } else {
+                History::default()
+            },
             after: History::default(),
         },
         memory: None,

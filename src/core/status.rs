@@ -1,6 +1,8 @@
 //! What a sync records on the HPA: conditions, events, the narration, and the status written at
 //! the end (`setCondition`, the event recorder, `setCurrentReplicasAndMetricsInStatus`).
 
+use std::fmt::{self, Write};
+
 use jiff::Timestamp;
 use k8s_openapi::api::autoscaling::v2 as hpa_v2;
 
@@ -32,22 +34,23 @@ impl Ctx {
         }
     }
 
-    /// Mirrors `setCondition`: the transition time moves only when the status changes.
+    /// Mirrors `setCondition`: the transition time moves only when the status changes. The
+    /// strings of a condition already present are rewritten in place (no allocation per sync).
     pub(super) fn set_condition(
         &mut self,
         type_: &str,
         status: &str,
         reason: &str,
-        message: impl Into<String>,
+        message: fmt::Arguments<'_>,
     ) {
-        let message = message.into();
         if let Some(c) = self.conditions.iter_mut().find(|c| c.type_ == type_) {
             if c.status != status {
                 c.last_transition_time = Some(self.now);
+                replace(&mut c.status, status);
             }
-            c.status = status.into();
-            c.reason = reason.into();
-            c.message = message;
+            replace(&mut c.reason, reason);
+            c.message.clear();
+            let _ = c.message.write_fmt(message);
             c.observed_generation = self.generation;
             c.set_this_sync = true;
         } else {
@@ -55,7 +58,7 @@ impl Ctx {
                 type_: type_.into(),
                 status: status.into(),
                 reason: reason.into(),
-                message,
+                message: fmt::format(message),
                 last_transition_time: Some(self.now),
                 observed_generation: self.generation,
                 set_this_sync: true,
@@ -93,6 +96,14 @@ impl Ctx {
             rule: rule.into(),
             text: text().into(),
         });
+    }
+}
+
+/// `*s = new`, reusing `s`'s buffer.
+fn replace(s: &mut String, new: &str) {
+    if s != new {
+        s.clear();
+        s.push_str(new);
     }
 }
 

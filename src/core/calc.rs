@@ -280,7 +280,7 @@ fn group_pods<'a>(
         unready: vec![],
         missing: vec![],
         ignored: vec![],
-        rows: Vec::with_capacity(pods.len()),
+        rows: Vec::with_capacity(if full { pods.len() } else { 0 }),
     };
     for pod in pods {
         let sample = samples.get(pod.name.as_str());
@@ -648,19 +648,17 @@ fn pod_resource_samples<'a>(
     resource: &str,
     container: Option<&str>,
 ) -> Result<BTreeMap<&'a str, Sample>, Failure> {
-    let prefix = format!("unable to get metrics for resource {resource}");
-    let usages = input
-        .pod_metrics
-        .as_ref()
-        .map_err(|e| fail(format!("{prefix}: {e}")))?;
+    let failed = |e: &str| {
+        fail(format!(
+            "unable to get metrics for resource {resource}: {e}"
+        ))
+    };
+    let usages = input.pod_metrics.as_ref().map_err(|e| failed(e))?;
     if usages.is_empty() {
-        return Err(fail(format!(
-            "{prefix}: no metrics returned from resource metrics API"
-        )));
+        return Err(failed("no metrics returned from resource metrics API"));
     }
     let (version, ns) = (input.settings.version(), &input.hpa.namespace);
-    resource_samples(usages, resource, container, version, ns)
-        .map_err(|e| fail(format!("{prefix}: {e}")))
+    resource_samples(usages, resource, container, version, ns).map_err(|e| failed(&e))
 }
 
 /// Samples of pods the selector did not list.

@@ -138,11 +138,19 @@ pub(super) fn finish(
     metrics: Vec<MetricOutcome>,
     history: History,
 ) -> Decision {
+    let brief = !ctx.narrate;
+    let mut metrics = metrics;
     d.status.current_metrics = metrics
-        .iter()
+        .iter_mut()
         .filter(|m| m.skipped.is_none())
         .map(|m| {
-            m.status.clone().unwrap_or(hpa_v2::MetricStatus {
+            // Brief: moved rather than copied (a brief decision's metrics carry no status).
+            let status = if brief {
+                m.status.take()
+            } else {
+                m.status.clone()
+            };
+            status.unwrap_or(hpa_v2::MetricStatus {
                 type_: String::new(),
                 ..Default::default()
             })

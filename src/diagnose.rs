@@ -14,7 +14,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::core::calc::Tolerances;
-use crate::core::{Action, Calculation, Decision, Input, MetricSpec};
+use crate::core::{Action, Calculation, Decision, Input, MetricSpec, Rule};
 use crate::snapshot::{Pod, Snapshot, TargetStatus};
 
 /// How bad a finding is.
@@ -367,7 +367,7 @@ pub fn diagnose(snap: &Snapshot, input: &Input, d: &Decision, x: &Extras) -> Vec
         .unwrap_or_default();
 
     // The target.
-    if d.verdict.decided_by == "FailedGetScale" {
+    if d.verdict.decided_by == Rule::FailedGetScale {
         out.extend(target_finding(snap, input));
     }
     if d.current_replicas == Some(0) {

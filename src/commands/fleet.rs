@@ -19,7 +19,7 @@ use serde::Serialize;
 
 use crate::cli::{ExplainOptions, OutputFormat};
 use crate::cluster;
-use crate::core::{Action, Decision, TargetRef, CONTRACT_VERSION};
+use crate::core::{Action, Decision, Rule, TargetRef, CONTRACT_VERSION};
 use crate::diagnose::{self, Extras, Finding, Severity};
 use crate::snapshot::Snapshot;
 
@@ -46,7 +46,7 @@ pub struct FleetItem {
     pub min_replicas: Option<i32>,
     pub max_replicas: Option<i32>,
     pub action: Option<Action>,
-    pub decided_by: Option<String>,
+    pub decided_by: Option<Rule>,
     pub summary: Option<String>,
     /// Ids of the error and warning findings.
     pub warnings: Vec<String>,
@@ -94,7 +94,7 @@ fn item_from(
                 min_replicas: Some(d.min_replicas),
                 max_replicas: Some(d.max_replicas),
                 action: Some(d.verdict.action),
-                decided_by: Some(d.verdict.decided_by.clone()),
+                decided_by: Some(d.verdict.decided_by),
                 summary: Some(d.verdict.summary.clone()),
                 warnings: warning_ids(&findings),
                 error: None,

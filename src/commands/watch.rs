@@ -14,7 +14,7 @@ use serde_json::json;
 
 use crate::cli::{ExplainOptions, OutputFormat};
 use crate::cluster;
-use crate::core::{Calculation, Decision, HistoryMode};
+use crate::core::{Calculation, Decision, HistoryMode, Rule};
 use crate::snapshot::Snapshot;
 
 /// What counts as a change.
@@ -24,7 +24,7 @@ struct Key {
     desired: Option<i32>,
     proposal: Option<i32>,
     action: String,
-    decided_by: String,
+    decided_by: Rule,
 }
 
 fn key(d: &Decision) -> Key {
@@ -33,7 +33,7 @@ fn key(d: &Decision) -> Key {
         desired: d.desired_replicas,
         proposal: d.proposal,
         action: format!("{:?}", d.verdict.action),
-        decided_by: d.verdict.decided_by.clone(),
+        decided_by: d.verdict.decided_by,
     }
 }
 

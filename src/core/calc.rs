@@ -267,98 +267,24 @@ struct Grouping<'a> {
     rows: Vec<PodRow>,
 }
 
+/// Mirrors `groupPods`: ready, unready, missing (no sample) and ignored pods, with why.
 fn group_pods<'a>(
     pods: &'a [PodInfo],
     samples: &BTreeMap<&'a str, Sample>,
     cpu_rules: bool,
     input: &Input,
 ) -> Grouping<'a> {
-    let s = &input.settings;
-    let now = input.now;
     let full = input.detail == Detail::Full;
-    // Succeeded pods are ignored like Failed ones from 1.38 (kubernetes#141302); 1.37 and
-    // older treat them like any other pod.
-    let terminal_succeeded = s.version().at_least(38);
     let mut g = Grouping {
         ready: 0,
         unready: vec![],
         missing: vec![],
         ignored: vec![],
-        rows: Vec::with_capacity(pods.len()),
+        rows: Vec::with_capacity(if full { pods.len() } else { 0 }),
     };
     for pod in pods {
         let sample = samples.get(pod.name.as_str());
-        let (group, why) = if pod.deleting {
-            (
-                PodGroup::Ignored,
-                Cow::Borrowed("being deleted (deletionTimestamp set)"),
-            )
-        } else if pod.phase == "Failed" || (terminal_succeeded && pod.phase == "Succeeded") {
-            (
-                PodGroup::Ignored,
-                Cow::<str>::Owned(format!("phase {}", pod.phase)),
-            )
-        } else if pod.phase == "Pending" {
-            (PodGroup::Unready, Cow::Borrowed("phase Pending"))
-        } else if let Some(sample) = sample {
-            if cpu_rules {
-                match (&pod.ready, pod.start_time) {
-                    (None, _) => (PodGroup::Unready, Cow::Borrowed("no Ready condition")),
-                    (_, None) => (PodGroup::Unready, Cow::Borrowed("no status.startTime")),
-                    (Some(ready), Some(start)) => {
-                        let init_end = add(start, s.cpu_initialization_period);
-                        if init_end > now {
-                            if ready.status == "False" {
-                                (
-                                    PodGroup::Unready,
-                                    Cow::Borrowed("within cpu-initialization-period and not Ready"),
-                                )
-                            } else if sample.timestamp
-                                < add(ready.last_transition_time, sample.window)
-                            {
-                                (
-                                    PodGroup::Unready,
-                                    Cow::<str>::Owned(format!(
-                                        "within cpu-initialization-period and the sample ({}) was taken less than one window ({}) after the Ready transition ({})",
-                                        sample.timestamp,
-                                        fmt_dur(sample.window),
-                                        ready.last_transition_time
-                                    )),
-                                )
-                            } else {
-                                (
-                                    PodGroup::Ready,
-                                    Cow::Borrowed("within cpu-initialization-period, Ready and the sample is a full window after the transition"),
-                                )
-                            }
-                        } else if ready.status == "False"
-                            && add(start, s.initial_readiness_delay) > ready.last_transition_time
-                        {
-                            (
-                                PodGroup::Unready,
-                                Cow::Borrowed("not Ready and has never been Ready (last transition within initial-readiness-delay of start)"),
-                            )
-                        } else {
-                            (
-                                PodGroup::Ready,
-                                if ready.status == "True" {
-                                    Cow::Borrowed("Ready")
-                                } else {
-                                    Cow::<str>::Owned(format!(
-                                        "Ready={} but was ready before: its sample counts",
-                                        ready.status
-                                    ))
-                                },
-                            )
-                        }
-                    }
-                }
-            } else {
-                (PodGroup::Ready, Cow::Borrowed("has a sample"))
-            }
-        } else {
-            (PodGroup::Missing, Cow::Borrowed("no metric sample"))
-        };
+        let (group, why) = classify(pod, sample, cpu_rules, input);
         let name = pod.name.as_str();
         match group {
             PodGroup::Ready => g.ready += 1,
@@ -383,6 +309,92 @@ fn group_pods<'a>(
         }
     }
     g
+}
+
+/// One pod's group in `groupPods`, and why.
+fn classify(
+    pod: &PodInfo,
+    sample: Option<&Sample>,
+    cpu_rules: bool,
+    input: &Input,
+) -> (PodGroup, Cow<'static, str>) {
+    // Succeeded pods are ignored like Failed ones from 1.38 (kubernetes#141302); 1.37 and
+    // older treat them like any other pod.
+    let terminal_succeeded = input.settings.version().at_least(38);
+    if pod.deleting {
+        (
+            PodGroup::Ignored,
+            Cow::Borrowed("being deleted (deletionTimestamp set)"),
+        )
+    } else if pod.phase == "Failed" || (terminal_succeeded && pod.phase == "Succeeded") {
+        (
+            PodGroup::Ignored,
+            Cow::Owned(format!("phase {}", pod.phase)),
+        )
+    } else if pod.phase == "Pending" {
+        (PodGroup::Unready, Cow::Borrowed("phase Pending"))
+    } else if let Some(sample) = sample {
+        if cpu_rules {
+            cpu_readiness(pod, sample, input)
+        } else {
+            (PodGroup::Ready, Cow::Borrowed("has a sample"))
+        }
+    } else {
+        (PodGroup::Missing, Cow::Borrowed("no metric sample"))
+    }
+}
+
+/// The cpu readiness rules of `groupPods`: during the cpu initialization period a pod counts
+/// only when Ready and its sample is a full window after the transition; after it, a pod that
+/// has never been Ready is unready.
+fn cpu_readiness(pod: &PodInfo, sample: &Sample, input: &Input) -> (PodGroup, Cow<'static, str>) {
+    let s = &input.settings;
+    let (ready, start) = match (&pod.ready, pod.start_time) {
+        (None, _) => return (PodGroup::Unready, Cow::Borrowed("no Ready condition")),
+        (_, None) => return (PodGroup::Unready, Cow::Borrowed("no status.startTime")),
+        (Some(ready), Some(start)) => (ready, start),
+    };
+    let init_end = add(start, s.cpu_initialization_period);
+    if init_end > input.now {
+        if ready.status == "False" {
+            (
+                PodGroup::Unready,
+                Cow::Borrowed("within cpu-initialization-period and not Ready"),
+            )
+        } else if sample.timestamp < add(ready.last_transition_time, sample.window) {
+            (
+                PodGroup::Unready,
+                Cow::Owned(format!(
+                    "within cpu-initialization-period and the sample ({}) was taken less than one window ({}) after the Ready transition ({})",
+                    sample.timestamp,
+                    fmt_dur(sample.window),
+                    ready.last_transition_time
+                )),
+            )
+        } else {
+            (
+                PodGroup::Ready,
+                Cow::Borrowed("within cpu-initialization-period, Ready and the sample is a full window after the transition"),
+            )
+        }
+    } else if ready.status == "False"
+        && add(start, s.initial_readiness_delay) > ready.last_transition_time
+    {
+        (
+            PodGroup::Unready,
+            Cow::Borrowed("not Ready and has never been Ready (last transition within initial-readiness-delay of start)"),
+        )
+    } else if ready.status == "True" {
+        (PodGroup::Ready, Cow::Borrowed("Ready"))
+    } else {
+        (
+            PodGroup::Ready,
+            Cow::Owned(format!(
+                "Ready={} but was ready before: its sample counts",
+                ready.status
+            )),
+        )
+    }
 }
 
 fn fmt_dur(d: SignedDuration) -> String {
@@ -555,7 +567,7 @@ pub enum PodMetricKind<'a> {
 }
 
 /// Resource, ContainerResource and Pods metrics: `GetResourceReplicas`, `GetRawResourceReplicas`
-/// and `GetMetricReplicas`.
+/// and `GetMetricReplicas` (through `calcPlainMetricReplicas`).
 pub fn pod_average(
     input: &Input,
     kind: PodMetricKind,
@@ -563,9 +575,6 @@ pub fn pod_average(
     current: i32,
     tol: &Tolerances,
 ) -> CalcResult {
-    let version = input.settings.version();
-    let ns = &input.hpa.namespace;
-    // 1. Samples.
     let (resource, container, is_util, target) = match kind {
         PodMetricKind::Utilization {
             resource,
@@ -581,102 +590,205 @@ pub fn pod_average(
     };
     let mut samples = match kind {
         PodMetricKind::Pods { metric, .. } => pods_metric_samples(metric, data)?,
-        _ => {
-            let prefix = format!("unable to get metrics for resource {resource}");
-            let usages = input
-                .pod_metrics
-                .as_ref()
-                .map_err(|e| fail(format!("{prefix}: {e}")))?;
-            if usages.is_empty() {
-                return Err(fail(format!(
-                    "{prefix}: no metrics returned from resource metrics API"
-                )));
-            }
-            resource_samples(usages, resource, container, version, ns)
-                .map_err(|e| fail(format!("{prefix}: {e}")))?
-        }
+        _ => pod_resource_samples(input, resource, container)?,
     };
-    // 2. Pods.
     if input.pods.is_empty() {
         return Err(fail(
             "no pods returned by selector while calculating replica count",
         ));
     }
     let full = input.detail == Detail::Full;
-    let foreign_samples = if full {
-        let listed: std::collections::HashSet<&str> =
-            input.pods.iter().map(|p| p.name.as_str()).collect();
-        samples.keys().filter(|k| !listed.contains(**k)).count()
-    } else {
-        0
+    let frame = Frame {
+        mode: if is_util {
+            "Utilization"
+        } else {
+            "AverageValue"
+        },
+        is_util,
+        target,
+        tol,
+        current,
+        foreign_samples: if full {
+            foreign_samples(input, &samples)
+        } else {
+            0
+        },
+        full,
     };
-    // 3. Grouping (the cpu readiness rules apply to the cpu resource only).
+    // `groupPods` (the cpu readiness rules apply to the cpu resource only), then
+    // `removeMetricsForPods` for the ignored and unready pods.
     let mut g = group_pods(&input.pods, &samples, resource == "cpu", input);
     for name in g.ignored.iter().chain(g.unready.iter()) {
         samples.remove(name);
     }
-    let mode = if is_util {
-        "Utilization"
-    } else {
-        "AverageValue"
-    }
-    .to_string();
-    let partial = |g: &Grouping, rule: &str| Calculation::PodAverage {
-        mode: mode.clone(),
-        current: 0,
-        raw_average_milli: None,
-        target,
-        ratio: f64::NAN,
-        tolerance_band: tol.band(),
-        current_replicas: current,
-        ready_pods: g.ready,
-        unready_pods: g.unready.len(),
-        missing_pods: g.missing.len(),
-        ignored_pods: g.ignored.len(),
-        foreign_samples,
-        rebalance: None,
-        within_tolerance: false,
-        rule: rule.to_string(),
-        pods: g.rows.clone(),
-    };
     if samples.is_empty() {
-        return Err(Failure {
-            error: "did not receive metrics for targeted pods (pods might be unready)".into(),
-            partial: Some(Box::new(partial(&g, "no counted samples"))),
-        });
+        let e = "did not receive metrics for targeted pods (pods might be unready)";
+        return Err(frame.failure(&g, e.into(), "no counted samples"));
     }
-    // 4. Requests (utilization only) and the first ratio.
     let requests = if is_util {
-        match pod_requests(&input.pods, resource, container, input) {
-            Ok(r) => Some(r),
-            Err(e) => {
-                return Err(Failure {
-                    error: e,
-                    partial: Some(Box::new(partial(&g, "a pod lacks the request"))),
-                })
-            }
-        }
+        let r = pod_requests(&input.pods, resource, container, input)
+            .map_err(|e| frame.failure(&g, e, "a pod lacks the request"))?;
+        Some(r)
     } else {
         None
     };
-    let (ratio, current_value, raw) = match &requests {
-        Some(req) => match utilization_ratio(&samples, req, target as i32) {
-            Ok((r, u, raw)) => (r, u as i64, Some(raw)),
-            Err(e) => {
-                return Err(Failure {
-                    error: e,
-                    partial: Some(Box::new(partial(&g, "no sample matches a listed pod"))),
-                })
-            }
-        },
-        None => {
-            let (r, avg) = usage_ratio(&samples, target);
-            (r, avg, None)
-        }
+    let first = first_ratio(&samples, requests.as_ref(), target)
+        .map_err(|e| frame.failure(&g, e, "no sample matches a listed pod"))?;
+    annotate_rows(&mut g.rows, &samples, requests.as_ref());
+    let scale_up_with_unready = !g.unready.is_empty() && first.ratio > 1.0;
+    if !scale_up_with_unready && g.missing.is_empty() {
+        return Ok(plain_proposal(&frame, g, first));
+    }
+    rebalance(input, &frame, &g, samples, requests.as_ref(), first)
+}
+
+/// `GetRawMetric`'s resource counterpart: the PodMetrics' samples of one resource.
+fn pod_resource_samples<'a>(
+    input: &'a Input,
+    resource: &str,
+    container: Option<&str>,
+) -> Result<BTreeMap<&'a str, Sample>, Failure> {
+    let failed = |e: &str| {
+        fail(format!(
+            "unable to get metrics for resource {resource}: {e}"
+        ))
     };
-    for row in &mut g.rows {
+    let usages = input.pod_metrics.as_ref().map_err(|e| failed(e))?;
+    if usages.is_empty() {
+        return Err(failed("no metrics returned from resource metrics API"));
+    }
+    let (version, ns) = (input.settings.version(), &input.hpa.namespace);
+    resource_samples(usages, resource, container, version, ns).map_err(|e| failed(&e))
+}
+
+/// Samples of pods the selector did not list.
+fn foreign_samples(input: &Input, samples: &BTreeMap<&str, Sample>) -> usize {
+    let listed: std::collections::HashSet<&str> =
+        input.pods.iter().map(|p| p.name.as_str()).collect();
+    samples.keys().filter(|k| !listed.contains(**k)).count()
+}
+
+/// What every pod-average [`Calculation`] of one metric shares.
+struct Frame<'t> {
+    mode: &'static str,
+    is_util: bool,
+    target: i64,
+    tol: &'t Tolerances,
+    current: i32,
+    foreign_samples: usize,
+    full: bool,
+}
+
+/// The first ratio, from the counted samples.
+#[derive(Clone, Copy)]
+struct FirstRatio {
+    ratio: f64,
+    /// Utilization % (utilization metrics) or average (plain metrics).
+    value: i64,
+    /// The raw average (utilization metrics).
+    raw: Option<i64>,
+}
+
+/// How a pod average ended.
+struct Outcome {
+    replicas: i32,
+    rule: String,
+    rebalance: Option<Rebalance>,
+    within_tolerance: bool,
+}
+
+impl Frame<'_> {
+    fn calculation(
+        &self,
+        g: &Grouping,
+        first: Option<FirstRatio>,
+        rows: Vec<PodRow>,
+        o: Outcome,
+    ) -> Calculation {
+        Calculation::PodAverage {
+            mode: self.mode.to_string(),
+            current: first.map_or(0, |f| f.value),
+            raw_average_milli: first.and_then(|f| f.raw),
+            target: self.target,
+            ratio: first.map_or(f64::NAN, |f| f.ratio),
+            tolerance_band: self.tol.band(),
+            current_replicas: self.current,
+            ready_pods: g.ready,
+            unready_pods: g.unready.len(),
+            missing_pods: g.missing.len(),
+            ignored_pods: g.ignored.len(),
+            foreign_samples: self.foreign_samples,
+            rebalance: o.rebalance,
+            within_tolerance: o.within_tolerance,
+            rule: o.rule,
+            pods: rows,
+        }
+    }
+
+    /// A failure with what was computed so far.
+    fn failure(&self, g: &Grouping, error: String, rule: &str) -> Failure {
+        let o = Outcome {
+            replicas: 0,
+            rule: rule.to_string(),
+            rebalance: None,
+            within_tolerance: false,
+        };
+        Failure {
+            error,
+            partial: Some(Box::new(self.calculation(g, None, g.rows.clone(), o))),
+        }
+    }
+
+    fn proposal(&self, g: &Grouping, first: FirstRatio, rows: Vec<PodRow>, o: Outcome) -> Proposal {
+        let replicas = o.replicas;
+        Proposal {
+            replicas,
+            calc: self.calculation(g, Some(first), rows, o),
+            current_value: if self.is_util {
+                first.raw.unwrap_or(0)
+            } else {
+                first.value
+            },
+            current_utilization: self.is_util.then_some(first.value as i32),
+        }
+    }
+}
+
+/// `GetResourceUtilizationRatio` or `GetMetricUsageRatio` over the counted samples.
+fn first_ratio(
+    samples: &BTreeMap<&str, Sample>,
+    requests: Option<&BTreeMap<&str, i64>>,
+    target: i64,
+) -> Result<FirstRatio, String> {
+    Ok(match requests {
+        Some(req) => {
+            let (ratio, util, raw) = utilization_ratio(samples, req, target as i32)?;
+            FirstRatio {
+                ratio,
+                value: util as i64,
+                raw: Some(raw),
+            }
+        }
+        None => {
+            let (ratio, avg) = usage_ratio(samples, target);
+            FirstRatio {
+                ratio,
+                value: avg,
+                raw: None,
+            }
+        }
+    })
+}
+
+/// Marks the counted pods and fills in requests and utilization.
+fn annotate_rows(
+    rows: &mut [PodRow],
+    samples: &BTreeMap<&str, Sample>,
+    requests: Option<&BTreeMap<&str, i64>>,
+) {
+    for row in rows {
         row.counted = samples.contains_key(row.pod.as_str());
-        if let Some(req) = &requests {
+        if let Some(req) = requests {
             row.request_milli = req.get(row.pod.as_str()).copied();
             if let (Some(u), Some(r)) = (row.usage_milli, row.request_milli) {
                 if r > 0 {
@@ -685,139 +797,117 @@ pub fn pod_average(
             }
         }
     }
-    let scale_up_with_unready = !g.unready.is_empty() && ratio > 1.0;
-    let finish = |replicas: i32,
-                  rule: String,
-                  rebalance: Option<Rebalance>,
-                  rows: Vec<PodRow>,
-                  within_tolerance: bool| Proposal {
-        replicas,
-        calc: Calculation::PodAverage {
-            mode: mode.clone(),
-            current: current_value,
-            raw_average_milli: raw,
-            target,
-            ratio,
-            tolerance_band: tol.band(),
-            current_replicas: current,
-            ready_pods: g.ready,
-            unready_pods: g.unready.len(),
-            missing_pods: g.missing.len(),
-            ignored_pods: g.ignored.len(),
-            foreign_samples,
-            rebalance,
-            within_tolerance,
-            rule,
-            pods: rows,
-        },
-        current_value: if is_util {
-            raw.unwrap_or(0)
-        } else {
-            current_value
-        },
-        current_utilization: if is_util {
-            Some(current_value as i32)
-        } else {
-            None
-        },
-    };
-    if !scale_up_with_unready && g.missing.is_empty() {
-        if tol.is_within(ratio) {
-            return Ok(finish(
-                current,
-                rule!(
-                    full,
-                    "ratio {ratio:.4} is within the tolerance band: keep {current}"
-                ),
-                None,
-                g.rows,
-                true,
-            ));
+}
+
+/// No unready pod on a scale-up and no missing pod: the current count inside the tolerance
+/// band, else `ceil(ratio × ready pods)`.
+fn plain_proposal(frame: &Frame, mut g: Grouping, first: FirstRatio) -> Proposal {
+    let (current, ratio, full) = (frame.current, first.ratio, frame.full);
+    let rows = std::mem::take(&mut g.rows);
+    let o = if frame.tol.is_within(ratio) {
+        Outcome {
+            replicas: current,
+            rule: rule!(
+                full,
+                "ratio {ratio:.4} is within the tolerance band: keep {current}"
+            ),
+            rebalance: None,
+            within_tolerance: true,
         }
-        let n = proposal_from_ratio(current, ratio, g.ready as f64, tol);
-        return Ok(finish(
-            n,
-            rule!(
+    } else {
+        let n = proposal_from_ratio(current, ratio, g.ready as f64, frame.tol);
+        Outcome {
+            replicas: n,
+            rule: rule!(
                 full,
                 "ceil(ratio {ratio:.4} × {} ready pods) = {n}",
                 g.ready
             ),
-            None,
-            g.rows,
-            false,
-        ));
-    }
-    // 5. Fill in missing and unready pods.
-    let mut rows = g.rows.clone();
-    let mut missing_fill = None;
-    if !g.missing.is_empty() {
-        let fill_for = |pod: &str| -> Option<i64> {
-            if ratio < 1.0 {
-                Some(match &requests {
-                    Some(req) => {
-                        let r = req.get(pod).copied().unwrap_or(0);
-                        if version.at_least(26) {
-                            ((r as i128) * (target.max(100) as i128) / 100) as i64
-                        } else {
-                            r
-                        }
-                    }
-                    None => target,
-                })
-            } else if ratio > 1.0 || (!is_util && !version.at_least(28)) {
-                Some(0)
-            } else {
-                None
-            }
-        };
-        for name in &g.missing {
-            if let Some(v) = fill_for(name) {
-                samples.insert(
-                    *name,
-                    Sample {
-                        value: v,
-                        timestamp: input.now,
-                        window: SignedDuration::ZERO,
-                    },
-                );
-                missing_fill = Some(v);
-                if let Some(row) = rows.iter_mut().find(|r| &r.pod == name) {
-                    row.assumed_milli = Some(v);
+            rebalance: None,
+            within_tolerance: false,
+        }
+    };
+    frame.proposal(&g, first, rows, o)
+}
+
+/// The value assumed for a missing pod: on a scale-down its request × max(100 %, target)
+/// (the request itself before 1.26) or the target; 0 on a scale-up; none at ratio 1 (from
+/// 1.28 for plain metrics, which filled 0 before).
+fn missing_fill(
+    frame: &Frame,
+    ratio: f64,
+    requests: Option<&BTreeMap<&str, i64>>,
+    pod: &str,
+    version: KubeVersion,
+) -> Option<i64> {
+    let target = frame.target;
+    if ratio < 1.0 {
+        Some(match requests {
+            Some(req) => {
+                let r = req.get(pod).copied().unwrap_or(0);
+                if version.at_least(26) {
+                    ((r as i128) * (target.max(100) as i128) / 100) as i64
+                } else {
+                    r
                 }
+            }
+            None => target,
+        })
+    } else if ratio > 1.0 || (!frame.is_util && !version.at_least(28)) {
+        Some(0)
+    } else {
+        None
+    }
+}
+
+/// Missing pods, and unready pods on a scale-up, get assumed values; the ratio is recomputed
+/// and the proposal kept at the current count when it is within tolerance or the direction
+/// changes.
+fn rebalance<'a>(
+    input: &Input,
+    frame: &Frame,
+    g: &Grouping<'a>,
+    mut samples: BTreeMap<&'a str, Sample>,
+    requests: Option<&BTreeMap<&str, i64>>,
+    first: FirstRatio,
+) -> CalcResult {
+    let version = input.settings.version();
+    let ratio = first.ratio;
+    let scale_up_with_unready = !g.unready.is_empty() && ratio > 1.0;
+    let assumed = |value: i64| Sample {
+        value,
+        timestamp: input.now,
+        window: SignedDuration::ZERO,
+    };
+    let mut rows = g.rows.clone();
+    let mut missing_fill_milli = None;
+    for name in &g.missing {
+        if let Some(v) = missing_fill(frame, ratio, requests, name, version) {
+            samples.insert(*name, assumed(v));
+            missing_fill_milli = Some(v);
+            if let Some(row) = rows.iter_mut().find(|r| &r.pod == name) {
+                row.assumed_milli = Some(v);
             }
         }
     }
     let mut unready_fill = None;
     if scale_up_with_unready {
         for name in &g.unready {
-            samples.insert(
-                *name,
-                Sample {
-                    value: 0,
-                    timestamp: input.now,
-                    window: SignedDuration::ZERO,
-                },
-            );
+            samples.insert(*name, assumed(0));
             if let Some(row) = rows.iter_mut().find(|r| &r.pod == name) {
                 row.assumed_milli = Some(0);
             }
         }
         unready_fill = Some(0);
     }
-    let (new_ratio, new_value) = match &requests {
-        Some(req) => match utilization_ratio(&samples, req, target as i32) {
-            Ok((r, u, _)) => (r, u as i64),
-            Err(e) => {
-                return Err(Failure {
-                    error: e,
-                    partial: Some(Box::new(partial(&g, "re-computation failed"))),
-                })
-            }
-        },
-        None => usage_ratio(&samples, target),
+    let (new_ratio, new_value) = match requests {
+        Some(req) => utilization_ratio(&samples, req, frame.target as i32)
+            .map(|(r, u, _)| (r, u as i64))
+            .map_err(|e| frame.failure(g, e, "re-computation failed"))?,
+        None => usage_ratio(&samples, frame.target),
     };
     let rebalance = Rebalance {
-        missing_fill_milli: missing_fill,
+        missing_fill_milli,
         missing_pods: g.missing.len(),
         unready_fill_milli: unready_fill,
         unready_pods: if scale_up_with_unready {
@@ -829,46 +919,43 @@ pub fn pod_average(
         new_value,
         entries: samples.len(),
     };
-    if tol.is_within(new_ratio) {
-        return Ok(finish(
-            current,
-            rule!(full,
-                "after assuming values for missing/unready pods the ratio {new_ratio:.4} is within tolerance: keep {current}"
-            ),
-            Some(rebalance),
-            rows, true));
+    let o = rebalanced_outcome(frame, ratio, rebalance);
+    Ok(frame.proposal(g, first, rows, o))
+}
+
+/// The proposal after the rebalance: keep the current count within tolerance or when the
+/// direction would change, else `ceil(new ratio × entries)`.
+fn rebalanced_outcome(frame: &Frame, ratio: f64, rebalance: Rebalance) -> Outcome {
+    let (current, full) = (frame.current, frame.full);
+    let (new_ratio, entries) = (rebalance.new_ratio, rebalance.entries);
+    let keep = |rule: String, within_tolerance: bool, rebalance: Rebalance| Outcome {
+        replicas: current,
+        rule,
+        rebalance: Some(rebalance),
+        within_tolerance,
+    };
+    if frame.tol.is_within(new_ratio) {
+        let rule = rule!(full, "after assuming values for missing/unready pods the ratio {new_ratio:.4} is within tolerance: keep {current}");
+        return keep(rule, true, rebalance);
     }
     if (ratio < 1.0 && new_ratio > 1.0) || (ratio > 1.0 && new_ratio < 1.0) {
-        return Ok(finish(
-            current,
-            rule!(full,
-                "assuming values for missing/unready pods reverses the direction (ratio {ratio:.4} → {new_ratio:.4}): keep {current}"
-            ),
-            Some(rebalance),
-            rows, false));
+        let rule = rule!(full, "assuming values for missing/unready pods reverses the direction (ratio {ratio:.4} → {new_ratio:.4}): keep {current}");
+        return keep(rule, false, rebalance);
     }
-    let n = ceil_i32(new_ratio * samples.len() as f64);
+    let n = ceil_i32(new_ratio * entries as f64);
     if (new_ratio < 1.0 && n > current) || (new_ratio > 1.0 && n < current) {
-        return Ok(finish(
-            current,
-            rule!(full,
-                "ceil({new_ratio:.4} × {}) = {n} would move against the direction of the ratio: keep {current}",
-                samples.len()
-            ),
-            Some(rebalance),
-            rows, false));
+        let rule = rule!(full, "ceil({new_ratio:.4} × {entries}) = {n} would move against the direction of the ratio: keep {current}");
+        return keep(rule, false, rebalance);
     }
-    Ok(finish(
-        n,
-        rule!(
+    Outcome {
+        replicas: n,
+        rule: rule!(
             full,
-            "ceil(new ratio {new_ratio:.4} × {} pods incl. assumed) = {n}",
-            samples.len()
+            "ceil(new ratio {new_ratio:.4} × {entries} pods incl. assumed) = {n}"
         ),
-        Some(rebalance),
-        rows,
-        false,
-    ))
+        rebalance: Some(rebalance),
+        within_tolerance: false,
+    }
 }
 
 /// `GetRawMetric`: the custom metrics API's per-pod values.

@@ -35,8 +35,10 @@ pub struct Input {
 }
 
 /// How much of the explanation the core builds. `Brief` (used by `simulate`, which runs the
-/// algorithm hundreds of thousands of times) skips per-pod rows, rule texts, steps and
-/// assumptions; every number and decision is computed the same way.
+/// algorithm hundreds of thousands of times) skips per-pod rows, rule texts, steps,
+/// assumptions, the verdict's summary and the copy of the given history (`history.given`), and
+/// its metrics' `status` is moved to `status.currentMetrics` instead of copied; every number
+/// and decision is computed the same way.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Detail {
     #[default]

@@ -1,6 +1,7 @@
 //! Stabilization, rate limits and bounds: the controller's `normalizeDesiredReplicas` (no
 //! `behavior`) and `normalizeDesiredReplicasWithBehaviors`, plus the history bookkeeping.
 
+use super::rule::Rule;
 use jiff::{SignedDuration, Timestamp};
 use serde::Serialize;
 
@@ -24,8 +25,8 @@ pub struct Stabilization {
     pub down_recommendation: i32,
     pub stabilized: i32,
     /// `ScaleUpStabilized`, `ScaleDownStabilized` or `ReadyForNewScale`.
-    pub reason: String,
-    pub message: String,
+    pub reason: Rule,
+    pub message: &'static str,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -67,8 +68,8 @@ pub struct Limits {
     pub max_replicas: i32,
     /// The bound that applies in this direction.
     pub allowed: Option<i32>,
-    pub reason: String,
-    pub message: String,
+    pub reason: Rule,
+    pub message: &'static str,
 }
 
 /// The whole normalization.
@@ -83,34 +84,34 @@ pub struct Normalization {
     pub result: i32,
 }
 
-const READY_REASON: &str = "ReadyForNewScale";
+const READY_REASON: Rule = Rule::ReadyForNewScale;
 const READY_MESSAGE: &str = "recommended size matches current size";
-const DOWN_STABILIZED: (&str, &str) = (
-    "ScaleDownStabilized",
+const DOWN_STABILIZED: (Rule, &str) = (
+    Rule::ScaleDownStabilized,
     "recent recommendations were higher than current one, applying the highest recent recommendation",
 );
-const UP_STABILIZED: (&str, &str) = (
-    "ScaleUpStabilized",
+const UP_STABILIZED: (Rule, &str) = (
+    Rule::ScaleUpStabilized,
     "recent recommendations were lower than current one, applying the lowest recent recommendation",
 );
-const WITHIN: (&str, &str) = (
-    "DesiredWithinRange",
+const WITHIN: (Rule, &str) = (
+    Rule::DesiredWithinRange,
     "the desired count is within the acceptable range",
 );
-const TOO_MANY: (&str, &str) = (
-    "TooManyReplicas",
+const TOO_MANY: (Rule, &str) = (
+    Rule::TooManyReplicas,
     "the desired replica count is more than the maximum replica count",
 );
-const TOO_FEW: (&str, &str) = (
-    "TooFewReplicas",
+const TOO_FEW: (Rule, &str) = (
+    Rule::TooFewReplicas,
     "the desired replica count is less than the minimum replica count",
 );
-const UP_LIMIT: (&str, &str) = (
-    "ScaleUpLimit",
+const UP_LIMIT: (Rule, &str) = (
+    Rule::ScaleUpLimit,
     "the desired replica count is increasing faster than the maximum scale rate",
 );
-const DOWN_LIMIT: (&str, &str) = (
-    "ScaleDownLimit",
+const DOWN_LIMIT: (Rule, &str) = (
+    Rule::ScaleDownLimit,
     "the desired replica count is decreasing faster than the maximum scale rate",
 );
 
@@ -165,8 +166,8 @@ pub fn without_behavior(
         up_recommendation: None,
         down_recommendation: best,
         stabilized: best,
-        reason: reason.into(),
-        message: message.into(),
+        reason,
+        message,
     };
     // convertDesiredReplicasWithRules.
     let scale_up_limit = ((2.0 * current as f64).max(4.0)) as i32;
@@ -195,8 +196,8 @@ pub fn without_behavior(
             min_replicas: min,
             max_replicas: max,
             allowed,
-            reason: reason.into(),
-            message: message.into(),
+            reason,
+            message,
         },
         result,
     }
@@ -242,6 +243,36 @@ pub fn with_behavior(
     max: i32,
     own_direction_only: bool,
 ) -> Normalization {
+    let stabilization =
+        stabilize_with_behaviors(history, now, b, downscale_default, current, proposal);
+    let (limits, result) = convert_with_behavior_rate(
+        history,
+        now,
+        b,
+        current,
+        stabilization.stabilized,
+        (min, max),
+        own_direction_only,
+    );
+    Normalization {
+        mode: "behavior",
+        proposal,
+        stabilization,
+        limits,
+        result,
+    }
+}
+
+/// Mirrors `stabilizeRecommendationWithBehaviors`: the envelope of the recommendations in the
+/// scale-up and scale-down windows; records this sync's proposal.
+fn stabilize_with_behaviors(
+    history: &mut History,
+    now: Timestamp,
+    b: &Behavior,
+    downscale_default: SignedDuration,
+    current: i32,
+    proposal: i32,
+) -> Stabilization {
     let up_window = b.scale_up.stabilization_window_seconds.unwrap_or(0) as i64;
     let down_window = scale_down_window(b, downscale_default);
     let up_cutoff = sub(now, secs(up_window));
@@ -286,18 +317,29 @@ pub fn with_behavior(
     } else {
         DOWN_STABILIZED
     };
-    let stabilization = Stabilization {
+    Stabilization {
         scale_up_window_seconds: Some(up_window),
         scale_down_window_seconds: down_window,
         considered,
         up_recommendation: Some(up_rec),
         down_recommendation: down_rec,
         stabilized,
-        reason: reason.into(),
-        message: message.into(),
-    };
+        reason,
+        message,
+    }
+}
 
-    // convertDesiredReplicasWithBehaviorRate.
+/// Mirrors `convertDesiredReplicasWithBehaviorRate`: the rate policies of the direction, then
+/// minReplicas and maxReplicas. Returns the limits and the result.
+fn convert_with_behavior_rate(
+    history: &History,
+    now: Timestamp,
+    b: &Behavior,
+    current: i32,
+    stabilized: i32,
+    (min, max): (i32, i32),
+    own_direction_only: bool,
+) -> (Limits, i32) {
     let mut limits = Limits {
         direction: direction(stabilized, current),
         scale_up_limit: None,
@@ -307,8 +349,8 @@ pub fn with_behavior(
         min_replicas: min,
         max_replicas: max,
         allowed: None,
-        reason: WITHIN.0.into(),
-        message: WITHIN.1.into(),
+        reason: WITHIN.0,
+        message: WITHIN.1,
     };
     let mut result = stabilized;
     if stabilized > current {
@@ -326,8 +368,8 @@ pub fn with_behavior(
         limits.allowed = Some(allowed);
         if stabilized > allowed {
             result = allowed;
-            limits.reason = r.into();
-            limits.message = m.into();
+            limits.reason = r;
+            limits.message = m;
         }
     } else if stabilized < current {
         let (limit, evals) = rate_limit(
@@ -350,17 +392,11 @@ pub fn with_behavior(
         limits.allowed = Some(allowed);
         if stabilized < allowed {
             result = allowed;
-            limits.reason = r.into();
-            limits.message = m.into();
+            limits.reason = r;
+            limits.message = m;
         }
     }
-    Normalization {
-        mode: "behavior",
-        proposal,
-        stabilization,
-        limits,
-        result,
-    }
+    (limits, result)
 }
 
 /// `getReplicasChangePerPeriod`: events strictly newer than `now - period`.

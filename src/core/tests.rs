@@ -1,143 +1,17 @@
-//! The core on the worked numbers of the Kubernetes docs and the algorithm checklist (E1–E28),
-//! plus the differences between releases.
+//! The core on the worked numbers of the Kubernetes docs (pod, utilization, external, tolerance
+//! and behavior examples), plus the differences between releases.
 
 use std::collections::BTreeMap;
 
-use jiff::{SignedDuration, Timestamp};
+use jiff::SignedDuration;
 
 use super::normalize;
 use super::*;
 
+mod fixtures;
 mod memory;
 
-fn t(s: &str) -> Timestamp {
-    s.parse().unwrap()
-}
-
-const NOW: &str = "2026-03-01T12:00:00Z";
-
-fn now() -> Timestamp {
-    t(NOW)
-}
-
-fn ago(secs: i64) -> Timestamp {
-    now().checked_sub(SignedDuration::from_secs(secs)).unwrap()
-}
-
-fn pod(name: &str, cpu_request: i64) -> PodInfo {
-    PodInfo {
-        name: name.into(),
-        phase: "Running".into(),
-        deleting: false,
-        start_time: Some(ago(3600)),
-        ready: Some(ReadyCondition {
-            status: "True".into(),
-            last_transition_time: ago(3500),
-        }),
-        containers: vec![ContainerRequests {
-            name: "app".into(),
-            requests: BTreeMap::from([("cpu".to_string(), cpu_request)]),
-            restartable_init: false,
-        }],
-        init_containers: vec![],
-        pod_requests: None,
-        overhead: BTreeMap::new(),
-        owner: None,
-    }
-}
-
-fn unready(mut p: PodInfo) -> PodInfo {
-    p.ready = Some(ReadyCondition {
-        status: "False".into(),
-        last_transition_time: ago(10),
-    });
-    p.start_time = Some(ago(20));
-    p
-}
-
-fn usage(name: &str, cpu: i64) -> PodUsage {
-    PodUsage {
-        pod: name.into(),
-        timestamp: now(),
-        window: SignedDuration::from_secs(30),
-        containers: vec![("app".into(), BTreeMap::from([("cpu".to_string(), cpu)]))],
-    }
-}
-
-fn sample(name: &str, v: i64) -> MetricSample {
-    MetricSample {
-        name: name.into(),
-        value: v,
-        timestamp: now(),
-        window: SignedDuration::from_secs(60),
-    }
-}
-
-fn cpu(util: i32) -> MetricSpec {
-    MetricSpec::Resource {
-        resource: "cpu".into(),
-        target: Target {
-            type_: "Utilization".into(),
-            average_utilization: Some(util),
-            ..Default::default()
-        },
-    }
-}
-
-fn external(avg: Option<i64>, value: Option<i64>) -> MetricSpec {
-    MetricSpec::External {
-        metric: "queue".into(),
-        selector_text: "nil".into(),
-        target: Target {
-            type_: if avg.is_some() {
-                "AverageValue"
-            } else {
-                "Value"
-            }
-            .into(),
-            value,
-            average_value: avg,
-            average_utilization: None,
-        },
-    }
-}
-
-fn input(
-    current: i32,
-    metrics: Vec<MetricSpec>,
-    pods: Vec<PodInfo>,
-    usages: Vec<PodUsage>,
-) -> Input {
-    let n = metrics.len();
-    Input {
-        hpa: Hpa {
-            namespace: "shop".into(),
-            name: "web".into(),
-            min_replicas: 1,
-            max_replicas: 100,
-            metrics,
-            behavior: None,
-            raw_metrics: vec![],
-            status: None,
-            target_kind: "Deployment".into(),
-            target_name: "web".into(),
-            generation: None,
-        },
-        scale: Ok(Scale {
-            spec_replicas: current,
-            status_replicas: current,
-            selector: "app=web".into(),
-        }),
-        pods,
-        pod_metrics: Ok(usages),
-        metric_data: vec![MetricData::None; n],
-        other_hpas_selecting: vec![],
-        settings: Settings::default(),
-        history: History::default(),
-        now: now(),
-        detail: Detail::Full,
-    }
-}
+use fixtures::*;
 
 fn cond<'a>(d: &'a Decision, ty: &str) -> &'a Condition {
     d.conditions.iter().find(|c| c.type_ == ty).unwrap()
@@ -148,7 +22,7 @@ fn default_behavior() -> Behavior {
 }
 
 #[test]
-fn e1_e2_pods_metric() {
+fn pods_metric_average_value_scales_up_and_down() {
     let spec = MetricSpec::Pods {
         metric: "qps".into(),
         target: Target {
@@ -159,7 +33,11 @@ fn e1_e2_pods_metric() {
     };
     let pods = vec![pod("a", 1000), pod("b", 1000), pod("c", 1000)];
     for (v, want) in [(200, 6), (50, 2)] {
-        let mut i = input(3, vec![spec.clone()], pods.clone(), vec![]);
+        let mut i = InputBuilder::new(3)
+            .metrics(vec![spec.clone()])
+            .pods(pods.clone())
+            .usages(vec![])
+            .build();
         i.metric_data = vec![MetricData::Pods(Ok(vec![
             sample("a", v),
             sample("b", v),
@@ -195,13 +73,12 @@ fn e1_e2_pods_metric() {
 }
 
 #[test]
-fn e3_cpu_utilization() {
-    let i = input(
-        3,
-        vec![cpu(30)],
-        vec![pod("a", 1000), pod("b", 1000), pod("c", 1000)],
-        vec![usage("a", 300), usage("b", 500), usage("c", 700)],
-    );
+fn cpu_utilization_averages_the_ready_pods() {
+    let i = InputBuilder::new(3)
+        .metrics(vec![cpu(30)])
+        .pods(vec![pod("a", 1000), pod("b", 1000), pod("c", 1000)])
+        .usages(vec![usage("a", 300), usage("b", 500), usage("c", 700)])
+        .build();
     let d = evaluate(&i);
     assert_eq!(d.metrics[0].proposed_replicas, Some(5));
     let cur = &d.metrics[0]
@@ -218,14 +95,13 @@ fn e3_cpu_utilization() {
 }
 
 #[test]
-fn e4_e5_unready_pods_damp_scale_up() {
+fn unready_pods_damp_a_scale_up() {
     let pods = vec![pod("a", 1000), pod("b", 1000), unready(pod("c", 1000))];
-    let i = input(
-        3,
-        vec![cpu(50)],
-        pods.clone(),
-        vec![usage("a", 800), usage("b", 800), usage("c", 900)],
-    );
+    let i = InputBuilder::new(3)
+        .metrics(vec![cpu(50)])
+        .pods(pods.clone())
+        .usages(vec![usage("a", 800), usage("b", 800), usage("c", 900)])
+        .build();
     let d = evaluate(&i);
     assert_eq!(
         d.metrics[0].proposed_replicas,
@@ -233,12 +109,11 @@ fn e4_e5_unready_pods_damp_scale_up() {
         "53% → 1.06 → within tolerance"
     );
     assert_eq!(d.verdict.action, Action::Hold);
-    let i = input(
-        3,
-        vec![cpu(50)],
-        pods,
-        vec![usage("a", 900), usage("b", 900), usage("c", 900)],
-    );
+    let i = InputBuilder::new(3)
+        .metrics(vec![cpu(50)])
+        .pods(pods)
+        .usages(vec![usage("a", 900), usage("b", 900), usage("c", 900)])
+        .build();
     let d = evaluate(&i);
     assert_eq!(
         d.metrics[0].proposed_replicas,
@@ -248,7 +123,7 @@ fn e4_e5_unready_pods_damp_scale_up() {
 }
 
 #[test]
-fn e6_e7_missing_pods_on_scale_down() {
+fn missing_pods_damp_a_scale_down() {
     let pods = vec![
         pod("a", 1000),
         pod("b", 1000),
@@ -256,7 +131,13 @@ fn e6_e7_missing_pods_on_scale_down() {
         pod("d", 1000),
     ];
     let usages = vec![usage("a", 100), usage("b", 100), usage("c", 100)];
-    let d = evaluate(&input(4, vec![cpu(50)], pods.clone(), usages.clone()));
+    let d = evaluate(
+        &InputBuilder::new(4)
+            .metrics(vec![cpu(50)])
+            .pods(pods.clone())
+            .usages(usages.clone())
+            .build(),
+    );
     assert_eq!(d.metrics[0].proposed_replicas, Some(3));
     let cur = &d.metrics[0]
         .status
@@ -272,27 +153,36 @@ fn e6_e7_missing_pods_on_scale_down() {
         "status reports ready pods only"
     );
     assert_eq!(cur.average_value.as_ref().unwrap().0, "100m");
-    let d = evaluate(&input(4, vec![cpu(200)], pods.clone(), usages.clone()));
+    let d = evaluate(
+        &InputBuilder::new(4)
+            .metrics(vec![cpu(200)])
+            .pods(pods.clone())
+            .usages(usages.clone())
+            .build(),
+    );
     assert_eq!(
         d.metrics[0].proposed_replicas,
         Some(2),
         "missing pod at 200% of request"
     );
     // Before 1.26 a missing pod counted at 100% of its request whatever the target.
-    let mut i = input(4, vec![cpu(200)], pods, usages);
+    let mut i = InputBuilder::new(4)
+        .metrics(vec![cpu(200)])
+        .pods(pods)
+        .usages(usages)
+        .build();
     i.settings = Settings::for_version("1.25".parse().unwrap());
     let d = evaluate(&i);
     assert_eq!(d.metrics[0].proposed_replicas, Some(1));
 }
 
 #[test]
-fn e8_external_average_value() {
-    let mut i = input(
-        4,
-        vec![external(Some(10_000), None)],
-        vec![pod("a", 1000)],
-        vec![],
-    );
+fn external_metric_average_value_target() {
+    let mut i = InputBuilder::new(4)
+        .metrics(vec![external(Some(10_000), None)])
+        .pods(vec![pod("a", 1000)])
+        .usages(vec![])
+        .build();
     i.metric_data = vec![MetricData::External(Ok(vec![sample("queue", 95_000)]))];
     let d = evaluate(&i);
     assert_eq!(d.metrics[0].proposed_replicas, Some(10));
@@ -311,13 +201,12 @@ fn e8_external_average_value() {
 }
 
 #[test]
-fn e9_external_value() {
-    let mut i = input(
-        3,
-        vec![external(None, Some(3000))],
-        vec![pod("a", 1), pod("b", 1), pod("c", 1)],
-        vec![],
-    );
+fn external_metric_value_target() {
+    let mut i = InputBuilder::new(3)
+        .metrics(vec![external(None, Some(3000))])
+        .pods(vec![pod("a", 1), pod("b", 1), pod("c", 1)])
+        .usages(vec![])
+        .build();
     i.metric_data = vec![MetricData::External(Ok(vec![
         sample("queue", 5000),
         sample("queue", 3600),
@@ -335,7 +224,7 @@ fn e9_external_value() {
 }
 
 #[test]
-fn e10_e11_e12_no_behavior_normalization() {
+fn normalization_without_behavior() {
     let mut h = History::default();
     let n = normalize::without_behavior(&mut h, now(), SignedDuration::from_mins(5), 4, 10, 1, 100);
     assert_eq!((n.result, n.limits.reason.as_str()), (8, "ScaleUpLimit"));
@@ -364,7 +253,7 @@ fn e10_e11_e12_no_behavior_normalization() {
     };
     let n = normalize::without_behavior(&mut h, now(), SignedDuration::from_mins(5), 5, 3, 1, 10);
     assert_eq!(n.result, 5);
-    assert_eq!(n.stabilization.reason, "ScaleDownStabilized");
+    assert_eq!(n.stabilization.reason, Rule::ScaleDownStabilized);
     assert_eq!(
         h.recommendations.len(),
         3,
@@ -393,7 +282,7 @@ fn scale_down_rules(policies: Vec<Policy>, select: SelectPolicy) -> Behavior {
     b
 }
 
-fn e13_policies() -> Vec<Policy> {
+fn four_pods_or_ten_percent_per_minute() -> Vec<Policy> {
     vec![
         Policy {
             kind: PolicyKind::Pods,
@@ -423,8 +312,8 @@ fn with_behavior(b: &Behavior, h: &mut History, current: i32, p: i32) -> Normali
 }
 
 #[test]
-fn e13_to_e17_scale_down_policies() {
-    let b = scale_down_rules(e13_policies(), SelectPolicy::Max);
+fn scale_down_policies_and_select_policy() {
+    let b = scale_down_rules(four_pods_or_ten_percent_per_minute(), SelectPolicy::Max);
     let n = with_behavior(&b, &mut History::default(), 80, 10);
     assert_eq!((n.result, n.limits.reason.as_str()), (72, "ScaleDownLimit"));
     let mut h = History {
@@ -437,7 +326,7 @@ fn e13_to_e17_scale_down_policies() {
     assert_eq!(
         with_behavior(&b, &mut h, 72, 10).result,
         72,
-        "E14: start 80 → limit 72"
+        "80 at the period start, 8 removed since: limit 72"
     );
     let mut h = History {
         scale_down_events: vec![ScaleEvent {
@@ -446,7 +335,11 @@ fn e13_to_e17_scale_down_policies() {
         }],
         ..Default::default()
     };
-    assert_eq!(with_behavior(&b, &mut h, 72, 10).result, 64, "E15");
+    assert_eq!(
+        with_behavior(&b, &mut h, 72, 10).result,
+        64,
+        "an event 61 s old has left the 60 s period"
+    );
     let mut h = History {
         scale_down_events: vec![ScaleEvent {
             time: ago(60),
@@ -462,21 +355,24 @@ fn e13_to_e17_scale_down_policies() {
     assert_eq!(
         with_behavior(&b, &mut History::default(), 30, 10).result,
         26,
-        "E16"
+        "30 → 10 with Max: max(4 pods, 10 % = 3) = 4 → 26"
     );
-    let b = scale_down_rules(e13_policies(), SelectPolicy::Min);
+    let b = scale_down_rules(four_pods_or_ten_percent_per_minute(), SelectPolicy::Min);
     assert_eq!(
         with_behavior(&b, &mut History::default(), 80, 10).result,
         76,
-        "E17"
+        "80 → 10 with Min: min(4 pods, 10 % = 8) = 4 → 76"
     );
-    let b = scale_down_rules(e13_policies(), SelectPolicy::Disabled);
+    let b = scale_down_rules(
+        four_pods_or_ten_percent_per_minute(),
+        SelectPolicy::Disabled,
+    );
     let n = with_behavior(&b, &mut History::default(), 80, 10);
     assert_eq!(n.result, 80, "Disabled keeps current");
 }
 
 #[test]
-fn e18_to_e21_scale_up_policies_and_rounding() {
+fn scale_up_policies_and_rounding() {
     let b = default_behavior();
     let n = with_behavior(&b, &mut History::default(), 3, 50);
     assert_eq!((n.result, n.limits.reason.as_str()), (7, "ScaleUpLimit"));
@@ -490,7 +386,7 @@ fn e18_to_e21_scale_up_policies_and_rounding() {
     assert_eq!(
         with_behavior(&b, &mut h, 10, 50).result,
         10,
-        "E19: start 5 → max(9, 10)"
+        "5 at the period start → max(9, 10)"
     );
     let mut b = default_behavior();
     b.scale_up.policies = vec![Policy {
@@ -501,7 +397,7 @@ fn e18_to_e21_scale_up_policies_and_rounding() {
     assert_eq!(
         with_behavior(&b, &mut History::default(), 50, 100).result,
         56,
-        "E20: ceil(55.00000000000001)"
+        "10 % up from 50: ceil(55.00000000000001)"
     );
     let b = scale_down_rules(
         vec![Policy {
@@ -514,12 +410,12 @@ fn e18_to_e21_scale_up_policies_and_rounding() {
     assert_eq!(
         with_behavior(&b, &mut History::default(), 90, 1).result,
         62,
-        "E21: trunc(62.99999999999999)"
+        "30 % down from 90: trunc(62.99999999999999)"
     );
 }
 
 #[test]
-fn e22_scale_up_stabilization() {
+fn scale_up_stabilization_window() {
     let mut b = default_behavior();
     b.scale_up.stabilization_window_seconds = Some(120);
     let mut h = History {
@@ -537,7 +433,7 @@ fn e22_scale_up_stabilization() {
     };
     let n = with_behavior(&b, &mut h, 4, 8);
     assert_eq!(n.result, 5);
-    assert_eq!(n.stabilization.reason, "ScaleUpStabilized");
+    assert_eq!(n.stabilization.reason, Rule::ScaleUpStabilized);
     // With behavior a record exactly at the cutoff does not count.
     let mut h = History {
         recommendations: vec![Recommendation {
@@ -549,27 +445,28 @@ fn e22_scale_up_stabilization() {
     assert_eq!(with_behavior(&b, &mut h, 4, 8).stabilization.stabilized, 8);
 }
 
-fn util_input(current: i32, usage_each: i64, target: i32) -> Input {
-    let names: Vec<String> = (0..current).map(|i| format!("p{i}")).collect();
-    input(
-        current,
-        vec![cpu(target)],
-        names.iter().map(|n| pod(n, 1000)).collect(),
-        names.iter().map(|n| usage(n, usage_each)).collect(),
-    )
-}
-
 #[test]
-fn e23_e24_tolerance_band_and_per_direction() {
-    let d = evaluate(&util_input(10, 1100, 100));
+fn tolerance_band_is_inclusive_and_per_direction() {
+    let d = evaluate(
+        &InputBuilder::new(10)
+            .metric(cpu(100))
+            .busy_pods(10, 1100)
+            .build(),
+    );
     assert_eq!(d.desired_replicas, Some(10), "ratio exactly 1.1 is within");
-    assert_eq!(d.verdict.decided_by, "Tolerance");
+    assert_eq!(d.verdict.decided_by, Rule::Tolerance);
     // Before 1.33: |1 - 1.1| = 0.10000000000000009 > 0.1 → scale.
-    let mut i = util_input(10, 1100, 100);
+    let mut i = InputBuilder::new(10)
+        .metric(cpu(100))
+        .busy_pods(10, 1100)
+        .build();
     i.settings = Settings::for_version("1.32".parse().unwrap());
     assert_eq!(evaluate(&i).desired_replicas, Some(11));
     // ratio 1.08 with scaleUp.tolerance 0.05.
-    let mut i = util_input(10, 1080, 100);
+    let mut i = InputBuilder::new(10)
+        .metric(cpu(100))
+        .busy_pods(10, 1080)
+        .build();
     assert_eq!(evaluate(&i).desired_replicas, Some(10));
     let mut b = default_behavior();
     b.scale_up.tolerance = Some(0.05);
@@ -581,8 +478,11 @@ fn e23_e24_tolerance_band_and_per_direction() {
 }
 
 #[test]
-fn e25_e26_invalid_metric_blocks_only_scale_down() {
-    let mut i = util_input(4, 100, 50);
+fn invalid_metric_blocks_only_a_scale_down() {
+    let mut i = InputBuilder::new(4)
+        .metric(cpu(50))
+        .busy_pods(4, 100)
+        .build();
     i.hpa.metrics.push(external(Some(1000), None));
     i.metric_data = vec![MetricData::None, MetricData::External(Ok(vec![]))];
     let d = evaluate(&i);
@@ -599,7 +499,10 @@ fn e25_e26_invalid_metric_blocks_only_scale_down() {
     );
     assert!(d.events.iter().any(|e| e.reason == "FailedComputeMetricsReplicas"
         && e.message == "invalid metrics (1 invalid out of 2), first error is: failed to get queue external metric value: failed to get queue external metric: unable to get external metric shop/queue/nil: no metrics returned from external metrics API"));
-    let mut i = util_input(4, 1000, 50);
+    let mut i = InputBuilder::new(4)
+        .metric(cpu(50))
+        .busy_pods(4, 1000)
+        .build();
     i.hpa.metrics.push(external(Some(1000), None));
     i.metric_data = vec![MetricData::None, MetricData::External(Ok(vec![]))];
     let d = evaluate(&i);
@@ -608,8 +511,13 @@ fn e25_e26_invalid_metric_blocks_only_scale_down() {
 }
 
 #[test]
-fn e27_zero_replicas_disable_scaling() {
-    let d = evaluate(&util_input(0, 1000, 50));
+fn zero_replicas_disable_scaling() {
+    let d = evaluate(
+        &InputBuilder::new(0)
+            .metric(cpu(50))
+            .busy_pods(0, 1000)
+            .build(),
+    );
     assert_eq!(d.desired_replicas, Some(0));
     assert_eq!(d.verdict.action, Action::Disabled);
     assert_eq!(cond(&d, "ScalingActive").reason, "ScalingDisabled");
@@ -618,12 +526,15 @@ fn e27_zero_replicas_disable_scaling() {
 }
 
 #[test]
-fn e28_above_max_replicas() {
-    let mut i = util_input(12, 1000, 50);
+fn above_max_replicas_sets_max_without_reading_metrics() {
+    let mut i = InputBuilder::new(12)
+        .metric(cpu(50))
+        .busy_pods(12, 1000)
+        .build();
     i.hpa.max_replicas = 10;
     let d = evaluate(&i);
     assert_eq!(d.desired_replicas, Some(10));
-    assert_eq!(d.verdict.decided_by, "AboveMaxReplicas");
+    assert_eq!(d.verdict.decided_by, Rule::AboveMaxReplicas);
     assert!(d.metrics[0].proposed_replicas.is_none());
     assert_eq!(
         d.events[0].message,
@@ -633,7 +544,11 @@ fn e28_above_max_replicas() {
 
 #[test]
 fn scale_from_zero_needs_the_scaled_to_zero_condition() {
-    let mut i = input(0, vec![external(None, Some(1000))], vec![], vec![]);
+    let mut i = InputBuilder::new(0)
+        .metrics(vec![external(None, Some(1000))])
+        .pods(vec![])
+        .usages(vec![])
+        .build();
     i.hpa.min_replicas = 0;
     i.metric_data = vec![MetricData::External(Ok(vec![sample("queue", 3000)]))];
     // Without ScaledToZero=True the newest controller treats 0 replicas as disabled...
@@ -664,20 +579,18 @@ fn scale_from_zero_needs_the_scaled_to_zero_condition() {
 fn failed_and_deleted_pods_are_ignored_but_need_requests() {
     let mut failed = pod("f", 1000);
     failed.phase = "Failed".into();
-    let i = input(
-        2,
-        vec![cpu(50)],
-        vec![pod("a", 1000), pod("b", 1000), failed.clone()],
-        vec![usage("a", 1000), usage("b", 1000), usage("f", 5000)],
-    );
+    let i = InputBuilder::new(2)
+        .metrics(vec![cpu(50)])
+        .pods(vec![pod("a", 1000), pod("b", 1000), failed.clone()])
+        .usages(vec![usage("a", 1000), usage("b", 1000), usage("f", 5000)])
+        .build();
     assert_eq!(evaluate(&i).metrics[0].proposed_replicas, Some(4));
     failed.containers[0].requests.clear();
-    let i = input(
-        2,
-        vec![cpu(50)],
-        vec![pod("a", 1000), failed],
-        vec![usage("a", 1000)],
-    );
+    let i = InputBuilder::new(2)
+        .metrics(vec![cpu(50)])
+        .pods(vec![pod("a", 1000), failed])
+        .usages(vec![usage("a", 1000)])
+        .build();
     let d = evaluate(&i);
     assert_eq!(
         d.metrics[0].error.as_deref(),
@@ -687,18 +600,25 @@ fn failed_and_deleted_pods_are_ignored_but_need_requests() {
 
 #[test]
 fn no_pod_metrics_is_an_error_of_the_metric() {
-    let i = input(2, vec![cpu(50)], vec![pod("a", 1000)], vec![]);
+    let i = InputBuilder::new(2)
+        .metrics(vec![cpu(50)])
+        .pods(vec![pod("a", 1000)])
+        .usages(vec![])
+        .build();
     let d = evaluate(&i);
     assert_eq!(
         d.metrics[0].error.as_deref(),
         Some("failed to get cpu utilization: unable to get metrics for resource cpu: no metrics returned from resource metrics API")
     );
-    assert_eq!(d.verdict.decided_by, "InvalidMetrics");
+    assert_eq!(d.verdict.decided_by, Rule::InvalidMetrics);
 }
 
 #[test]
 fn failed_get_scale_is_an_answer() {
-    let mut i = util_input(3, 1000, 50);
+    let mut i = InputBuilder::new(3)
+        .metric(cpu(50))
+        .busy_pods(3, 1000)
+        .build();
     i.scale = Err("deployments.apps \"web\" not found".into());
     let d = evaluate(&i);
     assert_eq!(d.current_replicas, None);
@@ -713,7 +633,10 @@ fn failed_get_scale_is_an_answer() {
 
 #[test]
 fn ambiguous_selector_blocks_the_decision() {
-    let mut i = util_input(3, 1000, 50);
+    let mut i = InputBuilder::new(3)
+        .metric(cpu(50))
+        .busy_pods(3, 1000)
+        .build();
     i.other_hpas_selecting = vec!["web-canary".into()];
     let d = evaluate(&i);
     assert_eq!(d.desired_replicas, Some(3));
@@ -725,7 +648,10 @@ fn ambiguous_selector_blocks_the_decision() {
 
 #[test]
 fn history_after_records_the_recommendation_and_scale_event() {
-    let mut i = util_input(4, 1000, 50);
+    let mut i = InputBuilder::new(4)
+        .metric(cpu(50))
+        .busy_pods(4, 1000)
+        .build();
     i.hpa.behavior = Some(default_behavior());
     let d = evaluate(&i);
     assert_eq!(d.desired_replicas, Some(8));
@@ -779,12 +705,11 @@ fn succeeded_pods_count_until_1_37_and_are_ignored_from_1_38() {
     // Two Running pods at 100 % of request, target 80 %, and a Succeeded pod without a sample.
     let mut done = pod("s", 1000);
     done.phase = "Succeeded".into();
-    let i = input(
-        2,
-        vec![cpu(80)],
-        vec![pod("a", 1000), pod("b", 1000), done],
-        vec![usage("a", 1000), usage("b", 1000)],
-    );
+    let i = InputBuilder::new(2)
+        .metrics(vec![cpu(80)])
+        .pods(vec![pod("a", 1000), pod("b", 1000), done])
+        .usages(vec![usage("a", 1000), usage("b", 1000)])
+        .build();
     // 1.38: ignored; ceil(1.25 × 2) = 3.
     let d = evaluate(&at(38, i.clone()));
     assert_eq!(d.metrics[0].proposed_replicas, Some(3));
@@ -799,12 +724,11 @@ fn succeeded_pods_count_until_1_37_and_are_ignored_from_1_38() {
 fn container_missing_from_pod_metrics_fails_until_1_32_and_is_missing_from_1_33() {
     let mut b_usage = usage("b", 900);
     b_usage.containers[0].0 = "sidecar".into();
-    let i = input(
-        2,
-        vec![container_cpu("app", 50)],
-        vec![pod("a", 1000), pod("b", 1000)],
-        vec![usage("a", 1000), b_usage],
-    );
+    let i = InputBuilder::new(2)
+        .metrics(vec![container_cpu("app", 50)])
+        .pods(vec![pod("a", 1000), pod("b", 1000)])
+        .usages(vec![usage("a", 1000), b_usage])
+        .build();
     let d = evaluate(&at(32, i.clone()));
     assert_eq!(
         d.metrics[0].error.as_deref(),
@@ -819,12 +743,11 @@ fn container_missing_from_pod_metrics_fails_until_1_32_and_is_missing_from_1_33(
 fn container_absent_from_the_pod_spec_adds_0_until_1_34_and_fails_from_1_35() {
     let mut b = pod("b", 500);
     b.containers[0].name = "sidecar".into();
-    let i = input(
-        2,
-        vec![container_cpu("app", 50)],
-        vec![pod("a", 1000), b],
-        vec![usage("a", 500)],
-    );
+    let i = InputBuilder::new(2)
+        .metrics(vec![container_cpu("app", 50)])
+        .pods(vec![pod("a", 1000), b])
+        .usages(vec![usage("a", 500)])
+        .build();
     let d = evaluate(&at(34, i.clone()));
     assert_eq!(d.metrics[0].error, None);
     assert_eq!(pod_row(&d, "b").request_milli, Some(0));
@@ -843,12 +766,11 @@ fn pod_level_requests_are_read_from_1_34_whatever_the_gate() {
         x.pod_requests = Some(BTreeMap::from([("cpu".to_string(), 2000)]));
         x
     };
-    let i = input(
-        2,
-        vec![cpu(50)],
-        vec![p("a"), p("b")],
-        vec![usage("a", 1000), usage("b", 1000)],
-    );
+    let i = InputBuilder::new(2)
+        .metrics(vec![cpu(50)])
+        .pods(vec![p("a"), p("b")])
+        .usages(vec![usage("a", 1000), usage("b", 1000)])
+        .build();
     // 1.34 (gate on by default): 50 % of the pod-level request → hold.
     let d = evaluate(&at(34, i.clone()));
     assert_eq!(d.metrics[0].proposed_replicas, Some(2));
@@ -869,9 +791,8 @@ fn pod_level_requests_are_read_from_1_34_whatever_the_gate() {
 #[test]
 fn object_metric_error_text_is_misaligned_until_1_36() {
     let i = {
-        let mut i = input(
-            2,
-            vec![MetricSpec::Object {
+        let mut i = InputBuilder::new(2)
+            .metrics(vec![MetricSpec::Object {
                 kind: "Service".into(),
                 object: "front".into(),
                 metric: "rps".into(),
@@ -880,10 +801,10 @@ fn object_metric_error_text_is_misaligned_until_1_36() {
                     value: Some(1000),
                     ..Default::default()
                 },
-            }],
-            vec![pod("a", 1000), pod("b", 1000)],
-            vec![],
-        );
+            }])
+            .pods(vec![pod("a", 1000), pod("b", 1000)])
+            .usages(vec![])
+            .build();
         i.metric_data = vec![MetricData::Object(Err("boom".into()))];
         i
     };
@@ -901,7 +822,10 @@ fn object_metric_error_text_is_misaligned_until_1_36() {
 
 #[test]
 fn observed_generation_is_written_from_1_37() {
-    let mut i = util_input(2, 1000, 50);
+    let mut i = InputBuilder::new(2)
+        .metric(cpu(50))
+        .busy_pods(2, 1000)
+        .build();
     i.hpa.generation = Some(7);
     let d = evaluate(&at(37, i.clone()));
     assert_eq!(d.status.observed_generation, Some(7));

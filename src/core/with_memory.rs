@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::memory::{infer, HistoryMode, Inference, Now, RescaleRecord};
 use super::model::{Detail, History, Input};
-use super::{evaluate, Decision};
+use super::{evaluate, Decision, Rule};
 
 /// `desiredRange`: every memory consistent with the evidence gives a value in `[min, max]`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -305,7 +305,7 @@ fn next_change(input: &mut Input, d: &Decision, inf: &Inference) -> Option<NextC
         let latest = holding(d, &inf.high).unwrap_or(likely).max(likely);
         let after = d.history.after.clone();
         let to = brief(input, after, latest + SignedDuration::from_secs(1)).desired_replicas;
-        let dir = if n.stabilization.reason == "ScaleDownStabilized" {
+        let dir = if n.stabilization.reason == Rule::ScaleDownStabilized {
             "scale-down"
         } else {
             "scale-up"
@@ -333,9 +333,9 @@ fn next_change(input: &mut Input, d: &Decision, inf: &Inference) -> Option<NextC
 /// A rate policy limits: when the oldest counted scale event leaves its period.
 fn rate_policy_change(input: &mut Input, d: &Decision) -> Option<NextChange> {
     let n = d.normalization.as_ref()?;
-    let events = match n.limits.reason.as_str() {
-        "ScaleUpLimit" => &d.history.after.scale_up_events,
-        "ScaleDownLimit" => &d.history.after.scale_down_events,
+    let events = match n.limits.reason {
+        Rule::ScaleUpLimit => &d.history.after.scale_up_events,
+        Rule::ScaleDownLimit => &d.history.after.scale_down_events,
         _ => return None,
     };
     let t = n
@@ -616,7 +616,7 @@ fn hold_summary(d: &mut Decision, rescales: &[RescaleRecord]) {
     if nc.kind != "stabilizationWindow" || d.desired_replicas != Some(c) {
         return;
     }
-    let (w, dir) = if n.stabilization.reason == "ScaleDownStabilized" {
+    let (w, dir) = if n.stabilization.reason == Rule::ScaleDownStabilized {
         (n.stabilization.scale_down_window_seconds, "scale-down")
     } else {
         (

@@ -250,7 +250,8 @@ impl Simulation {
         r.replicas_before = current;
         r.replicas = desired;
         r.ready = truth.ready;
-        r.rule.clone_from(&d.verdict.decided_by);
+        r.rule.clear();
+        r.rule.push_str(d.verdict.decided_by.as_str());
         r.action = Some(d.verdict.action);
         r.needed = truth.needed;
         r.over_target = truth.over_target;

@@ -8,17 +8,6 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use super::*;
 use crate::core::memory::{infer, Now};
 
-/// `n` ready pods with a 1-CPU request, each using `milli` CPU, target 50 % utilization.
-fn cpu_input(current: i32, n: usize, milli: i64) -> Input {
-    let names: Vec<String> = (0..n).map(|i| format!("web-{i}")).collect();
-    input(
-        current,
-        vec![cpu(50)],
-        names.iter().map(|p| pod(p, 1000)).collect(),
-        names.iter().map(|p| usage(p, milli)).collect(),
-    )
-}
-
 fn condition(type_: &str, status: &str, reason: &str) -> HorizontalPodAutoscalerCondition {
     HorizontalPodAutoscalerCondition {
         type_: type_.into(),
@@ -71,7 +60,10 @@ fn range(d: &Decision) -> (i32, i32) {
 
 /// 8 pods at 24 % of a 50 % target propose 4; the status says the last sync held at 8.
 fn held_at_8(behavior: Option<Behavior>) -> Input {
-    let mut i = cpu_input(8, 8, 240);
+    let mut i = InputBuilder::new(8)
+        .metric(cpu(50))
+        .busy_pods(8, 240)
+        .build();
     i.hpa.behavior = behavior;
     i.hpa.status = Some(status(8, 8, "ScaleDownStabilized", None, Some(270)));
     i
@@ -130,19 +122,25 @@ fn once_the_dated_recommendation_left_the_window_only_the_undated_one_can_hold()
 #[test]
 fn a_stable_last_sync_holds_a_drop_for_the_window() {
     // The last sync proposed 6 and kept 6; now the metrics say 3: the 6 is remembered.
-    let mut i = cpu_input(6, 6, 240);
+    let mut i = InputBuilder::new(6)
+        .metric(cpu(50))
+        .busy_pods(6, 240)
+        .build();
     i.hpa.status = Some(status(6, 6, "ReadyForNewScale", None, None));
     let d = evaluate_with_memory(&mut i, &HistoryMode::Auto, &[]);
     assert_eq!(d.proposal, Some(3));
     assert_eq!((d.desired_replicas, range(&d)), (Some(6), (6, 6)));
-    assert_eq!(d.verdict.decided_by, "ScaleDownStabilized");
+    assert_eq!(d.verdict.decided_by, Rule::ScaleDownStabilized);
 }
 
 #[test]
 fn a_recent_rescale_limits_the_next_scale_up() {
     // Default behavior: scale-up policies Pods 4 / Percent 100 per 15 s. The last sync scaled
     // 2 → 4 ten seconds ago; the metrics now propose 20.
-    let mut i = cpu_input(4, 4, 2500);
+    let mut i = InputBuilder::new(4)
+        .metric(cpu(50))
+        .busy_pods(4, 2500)
+        .build();
     i.hpa.behavior = Some(default_behavior());
     i.hpa.status = Some(status(
         4,
@@ -167,7 +165,10 @@ fn a_recent_rescale_limits_the_next_scale_up() {
 fn aggregated_events_widen_the_rate_limit_range() {
     // `New size: 6` seen 3 times between 600 s and 5 s ago: one occurrence has no time and may
     // fall inside the 15 s policy period, with an unknown change.
-    let mut i = cpu_input(6, 6, 2500);
+    let mut i = InputBuilder::new(6)
+        .metric(cpu(50))
+        .busy_pods(6, 2500)
+        .build();
     i.hpa.behavior = Some(default_behavior());
     i.hpa.min_replicas = 2;
     i.hpa.max_replicas = 30;
@@ -201,7 +202,10 @@ fn aggregated_events_widen_the_rate_limit_range() {
 fn a_stale_status_is_named_as_the_cause() {
     // The last sync held at 5; the metrics now propose 10; the spec changed since (generation 3,
     // observedGeneration 2).
-    let mut i = cpu_input(5, 5, 1000);
+    let mut i = InputBuilder::new(5)
+        .metric(cpu(50))
+        .busy_pods(5, 1000)
+        .build();
     i.hpa.generation = Some(3);
     let mut st = status(5, 5, "ReadyForNewScale", None, None);
     st.observed_generation = Some(2);
@@ -225,7 +229,10 @@ fn a_stale_status_is_named_as_the_cause() {
 
 #[test]
 fn no_status_means_no_memory() {
-    let mut i = cpu_input(8, 8, 240);
+    let mut i = InputBuilder::new(8)
+        .metric(cpu(50))
+        .busy_pods(8, 240)
+        .build();
     let d = evaluate_with_memory(&mut i, &HistoryMode::Auto, &[]);
     assert_eq!((d.desired_replicas, range(&d)), (Some(4), (4, 4)));
     assert!(d.last_sync.as_ref().unwrap().written.is_none());
@@ -253,7 +260,10 @@ fn a_history_file_is_used_exactly() {
 fn a_hold_the_assumed_tolerance_cannot_explain_names_the_controller_flags() {
     // 5 pods at 57 % of a 50 % target: ratio 1.14 scales with the default tolerance 0.1, yet the
     // last sync wrote the same metrics and held at 5 (ReadyForNewScale, not limited).
-    let mut i = cpu_input(5, 5, 575);
+    let mut i = InputBuilder::new(5)
+        .metric(cpu(50))
+        .busy_pods(5, 575)
+        .build();
     i.hpa.raw_metrics = vec![serde_json::from_value(serde_json::json!({
         "type": "Resource",
         "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}

@@ -1,0 +1,498 @@
+//! Mirrors `reconcileAutoscaler`: read the scale, branch on the current replica count, compute
+//! the proposal, normalize it, and act (conditions, events, status).
+
+use super::compute_replicas::compute_replicas_for_metrics;
+use super::model::{History, Input, MetricSpec, Scale};
+use super::normalize::{self, Normalization};
+use super::rule::Rule;
+use super::settings::KubeVersion;
+use super::status::{finish, Ctx};
+use super::verdict::{assumptions, deciding_rule, describe_normalization, summary};
+use super::{
+    Action, Decision, HistoryOut, MetricOutcome, StatusOut, TargetRef, Tolerances, Verdict,
+    CONTRACT_VERSION,
+};
+
+/// The controller's per-HPA tolerances.
+pub fn tolerances(input: &Input) -> Tolerances {
+    let s = &input.settings;
+    let legacy_abs = !s.version().at_least(33);
+    let mut t = Tolerances {
+        down: s.tolerance,
+        up: s.tolerance,
+        legacy_abs,
+        source: "controller --horizontal-pod-autoscaler-tolerance",
+    };
+    if let Some(b) = &input.hpa.behavior {
+        if s.feature_gates.hpa_configurable_tolerance && s.version().at_least(33) {
+            if let Some(d) = b.scale_down.tolerance {
+                t.down = d;
+                t.source = "spec.behavior tolerance";
+            }
+            if let Some(u) = b.scale_up.tolerance {
+                t.up = u;
+                t.source = "spec.behavior tolerance";
+            }
+        }
+    }
+    t
+}
+
+/// One sync in progress: the answer being built and what the controller records.
+struct Sync<'a> {
+    input: &'a Input,
+    version: KubeVersion,
+    tol: Tolerances,
+    decision: Decision,
+    ctx: Ctx,
+    metrics: Vec<MetricOutcome>,
+    history: History,
+}
+
+/// Scale to and from zero (HPAScaleToZero, 1.36+).
+struct Zero {
+    /// The gate is on and the release has it.
+    gate: bool,
+    /// The last status says `ScaledToZero=True`.
+    scaled_to_zero: bool,
+    /// Some metric is an Object or External metric (the only ones that can wake a target at 0).
+    has_obj_ext: bool,
+}
+
+/// What the sync decided to set, before acting on it.
+struct Desired {
+    replicas: i32,
+    /// The `SuccessfulRescale` event's reason.
+    reason: String,
+    rescale: bool,
+}
+
+/// Mirrors `reconcileAutoscaler`: one sync of one HPA. Never fails: what the controller treats
+/// as an error is part of the answer.
+pub fn evaluate(input: &Input) -> Decision {
+    let mut sync = Sync::start(input);
+    let scale = match &input.scale {
+        Err(e) => {
+            sync.failed_get_scale(e);
+            return sync.finish();
+        }
+        Ok(s) => s,
+    };
+    sync.succeeded_get_scale(scale);
+    let current = scale.spec_replicas;
+    let zero = sync.zero();
+    let Some(desired) = sync.desired(scale, &zero) else {
+        return sync.finish();
+    };
+    let final_desired = if desired.rescale {
+        sync.rescale(current, &desired, &zero)
+    } else {
+        current
+    };
+    sync.conclude(current, final_desired, &desired.reason);
+    sync.finish()
+}
+
+impl<'a> Sync<'a> {
+    fn start(input: &'a Input) -> Sync<'a> {
+        let version = input.settings.version();
+        // HPAGeneration (1.37): status.observedGeneration and each condition's observedGeneration.
+        let generation = input.hpa.generation.filter(|_| version.at_least(37));
+        let tol = tolerances(input);
+        let metrics = input
+            .hpa
+            .metrics
+            .iter()
+            .map(|m| MetricOutcome {
+                type_: m.type_name().to_string(),
+                description: None,
+                proposed_replicas: None,
+                error: None,
+                status: None,
+                winner: false,
+                // Every path of the sync sets it (None once the metric is evaluated).
+                skipped: None,
+                calculation: None,
+            })
+            .collect();
+        Sync {
+            input,
+            version,
+            decision: new_decision(input, tol, generation),
+            tol,
+            ctx: Ctx::new(input, generation),
+            metrics,
+            history: input.history.clone(),
+        }
+    }
+
+    fn finish(self) -> Decision {
+        finish(self.decision, self.ctx, self.metrics, self.history)
+    }
+
+    fn skip_all(&mut self, why: &str) {
+        for m in &mut self.metrics {
+            m.skipped = Some(why.into());
+        }
+    }
+
+    fn zero(&self) -> Zero {
+        let s = &self.input.settings;
+        let gate = s.feature_gates.hpa_scale_to_zero && self.version.at_least(36);
+        Zero {
+            gate,
+            scaled_to_zero: gate && self.ctx.is_true("ScaledToZero"),
+            has_obj_ext: self
+                .input
+                .hpa
+                .metrics
+                .iter()
+                .any(MetricSpec::is_object_or_external),
+        }
+    }
+
+    /// The scale subresource could not be read: `AbleToScale=False FailedGetScale`.
+    fn failed_get_scale(&mut self, e: &str) {
+        let hpa = &self.input.hpa;
+        self.ctx.set_condition(
+            "AbleToScale",
+            "False",
+            "FailedGetScale",
+            format_args!("the HPA controller was unable to get the target's current scale: {e}"),
+        );
+        self.ctx.event("Warning", "FailedGetScale", e);
+        self.ctx.step(Rule::FailedGetScale.as_str(), || {
+            format!(
+                "The target {} {} cannot be read: {e}. The controller stops here; nothing changes.",
+                hpa.target_kind, hpa.target_name
+            )
+        });
+        self.decision.verdict = Verdict {
+            action: Action::CannotScale,
+            from: None,
+            to: None,
+            decided_by: Rule::FailedGetScale,
+            summary: format!(
+                "cannot read the scale of {} {}: {e}",
+                hpa.target_kind, hpa.target_name
+            ),
+        };
+        self.skip_all("the target's scale could not be read");
+    }
+
+    fn succeeded_get_scale(&mut self, scale: &Scale) {
+        let hpa = &self.input.hpa;
+        self.ctx.set_condition(
+            "AbleToScale",
+            "True",
+            "SucceededGetScale",
+            format_args!("the HPA controller was able to get the target's current scale"),
+        );
+        let current = scale.spec_replicas;
+        self.decision.current_replicas = Some(current);
+        self.decision.status.current_replicas = Some(current);
+        self.ctx.step("SucceededGetScale", || {
+            format!(
+                "The scale of {} {} says spec.replicas={current}, status.replicas={}, selector {:?}.",
+                hpa.target_kind, hpa.target_name, scale.status_replicas, scale.selector
+            )
+        });
+    }
+
+    /// The branch on the current replica count: disabled at 0, clamped into
+    /// [minReplicas, maxReplicas], or computed from the metrics. None: the sync stops here.
+    fn desired(&mut self, scale: &Scale, zero: &Zero) -> Option<Desired> {
+        let (current, min, max) = (
+            scale.spec_replicas,
+            self.input.hpa.min_replicas,
+            self.input.hpa.max_replicas,
+        );
+        let compute_at_zero = if self.version.at_least(36) {
+            zero.scaled_to_zero && (min != 0 || zero.has_obj_ext)
+        } else {
+            min == 0
+        };
+        if current == 0 && !compute_at_zero {
+            self.scaling_disabled(zero);
+            None
+        } else if current != 0 && current > max {
+            self.ctx.step(Rule::AboveMaxReplicas.as_str(), || format!("current {current} > maxReplicas {max}: the controller sets {max} without reading metrics."));
+            self.skip_all("current replicas are above maxReplicas");
+            self.decision.verdict.decided_by = Rule::AboveMaxReplicas;
+            Some(Desired {
+                replicas: max,
+                reason: "Current number of replicas above Spec.MaxReplicas".into(),
+                rescale: true,
+            })
+        } else if current != 0 && current < min {
+            self.ctx.step(Rule::BelowMinReplicas.as_str(), || format!("current {current} < minReplicas {min}: the controller sets {min} without reading metrics."));
+            self.skip_all("current replicas are below minReplicas");
+            self.decision.verdict.decided_by = Rule::BelowMinReplicas;
+            Some(Desired {
+                replicas: min,
+                reason: "Current number of replicas below Spec.MinReplicas".into(),
+                rescale: true,
+            })
+        } else {
+            self.metrics_proposal(scale, zero)
+        }
+    }
+
+    /// The target is at 0 and nothing can wake it: `ScalingActive=False ScalingDisabled`.
+    fn scaling_disabled(&mut self, zero: &Zero) {
+        self.ctx.set_condition(
+            "ScalingActive",
+            "False",
+            "ScalingDisabled",
+            format_args!("scaling is disabled since the replica count of the target is zero"),
+        );
+        if !zero.gate && self.version.at_least(36) {
+            self.ctx.remove_condition("ScaledToZero");
+        }
+        self.ctx.step(Rule::ScalingDisabled.as_str(), || "The target has 0 replicas: the controller treats this as scaling disabled and reads no metrics.".to_string());
+        self.skip_all("scaling is disabled (target at 0 replicas)");
+        self.decision.desired_replicas = Some(0);
+        self.decision.status.desired_replicas = Some(0);
+        self.decision.verdict = Verdict {
+            action: Action::Disabled,
+            from: Some(0),
+            to: Some(0),
+            decided_by: Rule::ScalingDisabled,
+            summary: "scaling is disabled since the replica count of the target is zero".into(),
+        };
+    }
+
+    /// `computeReplicasForMetrics`, then the normalization, and scale-from-zero's floor.
+    fn metrics_proposal(&mut self, scale: &Scale, zero: &Zero) -> Option<Desired> {
+        let current = scale.spec_replicas;
+        let computed = compute_replicas_for_metrics(
+            self.input,
+            scale,
+            &self.tol,
+            &mut self.ctx,
+            &mut self.metrics,
+        );
+        let proposal = match computed {
+            Ok(v) => v,
+            Err((rule, err)) => {
+                self.failed_compute_metrics_replicas(current, rule, err);
+                return None;
+            }
+        };
+        self.decision.proposal = Some(proposal);
+        let mut reason = match proposal.max(0).cmp(&current) {
+            std::cmp::Ordering::Greater => {
+                let winner = self.metrics.iter().find(|m| m.winner);
+                let name = winner.and_then(|m| m.description.as_deref());
+                format!("{} above target", name.unwrap_or_default())
+            }
+            std::cmp::Ordering::Less => "All metrics below target".into(),
+            std::cmp::Ordering::Equal => String::new(),
+        };
+        let norm = self.normalize(current, proposal);
+        let mut d = norm.result;
+        self.decision.verdict.decided_by = deciding_rule(&norm, current, &self.metrics);
+        let min = self.input.hpa.min_replicas;
+        if current == 0 && min != 0 && zero.scaled_to_zero && d < min {
+            d = min;
+            if reason.is_empty() {
+                reason = "Current number of replicas below Spec.MinReplicas".into();
+            }
+            self.ctx.step(Rule::ScaleFromZeroMinReplicas.as_str(), || {
+                format!("Scaling from zero: the result is raised to minReplicas {min}.")
+            });
+            self.decision.verdict.decided_by = Rule::ScaleFromZeroMinReplicas;
+        }
+        self.decision.normalization = Some(norm);
+        Some(Desired {
+            replicas: d,
+            reason,
+            rescale: d != current,
+        })
+    }
+
+    /// No proposal: the `FailedComputeMetricsReplicas` event; the replica count stays.
+    fn failed_compute_metrics_replicas(&mut self, current: i32, rule: Rule, err: String) {
+        self.ctx
+            .event("Warning", "FailedComputeMetricsReplicas", err.clone());
+        self.ctx.step(rule.as_str(), || {
+            format!("No decision: {err}. The replica count stays at {current}.")
+        });
+        self.decision.desired_replicas = Some(current);
+        self.decision.verdict = Verdict {
+            action: Action::CannotScale,
+            from: Some(current),
+            to: Some(current),
+            decided_by: rule,
+            summary: err,
+        };
+    }
+
+    /// Mirrors `normalizeDesiredReplicas` / `normalizeDesiredReplicasWithBehaviors`, and the
+    /// `AbleToScale` and `ScalingLimited` conditions they set.
+    fn normalize(&mut self, current: i32, proposal: i32) -> Normalization {
+        let input = self.input;
+        let (hpa, s) = (&input.hpa, &input.settings);
+        let (min, max) = (hpa.min_replicas, hpa.max_replicas);
+        let window = s.downscale_stabilization;
+        let history = &mut self.history;
+        let norm = match &hpa.behavior {
+            None => {
+                normalize::without_behavior(history, input.now, window, current, proposal, min, max)
+            }
+            Some(b) => normalize::with_behavior(
+                history,
+                input.now,
+                b,
+                window,
+                current,
+                proposal,
+                min,
+                max,
+                !self.version.at_least(25),
+            ),
+        };
+        self.ctx.set_condition(
+            "AbleToScale",
+            "True",
+            norm.stabilization.reason.as_str(),
+            format_args!("{}", norm.stabilization.message),
+        );
+        let limited = if norm.result == norm.stabilization.stabilized {
+            "False"
+        } else {
+            "True"
+        };
+        self.ctx.set_condition(
+            "ScalingLimited",
+            limited,
+            norm.limits.reason.as_str(),
+            format_args!("{}", norm.limits.message),
+        );
+        describe_normalization(&mut self.ctx, &norm, current);
+        norm
+    }
+
+    /// The rescale: `SucceededRescale`, the `SuccessfulRescale` event, `storeScaleEvent`, the
+    /// `ScaledToZero` condition and `lastScaleTime`.
+    fn rescale(&mut self, current: i32, desired: &Desired, zero: &Zero) -> i32 {
+        let input = self.input;
+        let (to, min) = (desired.replicas, input.hpa.min_replicas);
+        self.ctx.set_condition(
+            "AbleToScale",
+            "True",
+            "SucceededRescale",
+            format_args!("the HPA controller was able to update the target scale to {to}"),
+        );
+        self.ctx.event(
+            "Normal",
+            "SuccessfulRescale",
+            format!("New size: {to}; reason: {}", desired.reason),
+        );
+        if let Some(b) = &input.hpa.behavior {
+            normalize::store_scale_event(&mut self.history, b, input.now, current, to);
+        }
+        if zero.gate {
+            if current > 0 && to == 0 && min == 0 && zero.has_obj_ext {
+                self.ctx.set_condition(
+                    "ScaledToZero",
+                    "True",
+                    "ScaledToZero",
+                    format_args!("the HPA controller scaled the workload to zero"),
+                );
+            } else {
+                self.ctx.set_condition(
+                    "ScaledToZero",
+                    "False",
+                    "NotScaledToZero",
+                    format_args!("the HPA controller did not scale the workload to zero"),
+                );
+            }
+        } else if self.version.at_least(36) {
+            self.ctx.remove_condition("ScaledToZero");
+        }
+        self.decision.status.last_scale_time = Some(input.now);
+        self.decision.rescale_reason = Some(desired.reason.clone());
+        to
+    }
+
+    /// Mirrors `setStatus`' desiredReplicas, and the verdict's action and sentence.
+    fn conclude(&mut self, current: i32, final_desired: i32, reason: &str) {
+        let d = &mut self.decision;
+        d.desired_replicas = Some(final_desired);
+        d.status.desired_replicas = Some(final_desired);
+        d.verdict.action = match final_desired.cmp(&current) {
+            std::cmp::Ordering::Greater => Action::ScaleUp,
+            std::cmp::Ordering::Less => Action::ScaleDown,
+            std::cmp::Ordering::Equal => Action::Hold,
+        };
+        d.verdict.from = Some(current);
+        d.verdict.to = Some(final_desired);
+        if self.input.detail == super::Detail::Full {
+            d.verdict.summary = summary(d, &self.metrics, reason);
+        }
+    }
+}
+
+/// The decision before the sync starts: nothing read yet.
+fn new_decision(input: &Input, tol: Tolerances, generation: Option<i64>) -> Decision {
+    let hpa = &input.hpa;
+    let full = input.detail == super::Detail::Full;
+    Decision {
+        api_version: CONTRACT_VERSION,
+        kind: "Explanation",
+        namespace: hpa.namespace.clone(),
+        name: hpa.name.clone(),
+        target: TargetRef {
+            kind: hpa.target_kind.clone(),
+            name: hpa.target_name.clone(),
+        },
+        now: input.now,
+        current_replicas: None,
+        desired_replicas: None,
+        desired_range: None,
+        min_replicas: hpa.min_replicas,
+        max_replicas: hpa.max_replicas,
+        verdict: Verdict {
+            action: Action::CannotScale,
+            from: None,
+            to: None,
+            // Every path of the sync sets the rule; until the scale is read, nothing else applies.
+            decided_by: Rule::FailedGetScale,
+            summary: String::new(),
+        },
+        metrics: vec![],
+        proposal: None,
+        rescale_reason: None,
+        normalization: None,
+        conditions: vec![],
+        events: vec![],
+        status: StatusOut {
+            current_replicas: None,
+            desired_replicas: hpa.status.as_ref().map(|s| s.desired_replicas),
+            current_metrics: vec![],
+            last_scale_time: hpa
+                .status
+                .as_ref()
+                .and_then(|s| s.last_scale_time.as_ref())
+                .map(|t| t.0),
+            observed_generation: generation,
+        },
+        steps: vec![],
+        tolerance: tol,
+        behavior: hpa.behavior.clone(),
+        settings: input.settings.clone(),
+        assumptions: if full { assumptions(input) } else { vec![] },
+        history: HistoryOut {
+            given: if full {
+                input.history.clone()
+            } else {
+                History::default()
+            },
+            after: History::default(),
+        },
+        memory: None,
+        last_sync: None,
+        next_change: None,
+    }
+}

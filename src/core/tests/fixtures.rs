@@ -1,0 +1,180 @@
+//! Shared fixtures for the core's tests: a builder for [`Input`] and small constructors for
+//! pods, samples and metric specs. The builder is the only place a test `Input` is spelt out.
+
+use std::collections::BTreeMap;
+
+use jiff::{SignedDuration, Timestamp};
+
+use super::super::*;
+
+pub(super) fn t(s: &str) -> Timestamp {
+    s.parse().unwrap()
+}
+
+pub(super) const NOW: &str = "2026-03-01T12:00:00Z";
+
+pub(super) fn now() -> Timestamp {
+    t(NOW)
+}
+
+pub(super) fn ago(secs: i64) -> Timestamp {
+    now().checked_sub(SignedDuration::from_secs(secs)).unwrap()
+}
+
+/// A Running pod, Ready for the last 3500 s, with one container `app` requesting `cpu_request`
+/// milli-CPU.
+pub(super) fn pod(name: &str, cpu_request: i64) -> PodInfo {
+    PodInfo {
+        name: name.into(),
+        phase: "Running".into(),
+        deleting: false,
+        start_time: Some(ago(3600)),
+        ready: Some(ReadyCondition {
+            status: "True".into(),
+            last_transition_time: ago(3500),
+        }),
+        containers: vec![ContainerRequests {
+            name: "app".into(),
+            requests: BTreeMap::from([("cpu".to_string(), cpu_request)]),
+            restartable_init: false,
+        }],
+        init_containers: vec![],
+        pod_requests: None,
+        overhead: BTreeMap::new(),
+        owner: None,
+    }
+}
+
+/// The pod started 20 s ago and is not Ready (since 10 s).
+pub(super) fn unready(mut p: PodInfo) -> PodInfo {
+    p.ready = Some(ReadyCondition {
+        status: "False".into(),
+        last_transition_time: ago(10),
+    });
+    p.start_time = Some(ago(20));
+    p
+}
+
+/// The PodMetrics of pod `name`: `cpu` milli-CPU in container `app`, 30 s window, taken now.
+pub(super) fn usage(name: &str, cpu: i64) -> PodUsage {
+    PodUsage {
+        pod: name.into(),
+        timestamp: now(),
+        window: SignedDuration::from_secs(30),
+        containers: vec![("app".into(), BTreeMap::from([("cpu".to_string(), cpu)]))],
+    }
+}
+
+/// A custom or external metric value taken now, 60 s window.
+pub(super) fn sample(name: &str, v: i64) -> MetricSample {
+    MetricSample {
+        name: name.into(),
+        value: v,
+        timestamp: now(),
+        window: SignedDuration::from_secs(60),
+    }
+}
+
+/// A cpu Resource metric with a `util` % Utilization target.
+pub(super) fn cpu(util: i32) -> MetricSpec {
+    MetricSpec::Resource {
+        resource: "cpu".into(),
+        target: Target {
+            type_: "Utilization".into(),
+            average_utilization: Some(util),
+            ..Default::default()
+        },
+    }
+}
+
+/// The External metric `queue` with an AverageValue (`avg`) or Value target.
+pub(super) fn external(avg: Option<i64>, value: Option<i64>) -> MetricSpec {
+    MetricSpec::External {
+        metric: "queue".into(),
+        selector_text: "nil".into(),
+        target: Target {
+            type_: if avg.is_some() {
+                "AverageValue"
+            } else {
+                "Value"
+            }
+            .into(),
+            value,
+            average_value: avg,
+            average_utilization: None,
+        },
+    }
+}
+
+/// Builds an [`Input`]: HPA `shop/web` on Deployment `web` (scale selector `app=web`),
+/// minReplicas 1, maxReplicas 100, no behavior, no status, default settings, no history, now =
+/// [`NOW`], full detail.
+pub(super) struct InputBuilder(Input);
+
+impl InputBuilder {
+    /// The target at `current` replicas (`spec.replicas` = `status.replicas`).
+    pub(super) fn new(current: i32) -> InputBuilder {
+        InputBuilder(Input {
+            hpa: Hpa {
+                namespace: "shop".into(),
+                name: "web".into(),
+                min_replicas: 1,
+                max_replicas: 100,
+                metrics: vec![],
+                behavior: None,
+                raw_metrics: vec![],
+                status: None,
+                target_kind: "Deployment".into(),
+                target_name: "web".into(),
+                generation: None,
+            },
+            scale: Ok(Scale {
+                spec_replicas: current,
+                status_replicas: current,
+                selector: "app=web".into(),
+            }),
+            pods: vec![],
+            pod_metrics: Ok(vec![]),
+            metric_data: vec![],
+            other_hpas_selecting: vec![],
+            settings: Settings::default(),
+            history: History::default(),
+            now: now(),
+            detail: Detail::Full,
+        })
+    }
+
+    /// Adds a `spec.metrics` entry (with no custom or external data).
+    pub(super) fn metric(mut self, m: MetricSpec) -> InputBuilder {
+        self.0.hpa.metrics.push(m);
+        self.0.metric_data.push(MetricData::None);
+        self
+    }
+
+    pub(super) fn metrics(self, ms: Vec<MetricSpec>) -> InputBuilder {
+        ms.into_iter().fold(self, InputBuilder::metric)
+    }
+
+    pub(super) fn pods(mut self, pods: Vec<PodInfo>) -> InputBuilder {
+        self.0.pods.extend(pods);
+        self
+    }
+
+    pub(super) fn usages(mut self, usages: Vec<PodUsage>) -> InputBuilder {
+        if let Ok(u) = &mut self.0.pod_metrics {
+            u.extend(usages);
+        }
+        self
+    }
+
+    /// `n` Ready pods `web-0`… with a 1-CPU request, each using `milli` CPU.
+    pub(super) fn busy_pods(self, n: usize, milli: i64) -> InputBuilder {
+        let names: Vec<String> = (0..n).map(|i| format!("web-{i}")).collect();
+        self.pods(names.iter().map(|p| pod(p, 1000)).collect())
+            .usages(names.iter().map(|p| usage(p, milli)).collect())
+    }
+
+    pub(super) fn build(self) -> Input {
+        self.0
+    }
+}

@@ -540,6 +540,7 @@ mod tests {
                 resource: "pods.metrics.k8s.io".into(),
                 object: String::new(),
                 server: "https://x".into(),
+                attempts: 1,
                 failure: Failure::Status {
                     code: 403,
                     reason: "Forbidden".into(),

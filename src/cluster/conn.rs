@@ -6,12 +6,27 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{anyhow, bail, Result};
+use http::Request;
 use kube::config::{KubeConfigOptions, Kubeconfig};
-use kube::core::Request;
 use kube::{Client, Config};
 use serde_json::{json, Value};
 
 pub use crate::restmapper::{builtin_mapping, Gvr, Unmapped};
+
+/// Requests in flight at once, per connection. 10 is client-go's default burst (kubectl's
+/// client sends at most 10 requests at once before its 5-per-second limit applies), and half
+/// of 20, the in-flight share at which a small API server's Priority and Fairness starts
+/// answering 429: `explain -A` stays a good citizen of a busy control plane.
+pub const MAX_IN_FLIGHT: usize = 10;
+
+/// Attempts of one idempotent request at most (client-go's default of 10).
+const MAX_ATTEMPTS: u32 = 10;
+
+/// The longest `Retry-After` wait honoured per attempt.
+const MAX_RETRY_AFTER: Duration = Duration::from_secs(10);
+
+/// The wait before sending again a request whose connection was reset or closed unanswered.
+const RESET_BACKOFF: Duration = Duration::from_millis(200);
 
 /// How to connect: kubectl's connection flags as plain values (no clap type in this layer).
 #[derive(Debug, Clone, Default)]
@@ -38,6 +53,8 @@ pub struct Conn {
     /// The server URL, for messages.
     pub server: String,
     timeout: Option<Duration>,
+    /// [`MAX_IN_FLIGHT`] permits shared by every request of this connection.
+    permits: std::sync::Arc<tokio::sync::Semaphore>,
 }
 
 /// Why one API call failed.
@@ -54,6 +71,8 @@ pub enum Failure {
     Timeout(Duration),
     /// The server could not be reached.
     Unreachable(String),
+    /// A success answer whose body is not JSON (an HTML proxy or login page...).
+    Unreadable(String),
     Other(String),
 }
 
@@ -66,6 +85,8 @@ pub struct ApiFailure {
     pub object: String,
     pub server: String,
     pub failure: Failure,
+    /// How many times the request was sent (retries included).
+    pub attempts: u32,
 }
 
 impl ApiFailure {
@@ -104,6 +125,7 @@ impl ApiFailure {
                 self.resource
             ),
             Failure::Unreachable(m) | Failure::Other(m) => m.clone(),
+            Failure::Unreadable(m) => format!("{m} (get {})", self.resource),
         }
     }
 
@@ -159,7 +181,7 @@ impl ApiFailure {
             Failure::Unreachable(m) => {
                 format!("unable to connect to the server {}: {m}", self.server)
             }
-            Failure::Other(m) => format!("{req}: {m}"),
+            Failure::Other(m) | Failure::Unreadable(m) => format!("{req}: {m}"),
         }
     }
 }
@@ -264,7 +286,7 @@ pub async fn connect(options: impl Into<ConnectOptions>) -> Result<Conn> {
     if !flags.as_group.is_empty() {
         config.auth_info.impersonate_groups = Some(flags.as_group.clone());
     }
-    // Exactly the requests we mean to send: no silent retries of 429/503/504.
+    // Retries are ours, in `Conn::send` (bounded, within --request-timeout), not kube's.
     config.default_retry = false;
     if let Some(t) = timeout {
         config.connect_timeout = Some(config.connect_timeout.map_or(t, |c| c.min(t)));
@@ -286,6 +308,7 @@ pub async fn connect(options: impl Into<ConnectOptions>) -> Result<Conn> {
         context,
         server,
         timeout,
+        permits: std::sync::Arc::new(tokio::sync::Semaphore::new(MAX_IN_FLIGHT)),
     })
 }
 
@@ -314,29 +337,111 @@ fn error_chain(e: &dyn std::error::Error) -> String {
     parts.join(": ")
 }
 
-fn classify(e: kube::Error) -> Failure {
-    match e {
-        kube::Error::Api(s) => Failure::Status {
-            code: s.code,
-            parsed: s.reason != "Failed to parse error data",
-            reason: s.reason,
-            message: s.message,
-        },
-        other => {
-            let chain = error_chain(&other);
-            let low = chain.to_lowercase();
-            if low.contains("connection refused")
-                || low.contains("tcp connect error")
-                || low.contains("dns error")
-                || low.contains("no route to host")
-                || low.contains("network is unreachable")
-            {
-                Failure::Unreachable(chain)
-            } else {
-                Failure::Other(chain)
-            }
-        }
+/// A request that got no answer: unreachable, or reset/closed before the answer (retried
+/// after a short backoff, as client-go retries a GET on a reset connection or an EOF).
+fn transport(e: kube::Error) -> (Failure, Option<Duration>) {
+    let chain = error_chain(&e);
+    let low = chain.to_lowercase();
+    if [
+        "connection refused",
+        "tcp connect error",
+        "dns error",
+        "no route to host",
+        "network is unreachable",
+    ]
+    .iter()
+    .any(|m| low.contains(m))
+    {
+        return (Failure::Unreachable(chain), None);
     }
+    let reset = [
+        "connection reset",
+        "connection closed before message completed",
+        "incomplete message",
+        "unexpected eof",
+        "broken pipe",
+        "connection was aborted",
+    ]
+    .iter()
+    .any(|m| low.contains(m));
+    let hint = reset.then_some(RESET_BACKOFF);
+    (Failure::Other(chain), hint)
+}
+
+/// client-go's rule: a 429 or a 5xx with `Retry-After` is retried after that many seconds
+/// (each wait capped at [`MAX_RETRY_AFTER`]); a 429 without it after one second.
+fn retry_hint(code: u16, retry_after: Option<u64>) -> Option<Duration> {
+    let capped = |s: u64| Duration::from_secs(s).min(MAX_RETRY_AFTER);
+    match (code, retry_after) {
+        (429, None) => Some(Duration::from_secs(1)),
+        (429 | 500..=599, Some(s)) => Some(capped(s)),
+        _ => None,
+    }
+}
+
+/// An error answer: its `Status` when the body is one, else the body's first line.
+fn status_failure(code: u16, body: &[u8]) -> Failure {
+    #[derive(serde::Deserialize)]
+    struct Status {
+        #[serde(default)]
+        reason: String,
+        #[serde(default)]
+        message: String,
+        kind: Option<String>,
+    }
+    match serde_json::from_slice::<Status>(body) {
+        Ok(st) if st.kind.as_deref() == Some("Status") => Failure::Status {
+            code,
+            reason: st.reason,
+            message: st.message,
+            parsed: true,
+        },
+        _ => Failure::Status {
+            code,
+            reason: String::new(),
+            message: body_words(body),
+            parsed: false,
+        },
+    }
+}
+
+/// A body that is not a Status, in a few words: an HTML page named as such.
+fn body_words(body: &[u8]) -> String {
+    let text = String::from_utf8_lossy(body);
+    let text = text.trim();
+    if text.starts_with('<') {
+        return "an HTML page answered instead of the API (a proxy or a login page?)".into();
+    }
+    let line = text.lines().next().unwrap_or_default();
+    line.chars().take(200).collect()
+}
+
+/// A success answer whose body is not JSON.
+fn unreadable(content_type: &str, body: &[u8], e: &serde_json::Error) -> Failure {
+    let words = body_words(body);
+    if words.starts_with("an HTML page") {
+        return Failure::Unreadable(words);
+    }
+    let ct = if content_type.is_empty() {
+        "no content type"
+    } else {
+        content_type
+    };
+    Failure::Unreadable(format!("the answer is not JSON ({ct}): {e}"))
+}
+
+/// A copy of a request to send it again.
+fn clone_request(req: &Request<Vec<u8>>) -> Request<Vec<u8>> {
+    let mut copy = Request::new(req.body().clone());
+    *copy.method_mut() = req.method().clone();
+    *copy.uri_mut() = req.uri().clone();
+    *copy.headers_mut() = req.headers().clone();
+    copy
+}
+
+/// `kubectl-hpa/<version>`
+fn user_agent() -> String {
+    format!("kubectl-hpa/{}", env!("CARGO_PKG_VERSION"))
 }
 
 /// What one request asks for, for messages.
@@ -418,30 +523,94 @@ impl Conn {
             object: what.object.clone(),
             server: self.server.clone(),
             failure,
+            attempts: 1,
         };
-        let req = Request::new("")
+        let req = kube::core::Request::new("")
             .get(&url, &Default::default())
             .map_err(|e| fail(Failure::Other(e.to_string())))?;
-        self.send(self.client.request::<Value>(req), fail).await
+        self.send(req, true, fail).await
     }
 
-    /// Await one request under the per-request timeout (`--request-timeout`); failures are
-    /// classified for one-line messages by `fail`.
+    /// Send one request under `--request-timeout`, at most [`MAX_IN_FLIGHT`] at once; failures
+    /// are classified for one-line messages by `fail`. Idempotent requests (GET, LIST) are
+    /// retried as client-go retries them (see [`retry_wait`]); the whole call, retries and
+    /// their waits included, stays within `--request-timeout`.
     async fn send(
         &self,
-        call: impl std::future::Future<Output = kube::Result<Value>>,
+        req: Request<Vec<u8>>,
+        idempotent: bool,
         fail: impl Fn(Failure) -> ApiFailure,
     ) -> Result<Value, ApiFailure> {
-        let res = match self.timeout {
-            Some(t) => match tokio::time::timeout(t, call).await {
+        let deadline = self.timeout.map(|t| tokio::time::Instant::now() + t);
+        let work = async {
+            let mut attempt = 1;
+            loop {
+                let res = self.attempt(clone_request(&req)).await;
+                let wait = match &res {
+                    Err((_, hint)) if idempotent && attempt < MAX_ATTEMPTS => *hint,
+                    _ => None,
+                };
+                let Some(wait) =
+                    wait.filter(|w| deadline.is_none_or(|d| tokio::time::Instant::now() + *w < d))
+                else {
+                    return res.map_err(|(f, _)| (f, attempt));
+                };
+                tokio::time::sleep(wait).await;
+                attempt += 1;
+            }
+        };
+        let res = match (self.timeout, deadline) {
+            (Some(t), Some(d)) => match tokio::time::timeout_at(d, work).await {
                 Ok(r) => r,
                 Err(_) => return Err(fail(Failure::Timeout(t))),
             },
-            None => call.await,
+            _ => work.await,
         };
-        res.map_err(|e| fail(classify(e)))
+        res.map_err(|(f, attempts)| ApiFailure {
+            attempts,
+            ..fail(f)
+        })
     }
 
+    /// One attempt: a permit of the in-flight bound, the request, its whole body.
+    async fn attempt(
+        &self,
+        mut req: Request<Vec<u8>>,
+    ) -> Result<Value, (Failure, Option<Duration>)> {
+        let _permit = self.permits.acquire().await;
+        let headers = req.headers_mut();
+        for (k, v) in [
+            ("accept", "application/json".to_string()),
+            ("user-agent", user_agent()),
+        ] {
+            if let Ok(v) = v.parse() {
+                headers.entry(k).or_insert(v);
+            }
+        }
+        let res = self
+            .client
+            .send(req.map(kube::client::Body::from))
+            .await
+            .map_err(transport)?;
+        let code = res.status().as_u16();
+        let retry_after = res
+            .headers()
+            .get("retry-after")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u64>().ok());
+        let content_type = res
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_string();
+        let body = res.into_body().collect_bytes().await.map_err(transport)?;
+        if code >= 400 {
+            let hint = retry_hint(code, retry_after);
+            return Err((status_failure(code, &body), hint));
+        }
+        serde_json::from_slice(&body).map_err(|e| (unreadable(&content_type, &body, &e), None))
+    }
     /// A LIST, paged with `limit`/`continue` when `page` is given; the items with
     /// apiVersion/kind set.
     pub(super) async fn list(
@@ -738,6 +907,7 @@ impl Conn {
             object: object.clone(),
             server: self.server.clone(),
             failure,
+            attempts: 1,
         };
         let mut pp = PatchParams::default();
         for (k, v) in query {
@@ -756,10 +926,10 @@ impl Conn {
                 ))))
             }
         };
-        let mut req = Request::new("")
+        let mut req = kube::core::Request::new("")
             .patch(path.trim_start_matches('/'), &pp, &patch)
             .map_err(|e| fail(Failure::Other(e.to_string())))?;
         *req.body_mut() = body.as_bytes().to_vec();
-        self.send(self.client.request::<Value>(req), fail).await
+        self.send(req, false, fail).await
     }
 }

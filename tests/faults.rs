@@ -1,0 +1,174 @@
+//! Faults of the API server: retries recover where kubectl recovers, the in-flight bound holds,
+//! and a request of ours that still fails is never the controller's verdict.
+
+#[path = "support/binary.rs"]
+mod binary;
+#[path = "support/fake_apiserver.rs"]
+mod fake_apiserver;
+
+use std::path::PathBuf;
+use std::process::Output;
+use std::time::{Duration, Instant};
+
+use binary::*;
+use fake_apiserver::{FakeApiServer, Fault, Options, PathMatch};
+use serde_json::{json, Value};
+
+/// The PodMetrics LIST of one explain in namespace `shop`.
+const POD_METRICS: &str = "/apis/metrics.k8s.io/v1beta1/namespaces/shop/pods";
+
+struct Cluster {
+    server: FakeApiServer,
+    kubeconfig: PathBuf,
+}
+
+impl Cluster {
+    fn example(file: &str, tag: &str) -> Cluster {
+        let server = FakeApiServer::from_snapshot_file(example(file));
+        let kubeconfig = server.write_kubeconfig(&tmpdir(tag));
+        Cluster { server, kubeconfig }
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        run(args, Some(&self.kubeconfig))
+    }
+
+    /// `explain web -o json`: the verdict.
+    fn web_verdict(&self, extra: &[&str]) -> (Output, Value) {
+        let mut a = vec!["explain", "web", "-n", "shop", "--now", NOW, "-o", "json"];
+        a.extend_from_slice(extra);
+        let out = self.run(&a);
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        let verdict = v["verdict"].clone();
+        (out, verdict)
+    }
+
+    fn count(&self, path: &str) -> usize {
+        self.server
+            .requests()
+            .iter()
+            .filter(|r| r.path == path)
+            .count()
+    }
+}
+
+#[test]
+fn retries_recover_from_throttling_unavailability_and_resets() {
+    let c = Cluster::example("scale-up-cpu.yaml", "recover");
+    let (out, want) = c.web_verdict(&[]);
+    ok(&out, "baseline");
+    assert_eq!(want["action"], "ScaleUp", "{want}");
+    let faults = [
+        ("429 x3", Fault::Throttle(0), 3),
+        ("503 x2 with Retry-After", Fault::Unavailable(Some(0)), 2),
+        ("reset x1", Fault::Drop, 1),
+    ];
+    for (what, fault, times) in faults {
+        c.server.clear_requests();
+        c.server
+            .inject_times(PathMatch::prefix(POD_METRICS), fault, times);
+        let (out, got) = c.web_verdict(&[]);
+        ok(&out, what);
+        assert_eq!(got, want, "{what}");
+        assert_eq!(c.count(POD_METRICS), times + 1, "{what}: attempts");
+    }
+}
+
+#[test]
+fn retry_after_is_honoured_and_bounded() {
+    let c = Cluster::example("scale-up-cpu.yaml", "retry-after");
+    // Retry-After: 1 is waited for.
+    c.server
+        .inject_times(PathMatch::prefix(POD_METRICS), Fault::Throttle(1), 1);
+    let t = Instant::now();
+    let (out, got) = c.web_verdict(&[]);
+    ok(&out, "429 with Retry-After: 1");
+    assert_eq!(got["action"], "ScaleUp");
+    assert!(t.elapsed() >= Duration::from_secs(1), "{:?}", t.elapsed());
+
+    // Always throttled: 10 attempts, then it stops.
+    c.server.clear_requests();
+    c.server
+        .inject(PathMatch::prefix(POD_METRICS), Fault::Throttle(0));
+    c.web_verdict(&[]);
+    assert_eq!(c.count(POD_METRICS), 10);
+
+    // A Retry-After beyond --request-timeout is not waited for.
+    c.server.clear_faults();
+    c.server.clear_requests();
+    c.server
+        .inject(PathMatch::prefix(POD_METRICS), Fault::Throttle(5));
+    let t = Instant::now();
+    c.web_verdict(&["--request-timeout", "2s"]);
+    assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
+    assert_eq!(c.count(POD_METRICS), 1);
+
+    // A 503 without Retry-After is not retried (client-go), nor an HTML page.
+    for fault in [Fault::Unavailable(None), Fault::Html(200)] {
+        c.server.clear_faults();
+        c.server.clear_requests();
+        c.server
+            .inject(PathMatch::prefix(POD_METRICS), fault.clone());
+        c.web_verdict(&[]);
+        assert_eq!(c.count(POD_METRICS), 1, "{fault:?}");
+    }
+}
+
+/// `namespaces` x `per_ns` HPAs, each on its own external metric: one request per HPA.
+fn external_fleet(namespaces: usize, per_ns: usize) -> Vec<Value> {
+    let mut o = Vec::new();
+    for n in 0..namespaces {
+        let ns = format!("team-{n:02}");
+        for h in 0..per_ns {
+            let app = format!("app-{h:02}");
+            let metric = format!("queue_{n:02}_{h:02}");
+            o.push(json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": app, "namespace": ns},
+                "spec": {"replicas": 2, "selector": {"matchLabels": {"app": app}}}, "status": {"replicas": 2, "updatedReplicas": 2}}));
+            o.push(json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": app, "namespace": ns},
+                "spec": {"minReplicas": 1, "maxReplicas": 20, "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": app},
+                         "metrics": [{"type": "External", "external": {"metric": {"name": metric},
+                             "target": {"type": "AverageValue", "averageValue": "10"}}}]}}));
+            o.push(json!({"apiVersion": "external.metrics.k8s.io/v1beta1", "kind": "ExternalMetricValue",
+                "metricName": metric, "metricLabels": {}, "timestamp": "2026-03-01T11:59:50Z",
+                "value": format!("{}", 10 + 5 * (h % 4))}));
+        }
+    }
+    o
+}
+
+fn verdicts(v: &Value) -> Vec<String> {
+    v["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|i| {
+            format!(
+                "{}/{} {}",
+                i["namespace"], i["name"], i["decision"]["verdict"]
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn explain_all_under_an_in_flight_limit_gives_the_same_verdicts() {
+    let opts = Options {
+        advertise: vec!["external.metrics.k8s.io/v1beta1".into()],
+        ..Options::default()
+    };
+    let server = FakeApiServer::start_with(external_fleet(6, 10), opts);
+    let kubeconfig = server.write_kubeconfig(&tmpdir("in-flight"));
+    let args = ["explain", "-A", "--now", NOW, "-o", "json"];
+    server.set_latency(Duration::from_millis(20));
+    let free = ok_json(&run(&args, Some(&kubeconfig)), "no limit");
+    let want = verdicts(&free);
+    assert_eq!(want.len(), 60);
+    assert!(want.iter().all(|v| !v.contains("CannotScale")), "{want:?}");
+    // Never more than 10 of our requests in flight, yet concurrent.
+    let max = server.max_in_flight();
+    assert!((2..=10).contains(&max), "max in flight {max}");
+
+    server.set_in_flight_limit(Some(20));
+    let limited = ok_json(&run(&args, Some(&kubeconfig)), "limit 20");
+    assert_eq!(verdicts(&limited), want);
+}

@@ -17,6 +17,9 @@ pub const EXIT_OK: i32 = 0;
 pub const EXIT_ERROR: i32 = 1;
 /// Exit code for bad command-line usage (clap uses 2 as well).
 pub const EXIT_USAGE: i32 = 2;
+/// Exit code when a decision could not be computed because a request of ours failed
+/// (verdict `Unknown`, decided by `FetchFailed`): the output is printed all the same.
+pub const EXIT_OWN_FAILURE: i32 = 3;
 
 const EXPLAIN_AFTER: &str = "\
 Examples:

@@ -172,3 +172,97 @@ fn explain_all_under_an_in_flight_limit_gives_the_same_verdicts() {
     let limited = ok_json(&run(&args, Some(&kubeconfig)), "limit 20");
     assert_eq!(verdicts(&limited), want);
 }
+
+#[test]
+fn a_request_of_ours_that_still_fails_is_not_the_controllers_verdict() {
+    let c = Cluster::example("scale-up-cpu.yaml", "ours");
+    let cases = [
+        (
+            Fault::Throttle(0),
+            "pods.metrics.k8s.io (429 Too Many Requests after 10 attempts)",
+        ),
+        (Fault::Html(200), "an HTML page answered"),
+        (Fault::Status(403), "pods.metrics.k8s.io (403 Forbidden)"),
+        (
+            Fault::Status(500),
+            "pods.metrics.k8s.io (500 Internal Server Error)",
+        ),
+    ];
+    for (fault, words) in cases {
+        c.server.clear_faults();
+        c.server
+            .inject(PathMatch::prefix(POD_METRICS), fault.clone());
+        let (out, v) = c.web_verdict(&[]);
+        assert_eq!(out.status.code(), Some(3), "{fault:?}: {}", stderr(&out));
+        assert_eq!(v["action"], "Unknown", "{fault:?}: {v}");
+        assert_eq!(v["decidedBy"], "FetchFailed", "{fault:?}: {v}");
+        let summary = v["summary"].as_str().unwrap_or_default();
+        assert!(summary.starts_with("could not read "), "{summary}");
+        assert!(summary.contains(words), "{fault:?}: {summary}");
+        assert!(
+            summary.ends_with("the controller's own view is unknown"),
+            "{summary}"
+        );
+        let text = c.run(&["explain", "web", "-n", "shop", "--now", NOW]);
+        assert_eq!(text.status.code(), Some(3));
+        let text = String::from_utf8_lossy(&text.stdout);
+        assert!(
+            text.contains("UNKNOWN") && text.contains("FetchFailed"),
+            "{text}"
+        );
+        let verdict = text.lines().find(|l| l.starts_with("Verdict:"));
+        assert!(
+            verdict.is_some_and(|l| !l.contains("InvalidMetrics")),
+            "{text}"
+        );
+    }
+
+    // The snapshot keeps the split: its replay says the same, offline.
+    c.server.clear_faults();
+    c.server
+        .inject(PathMatch::prefix(POD_METRICS), Fault::Throttle(0));
+    let snap = ok(&c.run(&["snapshot", "web", "-n", "shop"]), "snapshot");
+    assert!(
+        snap.contains("kubectl-hpa.dev/own-fetch-failures"),
+        "{snap}"
+    );
+    let file = tmpdir("ours").join("throttled.yaml");
+    std::fs::write(&file, snap).expect("write snapshot");
+    let f = file.to_string_lossy().to_string();
+    let out = run(
+        &[
+            "explain",
+            "web",
+            "-n",
+            "shop",
+            "--snapshot",
+            &f,
+            "--now",
+            NOW,
+            "-o",
+            "json",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["verdict"]["decidedBy"], "FetchFailed", "{v}");
+}
+
+#[test]
+fn what_the_controller_meets_too_stays_its_verdict() {
+    // The resource metrics API not served (404): the controller fails the same way.
+    let c = Cluster::example("scale-up-cpu.yaml", "theirs");
+    c.server
+        .inject(PathMatch::prefix(POD_METRICS), Fault::Status(404));
+    let (out, v) = c.web_verdict(&[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(v["action"], "CannotScale", "{v}");
+    assert_eq!(v["decidedBy"], "InvalidMetrics", "{v}");
+    let snap = ok(&c.run(&["snapshot", "web", "-n", "shop"]), "snapshot");
+    assert!(snap.contains("kubectl-hpa.dev/fetch-errors"), "{snap}");
+    assert!(
+        !snap.contains("kubectl-hpa.dev/own-fetch-failures"),
+        "{snap}"
+    );
+}

@@ -217,7 +217,10 @@ fn forbidden_pod_metrics_is_a_metric_error_and_the_rest_is_explained() {
     let out = c.run(&[
         "explain", "orders", "-n", "shop", "--now", NOW, "-o", "json",
     ]);
-    let v = ok_json(&out, "explain with 403 on PodMetrics");
+    // Denied to us, not to the controller (its own service account): our failure, exit 3.
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["verdict"]["decidedBy"], "FetchFailed", "{}", v["verdict"]);
     let cpu = &v["metrics"][0];
     let err = cpu["error"].as_str().unwrap_or_default();
     assert!(
@@ -231,7 +234,7 @@ fn forbidden_pod_metrics_is_a_metric_error_and_the_rest_is_explained() {
     assert!(notes.contains("list pods.metrics.k8s.io"), "{notes}");
     // the text form says it too
     let out = c.run(&["explain", "orders", "-n", "shop", "--now", NOW]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("list pods.metrics.k8s.io"), "{text}");
 }
@@ -303,16 +306,20 @@ fn server_error_on_the_hpa_fails_in_one_line() {
 }
 
 #[test]
-fn failed_scale_is_failed_get_scale() {
+fn failed_scale_is_our_failure_not_failed_get_scale() {
     let c = cluster("scale-up-cpu.yaml", "scale500");
-    // The target's Deployment is where its scale comes from.
+    // The target's Deployment is where its scale comes from: a 500 there is our failed
+    // read, not the controller's FailedGetScale.
     c.server
         .inject(PathMatch::contains("/deployments/web"), Fault::Status(500));
-    let v = c.live_json("web");
-    assert_eq!(
-        v["verdict"]["decidedBy"], "FailedGetScale",
-        "{}",
-        v["verdict"]
+    let out = c.run(&["explain", "web", "-n", "shop", "--now", NOW, "-o", "json"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["verdict"]["decidedBy"], "FetchFailed", "{}", v["verdict"]);
+    let summary = v["verdict"]["summary"].as_str().unwrap_or_default();
+    assert!(
+        summary.contains("deployments.apps (500 Internal Server Error)"),
+        "{summary}"
     );
 }
 

@@ -129,6 +129,31 @@ impl ApiFailure {
         }
     }
 
+    /// The resource and why it could not be read, in a few words:
+    /// `pods.metrics.k8s.io (429 Too Many Requests after 10 attempts)`.
+    pub fn short(&self) -> String {
+        let why = match &self.failure {
+            Failure::Status { code, .. } => {
+                let phrase = http::StatusCode::from_u16(*code)
+                    .ok()
+                    .and_then(|c| c.canonical_reason())
+                    .unwrap_or("error");
+                format!("{code} {phrase}")
+            }
+            Failure::Timeout(t) => format!(
+                "no answer within {}",
+                crate::duration::format_go_duration(t.as_nanos() as i64)
+            ),
+            Failure::Unreachable(_) => "server unreachable".into(),
+            Failure::Unreadable(m) | Failure::Other(m) => m.clone(),
+        };
+        let after = match self.attempts {
+            n if n > 1 => format!(" after {n} attempts"),
+            _ => String::new(),
+        };
+        format!("{} ({why}{after})", self.resource)
+    }
+
     /// `list pods.metrics.k8s.io in namespace "shop"`
     pub fn request(&self) -> String {
         let mut s = format!("{} {}", self.verb, self.resource);
@@ -480,6 +505,22 @@ impl FetchError {
     pub fn api(&self) -> Option<&ApiFailure> {
         match self {
             FetchError::Api(f) => Some(f),
+            FetchError::Unmapped(_) => None,
+        }
+    }
+
+    /// Our own failure, in a few words (`pods.metrics.k8s.io (429 Too Many Requests)`), or
+    /// `None` when the controller would meet the same failure: a 404 (the API or the metric
+    /// is not served, the object does not exist) or a kind no API serves. Anything else — a
+    /// throttled, failed, timed-out, unreadable or denied request (the controller reads with
+    /// its own credentials) — says nothing about the controller's view.
+    pub fn own_failure(&self) -> Option<String> {
+        match self {
+            FetchError::Api(f) if f.code() == Some(404) => None,
+            FetchError::Api(f) => Some(f.short()),
+            FetchError::Unmapped(Unmapped::Discovery { api_version, text }) => {
+                Some(format!("the API group of {api_version} ({text})"))
+            }
             FetchError::Unmapped(_) => None,
         }
     }

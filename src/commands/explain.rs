@@ -102,6 +102,20 @@ pub fn decide_with_input(
         }
     }
     let mut d = evaluate(&input);
+    let own = snap.own_failures_for(&namespace, name, &input.hpa.metrics);
+    if !own.is_empty() {
+        d.verdict = crate::core::Verdict {
+            action: crate::core::Action::Unknown,
+            from: d.verdict.from,
+            to: None,
+            decided_by: "FetchFailed".into(),
+            summary: format!(
+                "could not read {}; the controller's own view is unknown",
+                own.join(", ")
+            ),
+        };
+        crate::note_own_failure();
+    }
     d.assumptions.insert(0, now_note);
     d.assumptions.extend(event_notes);
     if !snap.has_pod_metrics

@@ -759,3 +759,62 @@ fn an_extensions_v1beta1_target_is_not_the_apps_v1_deployment() {
         .iter()
         .all(|r| !r.path.contains("extensions")));
 }
+
+#[test]
+fn a_kubeconfig_variable_of_missing_files_does_not_fall_back_to_home() {
+    // ~/.kube/config names a working cluster; KUBECONFIG names only missing files.
+    let c = cluster("scale-up-cpu.yaml", "nofallback");
+    let home = tmpdir("nofallback-home");
+    std::fs::create_dir_all(home.join(".kube")).expect("mkdir");
+    std::fs::copy(&c.kubeconfig, home.join(".kube/config")).expect("copy");
+    let missing = format!(
+        "{}:{}",
+        home.join("a.yaml").display(),
+        home.join("b.yaml").display()
+    );
+    let out = cmd(&["explain", "web", "-n", "shop"], None)
+        .env("HOME", &home)
+        .env("KUBECONFIG", &missing)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("none of its files exists"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(c.server.requests().is_empty());
+    // The same HOME without KUBECONFIG does use ~/.kube/config.
+    let out = cmd(&["explain", "web", "-n", "shop"], None)
+        .env("HOME", &home)
+        .output()
+        .expect("runs");
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+#[test]
+fn unknown_context_cluster_or_user_is_refused_like_kubectl() {
+    let c = cluster("scale-up-cpu.yaml", "unknown-names");
+    for (flag, words) in [
+        ("--context", "context \"nope\" does not exist"),
+        ("--cluster", "cluster \"nope\" does not exist"),
+        ("--user", "auth info \"nope\" does not exist"),
+    ] {
+        let out = c.run(&["explain", "web", "-n", "shop", flag, "nope"]);
+        assert_eq!(out.status.code(), Some(1), "{flag}");
+        assert!(stderr(&out).contains(words), "{flag}: {}", stderr(&out));
+    }
+    assert!(c.server.requests().is_empty());
+}
+
+#[test]
+fn migrate_apply_names_the_cluster_before_writing() {
+    let c = cluster("scale-up-cpu.yaml", "apply-names");
+    let out = c.run(&["migrate", "web", "-n", "shop", "--apply"]);
+    let e = stderr(&out);
+    let want = format!("writing to context \"fake\" (server {})", c.server.url());
+    assert!(e.contains(&want), "{e}");
+    // Without --apply nothing is announced.
+    let out = c.run(&["migrate", "web", "-n", "shop"]);
+    assert!(!stderr(&out).contains("writing to context"));
+}

@@ -242,6 +242,13 @@ fn load_kubeconfig(flags: &ConnectOptions) -> Result<Option<Kubeconfig>> {
         let paths: Vec<PathBuf> = std::env::split_paths(&v)
             .filter(|p| !p.as_os_str().is_empty() && p.exists())
             .collect();
+        if paths.is_empty() && !v.is_empty() {
+            // kubectl does not fall back to ~/.kube/config: that may be another cluster.
+            bail!(
+                "KUBECONFIG={}: none of its files exists (kubectl does not fall back to ~/.kube/config either)",
+                v.to_string_lossy()
+            );
+        }
         if !paths.is_empty() {
             let mut merged = Kubeconfig::default();
             for p in &paths {
@@ -266,6 +273,27 @@ fn load_kubeconfig(flags: &ConnectOptions) -> Result<Option<Kubeconfig>> {
     Ok(None)
 }
 
+/// `--context`, `--cluster` or `--user` naming what the kubeconfig lacks is refused, in
+/// kubectl's words (never anonymous requests to some server).
+fn refuse_unknown_names(kc: &Kubeconfig, flags: &ConnectOptions) -> Result<()> {
+    if let Some(c) = &flags.context {
+        if !kc.contexts.iter().any(|n| &n.name == c) {
+            bail!("context {c:?} does not exist");
+        }
+    }
+    if let Some(c) = &flags.cluster {
+        if !kc.clusters.iter().any(|n| &n.name == c) {
+            bail!("cluster {c:?} does not exist");
+        }
+    }
+    if let Some(u) = &flags.user {
+        if !kc.auth_infos.iter().any(|n| &n.name == u) {
+            bail!("auth info {u:?} does not exist");
+        }
+    }
+    Ok(())
+}
+
 /// Connect as kubectl would with these flags (no request is sent).
 pub async fn connect(options: impl Into<ConnectOptions>) -> Result<Conn> {
     let flags = &options.into();
@@ -285,11 +313,7 @@ pub async fn connect(options: impl Into<ConnectOptions>) -> Result<Conn> {
                 .clone()
                 .or_else(|| kc.current_context.clone())
                 .unwrap_or_default();
-            if let Some(c) = &flags.context {
-                if !kc.contexts.iter().any(|n| &n.name == c) {
-                    bail!("context {c:?} does not exist in the kubeconfig");
-                }
-            }
+            refuse_unknown_names(&kc, flags)?;
             let config = Config::from_custom_kubeconfig(kc, &options)
                 .await
                 .map_err(|e| anyhow!("kubeconfig (context {context:?}): {e}"))?;

@@ -355,6 +355,16 @@ fn hpa_ref(h: &Value) -> String {
 async fn migrate(o: &MigrateOptions) -> Result<Report> {
     let (manifests, file_errors) = read_manifests(&o.files);
     let conn = cluster::connect(&o.kube).await?;
+    if o.apply {
+        // Name the cluster before any write (stderr: the report stays on stdout).
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "migrate --apply: writing to context {:?} (server {})",
+            conn.context,
+            conn.server
+        );
+    }
     let ns = conn.namespace.clone();
     let hpa_res = "horizontalpodautoscalers.autoscaling";
     let collection = if o.all_namespaces {

@@ -266,3 +266,53 @@ fn what_the_controller_meets_too_stays_its_verdict() {
         "{snap}"
     );
 }
+
+#[test]
+fn a_repeated_continue_token_is_refused() {
+    let c = Cluster::example("scale-up-cpu.yaml", "continue");
+    let hpas = "/apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers";
+    c.server
+        .inject(PathMatch::exact(hpas), Fault::RepeatContinue);
+    let out = c.run(&["explain", "web", "-n", "shop", "--now", NOW]);
+    assert_eq!(out.status.code(), Some(1));
+    let e = stderr(&out);
+    assert!(e.contains("same continue token twice"), "{e}");
+    assert_eq!(e.trim_end().lines().count(), 1, "{e}");
+    assert_eq!(c.count(hpas), 2);
+}
+
+#[test]
+fn requests_ask_for_json_and_gzip_and_name_the_tool() {
+    let c = Cluster::example("scale-up-cpu.yaml", "headers");
+    ok(&c.web_verdict(&[]).0, "explain");
+    let reqs = c.server.requests();
+    assert!(!reqs.is_empty());
+    let agent = format!("kubectl-hpa/{}", env!("CARGO_PKG_VERSION"));
+    for r in &reqs {
+        assert_eq!(r.header("user-agent"), Some(agent.as_str()), "{}", r.path);
+        assert_eq!(r.header("accept"), Some("application/json"), "{}", r.path);
+        let enc = r.header("accept-encoding").unwrap_or_default();
+        assert!(enc.contains("gzip"), "{}: {enc:?}", r.path);
+    }
+}
+
+#[test]
+fn an_error_on_a_closed_stderr_does_not_abort() {
+    let (reader, writer) = std::io::pipe().expect("pipe");
+    drop(reader);
+    let status = cmd(
+        &[
+            "explain",
+            "web",
+            "-n",
+            "shop",
+            "--snapshot",
+            "/nonexistent.yaml",
+        ],
+        None,
+    )
+    .stderr(writer)
+    .status()
+    .expect("runs");
+    assert_eq!(status.code(), Some(1));
+}

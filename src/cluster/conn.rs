@@ -25,6 +25,9 @@ const MAX_ATTEMPTS: u32 = 10;
 /// The longest `Retry-After` wait honoured per attempt.
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(10);
 
+/// The most pages of one LIST (at 500 or 5000 items a page, far more than any cluster holds).
+const MAX_PAGES: u32 = 10_000;
+
 /// The wait before sending again a request whose connection was reset or closed unanswered.
 const RESET_BACKOFF: Duration = Duration::from_millis(200);
 
@@ -688,6 +691,7 @@ impl Conn {
     ) -> Result<Vec<Value>, ApiFailure> {
         let mut items = Vec::new();
         let mut cont = String::new();
+        let mut pages = 0;
         loop {
             let mut q = query.to_vec();
             if let Some(limit) = page {
@@ -705,15 +709,31 @@ impl Conn {
                     },
                 )
                 .await?;
-            cont = body
+            let next = body
                 .pointer("/metadata/continue")
                 .and_then(Value::as_str)
                 .unwrap_or_default()
                 .to_string();
             take_typed_items(&mut body, item_type, &mut items);
-            if page.is_none() || cont.is_empty() {
+            if page.is_none() || next.is_empty() {
                 return Ok(items);
             }
+            pages += 1;
+            if next == cont || pages >= MAX_PAGES {
+                let why = match next == cont {
+                    true => "the server answered the same continue token twice".to_string(),
+                    false => format!("more than {MAX_PAGES} pages"),
+                };
+                return Err(ApiFailure {
+                    verb: what.verb,
+                    resource: what.resource.to_string(),
+                    object: what.object.clone(),
+                    server: self.server.clone(),
+                    failure: Failure::Other(format!("{why}: refusing to page further")),
+                    attempts: 1,
+                });
+            }
+            cont = next;
         }
     }
 

@@ -158,10 +158,15 @@ pub fn run(opts: &ExplainOptions) -> Result<String> {
             });
         match result {
             Err(e) if n == 0 => return Err(e),
-            Err(e) => eprintln!(
-                "error: {} (retrying at the next sync)",
-                format!("{e:#}").replace('\n', " ")
-            ),
+            Err(e) => {
+                // Not `eprintln!`: it aborts the process on a closed stderr.
+                use std::io::Write;
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "error: {} (retrying at the next sync)",
+                    format!("{e:#}").replace('\n', " ")
+                );
+            }
             Ok(d) => {
                 let first = *first_time.get_or_insert(d.now);
                 history = d.history.after.clone();

@@ -1117,7 +1117,12 @@ async fn handle(
         Some(Fault::Throttle(secs)) => throttled(secs),
         Some(Fault::Unavailable(secs)) => unavailable(secs),
         Some(Fault::Html(code)) => html(code),
-        Some(Fault::RepeatContinue) => repeat_continue(route(&mut lock(&state), &rec)),
+        Some(Fault::RepeatContinue) => {
+            // Every page is the first one, always with the same token.
+            let mut first = rec.clone();
+            first.query.retain(|(k, _)| k != "continue");
+            repeat_continue(route(&mut lock(&state), &first))
+        }
         None => route(&mut lock(&state), &rec),
     };
     let (code, ctype, bytes, extra) = match reply {

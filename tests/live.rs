@@ -818,3 +818,29 @@ fn migrate_apply_names_the_cluster_before_writing() {
     let out = c.run(&["migrate", "web", "-n", "shop"]);
     assert!(!stderr(&out).contains("writing to context"));
 }
+
+#[test]
+fn a_token_file_ending_in_a_newline_is_trimmed() {
+    let c = cluster("scale-up-cpu.yaml", "tokenfile");
+    let dir = tmpdir("tokenfile");
+    let token = dir.join("token");
+    std::fs::write(&token, "file-token\n").expect("token");
+    let kc = dir.join("kubeconfig");
+    std::fs::write(
+        &kc,
+        format!("apiVersion: v1\nkind: Config\nclusters:\n- name: x\n  cluster:\n    server: {}\ncontexts:\n- name: x\n  context:\n    cluster: x\n    user: u\ncurrent-context: x\nusers:\n- name: u\n  user:\n    tokenFile: {}\n", c.server.url(), token.display()),
+    )
+    .expect("kubeconfig");
+    let out = run(&["explain", "web", "-n", "shop", "--now", NOW], Some(&kc));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let reqs = c.server.requests();
+    assert!(!reqs.is_empty());
+    assert!(reqs
+        .iter()
+        .all(|r| r.header("authorization") == Some("Bearer file-token")));
+    // An empty token file is a one-line error naming it.
+    std::fs::write(&token, "\n").expect("token");
+    let out = run(&["explain", "web", "-n", "shop"], Some(&kc));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("tokenFile"), "{}", stderr(&out));
+}

@@ -297,6 +297,25 @@ fn refuse_unknown_names(kc: &Kubeconfig, flags: &ConnectOptions) -> Result<()> {
     Ok(())
 }
 
+/// A `tokenFile` (kubeconfig, or the in-cluster service-account token) is read once, its
+/// surrounding whitespace trimmed as kubectl trims it (a file ending in a newline is the norm).
+fn read_token_file(config: &mut Config) -> Result<()> {
+    let Some(path) = config.auth_info.token_file.clone() else {
+        return Ok(());
+    };
+    if config.auth_info.token.is_some() {
+        return Ok(());
+    }
+    let text = std::fs::read_to_string(&path).map_err(|e| anyhow!("tokenFile {path}: {e}"))?;
+    let token = text.trim();
+    if token.is_empty() {
+        bail!("tokenFile {path}: the file is empty");
+    }
+    config.auth_info.token = Some(token.to_string().into());
+    config.auth_info.token_file = None;
+    Ok(())
+}
+
 /// Connect as kubectl would with these flags (no request is sent).
 pub async fn connect(options: impl Into<ConnectOptions>) -> Result<Conn> {
     let flags = &options.into();
@@ -332,6 +351,7 @@ pub async fn connect(options: impl Into<ConnectOptions>) -> Result<Conn> {
             (config, "in-cluster".to_string())
         }
     };
+    read_token_file(&mut config)?;
     if let Some(u) = &flags.as_user {
         config.auth_info.impersonate = Some(u.clone());
     }

@@ -844,3 +844,111 @@ fn a_token_file_ending_in_a_newline_is_trimmed() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("tokenFile"), "{}", stderr(&out));
 }
+
+/// A kubeconfig for `server` (user token `t`), with `proxy-url` when given.
+fn kubeconfig_with(dir: &Path, server: &str, proxy: Option<&str>) -> PathBuf {
+    let proxy = proxy
+        .map(|p| format!("    proxy-url: {p}\n"))
+        .unwrap_or_default();
+    let kc = dir.join("kubeconfig");
+    std::fs::write(
+        &kc,
+        format!("apiVersion: v1\nkind: Config\nclusters:\n- name: x\n  cluster:\n    server: {server}\n{proxy}contexts:\n- name: x\n  context:\n    cluster: x\n    user: u\ncurrent-context: x\nusers:\n- name: u\n  user:\n    token: t\n"),
+    )
+    .expect("kubeconfig");
+    kc
+}
+
+/// A CONNECT proxy that tunnels every connection to `to`, whatever host is asked for;
+/// returns its URL and the hosts it was asked for.
+fn connect_proxy(
+    to: std::net::SocketAddr,
+) -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    use std::io::{BufRead, BufReader, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}", listener.local_addr().expect("addr"));
+    let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = asked.clone();
+    std::thread::spawn(move || {
+        for client in listener.incoming().flatten() {
+            let seen = seen.clone();
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(client.try_clone().expect("clone"));
+                let mut line = String::new();
+                while reader.read_line(&mut line).is_ok_and(|n| n > 0) {
+                    if line.ends_with("\r\n\r\n") || line == "\r\n" {
+                        break;
+                    }
+                    if let Some(rest) = line.strip_prefix("CONNECT ") {
+                        let host = rest.split(' ').next().unwrap_or_default().to_string();
+                        seen.lock().expect("lock").push(host);
+                    }
+                    line.clear();
+                }
+                let Ok(server) = std::net::TcpStream::connect(to) else {
+                    return;
+                };
+                let mut client = client;
+                let _ = client.write_all(b"HTTP/1.1 200 Connection established\r\n\r\n");
+                let (mut s_read, mut c_write) = (server.try_clone().expect("clone"), client);
+                let mut s_write = server;
+                std::thread::spawn(move || {
+                    let _ = std::io::copy(&mut reader, &mut s_write);
+                });
+                let _ = std::io::copy(&mut s_read, &mut c_write);
+            });
+        }
+    });
+    (url, asked)
+}
+
+#[test]
+fn a_kubeconfig_proxy_url_is_used() {
+    // The server's name does not resolve: only the proxy can reach the (fake) server.
+    let c = cluster("scale-up-cpu.yaml", "proxy-url");
+    let (proxy, asked) = connect_proxy(c.server.addr());
+    let kc = kubeconfig_with(
+        &tmpdir("proxy-url"),
+        "http://kubernetes.invalid:6443",
+        Some(&proxy),
+    );
+    let out = run(&["explain", "web", "-n", "shop", "--now", NOW], Some(&kc));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!c.server.requests().is_empty());
+    let asked = asked.lock().expect("lock").clone();
+    assert!(
+        asked.iter().all(|h| h == "kubernetes.invalid:6443"),
+        "{asked:?}"
+    );
+    assert!(!asked.is_empty());
+}
+
+#[test]
+fn https_proxy_is_not_used_for_a_server_no_proxy_covers() {
+    let c = cluster("scale-up-cpu.yaml", "no-proxy");
+    // A proxy where nothing listens: used, it fails; bypassed, the server answers.
+    let dead = "http://127.0.0.2:9";
+    let with_env = |no_proxy: &str| {
+        cmd(
+            &[
+                "explain",
+                "web",
+                "-n",
+                "shop",
+                "--now",
+                NOW,
+                "--request-timeout",
+                "5s",
+            ],
+            Some(&c.kubeconfig),
+        )
+        .env("HTTPS_PROXY", dead)
+        .env("NO_PROXY", no_proxy)
+        .output()
+        .expect("runs")
+    };
+    let out = with_env("localhost,127.0.0.1");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = with_env("example.com");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+}

@@ -297,6 +297,66 @@ fn refuse_unknown_names(kc: &Kubeconfig, flags: &ConnectOptions) -> Result<()> {
     Ok(())
 }
 
+/// A proxy from `HTTPS_PROXY`/`https_proxy` is not used for a server that `NO_PROXY`/`no_proxy`
+/// covers (kube checks the proxy's own address instead); a kubeconfig's `proxy-url` always is.
+fn bypass_env_proxy(config: &mut Config) {
+    let env = |a: &str, b: &str| {
+        std::env::var(a)
+            .ok()
+            .filter(|v| !v.is_empty())
+            .or_else(|| std::env::var(b).ok().filter(|v| !v.is_empty()))
+    };
+    let Some(proxy) = &config.proxy_url else {
+        return;
+    };
+    let from_env = env("HTTPS_PROXY", "https_proxy")
+        .and_then(|p| p.parse::<http::Uri>().ok())
+        .is_some_and(|p| &p == proxy);
+    let host = config.cluster_url.host().unwrap_or_default();
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    if from_env && env("NO_PROXY", "no_proxy").is_some_and(|n| no_proxy_covers(&n, host)) {
+        config.proxy_url = None;
+    }
+}
+
+/// Whether a `NO_PROXY` list covers `host`: `*`, the host itself, a domain it is in
+/// (`example.com` or `.example.com`), or an IPv4/IPv6 address or CIDR range holding it.
+fn no_proxy_covers(list: &str, host: &str) -> bool {
+    let host = host.to_ascii_lowercase();
+    let ip: Option<std::net::IpAddr> = host.parse().ok();
+    list.split(',')
+        .map(str::trim)
+        .filter(|e| !e.is_empty())
+        .any(|e| {
+            let e = e.to_ascii_lowercase();
+            if e == "*" || e == host {
+                return true;
+            }
+            if let (Some(ip), Some((net, bits))) = (ip, e.split_once('/')) {
+                return in_cidr(ip, net, bits);
+            }
+            let domain = e.trim_start_matches('.');
+            ip.is_none() && host.ends_with(&format!(".{domain}"))
+        })
+}
+
+fn in_cidr(ip: std::net::IpAddr, net: &str, bits: &str) -> bool {
+    use std::net::IpAddr;
+    let (Ok(net), Ok(bits)) = (net.parse::<IpAddr>(), bits.parse::<u32>()) else {
+        return false;
+    };
+    let (a, b, width) = match (ip, net) {
+        (IpAddr::V4(a), IpAddr::V4(b)) => (u32::from(a) as u128, u32::from(b) as u128, 32),
+        (IpAddr::V6(a), IpAddr::V6(b)) => (u128::from(a), u128::from(b), 128),
+        _ => return false,
+    };
+    if bits > width {
+        return false;
+    }
+    let shift = width - bits;
+    shift >= 128 || (a >> shift) == (b >> shift)
+}
+
 /// A `tokenFile` (kubeconfig, or the in-cluster service-account token) is read once, its
 /// surrounding whitespace trimmed as kubectl trims it (a file ending in a newline is the norm).
 fn read_token_file(config: &mut Config) -> Result<()> {
@@ -352,6 +412,7 @@ pub async fn connect(options: impl Into<ConnectOptions>) -> Result<Conn> {
         }
     };
     read_token_file(&mut config)?;
+    bypass_env_proxy(&mut config);
     if let Some(u) = &flags.as_user {
         config.auth_info.impersonate = Some(u.clone());
     }
@@ -1036,5 +1097,26 @@ impl Conn {
             .map_err(|e| fail(Failure::Other(e.to_string())))?;
         *req.body_mut() = body.as_bytes().to_vec();
         self.send(req, false, fail).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::no_proxy_covers;
+
+    #[test]
+    fn no_proxy_lists_cover_hosts_domains_and_ranges() {
+        assert!(no_proxy_covers("*", "api.example.com"));
+        assert!(no_proxy_covers("foo, api.example.com", "api.example.com"));
+        assert!(no_proxy_covers(".example.com", "api.example.com"));
+        assert!(no_proxy_covers("example.com", "api.example.com"));
+        assert!(!no_proxy_covers("example.com", "api.example.org"));
+        assert!(!no_proxy_covers("ample.com", "api.example.com"));
+        assert!(no_proxy_covers("10.0.0.0/8", "10.1.2.3"));
+        assert!(!no_proxy_covers("10.0.0.0/8", "11.1.2.3"));
+        assert!(no_proxy_covers("127.0.0.1", "127.0.0.1"));
+        assert!(!no_proxy_covers("127.0.0.1", "127.0.0.2"));
+        assert!(no_proxy_covers("fd00::/8", "fd12::1"));
+        assert!(!no_proxy_covers("", "x"));
     }
 }

@@ -131,6 +131,15 @@ pub struct KubeFlags {
     /// The length of time to wait before giving up on a single server request (e.g. 1s, 2m; 0 = no timeout)
     #[arg(long = "request-timeout", global = true, default_value = "0")]
     pub request_timeout: String,
+    /// The address and port of the Kubernetes API server (over the kubeconfig's)
+    #[arg(short = 's', long, global = true, value_name = "URL")]
+    pub server: Option<String>,
+    /// Bearer token for authentication to the API server (over the kubeconfig user's)
+    #[arg(long, global = true, value_name = "TOKEN")]
+    pub token: Option<String>,
+    /// Do not check the server's certificate (insecure)
+    #[arg(long = "insecure-skip-tls-verify", global = true)]
+    pub insecure_skip_tls_verify: bool,
 }
 
 impl From<&KubeFlags> for crate::cluster::ConnectOptions {
@@ -144,6 +153,9 @@ impl From<&KubeFlags> for crate::cluster::ConnectOptions {
             as_user: f.as_user.clone(),
             as_group: f.as_group.clone(),
             request_timeout: f.request_timeout.clone(),
+            server: f.server.clone(),
+            token: f.token.clone(),
+            insecure_skip_tls_verify: f.insecure_skip_tls_verify,
         }
     }
 }

@@ -952,3 +952,45 @@ fn https_proxy_is_not_used_for_a_server_no_proxy_covers() {
     let out = with_env("example.com");
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
 }
+
+#[test]
+fn server_and_token_flags_need_no_kubeconfig_and_override_one() {
+    let c = cluster("scale-up-cpu.yaml", "server-flag");
+    let url = c.server.url();
+    // No kubeconfig at all (HOME without one, no KUBECONFIG).
+    let out = run(
+        &[
+            "explain", "web", "-n", "shop", "--now", NOW, "-s", &url, "--token", "ci-token",
+        ],
+        None,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let reqs = c.server.requests();
+    assert!(!reqs.is_empty());
+    assert!(reqs
+        .iter()
+        .all(|r| r.header("authorization") == Some("Bearer ci-token")));
+    // Over a kubeconfig naming another server and token.
+    c.server.clear_requests();
+    let kc = kubeconfig_with(
+        &tmpdir("server-flag"),
+        "http://kubernetes.invalid:6443",
+        None,
+    );
+    let out = run(
+        &[
+            "explain", "web", "-n", "shop", "--now", NOW, "--server", &url, "--token", "over",
+        ],
+        Some(&kc),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(c
+        .server
+        .requests()
+        .iter()
+        .all(|r| r.header("authorization") == Some("Bearer over")));
+    // A --server that is not a URL is a one-line error.
+    let out = run(&["explain", "web", "-n", "shop", "-s", "http://[::1"], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("--server"), "{}", stderr(&out));
+}

@@ -43,6 +43,12 @@ pub struct ConnectOptions {
     pub as_group: Vec<String>,
     /// `--request-timeout`: a Go duration or seconds; `0` or empty = none.
     pub request_timeout: String,
+    /// `--server`/`-s`: the API server's URL, over the kubeconfig's.
+    pub server: Option<String>,
+    /// `--token`: a bearer token, over the kubeconfig user's credentials.
+    pub token: Option<String>,
+    /// `--insecure-skip-tls-verify`: the server's certificate is not checked.
+    pub insecure_skip_tls_verify: bool,
 }
 
 /// A connection to one API server, as kubectl's flags chose it.
@@ -297,6 +303,23 @@ fn refuse_unknown_names(kc: &Kubeconfig, flags: &ConnectOptions) -> Result<()> {
     Ok(())
 }
 
+/// `--server`, `--token` and `--insecure-skip-tls-verify` over what the kubeconfig says.
+fn override_from_flags(config: &mut Config, flags: &ConnectOptions) -> Result<()> {
+    if let Some(url) = &flags.server {
+        config.cluster_url = url
+            .parse()
+            .map_err(|e| anyhow!("--server {url:?}: not a URL: {e}"))?;
+    }
+    if let Some(t) = &flags.token {
+        config.auth_info.token = Some(t.clone().into());
+        config.auth_info.token_file = None;
+    }
+    if flags.insecure_skip_tls_verify {
+        config.accept_invalid_certs = true;
+    }
+    Ok(())
+}
+
 /// A proxy from `HTTPS_PROXY`/`https_proxy` is not used for a server that `NO_PROXY`/`no_proxy`
 /// covers (kube checks the proxy's own address instead); a kubeconfig's `proxy-url` always is.
 fn bypass_env_proxy(config: &mut Config) {
@@ -401,6 +424,13 @@ pub async fn connect(options: impl Into<ConnectOptions>) -> Result<Conn> {
                 .map_err(|e| anyhow!("kubeconfig (context {context:?}): {e}"))?;
             (config, context)
         }
+        None if flags.server.is_some() => {
+            let url = flags.server.as_deref().unwrap_or_default();
+            let uri = url
+                .parse()
+                .map_err(|e| anyhow!("--server {url:?}: not a URL: {e}"))?;
+            (Config::new(uri), String::new())
+        }
         None => {
             if flags.context.is_some() || flags.cluster.is_some() || flags.user.is_some() {
                 bail!("no kubeconfig found (--kubeconfig, KUBECONFIG, ~/.kube/config) for --context/--cluster/--user");
@@ -411,6 +441,7 @@ pub async fn connect(options: impl Into<ConnectOptions>) -> Result<Conn> {
             (config, "in-cluster".to_string())
         }
     };
+    override_from_flags(&mut config, flags)?;
     read_token_file(&mut config)?;
     bypass_env_proxy(&mut config);
     if let Some(u) = &flags.as_user {

@@ -87,7 +87,7 @@ _kubectl__hpa() {
             return 0
             ;;
         kubectl__hpa__subcmd__explain)
-            opts="-o -n -A -s -h --snapshot --now --history --output --watch --watch-count --tolerance --cpu-initialization-period --initial-readiness-delay --downscale-stabilization --sync-period --kubernetes-version --feature-gates --kubeconfig --context --cluster --user --namespace --all-namespaces --as --as-group --request-timeout --server --token --insecure-skip-tls-verify --help"
+            opts="-o -n -A -s -v -h --snapshot --now --history --output --watch --watch-count --tolerance --cpu-initialization-period --initial-readiness-delay --downscale-stabilization --sync-period --kubernetes-version --feature-gates --kubeconfig --context --cluster --user --namespace --all-namespaces --as --as-group --request-timeout --server --token --insecure-skip-tls-verify --v --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -190,6 +190,14 @@ _kubectl__hpa() {
                     return 0
                     ;;
                 --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --v)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -v)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -299,7 +307,7 @@ _kubectl__hpa() {
             return 0
             ;;
         kubectl__hpa__subcmd__migrate)
-            opts="-f -o -n -A -s -h --filename --apply --write --output --kubeconfig --context --cluster --user --namespace --all-namespaces --as --as-group --request-timeout --server --token --insecure-skip-tls-verify --help"
+            opts="-f -o -n -A -s -v -h --filename --apply --write --output --kubeconfig --context --cluster --user --namespace --all-namespaces --as --as-group --request-timeout --server --token --insecure-skip-tls-verify --v --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -369,6 +377,14 @@ _kubectl__hpa() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --v)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -v)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -377,7 +393,7 @@ _kubectl__hpa() {
             return 0
             ;;
         kubectl__hpa__subcmd__simulate)
-            opts="-n -A -s -o -h --kubeconfig --context --cluster --user --namespace --all-namespaces --as --as-group --request-timeout --server --token --insecure-skip-tls-verify --snapshot --hpa --replicas --requests --scenario --demand --per-pod --value --interpolation --duration --now --pod-startup --startup-cpu --startup-burst --metrics-lag --metrics-window --history --compare --output --timeline --width --tolerance --cpu-initialization-period --initial-readiness-delay --downscale-stabilization --sync-period --kubernetes-version --feature-gates --help"
+            opts="-n -A -s -v -o -h --kubeconfig --context --cluster --user --namespace --all-namespaces --as --as-group --request-timeout --server --token --insecure-skip-tls-verify --v --snapshot --hpa --replicas --requests --scenario --demand --per-pod --value --interpolation --duration --now --pod-startup --startup-cpu --startup-burst --metrics-lag --metrics-window --history --compare --output --timeline --width --tolerance --cpu-initialization-period --initial-readiness-delay --downscale-stabilization --sync-period --kubernetes-version --feature-gates --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -428,6 +444,14 @@ _kubectl__hpa() {
                     return 0
                     ;;
                 --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --v)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -v)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -555,7 +579,7 @@ _kubectl__hpa() {
             return 0
             ;;
         kubectl__hpa__subcmd__snapshot)
-            opts="-o -n -A -s -h --output --kubeconfig --context --cluster --user --namespace --all-namespaces --as --as-group --request-timeout --server --token --insecure-skip-tls-verify --help"
+            opts="-o -n -A -s -v -h --output --kubeconfig --context --cluster --user --namespace --all-namespaces --as --as-group --request-timeout --server --token --insecure-skip-tls-verify --v --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -614,6 +638,14 @@ _kubectl__hpa() {
                     return 0
                     ;;
                 --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --v)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -v)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -140,6 +140,15 @@ pub struct KubeFlags {
     /// Do not check the server's certificate (insecure)
     #[arg(long = "insecure-skip-tls-verify", global = true)]
     pub insecure_skip_tls_verify: bool,
+    /// Log level: 6 or more writes each API request (method, URL, status, time) to stderr
+    #[arg(
+        short = 'v',
+        long = "v",
+        global = true,
+        value_name = "LEVEL",
+        default_value_t = 0
+    )]
+    pub verbosity: u8,
 }
 
 impl From<&KubeFlags> for crate::cluster::ConnectOptions {
@@ -156,6 +165,7 @@ impl From<&KubeFlags> for crate::cluster::ConnectOptions {
             server: f.server.clone(),
             token: f.token.clone(),
             insecure_skip_tls_verify: f.insecure_skip_tls_verify,
+            verbosity: f.verbosity,
         }
     }
 }

@@ -994,3 +994,26 @@ fn server_and_token_flags_need_no_kubeconfig_and_override_one() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("--server"), "{}", stderr(&out));
 }
+
+#[test]
+fn verbosity_six_logs_each_request_on_stderr() {
+    let c = cluster("scale-up-cpu.yaml", "verbose");
+    let out = c.run(&["explain", "web", "-n", "shop", "--now", NOW, "-v", "6"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let e = stderr(&out);
+    let want = format!(
+        "GET {}/apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers",
+        c.server.url()
+    );
+    assert!(e.contains(&want), "{e}");
+    assert!(
+        e.lines()
+            .all(|l| l.starts_with("GET ") && l.ends_with(" milliseconds")),
+        "{e}"
+    );
+    assert_eq!(e.lines().count(), c.server.requests().len());
+    // kubectl's spelling, and quiet below 6.
+    let out = c.run(&["explain", "web", "-n", "shop", "--now", NOW, "-v=4"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).is_empty(), "{}", stderr(&out));
+}

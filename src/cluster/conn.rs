@@ -49,6 +49,8 @@ pub struct ConnectOptions {
     pub token: Option<String>,
     /// `--insecure-skip-tls-verify`: the server's certificate is not checked.
     pub insecure_skip_tls_verify: bool,
+    /// `-v`: at 6 or more, each request is written to stderr (method, URL, status, time).
+    pub verbosity: u8,
 }
 
 /// A connection to one API server, as kubectl's flags chose it.
@@ -64,6 +66,8 @@ pub struct Conn {
     timeout: Option<Duration>,
     /// [`MAX_IN_FLIGHT`] permits shared by every request of this connection.
     permits: std::sync::Arc<tokio::sync::Semaphore>,
+    /// `-v`: requests are logged on stderr from level 6 on, as kubectl logs them.
+    verbosity: u8,
 }
 
 /// Why one API call failed.
@@ -473,6 +477,7 @@ pub async fn connect(options: impl Into<ConnectOptions>) -> Result<Conn> {
         server,
         timeout,
         permits: std::sync::Arc::new(tokio::sync::Semaphore::new(MAX_IN_FLIGHT)),
+        verbosity: flags.verbosity,
     })
 }
 
@@ -753,7 +758,31 @@ impl Conn {
     }
 
     /// One attempt: a permit of the in-flight bound, the request, its whole body.
-    async fn attempt(
+    async fn attempt(&self, req: Request<Vec<u8>>) -> Result<Value, (Failure, Option<Duration>)> {
+        if self.verbosity < 6 {
+            return self.attempt_quiet(req).await;
+        }
+        let (method, uri) = (req.method().clone(), req.uri().clone());
+        let start = std::time::Instant::now();
+        let res = self.attempt_quiet(req).await;
+        let status = match &res {
+            Ok(_) => "OK".to_string(),
+            Err((Failure::Status { code, .. }, _)) => code.to_string(),
+            Err((Failure::Timeout(_), _)) => "timeout".to_string(),
+            Err(_) => "failed".to_string(),
+        };
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "{method} {}{uri} {status} in {} milliseconds",
+            self.server,
+            start.elapsed().as_millis()
+        );
+        res
+    }
+
+    /// One attempt, not logged.
+    async fn attempt_quiet(
         &self,
         mut req: Request<Vec<u8>>,
     ) -> Result<Value, (Failure, Option<Duration>)> {

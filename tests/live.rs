@@ -1017,3 +1017,62 @@ fn verbosity_six_logs_each_request_on_stderr() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stderr(&out).is_empty(), "{}", stderr(&out));
 }
+
+/// A kubeconfig whose user gets its token from an exec plugin `plugin` (env VAULT_TOKEN set).
+fn exec_kubeconfig(dir: &Path, server: &str, plugin: &Path) -> PathBuf {
+    let kc = dir.join("kubeconfig");
+    std::fs::write(
+        &kc,
+        format!("apiVersion: v1\nkind: Config\nclusters:\n- name: x\n  cluster:\n    server: {server}\ncontexts:\n- name: x\n  context:\n    cluster: x\n    user: u\ncurrent-context: x\nusers:\n- name: u\n  user:\n    exec:\n      apiVersion: client.authentication.k8s.io/v1beta1\n      command: {}\n      env:\n      - name: VAULT_TOKEN\n        value: hvs.very-secret\n      installHint: install the plugin with brew\n      interactiveMode: IfAvailable\n", plugin.display()),
+    )
+    .expect("kubeconfig");
+    kc
+}
+
+fn script(path: &Path, body: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::write(path, format!("#!/bin/sh\n{body}\n")).expect("script");
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+}
+
+#[test]
+fn an_exec_plugin_runs_once_and_its_failures_never_show_its_environment() {
+    let c = cluster("scale-up-cpu.yaml", "exec");
+    let dir = tmpdir("exec");
+    let calls = dir.join("calls");
+    let plugin = dir.join("plugin.sh");
+    script(
+        &plugin,
+        &format!("echo call >> '{}'\necho '{{\"apiVersion\":\"client.authentication.k8s.io/v1beta1\",\"kind\":\"ExecCredential\",\"status\":{{\"token\":\"exec-token\"}}}}'", calls.display()),
+    );
+    let kc = exec_kubeconfig(&dir, &c.server.url(), &plugin);
+    let out = run(&["explain", "web", "-n", "shop", "--now", NOW], Some(&kc));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let n = std::fs::read_to_string(&calls)
+        .unwrap_or_default()
+        .lines()
+        .count();
+    assert_eq!(n, 1, "the plugin ran {n} times");
+    assert!(c
+        .server
+        .requests()
+        .iter()
+        .all(|r| r.header("authorization") == Some("Bearer exec-token")));
+
+    // A failing plugin: kubectl's words, no environment value.
+    script(&plugin, "exit 3");
+    let out = run(&["explain", "web", "-n", "shop"], Some(&kc));
+    assert_eq!(out.status.code(), Some(1));
+    let e = stderr(&out);
+    assert!(e.contains("failed with exit code 3"), "{e}");
+    assert!(!e.contains("hvs.very-secret"), "{e}");
+    // A missing plugin: named, with the install hint.
+    let kc = exec_kubeconfig(&dir, &c.server.url(), &dir.join("missing-plugin"));
+    let out = run(&["explain", "web", "-n", "shop"], Some(&kc));
+    let e = stderr(&out);
+    assert!(
+        e.contains("not found") && e.contains("install the plugin with brew"),
+        "{e}"
+    );
+    assert!(!e.contains("hvs.very-secret"), "{e}");
+}

@@ -307,6 +307,91 @@ fn refuse_unknown_names(kc: &Kubeconfig, flags: &ConnectOptions) -> Result<()> {
     Ok(())
 }
 
+/// A kubeconfig user's exec credential plugin, run once per run (not once per request burst):
+/// its token is used for every request. Interactive only when stdin is a terminal; bounded by
+/// `--request-timeout`; failures in kubectl's words, never with the plugin's environment.
+/// A plugin that answers with client certificates instead of a token is left to kube.
+fn run_exec_plugin(config: &mut Config, timeout: Option<Duration>) -> Result<()> {
+    use std::io::IsTerminal;
+    use std::process::{Command, Stdio};
+    let Some(exec) = config.auth_info.exec.clone() else {
+        return Ok(());
+    };
+    if config.auth_info.token.is_some() {
+        return Ok(()); // --token wins
+    }
+    let cmd = exec.command.clone().unwrap_or_default();
+    if cmd.is_empty() {
+        bail!("exec: the kubeconfig user's exec has no command");
+    }
+    let interactive = std::io::stdin().is_terminal();
+    let api = exec
+        .api_version
+        .clone()
+        .unwrap_or_else(|| "client.authentication.k8s.io/v1beta1".into());
+    let info =
+        json!({"apiVersion": api, "kind": "ExecCredential", "spec": {"interactive": interactive}});
+    let mut c = Command::new(&cmd);
+    c.args(exec.args.iter().flatten())
+        .env("KUBERNETES_EXEC_INFO", info.to_string())
+        .stdin(if interactive {
+            Stdio::inherit()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    for e in exec.env.iter().flatten() {
+        if let (Some(n), Some(v)) = (e.get("name"), e.get("value")) {
+            c.env(n, v);
+        }
+    }
+    let hint = exec
+        .install_hint
+        .as_deref()
+        .map(|h| format!("; {}", h.trim().replace('\n', " ")))
+        .unwrap_or_default();
+    let child = c.spawn().map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => anyhow!("exec: executable {cmd} not found{hint}"),
+        _ => anyhow!("exec: executable {cmd} could not be started: {e}"),
+    })?;
+    let out = wait_bounded(child, timeout).map_err(|e| anyhow!("exec: executable {cmd}: {e}"))?;
+    if !out.status.success() {
+        let code = out
+            .status
+            .code()
+            .map_or("a signal".into(), |c| c.to_string());
+        bail!("exec: executable {cmd} failed with exit code {code}");
+    }
+    let cred: Value = serde_json::from_slice(&out.stdout)
+        .map_err(|e| anyhow!("exec: executable {cmd}: its output is not an ExecCredential: {e}"))?;
+    if let Some(token) = cred.pointer("/status/token").and_then(Value::as_str) {
+        config.auth_info.token = Some(token.to_string().into());
+        config.auth_info.exec = None;
+    }
+    Ok(())
+}
+
+/// The output of a child process that must end within `timeout` (killed otherwise).
+fn wait_bounded(
+    mut child: std::process::Child,
+    timeout: Option<Duration>,
+) -> Result<std::process::Output, String> {
+    let start = std::time::Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => return child.wait_with_output().map_err(|e| e.to_string()),
+            Ok(None) if timeout.is_some_and(|t| start.elapsed() >= t) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err("no credential within --request-timeout".into());
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(10)),
+            Err(e) => return Err(e.to_string()),
+        }
+    }
+}
+
 /// `--server`, `--token` and `--insecure-skip-tls-verify` over what the kubeconfig says.
 fn override_from_flags(config: &mut Config, flags: &ConnectOptions) -> Result<()> {
     if let Some(url) = &flags.server {
@@ -446,6 +531,7 @@ pub async fn connect(options: impl Into<ConnectOptions>) -> Result<Conn> {
         }
     };
     override_from_flags(&mut config, flags)?;
+    run_exec_plugin(&mut config, timeout)?;
     read_token_file(&mut config)?;
     bypass_env_proxy(&mut config);
     if let Some(u) = &flags.as_user {

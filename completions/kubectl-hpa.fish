@@ -59,8 +59,12 @@ complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -s n -l
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l request-timeout -d 'The length of time to wait before giving up on a single server request (e.g. 1s, 2m; 0 = no timeout)' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -s s -l server -d 'The address and port of the Kubernetes API server (over the kubeconfig\'s)' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l token -d 'Bearer token for authentication to the API server (over the kubeconfig user\'s)' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -s v -l v -d 'Log level: 6 or more writes each API request (method, URL, status, time) to stderr' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l no-headers -d 'Fleet overview: leave out the table\'s header line'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l watch -d 'Live only: re-evaluate every --sync-period, keeping the controller\'s recommendation history ourselves, and print only the changes'
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l insecure-skip-tls-verify -d 'Do not check the server\'s certificate (insecure)'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -s A -l all-namespaces -d 'Explain the HPAs of every namespace (the fleet overview)'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -s o -l output -d 'Output format' -r -f -a "yaml\t''
@@ -72,7 +76,11 @@ complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -l use
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -l request-timeout -d 'The length of time to wait before giving up on a single server request (e.g. 1s, 2m; 0 = no timeout)' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -s s -l server -d 'The address and port of the Kubernetes API server (over the kubeconfig\'s)' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -l token -d 'Bearer token for authentication to the API server (over the kubeconfig user\'s)' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -s v -l v -d 'Log level: 6 or more writes each API request (method, URL, status, time) to stderr' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -s n -l namespace -d 'The namespace of the HPA' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -l insecure-skip-tls-verify -d 'Do not check the server\'s certificate (insecure)'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -s A -l all-namespaces -d 'Every namespace (not supported yet: snapshot writes one HPA; use -n)'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -s h -l help -d 'Print help'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l kubeconfig -d 'Path to the kubeconfig file to use' -r -F
@@ -82,6 +90,9 @@ complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l use
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l request-timeout -d 'The length of time to wait before giving up on a single server request (e.g. 1s, 2m; 0 = no timeout)' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -s s -l server -d 'The address and port of the Kubernetes API server (over the kubeconfig\'s)' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l token -d 'Bearer token for authentication to the API server (over the kubeconfig user\'s)' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -s v -l v -d 'Log level: 6 or more writes each API request (method, URL, status, time) to stderr' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l snapshot -d 'Start from a snapshot (v1 List as for explain): HPA, replicas, pods, requests and current load' -r -F
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l hpa -d 'Start from an HPA manifest (autoscaling/v2 YAML) with synthetic pods' -r -F
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l replicas -d 'Replicas at the start (with --hpa; default: minReplicas)' -r
@@ -122,6 +133,7 @@ complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l syn
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l kubernetes-version -d 'Reproduce this Kubernetes release\'s controller (1.23 to 1.38; default: the cluster\'s, else 1.37)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l feature-gates -d 'Controller feature gates that change the algorithm, e.g. HPAScaleToZero=false,HPAConfigurableTolerance=true' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -s n -l namespace -d 'The namespace of the HPA (live simulation)' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l insecure-skip-tls-verify -d 'Do not check the server\'s certificate (insecure)'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -s A -l all-namespaces -d 'Every namespace'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -s f -l filename -d 'Manifests: files, directories (a Helm chart, kustomizations) or - for stdin' -r -F
@@ -136,12 +148,16 @@ complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -s n -l
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l request-timeout -d 'The length of time to wait before giving up on a single server request (e.g. 1s, 2m; 0 = no timeout)' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -s s -l server -d 'The address and port of the Kubernetes API server (over the kubeconfig\'s)' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l token -d 'Bearer token for authentication to the API server (over the kubeconfig user\'s)' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -s v -l v -d 'Log level: 6 or more writes each API request (method, URL, status, time) to stderr' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -s R -l recursive -d 'Process the directories of -f recursively'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l offline -d 'Work from the files only, even when a cluster is configured'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l apply -d 'Send the planned requests to the cluster (default: dry run)'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l server-dry-run -d 'Send the planned requests with dryRun=All: the API server\'s admission judges them, nothing is persisted'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -s y -l yes -d 'Do not ask before -A --apply writes to several namespaces (required when stdin is not a terminal)'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l write -d 'Edit the local files (with a cluster: only after the cluster steps succeeded)'
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l insecure-skip-tls-verify -d 'Do not check the server\'s certificate (insecure)'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -s A -l all-namespaces -d 'Migrate the autoscaled workloads of every namespace'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -s h -l help -d 'Print help'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand completion" -s h -l help -d 'Print help'

@@ -18,6 +18,9 @@ pub const EXIT_OK: i32 = 0;
 pub const EXIT_ERROR: i32 = 1;
 /// Exit code for bad command-line usage (clap uses 2 as well).
 pub const EXIT_USAGE: i32 = 2;
+/// Exit code when a decision could not be computed because a request of ours failed
+/// (verdict `Unknown`, decided by `FetchFailed`): the output is printed all the same.
+pub const EXIT_OWN_FAILURE: i32 = 3;
 
 const EXPLAIN_AFTER: &str = "\
 Examples:
@@ -141,6 +144,24 @@ pub struct KubeFlags {
     /// The length of time to wait before giving up on a single server request (e.g. 1s, 2m; 0 = no timeout)
     #[arg(long = "request-timeout", global = true, default_value = "0")]
     pub request_timeout: String,
+    /// The address and port of the Kubernetes API server (over the kubeconfig's)
+    #[arg(short = 's', long, global = true, value_name = "URL")]
+    pub server: Option<String>,
+    /// Bearer token for authentication to the API server (over the kubeconfig user's)
+    #[arg(long, global = true, value_name = "TOKEN")]
+    pub token: Option<String>,
+    /// Do not check the server's certificate (insecure)
+    #[arg(long = "insecure-skip-tls-verify", global = true)]
+    pub insecure_skip_tls_verify: bool,
+    /// Log level: 6 or more writes each API request (method, URL, status, time) to stderr
+    #[arg(
+        short = 'v',
+        long = "v",
+        global = true,
+        value_name = "LEVEL",
+        default_value_t = 0
+    )]
+    pub verbosity: u8,
 }
 
 impl From<&KubeFlags> for crate::cluster::ConnectOptions {
@@ -154,6 +175,10 @@ impl From<&KubeFlags> for crate::cluster::ConnectOptions {
             as_user: f.as_user.clone(),
             as_group: f.as_group.clone(),
             request_timeout: f.request_timeout.clone(),
+            server: f.server.clone(),
+            token: f.token.clone(),
+            insecure_skip_tls_verify: f.insecure_skip_tls_verify,
+            verbosity: f.verbosity,
         }
     }
 }

@@ -20,6 +20,14 @@ pub mod restmapper;
 pub mod simulate;
 pub mod snapshot;
 
+/// Set when a verdict said that a request of ours failed (exit [`cli::EXIT_OWN_FAILURE`]).
+static OWN_FAILURE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// A decision of this run is `Unknown` because a request of ours failed.
+pub fn note_own_failure() {
+    OWN_FAILURE.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// Run the program with these arguments and environment; returns the process exit code.
 ///
 /// Output goes to stdout, errors to stderr as one line each.
@@ -37,6 +45,7 @@ pub fn run(args: Vec<std::ffi::OsString>, env: cli::Environment) -> i32 {
             return code;
         }
     };
+    OWN_FAILURE.store(false, std::sync::atomic::Ordering::Relaxed);
     let result = match parsed.command {
         cli::Command::Explain(a) => a
             .resolve(&env)
@@ -52,13 +61,17 @@ pub fn run(args: Vec<std::ffi::OsString>, env: cli::Environment) -> i32 {
         Ok(out) => {
             use std::io::Write;
             let mut stdout = std::io::stdout().lock();
-            if stdout.write_all(out.as_bytes()).is_err() {
-                return cli::EXIT_OK; // closed pipe: nothing to report
+            // A closed pipe: nothing to report.
+            let _ = stdout.write_all(out.as_bytes());
+            match OWN_FAILURE.load(std::sync::atomic::Ordering::Relaxed) {
+                true => cli::EXIT_OWN_FAILURE,
+                false => cli::EXIT_OK,
             }
-            cli::EXIT_OK
         }
         Err(e) => {
-            eprintln!("error: {}", one_line(&format!("{e:#}")));
+            // Never `eprintln!`: it panics (an abort under panic = "abort") on a closed stderr.
+            use std::io::Write;
+            let _ = writeln!(std::io::stderr(), "error: {}", one_line(&format!("{e:#}")));
             if e.downcast_ref::<cli::UsageError>().is_some() {
                 cli::EXIT_USAGE
             } else {

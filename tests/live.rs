@@ -217,7 +217,10 @@ fn forbidden_pod_metrics_is_a_metric_error_and_the_rest_is_explained() {
     let out = c.run(&[
         "explain", "orders", "-n", "shop", "--now", NOW, "-o", "json",
     ]);
-    let v = ok_json(&out, "explain with 403 on PodMetrics");
+    // Denied to us, not to the controller (its own service account): our failure, exit 3.
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["verdict"]["decidedBy"], "FetchFailed", "{}", v["verdict"]);
     let cpu = &v["metrics"][0];
     let err = cpu["error"].as_str().unwrap_or_default();
     assert!(
@@ -231,7 +234,7 @@ fn forbidden_pod_metrics_is_a_metric_error_and_the_rest_is_explained() {
     assert!(notes.contains("list pods.metrics.k8s.io"), "{notes}");
     // the text form says it too
     let out = c.run(&["explain", "orders", "-n", "shop", "--now", NOW]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("list pods.metrics.k8s.io"), "{text}");
 }
@@ -303,16 +306,20 @@ fn server_error_on_the_hpa_fails_in_one_line() {
 }
 
 #[test]
-fn failed_scale_is_failed_get_scale() {
+fn failed_scale_is_our_failure_not_failed_get_scale() {
     let c = cluster("scale-up-cpu.yaml", "scale500");
-    // The target's Deployment is where its scale comes from.
+    // The target's Deployment is where its scale comes from: a 500 there is our failed
+    // read, not the controller's FailedGetScale.
     c.server
         .inject(PathMatch::contains("/deployments/web"), Fault::Status(500));
-    let v = c.live_json("web");
-    assert_eq!(
-        v["verdict"]["decidedBy"], "FailedGetScale",
-        "{}",
-        v["verdict"]
+    let out = c.run(&["explain", "web", "-n", "shop", "--now", NOW, "-o", "json"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["verdict"]["decidedBy"], "FetchFailed", "{}", v["verdict"]);
+    let summary = v["verdict"]["summary"].as_str().unwrap_or_default();
+    assert!(
+        summary.contains("deployments.apps (500 Internal Server Error)"),
+        "{summary}"
     );
 }
 
@@ -751,4 +758,321 @@ fn an_extensions_v1beta1_target_is_not_the_apps_v1_deployment() {
         .requests()
         .iter()
         .all(|r| !r.path.contains("extensions")));
+}
+
+#[test]
+fn a_kubeconfig_variable_of_missing_files_does_not_fall_back_to_home() {
+    // ~/.kube/config names a working cluster; KUBECONFIG names only missing files.
+    let c = cluster("scale-up-cpu.yaml", "nofallback");
+    let home = tmpdir("nofallback-home");
+    std::fs::create_dir_all(home.join(".kube")).expect("mkdir");
+    std::fs::copy(&c.kubeconfig, home.join(".kube/config")).expect("copy");
+    let missing = format!(
+        "{}:{}",
+        home.join("a.yaml").display(),
+        home.join("b.yaml").display()
+    );
+    let out = cmd(&["explain", "web", "-n", "shop"], None)
+        .env("HOME", &home)
+        .env("KUBECONFIG", &missing)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("none of its files exists"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(c.server.requests().is_empty());
+    // The same HOME without KUBECONFIG does use ~/.kube/config.
+    let out = cmd(&["explain", "web", "-n", "shop"], None)
+        .env("HOME", &home)
+        .output()
+        .expect("runs");
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+#[test]
+fn unknown_context_cluster_or_user_is_refused_like_kubectl() {
+    let c = cluster("scale-up-cpu.yaml", "unknown-names");
+    for (flag, words) in [
+        ("--context", "context \"nope\" does not exist"),
+        ("--cluster", "cluster \"nope\" does not exist"),
+        ("--user", "auth info \"nope\" does not exist"),
+    ] {
+        let out = c.run(&["explain", "web", "-n", "shop", flag, "nope"]);
+        assert_eq!(out.status.code(), Some(1), "{flag}");
+        assert!(stderr(&out).contains(words), "{flag}: {}", stderr(&out));
+    }
+    assert!(c.server.requests().is_empty());
+}
+
+#[test]
+fn migrate_apply_names_the_cluster_before_writing() {
+    let c = cluster("scale-up-cpu.yaml", "apply-names");
+    let out = c.run(&["migrate", "web", "-n", "shop", "--apply"]);
+    let e = stderr(&out);
+    let want = format!("writing to context \"fake\" ({})", c.server.url());
+    assert!(e.contains(&want), "{e}");
+    // Without --apply nothing is announced.
+    let out = c.run(&["migrate", "web", "-n", "shop"]);
+    assert!(!stderr(&out).contains("writing to context"));
+}
+
+#[test]
+fn a_token_file_ending_in_a_newline_is_trimmed() {
+    let c = cluster("scale-up-cpu.yaml", "tokenfile");
+    let dir = tmpdir("tokenfile");
+    let token = dir.join("token");
+    std::fs::write(&token, "file-token\n").expect("token");
+    let kc = dir.join("kubeconfig");
+    std::fs::write(
+        &kc,
+        format!("apiVersion: v1\nkind: Config\nclusters:\n- name: x\n  cluster:\n    server: {}\ncontexts:\n- name: x\n  context:\n    cluster: x\n    user: u\ncurrent-context: x\nusers:\n- name: u\n  user:\n    tokenFile: {}\n", c.server.url(), token.display()),
+    )
+    .expect("kubeconfig");
+    let out = run(&["explain", "web", "-n", "shop", "--now", NOW], Some(&kc));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let reqs = c.server.requests();
+    assert!(!reqs.is_empty());
+    assert!(reqs
+        .iter()
+        .all(|r| r.header("authorization") == Some("Bearer file-token")));
+    // An empty token file is a one-line error naming it.
+    std::fs::write(&token, "\n").expect("token");
+    let out = run(&["explain", "web", "-n", "shop"], Some(&kc));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("tokenFile"), "{}", stderr(&out));
+}
+
+/// A kubeconfig for `server` (user token `t`), with `proxy-url` when given.
+fn kubeconfig_with(dir: &Path, server: &str, proxy: Option<&str>) -> PathBuf {
+    let proxy = proxy
+        .map(|p| format!("    proxy-url: {p}\n"))
+        .unwrap_or_default();
+    let kc = dir.join("kubeconfig");
+    std::fs::write(
+        &kc,
+        format!("apiVersion: v1\nkind: Config\nclusters:\n- name: x\n  cluster:\n    server: {server}\n{proxy}contexts:\n- name: x\n  context:\n    cluster: x\n    user: u\ncurrent-context: x\nusers:\n- name: u\n  user:\n    token: t\n"),
+    )
+    .expect("kubeconfig");
+    kc
+}
+
+/// A CONNECT proxy that tunnels every connection to `to`, whatever host is asked for;
+/// returns its URL and the hosts it was asked for.
+fn connect_proxy(
+    to: std::net::SocketAddr,
+) -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    use std::io::{BufRead, BufReader, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}", listener.local_addr().expect("addr"));
+    let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = asked.clone();
+    std::thread::spawn(move || {
+        for client in listener.incoming().flatten() {
+            let seen = seen.clone();
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(client.try_clone().expect("clone"));
+                let mut line = String::new();
+                while reader.read_line(&mut line).is_ok_and(|n| n > 0) {
+                    if line.ends_with("\r\n\r\n") || line == "\r\n" {
+                        break;
+                    }
+                    if let Some(rest) = line.strip_prefix("CONNECT ") {
+                        let host = rest.split(' ').next().unwrap_or_default().to_string();
+                        seen.lock().expect("lock").push(host);
+                    }
+                    line.clear();
+                }
+                let Ok(server) = std::net::TcpStream::connect(to) else {
+                    return;
+                };
+                let mut client = client;
+                let _ = client.write_all(b"HTTP/1.1 200 Connection established\r\n\r\n");
+                let (mut s_read, mut c_write) = (server.try_clone().expect("clone"), client);
+                let mut s_write = server;
+                std::thread::spawn(move || {
+                    let _ = std::io::copy(&mut reader, &mut s_write);
+                });
+                let _ = std::io::copy(&mut s_read, &mut c_write);
+            });
+        }
+    });
+    (url, asked)
+}
+
+#[test]
+fn a_kubeconfig_proxy_url_is_used() {
+    // The server's name does not resolve: only the proxy can reach the (fake) server.
+    let c = cluster("scale-up-cpu.yaml", "proxy-url");
+    let (proxy, asked) = connect_proxy(c.server.addr());
+    let kc = kubeconfig_with(
+        &tmpdir("proxy-url"),
+        "http://kubernetes.invalid:6443",
+        Some(&proxy),
+    );
+    let out = run(&["explain", "web", "-n", "shop", "--now", NOW], Some(&kc));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!c.server.requests().is_empty());
+    let asked = asked.lock().expect("lock").clone();
+    assert!(
+        asked.iter().all(|h| h == "kubernetes.invalid:6443"),
+        "{asked:?}"
+    );
+    assert!(!asked.is_empty());
+}
+
+#[test]
+fn https_proxy_is_not_used_for_a_server_no_proxy_covers() {
+    let c = cluster("scale-up-cpu.yaml", "no-proxy");
+    // A proxy where nothing listens: used, it fails; bypassed, the server answers.
+    let dead = "http://127.0.0.2:9";
+    let with_env = |no_proxy: &str| {
+        cmd(
+            &[
+                "explain",
+                "web",
+                "-n",
+                "shop",
+                "--now",
+                NOW,
+                "--request-timeout",
+                "5s",
+            ],
+            Some(&c.kubeconfig),
+        )
+        .env("HTTPS_PROXY", dead)
+        .env("NO_PROXY", no_proxy)
+        .output()
+        .expect("runs")
+    };
+    let out = with_env("localhost,127.0.0.1");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = with_env("example.com");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+}
+
+#[test]
+fn server_and_token_flags_need_no_kubeconfig_and_override_one() {
+    let c = cluster("scale-up-cpu.yaml", "server-flag");
+    let url = c.server.url();
+    // No kubeconfig at all (HOME without one, no KUBECONFIG).
+    let out = run(
+        &[
+            "explain", "web", "-n", "shop", "--now", NOW, "-s", &url, "--token", "ci-token",
+        ],
+        None,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let reqs = c.server.requests();
+    assert!(!reqs.is_empty());
+    assert!(reqs
+        .iter()
+        .all(|r| r.header("authorization") == Some("Bearer ci-token")));
+    // Over a kubeconfig naming another server and token.
+    c.server.clear_requests();
+    let kc = kubeconfig_with(
+        &tmpdir("server-flag"),
+        "http://kubernetes.invalid:6443",
+        None,
+    );
+    let out = run(
+        &[
+            "explain", "web", "-n", "shop", "--now", NOW, "--server", &url, "--token", "over",
+        ],
+        Some(&kc),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(c
+        .server
+        .requests()
+        .iter()
+        .all(|r| r.header("authorization") == Some("Bearer over")));
+    // A --server that is not a URL is a one-line error.
+    let out = run(&["explain", "web", "-n", "shop", "-s", "http://[::1"], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("--server"), "{}", stderr(&out));
+}
+
+#[test]
+fn verbosity_six_logs_each_request_on_stderr() {
+    let c = cluster("scale-up-cpu.yaml", "verbose");
+    let out = c.run(&["explain", "web", "-n", "shop", "--now", NOW, "-v", "6"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let e = stderr(&out);
+    let want = format!(
+        "GET {}/apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers",
+        c.server.url()
+    );
+    assert!(e.contains(&want), "{e}");
+    assert!(
+        e.lines()
+            .all(|l| l.starts_with("GET ") && l.ends_with(" milliseconds")),
+        "{e}"
+    );
+    assert_eq!(e.lines().count(), c.server.requests().len());
+    // kubectl's spelling, and quiet below 6.
+    let out = c.run(&["explain", "web", "-n", "shop", "--now", NOW, "-v=4"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).is_empty(), "{}", stderr(&out));
+}
+
+/// A kubeconfig whose user gets its token from an exec plugin `plugin` (env VAULT_TOKEN set).
+fn exec_kubeconfig(dir: &Path, server: &str, plugin: &Path) -> PathBuf {
+    let kc = dir.join("kubeconfig");
+    std::fs::write(
+        &kc,
+        format!("apiVersion: v1\nkind: Config\nclusters:\n- name: x\n  cluster:\n    server: {server}\ncontexts:\n- name: x\n  context:\n    cluster: x\n    user: u\ncurrent-context: x\nusers:\n- name: u\n  user:\n    exec:\n      apiVersion: client.authentication.k8s.io/v1beta1\n      command: {}\n      env:\n      - name: VAULT_TOKEN\n        value: hvs.very-secret\n      installHint: install the plugin with brew\n      interactiveMode: IfAvailable\n", plugin.display()),
+    )
+    .expect("kubeconfig");
+    kc
+}
+
+fn script(path: &Path, body: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::write(path, format!("#!/bin/sh\n{body}\n")).expect("script");
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+}
+
+#[test]
+fn an_exec_plugin_runs_once_and_its_failures_never_show_its_environment() {
+    let c = cluster("scale-up-cpu.yaml", "exec");
+    let dir = tmpdir("exec");
+    let calls = dir.join("calls");
+    let plugin = dir.join("plugin.sh");
+    script(
+        &plugin,
+        &format!("echo call >> '{}'\necho '{{\"apiVersion\":\"client.authentication.k8s.io/v1beta1\",\"kind\":\"ExecCredential\",\"status\":{{\"token\":\"exec-token\"}}}}'", calls.display()),
+    );
+    let kc = exec_kubeconfig(&dir, &c.server.url(), &plugin);
+    let out = run(&["explain", "web", "-n", "shop", "--now", NOW], Some(&kc));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let n = std::fs::read_to_string(&calls)
+        .unwrap_or_default()
+        .lines()
+        .count();
+    assert_eq!(n, 1, "the plugin ran {n} times");
+    assert!(c
+        .server
+        .requests()
+        .iter()
+        .all(|r| r.header("authorization") == Some("Bearer exec-token")));
+
+    // A failing plugin: kubectl's words, no environment value.
+    script(&plugin, "exit 3");
+    let out = run(&["explain", "web", "-n", "shop"], Some(&kc));
+    assert_eq!(out.status.code(), Some(1));
+    let e = stderr(&out);
+    assert!(e.contains("failed with exit code 3"), "{e}");
+    assert!(!e.contains("hvs.very-secret"), "{e}");
+    // A missing plugin: named, with the install hint.
+    let kc = exec_kubeconfig(&dir, &c.server.url(), &dir.join("missing-plugin"));
+    let out = run(&["explain", "web", "-n", "shop"], Some(&kc));
+    let e = stderr(&out);
+    assert!(
+        e.contains("not found") && e.contains("install the plugin with brew"),
+        "{e}"
+    );
+    assert!(!e.contains("hvs.very-secret"), "{e}");
 }

@@ -1047,7 +1047,8 @@ impl Repo {
             .args(args)
             .current_dir(&self.dir)
             .env("NO_COLOR", "1")
-            .env("KUBECONFIG", self.dir.join("no-such-kubeconfig"))
+            // No kubeconfig at all: none named, none in an empty HOME, not in a cluster.
+            .env_remove("KUBECONFIG")
             .env("HOME", self.dir.join("home"))
             .env_remove("KUBERNETES_SERVICE_HOST")
             .stdin(Stdio::piped())

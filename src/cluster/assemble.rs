@@ -14,7 +14,7 @@ use super::fetch::{Answers, Body};
 use super::plan::{Coll, HpaNeeds, Request, Scope};
 use crate::snapshot::{
     external_metric_key, object_metric_key, pods_metric_key, scale_error_key, scale_not_found_key,
-    FETCH_ERRORS_ANNOTATION, TAKEN_AT_ANNOTATION,
+    FETCH_ERRORS_ANNOTATION, OWN_FAILURES_ANNOTATION, TAKEN_AT_ANNOTATION,
 };
 
 /// Annotation on a fetched List: the API server's `gitVersion` (context only).
@@ -45,6 +45,9 @@ pub struct Assembled {
 struct NsList {
     items: Vec<Value>,
     errors: BTreeMap<String, String>,
+    /// The errors (by key) that are our own failures, not the controller's (see
+    /// [`FetchError::own_failure`]), in a few words.
+    own: BTreeMap<String, String>,
     /// Where the List of each metric (by fetch-errors key) is in `items`.
     metric_at: BTreeMap<String, usize>,
 }
@@ -171,8 +174,14 @@ fn target_errors(answers: &Answers, hpas: &[HpaNeeds], by_ns: &mut BTreeMap<Stri
                 format!("{} {}/{}", h.target_kind, h.namespace, h.target_name),
             );
         }
-        l.errors
-            .insert(scale_error_key(&h.namespace, &h.name), text);
+        let key = scale_error_key(&h.namespace, &h.name);
+        if let Some(own) = answer_for_target(answers, h)
+            .and_then(|a| a.err())
+            .and_then(FetchError::own_failure)
+        {
+            l.own.insert(key.clone(), own);
+        }
+        l.errors.insert(key, text);
     }
 }
 
@@ -350,6 +359,9 @@ fn add_metric(
         }
         Err(e) => {
             notes.extend(denied_note(&e, what));
+            if let Some(own) = e.own_failure() {
+                l.own.insert(key.clone(), own);
+            }
             l.errors.insert(
                 key,
                 format!(
@@ -381,6 +393,9 @@ fn add_list(
                 out.resource_metrics_failed = true;
             }
             for l in by_ns.values_mut() {
+                if let Some(own) = e.own_failure() {
+                    l.own.insert("resource-metrics".into(), own);
+                }
                 l.errors.insert(
                     "resource-metrics".into(),
                     format!(
@@ -458,6 +473,34 @@ fn add_list(
     Ok(())
 }
 
+/// The failure under `key` is one the controller meets too (the metrics APIService is not
+/// available): it is no longer marked as ours in any List.
+pub fn not_ours(lists: &mut [(String, Value)], key: &str) {
+    for (_, list) in lists {
+        let Some(ann) = list
+            .pointer_mut("/metadata/annotations")
+            .and_then(Value::as_object_mut)
+        else {
+            continue;
+        };
+        let Some(mut own) = ann
+            .get(OWN_FAILURES_ANNOTATION)
+            .and_then(Value::as_str)
+            .and_then(|t| serde_json::from_str::<BTreeMap<String, String>>(t).ok())
+        else {
+            continue;
+        };
+        own.remove(key);
+        match own.is_empty() {
+            true => ann.remove(OWN_FAILURES_ANNOTATION),
+            false => ann.insert(
+                OWN_FAILURES_ANNOTATION.into(),
+                json!(serde_json::to_string(&own).unwrap_or_default()),
+            ),
+        };
+    }
+}
+
 /// Close each namespace's List with its annotations.
 fn finish(by_ns: BTreeMap<String, NsList>, origin: &Origin, out: &mut Assembled) {
     for (ns, l) in by_ns {
@@ -470,6 +513,10 @@ fn finish(by_ns: BTreeMap<String, NsList>, origin: &Origin, out: &mut Assembled)
         if !l.errors.is_empty() {
             let text = serde_json::to_string(&l.errors).unwrap_or_default();
             annotations.insert(FETCH_ERRORS_ANNOTATION.into(), json!(text));
+        }
+        if !l.own.is_empty() {
+            let text = serde_json::to_string(&l.own).unwrap_or_default();
+            annotations.insert(OWN_FAILURES_ANNOTATION.into(), json!(text));
         }
         let list = json!({"apiVersion": "v1", "kind": "List", "metadata": {"annotations": annotations}, "items": l.items});
         out.lists.push((ns, list));
@@ -540,6 +587,7 @@ mod tests {
                 resource: "pods.metrics.k8s.io".into(),
                 object: String::new(),
                 server: "https://x".into(),
+                attempts: 1,
                 failure: Failure::Status {
                     code: 403,
                     reason: "Forbidden".into(),

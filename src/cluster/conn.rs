@@ -6,12 +6,30 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{anyhow, bail, Result};
+use http::Request;
 use kube::config::{KubeConfigOptions, Kubeconfig};
-use kube::core::Request;
 use kube::{Client, Config};
 use serde_json::{json, Value};
 
 pub use crate::restmapper::{builtin_mapping, Gvr, Unmapped};
+
+/// Requests in flight at once, per connection. 10 is client-go's default burst (kubectl's
+/// client sends at most 10 requests at once before its 5-per-second limit applies), and half
+/// of 20, the in-flight share at which a small API server's Priority and Fairness starts
+/// answering 429: `explain -A` stays a good citizen of a busy control plane.
+pub const MAX_IN_FLIGHT: usize = 10;
+
+/// Attempts of one idempotent request at most (client-go's default of 10).
+const MAX_ATTEMPTS: u32 = 10;
+
+/// The longest `Retry-After` wait honoured per attempt.
+const MAX_RETRY_AFTER: Duration = Duration::from_secs(10);
+
+/// The most pages of one LIST (at 500 or 5000 items a page, far more than any cluster holds).
+const MAX_PAGES: u32 = 10_000;
+
+/// The wait before sending again a request whose connection was reset or closed unanswered.
+const RESET_BACKOFF: Duration = Duration::from_millis(200);
 
 /// How to connect: kubectl's connection flags as plain values (no clap type in this layer).
 #[derive(Debug, Clone, Default)]
@@ -25,6 +43,14 @@ pub struct ConnectOptions {
     pub as_group: Vec<String>,
     /// `--request-timeout`: a Go duration or seconds; `0` or empty = none.
     pub request_timeout: String,
+    /// `--server`/`-s`: the API server's URL, over the kubeconfig's.
+    pub server: Option<String>,
+    /// `--token`: a bearer token, over the kubeconfig user's credentials.
+    pub token: Option<String>,
+    /// `--insecure-skip-tls-verify`: the server's certificate is not checked.
+    pub insecure_skip_tls_verify: bool,
+    /// `-v`: at 6 or more, each request is written to stderr (method, URL, status, time).
+    pub verbosity: u8,
 }
 
 /// A connection to one API server, as kubectl's flags chose it.
@@ -38,6 +64,10 @@ pub struct Conn {
     /// The server URL, for messages.
     pub server: String,
     timeout: Option<Duration>,
+    /// [`MAX_IN_FLIGHT`] permits shared by every request of this connection.
+    permits: std::sync::Arc<tokio::sync::Semaphore>,
+    /// `-v`: requests are logged on stderr from level 6 on, as kubectl logs them.
+    verbosity: u8,
 }
 
 /// Why one API call failed.
@@ -54,6 +84,8 @@ pub enum Failure {
     Timeout(Duration),
     /// The server could not be reached.
     Unreachable(String),
+    /// A success answer whose body is not JSON (an HTML proxy or login page...).
+    Unreadable(String),
     Other(String),
 }
 
@@ -66,6 +98,8 @@ pub struct ApiFailure {
     pub object: String,
     pub server: String,
     pub failure: Failure,
+    /// How many times the request was sent (retries included).
+    pub attempts: u32,
 }
 
 impl ApiFailure {
@@ -104,7 +138,33 @@ impl ApiFailure {
                 self.resource
             ),
             Failure::Unreachable(m) | Failure::Other(m) => m.clone(),
+            Failure::Unreadable(m) => format!("{m} (get {})", self.resource),
         }
+    }
+
+    /// The resource and why it could not be read, in a few words:
+    /// `pods.metrics.k8s.io (429 Too Many Requests after 10 attempts)`.
+    pub fn short(&self) -> String {
+        let why = match &self.failure {
+            Failure::Status { code, .. } => {
+                let phrase = http::StatusCode::from_u16(*code)
+                    .ok()
+                    .and_then(|c| c.canonical_reason())
+                    .unwrap_or("error");
+                format!("{code} {phrase}")
+            }
+            Failure::Timeout(t) => format!(
+                "no answer within {}",
+                crate::duration::format_go_duration(t.as_nanos() as i64)
+            ),
+            Failure::Unreachable(_) => "server unreachable".into(),
+            Failure::Unreadable(m) | Failure::Other(m) => m.clone(),
+        };
+        let after = match self.attempts {
+            n if n > 1 => format!(" after {n} attempts"),
+            _ => String::new(),
+        };
+        format!("{} ({why}{after})", self.resource)
     }
 
     /// `list pods.metrics.k8s.io in namespace "shop"`
@@ -159,7 +219,7 @@ impl ApiFailure {
             Failure::Unreachable(m) => {
                 format!("unable to connect to the server {}: {m}", self.server)
             }
-            Failure::Other(m) => format!("{req}: {m}"),
+            Failure::Other(m) | Failure::Unreadable(m) => format!("{req}: {m}"),
         }
     }
 }
@@ -195,6 +255,13 @@ fn load_kubeconfig(flags: &ConnectOptions) -> Result<Option<Kubeconfig>> {
         let paths: Vec<PathBuf> = std::env::split_paths(&v)
             .filter(|p| !p.as_os_str().is_empty() && p.exists())
             .collect();
+        if paths.is_empty() && !v.is_empty() {
+            // kubectl does not fall back to ~/.kube/config: that may be another cluster.
+            bail!(
+                "KUBECONFIG={}: none of its files exists (kubectl does not fall back to ~/.kube/config either)",
+                v.to_string_lossy()
+            );
+        }
         if !paths.is_empty() {
             let mut merged = Kubeconfig::default();
             for p in &paths {
@@ -219,6 +286,208 @@ fn load_kubeconfig(flags: &ConnectOptions) -> Result<Option<Kubeconfig>> {
     Ok(None)
 }
 
+/// `--context`, `--cluster` or `--user` naming what the kubeconfig lacks is refused, in
+/// kubectl's words (never anonymous requests to some server).
+fn refuse_unknown_names(kc: &Kubeconfig, flags: &ConnectOptions) -> Result<()> {
+    if let Some(c) = &flags.context {
+        if !kc.contexts.iter().any(|n| &n.name == c) {
+            bail!("context {c:?} does not exist");
+        }
+    }
+    if let Some(c) = &flags.cluster {
+        if !kc.clusters.iter().any(|n| &n.name == c) {
+            bail!("cluster {c:?} does not exist");
+        }
+    }
+    if let Some(u) = &flags.user {
+        if !kc.auth_infos.iter().any(|n| &n.name == u) {
+            bail!("auth info {u:?} does not exist");
+        }
+    }
+    Ok(())
+}
+
+/// A kubeconfig user's exec credential plugin, run once per run (not once per request burst):
+/// its token is used for every request. Interactive only when stdin is a terminal; bounded by
+/// `--request-timeout`; failures in kubectl's words, never with the plugin's environment.
+/// A plugin that answers with client certificates instead of a token is left to kube.
+fn run_exec_plugin(config: &mut Config, timeout: Option<Duration>) -> Result<()> {
+    use std::io::IsTerminal;
+    use std::process::{Command, Stdio};
+    let Some(exec) = config.auth_info.exec.clone() else {
+        return Ok(());
+    };
+    if config.auth_info.token.is_some() {
+        return Ok(()); // --token wins
+    }
+    let cmd = exec.command.clone().unwrap_or_default();
+    if cmd.is_empty() {
+        bail!("exec: the kubeconfig user's exec has no command");
+    }
+    let interactive = std::io::stdin().is_terminal();
+    let api = exec
+        .api_version
+        .clone()
+        .unwrap_or_else(|| "client.authentication.k8s.io/v1beta1".into());
+    let info =
+        json!({"apiVersion": api, "kind": "ExecCredential", "spec": {"interactive": interactive}});
+    let mut c = Command::new(&cmd);
+    c.args(exec.args.iter().flatten())
+        .env("KUBERNETES_EXEC_INFO", info.to_string())
+        .stdin(if interactive {
+            Stdio::inherit()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    for e in exec.env.iter().flatten() {
+        if let (Some(n), Some(v)) = (e.get("name"), e.get("value")) {
+            c.env(n, v);
+        }
+    }
+    let hint = exec
+        .install_hint
+        .as_deref()
+        .map(|h| format!("; {}", h.trim().replace('\n', " ")))
+        .unwrap_or_default();
+    let child = c.spawn().map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => anyhow!("exec: executable {cmd} not found{hint}"),
+        _ => anyhow!("exec: executable {cmd} could not be started: {e}"),
+    })?;
+    let out = wait_bounded(child, timeout).map_err(|e| anyhow!("exec: executable {cmd}: {e}"))?;
+    if !out.status.success() {
+        let code = out
+            .status
+            .code()
+            .map_or("a signal".into(), |c| c.to_string());
+        bail!("exec: executable {cmd} failed with exit code {code}");
+    }
+    let cred: Value = serde_json::from_slice(&out.stdout)
+        .map_err(|e| anyhow!("exec: executable {cmd}: its output is not an ExecCredential: {e}"))?;
+    if let Some(token) = cred.pointer("/status/token").and_then(Value::as_str) {
+        config.auth_info.token = Some(token.to_string().into());
+        config.auth_info.exec = None;
+    }
+    Ok(())
+}
+
+/// The output of a child process that must end within `timeout` (killed otherwise).
+fn wait_bounded(
+    mut child: std::process::Child,
+    timeout: Option<Duration>,
+) -> Result<std::process::Output, String> {
+    let start = std::time::Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => return child.wait_with_output().map_err(|e| e.to_string()),
+            Ok(None) if timeout.is_some_and(|t| start.elapsed() >= t) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err("no credential within --request-timeout".into());
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(10)),
+            Err(e) => return Err(e.to_string()),
+        }
+    }
+}
+
+/// `--server`, `--token` and `--insecure-skip-tls-verify` over what the kubeconfig says.
+fn override_from_flags(config: &mut Config, flags: &ConnectOptions) -> Result<()> {
+    if let Some(url) = &flags.server {
+        config.cluster_url = url
+            .parse()
+            .map_err(|e| anyhow!("--server {url:?}: not a URL: {e}"))?;
+    }
+    if let Some(t) = &flags.token {
+        config.auth_info.token = Some(t.clone().into());
+        config.auth_info.token_file = None;
+    }
+    if flags.insecure_skip_tls_verify {
+        config.accept_invalid_certs = true;
+    }
+    Ok(())
+}
+
+/// A proxy from `HTTPS_PROXY`/`https_proxy` is not used for a server that `NO_PROXY`/`no_proxy`
+/// covers (kube checks the proxy's own address instead); a kubeconfig's `proxy-url` always is.
+fn bypass_env_proxy(config: &mut Config) {
+    let env = |a: &str, b: &str| {
+        std::env::var(a)
+            .ok()
+            .filter(|v| !v.is_empty())
+            .or_else(|| std::env::var(b).ok().filter(|v| !v.is_empty()))
+    };
+    let Some(proxy) = &config.proxy_url else {
+        return;
+    };
+    let from_env = env("HTTPS_PROXY", "https_proxy")
+        .and_then(|p| p.parse::<http::Uri>().ok())
+        .is_some_and(|p| &p == proxy);
+    let host = config.cluster_url.host().unwrap_or_default();
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    if from_env && env("NO_PROXY", "no_proxy").is_some_and(|n| no_proxy_covers(&n, host)) {
+        config.proxy_url = None;
+    }
+}
+
+/// Whether a `NO_PROXY` list covers `host`: `*`, the host itself, a domain it is in
+/// (`example.com` or `.example.com`), or an IPv4/IPv6 address or CIDR range holding it.
+fn no_proxy_covers(list: &str, host: &str) -> bool {
+    let host = host.to_ascii_lowercase();
+    let ip: Option<std::net::IpAddr> = host.parse().ok();
+    list.split(',')
+        .map(str::trim)
+        .filter(|e| !e.is_empty())
+        .any(|e| {
+            let e = e.to_ascii_lowercase();
+            if e == "*" || e == host {
+                return true;
+            }
+            if let (Some(ip), Some((net, bits))) = (ip, e.split_once('/')) {
+                return in_cidr(ip, net, bits);
+            }
+            let domain = e.trim_start_matches('.');
+            ip.is_none() && host.ends_with(&format!(".{domain}"))
+        })
+}
+
+fn in_cidr(ip: std::net::IpAddr, net: &str, bits: &str) -> bool {
+    use std::net::IpAddr;
+    let (Ok(net), Ok(bits)) = (net.parse::<IpAddr>(), bits.parse::<u32>()) else {
+        return false;
+    };
+    let (a, b, width) = match (ip, net) {
+        (IpAddr::V4(a), IpAddr::V4(b)) => (u32::from(a) as u128, u32::from(b) as u128, 32),
+        (IpAddr::V6(a), IpAddr::V6(b)) => (u128::from(a), u128::from(b), 128),
+        _ => return false,
+    };
+    if bits > width {
+        return false;
+    }
+    let shift = width - bits;
+    shift >= 128 || (a >> shift) == (b >> shift)
+}
+
+/// A `tokenFile` (kubeconfig, or the in-cluster service-account token) is read once, its
+/// surrounding whitespace trimmed as kubectl trims it (a file ending in a newline is the norm).
+fn read_token_file(config: &mut Config) -> Result<()> {
+    let Some(path) = config.auth_info.token_file.clone() else {
+        return Ok(());
+    };
+    if config.auth_info.token.is_some() {
+        return Ok(());
+    }
+    let text = std::fs::read_to_string(&path).map_err(|e| anyhow!("tokenFile {path}: {e}"))?;
+    let token = text.trim();
+    if token.is_empty() {
+        bail!("tokenFile {path}: the file is empty");
+    }
+    config.auth_info.token = Some(token.to_string().into());
+    config.auth_info.token_file = None;
+    Ok(())
+}
+
 /// Connect as kubectl would with these flags (no request is sent).
 pub async fn connect(options: impl Into<ConnectOptions>) -> Result<Conn> {
     let flags = &options.into();
@@ -238,15 +507,18 @@ pub async fn connect(options: impl Into<ConnectOptions>) -> Result<Conn> {
                 .clone()
                 .or_else(|| kc.current_context.clone())
                 .unwrap_or_default();
-            if let Some(c) = &flags.context {
-                if !kc.contexts.iter().any(|n| &n.name == c) {
-                    bail!("context {c:?} does not exist in the kubeconfig");
-                }
-            }
+            refuse_unknown_names(&kc, flags)?;
             let config = Config::from_custom_kubeconfig(kc, &options)
                 .await
                 .map_err(|e| anyhow!("kubeconfig (context {context:?}): {e}"))?;
             (config, context)
+        }
+        None if flags.server.is_some() => {
+            let url = flags.server.as_deref().unwrap_or_default();
+            let uri = url
+                .parse()
+                .map_err(|e| anyhow!("--server {url:?}: not a URL: {e}"))?;
+            (Config::new(uri), String::new())
         }
         None => {
             if flags.context.is_some() || flags.cluster.is_some() || flags.user.is_some() {
@@ -258,13 +530,17 @@ pub async fn connect(options: impl Into<ConnectOptions>) -> Result<Conn> {
             (config, "in-cluster".to_string())
         }
     };
+    override_from_flags(&mut config, flags)?;
+    run_exec_plugin(&mut config, timeout)?;
+    read_token_file(&mut config)?;
+    bypass_env_proxy(&mut config);
     if let Some(u) = &flags.as_user {
         config.auth_info.impersonate = Some(u.clone());
     }
     if !flags.as_group.is_empty() {
         config.auth_info.impersonate_groups = Some(flags.as_group.clone());
     }
-    // Exactly the requests we mean to send: no silent retries of 429/503/504.
+    // Retries are ours, in `Conn::send` (bounded, within --request-timeout), not kube's.
     config.default_retry = false;
     if let Some(t) = timeout {
         config.connect_timeout = Some(config.connect_timeout.map_or(t, |c| c.min(t)));
@@ -286,6 +562,8 @@ pub async fn connect(options: impl Into<ConnectOptions>) -> Result<Conn> {
         context,
         server,
         timeout,
+        permits: std::sync::Arc::new(tokio::sync::Semaphore::new(MAX_IN_FLIGHT)),
+        verbosity: flags.verbosity,
     })
 }
 
@@ -314,29 +592,111 @@ fn error_chain(e: &dyn std::error::Error) -> String {
     parts.join(": ")
 }
 
-fn classify(e: kube::Error) -> Failure {
-    match e {
-        kube::Error::Api(s) => Failure::Status {
-            code: s.code,
-            parsed: s.reason != "Failed to parse error data",
-            reason: s.reason,
-            message: s.message,
-        },
-        other => {
-            let chain = error_chain(&other);
-            let low = chain.to_lowercase();
-            if low.contains("connection refused")
-                || low.contains("tcp connect error")
-                || low.contains("dns error")
-                || low.contains("no route to host")
-                || low.contains("network is unreachable")
-            {
-                Failure::Unreachable(chain)
-            } else {
-                Failure::Other(chain)
-            }
-        }
+/// A request that got no answer: unreachable, or reset/closed before the answer (retried
+/// after a short backoff, as client-go retries a GET on a reset connection or an EOF).
+fn transport(e: kube::Error) -> (Failure, Option<Duration>) {
+    let chain = error_chain(&e);
+    let low = chain.to_lowercase();
+    if [
+        "connection refused",
+        "tcp connect error",
+        "dns error",
+        "no route to host",
+        "network is unreachable",
+    ]
+    .iter()
+    .any(|m| low.contains(m))
+    {
+        return (Failure::Unreachable(chain), None);
     }
+    let reset = [
+        "connection reset",
+        "connection closed before message completed",
+        "incomplete message",
+        "unexpected eof",
+        "broken pipe",
+        "connection was aborted",
+    ]
+    .iter()
+    .any(|m| low.contains(m));
+    let hint = reset.then_some(RESET_BACKOFF);
+    (Failure::Other(chain), hint)
+}
+
+/// client-go's rule: a 429 or a 5xx with `Retry-After` is retried after that many seconds
+/// (each wait capped at [`MAX_RETRY_AFTER`]); a 429 without it after one second.
+fn retry_hint(code: u16, retry_after: Option<u64>) -> Option<Duration> {
+    let capped = |s: u64| Duration::from_secs(s).min(MAX_RETRY_AFTER);
+    match (code, retry_after) {
+        (429, None) => Some(Duration::from_secs(1)),
+        (429 | 500..=599, Some(s)) => Some(capped(s)),
+        _ => None,
+    }
+}
+
+/// An error answer: its `Status` when the body is one, else the body's first line.
+fn status_failure(code: u16, body: &[u8]) -> Failure {
+    #[derive(serde::Deserialize)]
+    struct Status {
+        #[serde(default)]
+        reason: String,
+        #[serde(default)]
+        message: String,
+        kind: Option<String>,
+    }
+    match serde_json::from_slice::<Status>(body) {
+        Ok(st) if st.kind.as_deref() == Some("Status") => Failure::Status {
+            code,
+            reason: st.reason,
+            message: st.message,
+            parsed: true,
+        },
+        _ => Failure::Status {
+            code,
+            reason: String::new(),
+            message: body_words(body),
+            parsed: false,
+        },
+    }
+}
+
+/// A body that is not a Status, in a few words: an HTML page named as such.
+fn body_words(body: &[u8]) -> String {
+    let text = String::from_utf8_lossy(body);
+    let text = text.trim();
+    if text.starts_with('<') {
+        return "an HTML page answered instead of the API (a proxy or a login page?)".into();
+    }
+    let line = text.lines().next().unwrap_or_default();
+    line.chars().take(200).collect()
+}
+
+/// A success answer whose body is not JSON.
+fn unreadable(content_type: &str, body: &[u8], e: &serde_json::Error) -> Failure {
+    let words = body_words(body);
+    if words.starts_with("an HTML page") {
+        return Failure::Unreadable(words);
+    }
+    let ct = if content_type.is_empty() {
+        "no content type"
+    } else {
+        content_type
+    };
+    Failure::Unreadable(format!("the answer is not JSON ({ct}): {e}"))
+}
+
+/// A copy of a request to send it again.
+fn clone_request(req: &Request<Vec<u8>>) -> Request<Vec<u8>> {
+    let mut copy = Request::new(req.body().clone());
+    *copy.method_mut() = req.method().clone();
+    *copy.uri_mut() = req.uri().clone();
+    *copy.headers_mut() = req.headers().clone();
+    copy
+}
+
+/// `kubectl-hpa/<version>`
+fn user_agent() -> String {
+    format!("kubectl-hpa/{}", env!("CARGO_PKG_VERSION"))
 }
 
 /// What one request asks for, for messages.
@@ -375,6 +735,22 @@ impl FetchError {
     pub fn api(&self) -> Option<&ApiFailure> {
         match self {
             FetchError::Api(f) => Some(f),
+            FetchError::Unmapped(_) => None,
+        }
+    }
+
+    /// Our own failure, in a few words (`pods.metrics.k8s.io (429 Too Many Requests)`), or
+    /// `None` when the controller would meet the same failure: a 404 (the API or the metric
+    /// is not served, the object does not exist) or a kind no API serves. Anything else — a
+    /// throttled, failed, timed-out, unreadable or denied request (the controller reads with
+    /// its own credentials) — says nothing about the controller's view.
+    pub fn own_failure(&self) -> Option<String> {
+        match self {
+            FetchError::Api(f) if f.code() == Some(404) => None,
+            FetchError::Api(f) => Some(f.short()),
+            FetchError::Unmapped(Unmapped::Discovery { api_version, text }) => {
+                Some(format!("the API group of {api_version} ({text})"))
+            }
             FetchError::Unmapped(_) => None,
         }
     }
@@ -418,30 +794,118 @@ impl Conn {
             object: what.object.clone(),
             server: self.server.clone(),
             failure,
+            attempts: 1,
         };
-        let req = Request::new("")
+        let req = kube::core::Request::new("")
             .get(&url, &Default::default())
             .map_err(|e| fail(Failure::Other(e.to_string())))?;
-        self.send(self.client.request::<Value>(req), fail).await
+        self.send(req, true, fail).await
     }
 
-    /// Await one request under the per-request timeout (`--request-timeout`); failures are
-    /// classified for one-line messages by `fail`.
+    /// Send one request under `--request-timeout`, at most [`MAX_IN_FLIGHT`] at once; failures
+    /// are classified for one-line messages by `fail`. Idempotent requests (GET, LIST) are
+    /// retried as client-go retries them (see [`retry_wait`]); the whole call, retries and
+    /// their waits included, stays within `--request-timeout`.
     async fn send(
         &self,
-        call: impl std::future::Future<Output = kube::Result<Value>>,
+        req: Request<Vec<u8>>,
+        idempotent: bool,
         fail: impl Fn(Failure) -> ApiFailure,
     ) -> Result<Value, ApiFailure> {
-        let res = match self.timeout {
-            Some(t) => match tokio::time::timeout(t, call).await {
+        let deadline = self.timeout.map(|t| tokio::time::Instant::now() + t);
+        let work = async {
+            let mut attempt = 1;
+            loop {
+                let res = self.attempt(clone_request(&req)).await;
+                let wait = match &res {
+                    Err((_, hint)) if idempotent && attempt < MAX_ATTEMPTS => *hint,
+                    _ => None,
+                };
+                let Some(wait) =
+                    wait.filter(|w| deadline.is_none_or(|d| tokio::time::Instant::now() + *w < d))
+                else {
+                    return res.map_err(|(f, _)| (f, attempt));
+                };
+                tokio::time::sleep(wait).await;
+                attempt += 1;
+            }
+        };
+        let res = match (self.timeout, deadline) {
+            (Some(t), Some(d)) => match tokio::time::timeout_at(d, work).await {
                 Ok(r) => r,
                 Err(_) => return Err(fail(Failure::Timeout(t))),
             },
-            None => call.await,
+            _ => work.await,
         };
-        res.map_err(|e| fail(classify(e)))
+        res.map_err(|(f, attempts)| ApiFailure {
+            attempts,
+            ..fail(f)
+        })
     }
 
+    /// One attempt: a permit of the in-flight bound, the request, its whole body.
+    async fn attempt(&self, req: Request<Vec<u8>>) -> Result<Value, (Failure, Option<Duration>)> {
+        if self.verbosity < 6 {
+            return self.attempt_quiet(req).await;
+        }
+        let (method, uri) = (req.method().clone(), req.uri().clone());
+        let start = std::time::Instant::now();
+        let res = self.attempt_quiet(req).await;
+        let status = match &res {
+            Ok(_) => "OK".to_string(),
+            Err((Failure::Status { code, .. }, _)) => code.to_string(),
+            Err((Failure::Timeout(_), _)) => "timeout".to_string(),
+            Err(_) => "failed".to_string(),
+        };
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "{method} {}{uri} {status} in {} milliseconds",
+            self.server,
+            start.elapsed().as_millis()
+        );
+        res
+    }
+
+    /// One attempt, not logged.
+    async fn attempt_quiet(
+        &self,
+        mut req: Request<Vec<u8>>,
+    ) -> Result<Value, (Failure, Option<Duration>)> {
+        let _permit = self.permits.acquire().await;
+        let headers = req.headers_mut();
+        for (k, v) in [
+            ("accept", "application/json".to_string()),
+            ("user-agent", user_agent()),
+        ] {
+            if let Ok(v) = v.parse() {
+                headers.entry(k).or_insert(v);
+            }
+        }
+        let res = self
+            .client
+            .send(req.map(kube::client::Body::from))
+            .await
+            .map_err(transport)?;
+        let code = res.status().as_u16();
+        let retry_after = res
+            .headers()
+            .get("retry-after")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u64>().ok());
+        let content_type = res
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_string();
+        let body = res.into_body().collect_bytes().await.map_err(transport)?;
+        if code >= 400 {
+            let hint = retry_hint(code, retry_after);
+            return Err((status_failure(code, &body), hint));
+        }
+        serde_json::from_slice(&body).map_err(|e| (unreadable(&content_type, &body, &e), None))
+    }
     /// A LIST, paged with `limit`/`continue` when `page` is given; the items with
     /// apiVersion/kind set.
     pub(super) async fn list(
@@ -454,6 +918,7 @@ impl Conn {
     ) -> Result<Vec<Value>, ApiFailure> {
         let mut items = Vec::new();
         let mut cont = String::new();
+        let mut pages = 0;
         loop {
             let mut q = query.to_vec();
             if let Some(limit) = page {
@@ -471,15 +936,31 @@ impl Conn {
                     },
                 )
                 .await?;
-            cont = body
+            let next = body
                 .pointer("/metadata/continue")
                 .and_then(Value::as_str)
                 .unwrap_or_default()
                 .to_string();
             take_typed_items(&mut body, item_type, &mut items);
-            if page.is_none() || cont.is_empty() {
+            if page.is_none() || next.is_empty() {
                 return Ok(items);
             }
+            pages += 1;
+            if next == cont || pages >= MAX_PAGES {
+                let why = match next == cont {
+                    true => "the server answered the same continue token twice".to_string(),
+                    false => format!("more than {MAX_PAGES} pages"),
+                };
+                return Err(ApiFailure {
+                    verb: what.verb,
+                    resource: what.resource.to_string(),
+                    object: what.object.clone(),
+                    server: self.server.clone(),
+                    failure: Failure::Other(format!("{why}: refusing to page further")),
+                    attempts: 1,
+                });
+            }
+            cont = next;
         }
     }
 
@@ -738,6 +1219,7 @@ impl Conn {
             object: object.clone(),
             server: self.server.clone(),
             failure,
+            attempts: 1,
         };
         let mut pp = PatchParams::default();
         for (k, v) in query {
@@ -756,10 +1238,31 @@ impl Conn {
                 ))))
             }
         };
-        let mut req = Request::new("")
+        let mut req = kube::core::Request::new("")
             .patch(path.trim_start_matches('/'), &pp, &patch)
             .map_err(|e| fail(Failure::Other(e.to_string())))?;
         *req.body_mut() = body.as_bytes().to_vec();
-        self.send(self.client.request::<Value>(req), fail).await
+        self.send(req, false, fail).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::no_proxy_covers;
+
+    #[test]
+    fn no_proxy_lists_cover_hosts_domains_and_ranges() {
+        assert!(no_proxy_covers("*", "api.example.com"));
+        assert!(no_proxy_covers("foo, api.example.com", "api.example.com"));
+        assert!(no_proxy_covers(".example.com", "api.example.com"));
+        assert!(no_proxy_covers("example.com", "api.example.com"));
+        assert!(!no_proxy_covers("example.com", "api.example.org"));
+        assert!(!no_proxy_covers("ample.com", "api.example.com"));
+        assert!(no_proxy_covers("10.0.0.0/8", "10.1.2.3"));
+        assert!(!no_proxy_covers("10.0.0.0/8", "11.1.2.3"));
+        assert!(no_proxy_covers("127.0.0.1", "127.0.0.1"));
+        assert!(!no_proxy_covers("127.0.0.1", "127.0.0.2"));
+        assert!(no_proxy_covers("fd00::/8", "fd12::1"));
+        assert!(!no_proxy_covers("", "x"));
     }
 }

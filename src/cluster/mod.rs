@@ -152,11 +152,15 @@ async fn run(
         source: format!("cluster {} ({})", conn.context, conn.server),
         taken_at: Timestamp::now().to_string(),
     };
-    let assembled = assemble::assemble(scope, &hpas, answers, &origin)?;
+    let mut assembled = assemble::assemble(scope, &hpas, answers, &origin)?;
     let api = match assembled.resource_metrics_failed {
         true => Some(metrics_apiservice(conn).await),
         false => None,
     };
+    // An APIService that is not available fails the controller's reads too.
+    if let Some(crate::diagnose::MetricsApi::Unavailable { .. }) = &api {
+        assemble::not_ours(&mut assembled.lists, "resource-metrics");
+    }
     Ok((assembled, api))
 }
 

@@ -259,6 +259,7 @@ fn verdict_word(i: &FleetItem) -> String {
         (Some(Action::Hold), _, _) => "HOLD".into(),
         (Some(Action::CannotScale), _, _) => "CANNOT SCALE".into(),
         (Some(Action::Disabled), _, _) => "DISABLED".into(),
+        (Some(Action::Unknown), _, _) => "UNKNOWN".into(),
         (Some(_), _, _) => "?".into(),
         (None, _, _) => "ERROR".into(),
     }

@@ -55,6 +55,9 @@ pub enum Action {
     CannotScale,
     /// Scaling is disabled because the target is at 0 replicas.
     Disabled,
+    /// Not the controller's decision: a read of ours failed (throttled, 5xx, timeout,
+    /// unreadable, denied), so the controller's own view is unknown (`decidedBy: FetchFailed`).
+    Unknown,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

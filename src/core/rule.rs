@@ -69,6 +69,8 @@ rules! {
     MetricProposal,
     /// Scaling from zero: the result is raised to `minReplicas`.
     ScaleFromZeroMinReplicas,
+    /// Not the controller's: a read of ours failed, so its view is unknown.
+    FetchFailed,
 }
 
 impl fmt::Display for Rule {

@@ -87,5 +87,14 @@ async fn live_run(
             .push("not confirmed: nothing was sent and no file written".into());
         return Ok(r);
     }
+    if o.mode == Mode::Apply {
+        // Name the cluster before any write (stderr: the report stays on stdout).
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "migrate --apply: writing to {}",
+            api.describe()
+        );
+    }
     live::execute(api, planned, o).await
 }

@@ -128,6 +128,7 @@ impl Style {
             Action::ScaleDown => s.cyan().bold().to_string(),
             Action::Hold => s.yellow().bold().to_string(),
             Action::CannotScale | Action::Disabled => s.red().bold().to_string(),
+            Action::Unknown => s.magenta().bold().to_string(),
         }
     }
     fn dim(&self, s: &str) -> String {
@@ -205,6 +206,7 @@ fn head(d: &Decision, st: &Style) -> String {
         (Action::ScaleDown, Some(f), Some(t)) => format!("SCALE DOWN {f} → {t}"),
         (Action::Hold, Some(f), _) => format!("HOLD at {f}"),
         (Action::Disabled, _, _) => "SCALING DISABLED (target at 0 replicas)".to_string(),
+        (Action::Unknown, _, _) => "UNKNOWN (a request of ours failed)".to_string(),
         (_, Some(f), _) => format!("CANNOT SCALE (stays at {f})"),
         _ => "CANNOT SCALE".to_string(),
     };

@@ -43,6 +43,12 @@ pub const TAKEN_AT_ANNOTATION: &str = "kubectl-hpa.dev/taken-at";
 /// (for `scale`, the API error itself).
 pub const FETCH_ERRORS_ANNOTATION: &str = "kubectl-hpa.dev/fetch-errors";
 
+/// List annotation: which of the fetch errors are our own failures (throttled, failed,
+/// timed-out, unreadable or denied requests of this tool), not what the controller would meet:
+/// a JSON object from fetch-errors key to a few words (`pods.metrics.k8s.io (429 Too Many
+/// Requests)`). Files without it hold only the controller's failures.
+pub const OWN_FAILURES_ANNOTATION: &str = "kubectl-hpa.dev/own-fetch-failures";
+
 /// The key of the fetch error of HPA `namespace/name`'s target (its scale could not be read).
 /// Files written before per-HPA keys use `scale` for the HPA the file was taken for.
 pub fn scale_error_key(namespace: &str, name: &str) -> String {
@@ -138,6 +144,8 @@ pub struct Snapshot {
     pub workload_status: Vec<WorkloadStatus>,
     /// API calls that failed when the snapshot was taken (see [`FETCH_ERRORS_ANNOTATION`]).
     pub fetch_errors: BTreeMap<String, String>,
+    /// The fetch errors that are our own failures (see [`OWN_FAILURES_ANNOTATION`]).
+    pub own_failures: BTreeMap<String, String>,
     /// Lookups by namespace, name, label and metric (built at the first lookup).
     index: std::sync::OnceLock<Index>,
 }
@@ -315,7 +323,46 @@ impl Snapshot {
                 ))
             })?;
         }
+        if let Some(t) = annotations.get(OWN_FAILURES_ANNOTATION) {
+            snap.own_failures = serde_json::from_str(t).map_err(|e| {
+                err(format!(
+                    "{source}: List: field metadata.annotations.{OWN_FAILURES_ANNOTATION}: expected a JSON object of strings: {e}"
+                ))
+            })?;
+        }
         Ok(snap)
+    }
+
+    /// Our own failures (see [`OWN_FAILURES_ANNOTATION`]) among the reads HPA
+    /// `namespace/name` with these metrics depends on: its target, its metrics.
+    pub fn own_failures_for(
+        &self,
+        namespace: &str,
+        name: &str,
+        metrics: &[MetricSpec],
+    ) -> Vec<String> {
+        let mut keys = vec![scale_error_key(namespace, name)];
+        for m in metrics {
+            keys.push(match m {
+                MetricSpec::Resource { .. } | MetricSpec::ContainerResource { .. } => {
+                    "resource-metrics".to_string()
+                }
+                MetricSpec::Pods { metric, .. } => pods_metric_key(metric),
+                MetricSpec::Object {
+                    kind,
+                    object,
+                    metric,
+                    ..
+                } => object_metric_key(kind, object, metric),
+                MetricSpec::External { metric, .. } => external_metric_key(metric),
+                #[allow(unreachable_patterns)]
+                _ => continue,
+            });
+        }
+        keys.dedup();
+        keys.iter()
+            .filter_map(|k| self.own_failures.get(k).cloned())
+            .collect()
     }
 
     fn from_item(doc: Item<'_>, source: &str) -> Result<Snapshot, SnapshotError> {

@@ -90,7 +90,8 @@ impl RecordedRequest {
     }
 }
 
-const KEPT_HEADERS: [&str; 6] = [
+const KEPT_HEADERS: [&str; 7] = [
+    "accept-encoding",
     "accept",
     "content-type",
     "user-agent",
@@ -158,6 +159,14 @@ pub enum Fault {
         manager: String,
         subresource: Option<String>,
     },
+    /// 429 TooManyRequests with `Retry-After: <seconds>` (as API Priority and Fairness answers).
+    Throttle(u64),
+    /// 503 ServiceUnavailable, with `Retry-After: <seconds>` when given.
+    Unavailable(Option<u64>),
+    /// An HTML page (a proxy or SSO login page) with this code instead of JSON.
+    Html(u16),
+    /// Answer normally, but a LIST's `metadata.continue` is always this same token.
+    RepeatContinue,
 }
 
 /// How write verbs (POST/PUT/PATCH/DELETE) are treated. All are recorded.
@@ -355,6 +364,17 @@ impl FakeApiServer {
         });
     }
 
+    /// Answer 429 TooManyRequests (`Retry-After: 1`) to a request that arrives while `n`
+    /// others are in flight, like API Priority and Fairness; `None`: no limit.
+    pub fn set_in_flight_limit(&self, n: Option<usize>) {
+        self.lock().in_flight_limit = n;
+    }
+
+    /// The most requests that were ever in flight at once.
+    pub fn max_in_flight(&self) -> usize {
+        self.lock().max_in_flight
+    }
+
     pub fn clear_faults(&self) {
         self.lock().faults.clear();
     }
@@ -531,6 +551,11 @@ struct State {
     faults: Vec<FaultRule>,
     latency: Duration,
     requests: Vec<RecordedRequest>,
+    /// [`FakeApiServer::set_in_flight_limit`]: above it, 429 with `Retry-After: 1`.
+    in_flight_limit: Option<usize>,
+    in_flight: usize,
+    /// The most requests ever in flight at once.
+    max_in_flight: usize,
     next_rv: u64,
     /// [`State::resource_types`] of the last request, with the state it was computed for.
     types_cache: std::cell::RefCell<Option<(TypesKey, Vec<ResType>)>>,
@@ -969,6 +994,60 @@ async fn serve(
 enum Reply {
     Json(u16, Value),
     Text(u16, String),
+    /// Code, content type, body, extra headers.
+    Raw(u16, &'static str, String, Vec<(&'static str, String)>),
+}
+
+/// Counts a request in flight while alive.
+struct InFlight(Arc<Mutex<State>>);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        let mut st = lock(&self.0);
+        st.in_flight = st.in_flight.saturating_sub(1);
+    }
+}
+
+fn throttled(secs: u64) -> Reply {
+    match status(
+        429,
+        "TooManyRequests",
+        "Too many requests, please try again later.".into(),
+        Some(json!({"retryAfterSeconds": secs})),
+    ) {
+        Reply::Json(c, v) => Reply::Raw(
+            c,
+            "application/json",
+            v.to_string(),
+            vec![("retry-after", secs.to_string())],
+        ),
+        other => other,
+    }
+}
+
+fn unavailable(retry_after: Option<u64>) -> Reply {
+    let body = json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": "service unavailable", "reason": "ServiceUnavailable", "code": 503});
+    let headers = retry_after
+        .map(|s| ("retry-after", s.to_string()))
+        .into_iter()
+        .collect();
+    Reply::Raw(503, "application/json", body.to_string(), headers)
+}
+
+fn html(code: u16) -> Reply {
+    let page = "<!DOCTYPE html>\n<html><head><title>Sign in</title></head><body><form action=\"/login\">Corporate SSO</form></body></html>\n";
+    Reply::Raw(code, "text/html; charset=utf-8", page.into(), vec![])
+}
+
+/// A LIST answered normally whose `metadata.continue` is always the same token.
+fn repeat_continue(reply: Reply) -> Reply {
+    match reply {
+        Reply::Json(c, mut v) if v.get("items").is_some() => {
+            v["metadata"]["continue"] = json!("same-token");
+            Reply::Json(c, v)
+        }
+        other => other,
+    }
 }
 
 async fn handle(
@@ -1003,15 +1082,20 @@ async fn handle(
         headers,
         body: String::from_utf8_lossy(&body).into_owned(),
     };
-    let (latency, fault) = {
+    let (latency, fault, over_limit) = {
         let mut st = lock(&state);
         st.requests.push(rec.clone());
-        (st.latency, st.take_fault(&rec.method, &rec.path))
+        st.in_flight += 1;
+        st.max_in_flight = st.max_in_flight.max(st.in_flight);
+        let over = st.in_flight_limit.is_some_and(|n| st.in_flight > n);
+        (st.latency, st.take_fault(&rec.method, &rec.path), over)
     };
+    let _in_flight = InFlight(state.clone());
     if !latency.is_zero() {
         tokio::time::sleep(latency).await;
     }
     let reply = match fault {
+        _ if over_limit => throttled(1),
         Some(Fault::Drop) => {
             kill.notify_one();
             match std::future::pending::<Infallible>().await {}
@@ -1031,19 +1115,35 @@ async fn handle(
             concurrent_write(&mut st, &rec, &patch, &manager, subresource.as_deref());
             route(&mut st, &rec)
         }
+        Some(Fault::Throttle(secs)) => throttled(secs),
+        Some(Fault::Unavailable(secs)) => unavailable(secs),
+        Some(Fault::Html(code)) => html(code),
+        Some(Fault::RepeatContinue) => {
+            // Every page is the first one, always with the same token.
+            let mut first = rec.clone();
+            first.query.retain(|(k, _)| k != "continue");
+            repeat_continue(route(&mut lock(&state), &first))
+        }
         None => route(&mut lock(&state), &rec),
     };
-    let (code, ctype, bytes) = match reply {
-        Reply::Json(c, v) => (c, "application/json", serde_json::to_vec(&v).expect("json")),
-        Reply::Text(c, t) => (c, "text/plain; charset=utf-8", t.into_bytes()),
+    let (code, ctype, bytes, extra) = match reply {
+        Reply::Json(c, v) => (
+            c,
+            "application/json",
+            serde_json::to_vec(&v).expect("json"),
+            vec![],
+        ),
+        Reply::Text(c, t) => (c, "text/plain; charset=utf-8", t.into_bytes(), vec![]),
+        Reply::Raw(c, ct, b, h) => (c, ct, b.into_bytes(), h),
     };
-    let resp = hyper::Response::builder()
+    let mut resp = hyper::Response::builder()
         .status(code)
         .header("content-type", ctype)
-        .header("cache-control", "no-cache, private")
-        .body(Full::new(Bytes::from(bytes)))
-        .expect("response");
-    Ok(resp)
+        .header("cache-control", "no-cache, private");
+    for (k, v) in extra {
+        resp = resp.header(k, v);
+    }
+    Ok(resp.body(Full::new(Bytes::from(bytes))).expect("response"))
 }
 
 fn percent_decode(s: &str, plus_is_space: bool) -> String {

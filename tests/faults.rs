@@ -1,0 +1,318 @@
+//! Faults of the API server: retries recover where kubectl recovers, the in-flight bound holds,
+//! and a request of ours that still fails is never the controller's verdict.
+
+#[path = "support/binary.rs"]
+mod binary;
+#[path = "support/fake_apiserver.rs"]
+mod fake_apiserver;
+
+use std::path::PathBuf;
+use std::process::Output;
+use std::time::{Duration, Instant};
+
+use binary::*;
+use fake_apiserver::{FakeApiServer, Fault, Options, PathMatch};
+use serde_json::{json, Value};
+
+/// The PodMetrics LIST of one explain in namespace `shop`.
+const POD_METRICS: &str = "/apis/metrics.k8s.io/v1beta1/namespaces/shop/pods";
+
+struct Cluster {
+    server: FakeApiServer,
+    kubeconfig: PathBuf,
+}
+
+impl Cluster {
+    fn example(file: &str, tag: &str) -> Cluster {
+        let server = FakeApiServer::from_snapshot_file(example(file));
+        let kubeconfig = server.write_kubeconfig(&tmpdir(tag));
+        Cluster { server, kubeconfig }
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        run(args, Some(&self.kubeconfig))
+    }
+
+    /// `explain web -o json`: the verdict.
+    fn web_verdict(&self, extra: &[&str]) -> (Output, Value) {
+        let mut a = vec!["explain", "web", "-n", "shop", "--now", NOW, "-o", "json"];
+        a.extend_from_slice(extra);
+        let out = self.run(&a);
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        let verdict = v["verdict"].clone();
+        (out, verdict)
+    }
+
+    fn count(&self, path: &str) -> usize {
+        self.server
+            .requests()
+            .iter()
+            .filter(|r| r.path == path)
+            .count()
+    }
+}
+
+#[test]
+fn retries_recover_from_throttling_unavailability_and_resets() {
+    let c = Cluster::example("scale-up-cpu.yaml", "recover");
+    let (out, want) = c.web_verdict(&[]);
+    ok(&out, "baseline");
+    assert_eq!(want["action"], "ScaleUp", "{want}");
+    let faults = [
+        ("429 x3", Fault::Throttle(0), 3),
+        ("503 x2 with Retry-After", Fault::Unavailable(Some(0)), 2),
+        ("reset x1", Fault::Drop, 1),
+    ];
+    for (what, fault, times) in faults {
+        c.server.clear_requests();
+        c.server
+            .inject_times(PathMatch::prefix(POD_METRICS), fault, times);
+        let (out, got) = c.web_verdict(&[]);
+        ok(&out, what);
+        assert_eq!(got, want, "{what}");
+        assert_eq!(c.count(POD_METRICS), times + 1, "{what}: attempts");
+    }
+}
+
+#[test]
+fn retry_after_is_honoured_and_bounded() {
+    let c = Cluster::example("scale-up-cpu.yaml", "retry-after");
+    // Retry-After: 1 is waited for.
+    c.server
+        .inject_times(PathMatch::prefix(POD_METRICS), Fault::Throttle(1), 1);
+    let t = Instant::now();
+    let (out, got) = c.web_verdict(&[]);
+    ok(&out, "429 with Retry-After: 1");
+    assert_eq!(got["action"], "ScaleUp");
+    assert!(t.elapsed() >= Duration::from_secs(1), "{:?}", t.elapsed());
+
+    // Always throttled: 10 attempts, then it stops.
+    c.server.clear_requests();
+    c.server
+        .inject(PathMatch::prefix(POD_METRICS), Fault::Throttle(0));
+    c.web_verdict(&[]);
+    assert_eq!(c.count(POD_METRICS), 10);
+
+    // A Retry-After beyond --request-timeout is not waited for.
+    c.server.clear_faults();
+    c.server.clear_requests();
+    c.server
+        .inject(PathMatch::prefix(POD_METRICS), Fault::Throttle(5));
+    let t = Instant::now();
+    c.web_verdict(&["--request-timeout", "2s"]);
+    assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
+    assert_eq!(c.count(POD_METRICS), 1);
+
+    // A 503 without Retry-After is not retried (client-go), nor an HTML page.
+    for fault in [Fault::Unavailable(None), Fault::Html(200)] {
+        c.server.clear_faults();
+        c.server.clear_requests();
+        c.server
+            .inject(PathMatch::prefix(POD_METRICS), fault.clone());
+        c.web_verdict(&[]);
+        assert_eq!(c.count(POD_METRICS), 1, "{fault:?}");
+    }
+}
+
+/// `namespaces` x `per_ns` HPAs, each on its own external metric: one request per HPA.
+fn external_fleet(namespaces: usize, per_ns: usize) -> Vec<Value> {
+    let mut o = Vec::new();
+    for n in 0..namespaces {
+        let ns = format!("team-{n:02}");
+        for h in 0..per_ns {
+            let app = format!("app-{h:02}");
+            let metric = format!("queue_{n:02}_{h:02}");
+            o.push(json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": app, "namespace": ns},
+                "spec": {"replicas": 2, "selector": {"matchLabels": {"app": app}}}, "status": {"replicas": 2, "updatedReplicas": 2}}));
+            o.push(json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": app, "namespace": ns},
+                "spec": {"minReplicas": 1, "maxReplicas": 20, "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": app},
+                         "metrics": [{"type": "External", "external": {"metric": {"name": metric},
+                             "target": {"type": "AverageValue", "averageValue": "10"}}}]}}));
+            o.push(json!({"apiVersion": "external.metrics.k8s.io/v1beta1", "kind": "ExternalMetricValue",
+                "metricName": metric, "metricLabels": {}, "timestamp": "2026-03-01T11:59:50Z",
+                "value": format!("{}", 10 + 5 * (h % 4))}));
+        }
+    }
+    o
+}
+
+fn verdicts(v: &Value) -> Vec<String> {
+    v["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|i| {
+            format!(
+                "{}/{} {}",
+                i["namespace"], i["name"], i["decision"]["verdict"]
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn explain_all_under_an_in_flight_limit_gives_the_same_verdicts() {
+    let opts = Options {
+        advertise: vec!["external.metrics.k8s.io/v1beta1".into()],
+        ..Options::default()
+    };
+    let server = FakeApiServer::start_with(external_fleet(6, 10), opts);
+    let kubeconfig = server.write_kubeconfig(&tmpdir("in-flight"));
+    let args = ["explain", "-A", "--now", NOW, "-o", "json"];
+    server.set_latency(Duration::from_millis(20));
+    let free = ok_json(&run(&args, Some(&kubeconfig)), "no limit");
+    let want = verdicts(&free);
+    assert_eq!(want.len(), 60);
+    assert!(want.iter().all(|v| !v.contains("CannotScale")), "{want:?}");
+    // Never more than 10 of our requests in flight, yet concurrent.
+    let max = server.max_in_flight();
+    assert!((2..=10).contains(&max), "max in flight {max}");
+
+    server.set_in_flight_limit(Some(20));
+    let limited = ok_json(&run(&args, Some(&kubeconfig)), "limit 20");
+    assert_eq!(verdicts(&limited), want);
+}
+
+#[test]
+fn a_request_of_ours_that_still_fails_is_not_the_controllers_verdict() {
+    let c = Cluster::example("scale-up-cpu.yaml", "ours");
+    let cases = [
+        (
+            Fault::Throttle(0),
+            "pods.metrics.k8s.io (429 Too Many Requests after 10 attempts)",
+        ),
+        (Fault::Html(200), "an HTML page answered"),
+        (Fault::Status(403), "pods.metrics.k8s.io (403 Forbidden)"),
+        (
+            Fault::Status(500),
+            "pods.metrics.k8s.io (500 Internal Server Error)",
+        ),
+    ];
+    for (fault, words) in cases {
+        c.server.clear_faults();
+        c.server
+            .inject(PathMatch::prefix(POD_METRICS), fault.clone());
+        let (out, v) = c.web_verdict(&[]);
+        assert_eq!(out.status.code(), Some(3), "{fault:?}: {}", stderr(&out));
+        assert_eq!(v["action"], "Unknown", "{fault:?}: {v}");
+        assert_eq!(v["decidedBy"], "FetchFailed", "{fault:?}: {v}");
+        let summary = v["summary"].as_str().unwrap_or_default();
+        assert!(summary.starts_with("could not read "), "{summary}");
+        assert!(summary.contains(words), "{fault:?}: {summary}");
+        assert!(
+            summary.ends_with("the controller's own view is unknown"),
+            "{summary}"
+        );
+        let text = c.run(&["explain", "web", "-n", "shop", "--now", NOW]);
+        assert_eq!(text.status.code(), Some(3));
+        let text = String::from_utf8_lossy(&text.stdout);
+        assert!(
+            text.contains("UNKNOWN") && text.contains("FetchFailed"),
+            "{text}"
+        );
+        let verdict = text.lines().find(|l| l.starts_with("Verdict:"));
+        assert!(
+            verdict.is_some_and(|l| !l.contains("InvalidMetrics")),
+            "{text}"
+        );
+    }
+
+    // The snapshot keeps the split: its replay says the same, offline.
+    c.server.clear_faults();
+    c.server
+        .inject(PathMatch::prefix(POD_METRICS), Fault::Throttle(0));
+    let snap = ok(&c.run(&["snapshot", "web", "-n", "shop"]), "snapshot");
+    assert!(
+        snap.contains("kubectl-hpa.dev/own-fetch-failures"),
+        "{snap}"
+    );
+    let file = tmpdir("ours").join("throttled.yaml");
+    std::fs::write(&file, snap).expect("write snapshot");
+    let f = file.to_string_lossy().to_string();
+    let out = run(
+        &[
+            "explain",
+            "web",
+            "-n",
+            "shop",
+            "--snapshot",
+            &f,
+            "--now",
+            NOW,
+            "-o",
+            "json",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["verdict"]["decidedBy"], "FetchFailed", "{v}");
+}
+
+#[test]
+fn what_the_controller_meets_too_stays_its_verdict() {
+    // The resource metrics API not served (404): the controller fails the same way.
+    let c = Cluster::example("scale-up-cpu.yaml", "theirs");
+    c.server
+        .inject(PathMatch::prefix(POD_METRICS), Fault::Status(404));
+    let (out, v) = c.web_verdict(&[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(v["action"], "CannotScale", "{v}");
+    assert_eq!(v["decidedBy"], "InvalidMetrics", "{v}");
+    let snap = ok(&c.run(&["snapshot", "web", "-n", "shop"]), "snapshot");
+    assert!(snap.contains("kubectl-hpa.dev/fetch-errors"), "{snap}");
+    assert!(
+        !snap.contains("kubectl-hpa.dev/own-fetch-failures"),
+        "{snap}"
+    );
+}
+
+#[test]
+fn a_repeated_continue_token_is_refused() {
+    let c = Cluster::example("scale-up-cpu.yaml", "continue");
+    let hpas = "/apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers";
+    c.server
+        .inject(PathMatch::exact(hpas), Fault::RepeatContinue);
+    let out = c.run(&["explain", "web", "-n", "shop", "--now", NOW]);
+    assert_eq!(out.status.code(), Some(1));
+    let e = stderr(&out);
+    assert!(e.contains("same continue token twice"), "{e}");
+    assert_eq!(e.trim_end().lines().count(), 1, "{e}");
+    assert_eq!(c.count(hpas), 2);
+}
+
+#[test]
+fn requests_ask_for_json_and_gzip_and_name_the_tool() {
+    let c = Cluster::example("scale-up-cpu.yaml", "headers");
+    ok(&c.web_verdict(&[]).0, "explain");
+    let reqs = c.server.requests();
+    assert!(!reqs.is_empty());
+    let agent = format!("kubectl-hpa/{}", env!("CARGO_PKG_VERSION"));
+    for r in &reqs {
+        assert_eq!(r.header("user-agent"), Some(agent.as_str()), "{}", r.path);
+        assert_eq!(r.header("accept"), Some("application/json"), "{}", r.path);
+        let enc = r.header("accept-encoding").unwrap_or_default();
+        assert!(enc.contains("gzip"), "{}: {enc:?}", r.path);
+    }
+}
+
+#[test]
+fn an_error_on_a_closed_stderr_does_not_abort() {
+    let (reader, writer) = std::io::pipe().expect("pipe");
+    drop(reader);
+    let status = cmd(
+        &[
+            "explain",
+            "web",
+            "-n",
+            "shop",
+            "--snapshot",
+            "/nonexistent.yaml",
+        ],
+        None,
+    )
+    .stderr(writer)
+    .status()
+    .expect("runs");
+    assert_eq!(status.code(), Some(1));
+}

@@ -413,7 +413,17 @@ pub fn diagnose(snap: &Snapshot, input: &Input, d: &Decision, x: &Extras) -> Vec
     }
 
     held(d, &mut out);
-    metrics_api_findings(input, d, x, &selector, &mut out);
+    if d.verdict.action == Action::Unknown {
+        // Our read failed, not the controller's: no advice about the metrics pipeline.
+        out.push(finding(
+            "our-read-failed",
+            Severity::Warning,
+            d.verdict.summary.clone(),
+            "run again (the API server may be throttling or restarting); check that you may read the metrics APIs (kubectl auth can-i list pods.metrics.k8s.io); -v 6 shows each request and its status".into(),
+        ));
+    } else {
+        metrics_api_findings(input, d, x, &selector, &mut out);
+    }
     missing_requests(input, d, &raw_pods, &mut out);
     container_absent(input, &mut out);
     foreign_pods(input, d, x, &raw_pods, &selector, &mut out);

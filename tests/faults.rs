@@ -247,6 +247,15 @@ fn a_request_of_ours_that_still_fails_is_not_the_controllers_verdict() {
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     let v: Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(v["verdict"]["decidedBy"], "FetchFailed", "{v}");
+    // Our failure gets our advice, not the metrics pipeline's.
+    let ids: Vec<&str> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["id"].as_str())
+        .collect();
+    assert!(ids.contains(&"our-read-failed"), "{ids:?}");
+    assert!(!ids.iter().any(|i| i.starts_with("metrics-api")), "{ids:?}");
 }
 
 #[test]

@@ -569,6 +569,24 @@ fn history_modes_answer_for_the_controller_that_wrote_the_status() {
     assert_eq!(d["desiredReplicas"], 4);
     assert_eq!(d["memory"]["source"], "none");
     assert_eq!(d["desiredRange"], serde_json::json!({"min": 4, "max": 4}));
+    // The written metrics are compared whatever the memory's source.
+    let scale_up = root().join("examples/scale-up-cpu.yaml");
+    let d = json(&[
+        "explain",
+        "web",
+        "-n",
+        "shop",
+        "--snapshot",
+        scale_up.to_str().unwrap(),
+        "--history",
+        "none",
+    ]);
+    assert_eq!(
+        d["lastSync"]["cause"], "metricsChanged",
+        "{}",
+        d["lastSync"]
+    );
+    assert_eq!(d["lastSync"]["metrics"][0]["matches"], false);
     // The text leads with the verdict and the last sync in plain words.
     let out = run(&base);
     let text = String::from_utf8_lossy(&out.stdout);

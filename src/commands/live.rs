@@ -5,7 +5,7 @@
 
 use anyhow::{anyhow, bail, Result};
 use jiff::Timestamp;
-use k8s_openapi::api::autoscaling::v2::{HorizontalPodAutoscaler, MetricStatus};
+use k8s_openapi::api::autoscaling::v2::{HorizontalPodAutoscaler, MetricValueStatus};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -191,27 +191,6 @@ fn compact(v: &Value) -> String {
 }
 
 /// The metric's name and its `current` block.
-fn metric_current(m: &MetricStatus) -> (String, Option<Value>) {
-    let v = serde_json::to_value(m).unwrap_or(Value::Null);
-    for key in [
-        "resource",
-        "containerResource",
-        "pods",
-        "object",
-        "external",
-    ] {
-        if let Some(b) = v.get(key) {
-            let name = b
-                .get("name")
-                .or_else(|| b.pointer("/metric/name"))
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            return (format!("{} {name}", m.type_), b.get("current").cloned());
-        }
-    }
-    (m.type_.clone(), None)
-}
-
 /// When the controller last wrote the HPA's status (the managedFields entry of the status).
 fn status_written_at(h: &HorizontalPodAutoscaler) -> Option<Timestamp> {
     h.metadata
@@ -238,32 +217,31 @@ fn compare(d: &Decision, f: &Fetched, context: &str, opts: &ExplainOptions) -> L
         ));
     }
 
-    let live_metrics = status.current_metrics.clone().unwrap_or_default();
-    let n = live_metrics.len().max(d.status.current_metrics.len());
+    // The written metrics next to ours, compared once in the core (`lastSync.metrics`).
+    let deltas = d
+        .last_sync
+        .as_ref()
+        .map(|l| l.metrics.as_slice())
+        .unwrap_or_default();
+    let value = |v: Option<&MetricValueStatus>| v.and_then(|v| serde_json::to_value(v).ok());
     let mut metrics = Vec::new();
-    for i in 0..n {
-        let (lname, live) = live_metrics.get(i).map(metric_current).unwrap_or_default();
-        let (cname, computed) = d
-            .status
-            .current_metrics
-            .get(i)
-            .map(metric_current)
-            .unwrap_or_default();
-        let matches = lname == cname && live == computed;
-        let metric = if cname.is_empty() { lname } else { cname };
-        if !matches {
+    for m in deltas {
+        let (live, computed) = (value(m.written.as_ref()), value(m.now.as_ref()));
+        if !m.matches {
             differences.push(format!(
-                "currentMetrics[{i}] {metric}: written {}, recomputed {}",
+                "currentMetrics[{}] {}: written {}, recomputed {}",
+                m.index,
+                m.metric,
                 live.as_ref().map_or("-".into(), compact),
                 computed.as_ref().map_or("-".into(), compact)
             ));
         }
         metrics.push(MetricComparison {
-            index: i,
-            metric,
+            index: m.index,
+            metric: m.metric.clone(),
             live,
             computed,
-            matches,
+            matches: m.matches,
         });
     }
 

@@ -143,31 +143,34 @@ pub fn evaluate_with_memory(
     mode: &HistoryMode,
     rescales: &[RescaleRecord],
 ) -> Decision {
-    let (source, inf, deltas) = match mode {
-        HistoryMode::None => (MemorySource::None, same(History::default()), vec![]),
-        HistoryMode::File(h) => (MemorySource::File, same(h.clone()), vec![]),
+    let (source, inf) = match mode {
+        HistoryMode::None => (MemorySource::None, same(History::default())),
+        HistoryMode::File(h) => (MemorySource::File, same(h.clone())),
         HistoryMode::Watched { history, since } => {
             let mut inf = same(history.clone());
             inf.evidence.push(format!(
                 "kept by --watch from its own syncs since {since} (before that: inferred from the status and Events); the longer it runs, the more of the memory is observed rather than inferred"
             ));
-            (MemorySource::Watched, inf, vec![])
+            (MemorySource::Watched, inf)
         }
         HistoryMode::Auto => {
             let probe = brief(input, History::default(), input.now);
             let deltas = metric_deltas(input, &probe);
             let unchanged = !deltas.is_empty() && deltas.iter().all(|m| m.matches);
+
             let at = Now {
                 now: input.now,
                 proposal: probe.proposal,
                 metrics_unchanged: unchanged,
             };
             let inf = infer(&input.hpa, &input.settings, rescales, at);
-            (MemorySource::Inferred, inf, deltas)
+            (MemorySource::Inferred, inf)
         }
     };
     input.history = inf.likely.clone();
     let mut d = evaluate(input);
+    // The metric values do not depend on the memory: one comparison serves every mode.
+    let deltas = metric_deltas(input, &d);
     let (lo, hi) = if source == MemorySource::Inferred {
         let now = input.now;
         (

@@ -632,13 +632,10 @@ fn resolve_inputs(
         ),
         // The memory explain infers from the same source (status and SuccessfulRescale Events).
         _ => {
-            let rescales = crate::events::rescales(&snap.other, namespace, name);
-            crate::core::evaluate_with_memory(
-                &mut base_input,
-                &crate::core::HistoryMode::Auto,
-                &rescales,
-            );
-            memory::from_source(std::mem::take(&mut base_input.history), &snap.source)
+            let rescales =
+                crate::events::rescales(snap.events_for(namespace, name), namespace, name);
+            let inferred = crate::core::with_memory::infer_memory(&mut base_input, &rescales);
+            memory::from_source(inferred.likely, &snap.source)
         }
     };
     base_input.history = memory.history.clone();

@@ -154,16 +154,7 @@ pub fn evaluate_with_memory(
             (MemorySource::Watched, inf)
         }
         HistoryMode::Auto => {
-            let probe = brief(input, History::default(), input.now);
-            let deltas = metric_deltas(input, &probe);
-            let unchanged = !deltas.is_empty() && deltas.iter().all(|m| m.matches);
-
-            let at = Now {
-                now: input.now,
-                proposal: probe.proposal,
-                metrics_unchanged: unchanged,
-            };
-            let inf = infer(&input.hpa, &input.settings, rescales, at);
+            let inf = infer_memory(input, rescales);
             (MemorySource::Inferred, inf)
         }
     };
@@ -219,6 +210,20 @@ fn same(h: History) -> Inference {
         likely: h,
         ..Inference::default()
     }
+}
+
+/// The controller's memory inferred from the HPA's status and Events (`--history auto`): a sync
+/// without memory gives this sync's proposal and metrics, which the inference compares with what
+/// the last sync wrote.
+pub fn infer_memory(input: &mut Input, rescales: &[RescaleRecord]) -> Inference {
+    let probe = brief(input, History::default(), input.now);
+    let deltas = metric_deltas(input, &probe);
+    let at = Now {
+        now: input.now,
+        proposal: probe.proposal,
+        metrics_unchanged: !deltas.is_empty() && deltas.iter().all(|m| m.matches),
+    };
+    infer(&input.hpa, &input.settings, rescales, at)
 }
 
 /// The identity and `current` of a metric status.

@@ -137,6 +137,47 @@ fn err_line(s: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{s}");
 }
 
+/// The line printed when the decision changes (a JSON object per line with -o json|yaml).
+fn change_line(d: &Decision, json: bool, complete: bool) -> Result<String> {
+    if json {
+        return Ok(serde_json::to_string(&json!({
+            "time": d.now,
+            "currentReplicas": d.current_replicas,
+            "desiredReplicas": d.desired_replicas,
+            "proposal": d.proposal,
+            "verdict": d.verdict,
+            "metrics": metrics_brief(d),
+            "historyComplete": complete,
+            "desiredRange": d.desired_range,
+            "memorySource": d.memory.as_ref().map(|m| m.source),
+            "history": d.history.after,
+        }))? + "\n");
+    }
+    Ok(format!(
+        "{}  {} → {}  {:?}  {}: {}  [{}]\n",
+        d.now,
+        d.current_replicas.map_or("-".into(), |v| v.to_string()),
+        d.desired_replicas.map_or("-".into(), |v| v.to_string()),
+        d.verdict.action,
+        d.verdict.decided_by,
+        d.verdict.summary,
+        metrics_brief(d)
+    ))
+}
+
+/// Said once, when the watch has seen a whole stabilization window.
+fn window_watched(d: &Decision, window: i64) -> String {
+    format!(
+        "{}  watched one stabilization window ({window}s): the recommendations in the window are all our own — from now on the answer needs no assumption about the controller's history{}\n",
+        d.now,
+        if d.behavior.is_some() {
+            " (rate-limit periods still count scale events from before the watch)"
+        } else {
+            ""
+        }
+    )
+}
+
 /// Run the watch loop; output is written as it comes (the returned string is empty).
 pub fn run(opts: &ExplainOptions) -> Result<String> {
     let Some(name) = opts.name.clone() else {
@@ -199,43 +240,11 @@ pub fn run(opts: &ExplainOptions) -> Result<String> {
                 let complete = watched >= window;
                 let k = key(&d);
                 if last.as_ref() != Some(&k) {
-                    if json {
-                        open &= out(&(serde_json::to_string(&json!({
-                            "time": d.now,
-                            "currentReplicas": d.current_replicas,
-                            "desiredReplicas": d.desired_replicas,
-                            "proposal": d.proposal,
-                            "verdict": d.verdict,
-                            "metrics": metrics_brief(&d),
-                            "historyComplete": complete,
-                            "desiredRange": d.desired_range,
-                            "memorySource": d.memory.as_ref().map(|m| m.source),
-                            "history": d.history.after,
-                        }))? + "\n"));
-                    } else {
-                        open &= out(&format!(
-                            "{}  {} → {}  {:?}  {}: {}  [{}]\n",
-                            d.now,
-                            d.current_replicas.map_or("-".into(), |v| v.to_string()),
-                            d.desired_replicas.map_or("-".into(), |v| v.to_string()),
-                            d.verdict.action,
-                            d.verdict.decided_by,
-                            d.verdict.summary,
-                            metrics_brief(&d)
-                        ));
-                    }
+                    open &= out(&change_line(&d, json, complete)?);
                     last = Some(k);
                 }
                 if complete && !announced && !json {
-                    open &= out(&format!(
-                        "{}  watched one stabilization window ({window}s): the recommendations in the window are all our own — from now on the answer needs no assumption about the controller's history{}\n",
-                        d.now,
-                        if d.behavior.is_some() {
-                            " (rate-limit periods still count scale events from before the watch)"
-                        } else {
-                            ""
-                        }
-                    ));
+                    open &= out(&window_watched(&d, window));
                     announced = true;
                 }
             }

@@ -1137,3 +1137,27 @@ fn the_readme_shows_real_output_at_100_columns() {
     );
     assert!(too_long(block, 100).is_empty());
 }
+
+/// A window or period that would end past the last representable instant must not abort.
+#[test]
+fn a_time_at_the_end_of_the_calendar_is_not_a_panic() {
+    let file = root().join("examples/held-by-window.yaml");
+    let out = run(&[
+        "explain",
+        "frontend",
+        "-n",
+        "shop",
+        "--snapshot",
+        file.to_str().unwrap(),
+        "--now",
+        "9999-12-30T21:59:00Z",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -120,6 +120,11 @@ pub struct LastSync {
     pub metrics: Vec<MetricDelta>,
 }
 
+/// `t + d`, saturating at the end of time (a snapshot dated 9999-12-31 must not abort).
+fn later(t: Timestamp, d: SignedDuration) -> Timestamp {
+    t.checked_add(d).unwrap_or(Timestamp::MAX)
+}
+
 fn brief(input: &mut Input, history: History, now: Timestamp) -> Decision {
     let saved = (
         std::mem::replace(&mut input.history, history),
@@ -303,7 +308,7 @@ fn holding(d: &Decision, h: &History) -> Option<Timestamp> {
         .filter(|r| r.time >= cutoff && holds(r.replicas))
         .map(|r| r.time)
         .max()
-        .map(|t| t + SignedDuration::from_secs(window))
+        .map(|t| later(t, SignedDuration::from_secs(window)))
 }
 
 fn next_change(input: &mut Input, d: &Decision, inf: &Inference) -> Option<NextChange> {
@@ -312,7 +317,7 @@ fn next_change(input: &mut Input, d: &Decision, inf: &Inference) -> Option<NextC
         let earliest = holding(d, &inf.low).unwrap_or(d.now).min(likely);
         let latest = holding(d, &inf.high).unwrap_or(likely).max(likely);
         let after = d.history.after.clone();
-        let to = brief(input, after, latest + SignedDuration::from_secs(1)).desired_replicas;
+        let to = brief(input, after, later(latest, SignedDuration::from_secs(1))).desired_replicas;
         let dir = if n.stabilization.reason == Rule::ScaleDownStabilized {
             "scale-down"
         } else {
@@ -354,14 +359,14 @@ fn rate_policy_change(input: &mut Input, d: &Decision) -> Option<NextChange> {
             let period = SignedDuration::from_secs(p.period_seconds as i64);
             events
                 .iter()
-                .map(move |e| e.time + period)
+                .map(move |e| later(e.time, period))
                 .filter(|t| *t > d.now)
         })
         .min()?;
     let to = brief(
         input,
         d.history.after.clone(),
-        t + SignedDuration::from_secs(1),
+        later(t, SignedDuration::from_secs(1)),
     )
     .desired_replicas;
     Some(NextChange {

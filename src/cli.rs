@@ -273,8 +273,6 @@ pub struct ExplainOptions {
     pub now: Option<Timestamp>,
     /// Where the controller's memory comes from (`--history`).
     pub history: HistoryMode,
-    /// `--history FILE` (an exact memory) was given.
-    pub history_given: bool,
     pub settings: Settings,
     pub output: OutputFormat,
     pub color: bool,
@@ -295,6 +293,14 @@ pub struct ExplainOptions {
 
 impl ExplainOptions {
     /// How the text output is laid out.
+    /// The memory is exact: a `--history FILE`, or what `--watch` has kept itself.
+    pub fn history_given(&self) -> bool {
+        matches!(
+            self.history,
+            HistoryMode::File(_) | HistoryMode::Watched { .. }
+        )
+    }
+
     pub fn text_options(&self) -> crate::render::TextOptions {
         crate::render::TextOptions {
             color: self.color,
@@ -657,7 +663,6 @@ impl ExplainArgs {
             None => None,
         };
         let history = history_mode(&self.history).map_err(ResolveError::Input)?;
-        let history_given = matches!(history, HistoryMode::File(_));
         self.check_combinations()?;
         let name = self.name.as_deref().map(hpa_name).transpose()?;
         let format = self.output.format;
@@ -671,7 +676,6 @@ impl ExplainArgs {
             },
             now,
             history,
-            history_given,
             settings,
             output: format,
             color: env.color() && matches!(format, OutputFormat::Text | OutputFormat::Wide),

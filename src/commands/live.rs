@@ -323,7 +323,7 @@ fn compare(d: &Decision, f: &Fetched, context: &str, opts: &ExplainOptions) -> L
         }
         if let Some(computed) = d.desired_replicas {
             let written = status.desired_replicas;
-            if !desired_matches && !opts.history_given {
+            if !desired_matches && !opts.history_given() {
                 if let Some(r) = d.desired_range.filter(|r| r.min != r.max) {
                     causes.push(format!(
                         "the controller's memory (stabilization recommendations, scale events) is only partly settled by the status and Events: every consistent memory gives {}..{} (written {written}, recomputed {computed}); see memory.evidence, or pass --history",

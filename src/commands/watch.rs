@@ -220,7 +220,6 @@ pub fn run(opts: &ExplainOptions) -> Result<String> {
                 let mut o = opts.clone();
                 o.namespace = Some(ns.clone());
                 o.history = history.clone();
-                o.history_given = opts.history_given || n > 0;
                 super::explain::decide_from_snapshot(&o, &snap, &name)
             });
         match result {

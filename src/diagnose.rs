@@ -14,7 +14,8 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::core::calc::Tolerances;
-use crate::core::{Action, Calculation, Decision, Input, MetricSpec, Rule};
+use crate::core::{Action, Calculation, Decision, Input, MetricOutcome, MetricSpec, Rule};
+use crate::render::units::Unit;
 use crate::snapshot::{Pod, Snapshot, TargetStatus};
 
 /// How bad a finding is.
@@ -1015,65 +1016,70 @@ fn thresholds_from(
     (up, down)
 }
 
-/// The metric value needed for one replica more or one less than the deciding metric proposes
-/// now, phrased from where the metric is (the winning metric).
-fn next_scale(input: &Input, d: &Decision) -> Option<Finding> {
-    let current = d.current_replicas?;
-    if current == 0 {
+/// How a value of the deciding metric is shown ("83% (≈ 415m/pod)", "12/pod", "87 in total").
+type ValueFormat<'a> = Box<dyn Fn(i64) -> String + 'a>;
+
+/// Where the deciding metric is now, how its proposal moves with its value, how to show a value,
+/// and a caveat when unready or missing pods make the thresholds approximate.
+struct MetricModel<'a> {
+    now: i64,
+    model: ProposalModel,
+    fmt: ValueFormat<'a>,
+    caveat: String,
+}
+
+/// The model of a pod-average calculation (Resource, ContainerResource, Pods metrics).
+fn pod_average_model<'a>(calc: &'a Calculation, unit: Unit) -> Option<MetricModel<'a>> {
+    let Calculation::PodAverage {
+        mode,
+        current,
+        target,
+        ready_pods,
+        unready_pods,
+        missing_pods,
+        pods,
+        ..
+    } = calc
+    else {
         return None;
-    }
-    let (i, m) = d.metrics.iter().enumerate().find(|(_, m)| m.winner)?;
-    let calc = m.calculation.as_ref()?;
-    let level = m.proposed_replicas.unwrap_or(current);
-    let tol = &d.tolerance;
-    let (name, unit) = match input.hpa.raw_metrics.get(i) {
-        Some(spec) if input.hpa.raw_metrics.len() == d.metrics.len() => {
-            crate::render::names::metric(spec)
-        }
-        _ => (
-            m.description.clone().unwrap_or_else(|| m.type_.clone()),
-            crate::render::units::Unit::Plain,
-        ),
     };
-    let mut caveat = String::new();
-    type Format<'a> = Box<dyn Fn(i64) -> String + 'a>;
-    let (now, model, fmt): (i64, ProposalModel, Format) = match calc {
-        Calculation::PodAverage {
-            mode,
-            current: now,
-            target,
-            ready_pods,
-            unready_pods,
-            missing_pods,
-            pods,
-            ..
-        } => {
-            if *unready_pods > 0 || *missing_pods > 0 {
-                caveat = format!(
-                    " (with {unready_pods} unready and {missing_pods} missing pods the controller re-computes with assumed values, so the real thresholds differ)"
-                );
-            }
-            let model = ProposalModel::Ratio {
-                pods: (*ready_pods).max(1) as f64,
-                denom: *target as f64,
-            };
-            let fmt: Format = if mode == "Utilization" {
-                let reqs: Vec<i64> = pods
-                    .iter()
-                    .filter(|r| r.counted)
-                    .filter_map(|r| r.request_milli)
-                    .collect();
-                let avg_req =
-                    (!reqs.is_empty()).then(|| reqs.iter().sum::<i64>() / reqs.len() as i64);
-                Box::new(move |v: i64| match avg_req {
-                    Some(r) => format!("{v}% (≈ {}/pod)", unit.show(r * v / 100)),
-                    None => format!("{v}%"),
-                })
-            } else {
-                Box::new(move |v: i64| format!("{}/pod", unit.show(v)))
-            };
-            (*now, model, fmt)
-        }
+    let caveat = if *unready_pods > 0 || *missing_pods > 0 {
+        format!(
+            " (with {unready_pods} unready and {missing_pods} missing pods the controller re-computes with assumed values, so the real thresholds differ)"
+        )
+    } else {
+        String::new()
+    };
+    let model = ProposalModel::Ratio {
+        pods: (*ready_pods).max(1) as f64,
+        denom: *target as f64,
+    };
+    let fmt: ValueFormat = if mode == "Utilization" {
+        let reqs: Vec<i64> = pods
+            .iter()
+            .filter(|r| r.counted)
+            .filter_map(|r| r.request_milli)
+            .collect();
+        let avg_req = (!reqs.is_empty()).then(|| reqs.iter().sum::<i64>() / reqs.len() as i64);
+        Box::new(move |v: i64| match avg_req {
+            Some(r) => format!("{v}% (≈ {}/pod)", unit.show(r * v / 100)),
+            None => format!("{v}%"),
+        })
+    } else {
+        Box::new(move |v: i64| format!("{}/pod", unit.show(v)))
+    };
+    Some(MetricModel {
+        now: *current,
+        model,
+        fmt,
+        caveat,
+    })
+}
+
+/// The model of any calculation: pod averages, a Value target, an AverageValue target.
+fn metric_model<'a>(calc: &'a Calculation, input: &Input, unit: Unit) -> MetricModel<'a> {
+    match calc {
+        Calculation::PodAverage { .. } => pod_average_model(calc, unit).expect("a pod average"),
         Calculation::Value {
             value_milli,
             target_milli,
@@ -1089,44 +1095,56 @@ fn next_scale(input: &Input, d: &Decision) -> Option<Finding> {
                     })
                     .count() as i64
             });
-            let model = ProposalModel::Ratio {
-                pods: ready.max(1) as f64,
-                denom: *target_milli as f64,
-            };
-            (*value_milli, model, Box::new(move |v: i64| unit.show(v)))
+            MetricModel {
+                now: *value_milli,
+                model: ProposalModel::Ratio {
+                    pods: ready.max(1) as f64,
+                    denom: *target_milli as f64,
+                },
+                fmt: Box::new(move |v: i64| unit.show(v)),
+                caveat: String::new(),
+            }
         }
         Calculation::AverageValue {
             total_milli,
             target_milli,
             status_replicas,
             ..
-        } => {
-            let model = ProposalModel::AverageValue {
+        } => MetricModel {
+            now: *total_milli,
+            model: ProposalModel::AverageValue {
                 target: *target_milli,
                 status_replicas: *status_replicas,
-            };
-            (
-                *total_milli,
-                model,
-                Box::new(move |v: i64| format!("{} in total", unit.show(v))),
-            )
+            },
+            fmt: Box::new(move |v: i64| format!("{} in total", unit.show(v))),
+            caveat: String::new(),
+        },
+    }
+}
+
+/// The metric's name as people write it and the unit its values are shown in.
+fn metric_identity(input: &Input, d: &Decision, i: usize, m: &MetricOutcome) -> (String, Unit) {
+    match input.hpa.raw_metrics.get(i) {
+        Some(spec) if input.hpa.raw_metrics.len() == d.metrics.len() => {
+            crate::render::names::metric(spec)
         }
-    };
-    let recomputed = matches!(
-        calc,
-        Calculation::PodAverage {
-            rebalance: Some(_),
-            ..
-        }
-    );
-    let (up, down) = if recomputed {
-        (None, None)
-    } else {
-        thresholds_from(current, level, now, model, tol)
-    };
+        _ => (
+            m.description.clone().unwrap_or_else(|| m.type_.clone()),
+            Unit::Plain,
+        ),
+    }
+}
+
+/// The phrases "N+1 if it rises above …" / "N-1 if it falls to … or below" (or the bound that
+/// stops them), with the thresholds as details.
+fn threshold_phrases(
+    input: &Input,
+    level: i32,
+    (up, down): (Option<i64>, Option<i64>),
+    fmt: &ValueFormat,
+    details: &mut serde_json::Map<String, Value>,
+) -> Vec<String> {
     let mut parts = Vec::new();
-    let mut details = serde_json::Map::new();
-    details.insert("metricIndex".into(), json!(i));
     if level >= input.hpa.max_replicas {
         parts.push(format!(
             "more is capped at maxReplicas {}",
@@ -1144,28 +1162,47 @@ fn next_scale(input: &Input, d: &Decision) -> Option<Finding> {
     } else if let Some(v) = down {
         parts.push(format!("{} if it falls to {} or below", level - 1, fmt(v)));
         details.insert("scaleDownAt".into(), json!(v));
-    } else if !recomputed {
+    } else {
         parts.push("no value of this metric proposes fewer".into());
     }
-    let message = if recomputed {
-        let (unready, missing) = match calc {
-            Calculation::PodAverage {
-                unready_pods,
-                missing_pods,
-                ..
-            } => (*unready_pods, *missing_pods),
-            _ => (0, 0),
-        };
-        format!(
-            "{name} (the deciding metric) is at {} and proposes {level} after the controller re-computed it with assumed values for {unready} unready and {missing} missing pods, so its next thresholds depend on those pods too",
-            fmt(now)
-        )
-    } else {
-        format!(
-            "{name} (the deciding metric) is at {} and proposes {level}; it would propose {}{caveat}",
-            fmt(now),
-            parts.join("; ")
-        )
+    parts
+}
+
+/// The metric value needed for one replica more or one less than the deciding metric proposes
+/// now, phrased from where the metric is (the winning metric).
+fn next_scale(input: &Input, d: &Decision) -> Option<Finding> {
+    let current = d.current_replicas?;
+    if current == 0 {
+        return None;
+    }
+    let (i, m) = d.metrics.iter().enumerate().find(|(_, m)| m.winner)?;
+    let calc = m.calculation.as_ref()?;
+    let level = m.proposed_replicas.unwrap_or(current);
+    let tol = &d.tolerance;
+    let (name, unit) = metric_identity(input, d, i, m);
+    let mm = metric_model(calc, input, unit);
+    let mut details = serde_json::Map::new();
+    details.insert("metricIndex".into(), json!(i));
+    let message = match calc {
+        Calculation::PodAverage {
+            rebalance: Some(_),
+            unready_pods,
+            missing_pods,
+            ..
+        } => format!(
+            "{name} (the deciding metric) is at {} and proposes {level} after the controller re-computed it with assumed values for {unready_pods} unready and {missing_pods} missing pods, so its next thresholds depend on those pods too",
+            (mm.fmt)(mm.now)
+        ),
+        _ => {
+            let thresholds = thresholds_from(current, level, mm.now, mm.model, tol);
+            let parts = threshold_phrases(input, level, thresholds, &mm.fmt, &mut details);
+            format!(
+                "{name} (the deciding metric) is at {} and proposes {level}; it would propose {}{}",
+                (mm.fmt)(mm.now),
+                parts.join("; "),
+                mm.caveat
+            )
+        }
     };
     let window = d
         .normalization

@@ -178,13 +178,153 @@ pub fn run_complete(args: &CompleteArgs) -> anyhow::Result<String> {
     Ok(out)
 }
 
+/// What the words typed so far say: the subcommand reached, the flags seen, how many
+/// positionals were given, the namespace named, and the flag whose value comes next.
+struct Walk<'a> {
+    cmd: &'a Command,
+    seen: HashSet<String>,
+    positionals: usize,
+    namespace: Option<String>,
+    after_dashdash: bool,
+    pending: Option<&'a Arg>,
+}
+
+impl<'a> Walk<'a> {
+    /// Walk `typed` from the root: descend into subcommands, note flags and positionals.
+    fn new(root: &'a Command, typed: &[String]) -> Walk<'a> {
+        let mut walk = Walk {
+            cmd: root,
+            seen: HashSet::new(),
+            positionals: 0,
+            namespace: None,
+            after_dashdash: false,
+            pending: None,
+        };
+        for word in typed {
+            walk.step(word);
+        }
+        walk
+    }
+
+    fn step(&mut self, word: &str) {
+        if let Some(arg) = self.pending.take() {
+            if arg.get_id() == "namespace" {
+                self.namespace = Some(word.to_string());
+            }
+        } else if self.after_dashdash {
+            self.positionals += 1;
+        } else if word == "--" {
+            self.after_dashdash = true;
+        } else if let Some(long) = word.strip_prefix("--") {
+            self.long_flag(long);
+        } else if word.len() > 1 && word.starts_with('-') {
+            self.short_flags(&word[1..]);
+        } else if let Some(sub) = self.subcommand(word) {
+            self.cmd = sub;
+            self.seen.clear();
+        } else {
+            self.positionals += 1;
+        }
+    }
+
+    fn subcommand(&self, word: &str) -> Option<&'a Command> {
+        let cmd: &'a Command = self.cmd;
+        (self.positionals == 0 && cmd.has_subcommands())
+            .then(|| find_subcommand(cmd, word))
+            .flatten()
+    }
+
+    /// `--name` or `--name=value`.
+    fn long_flag(&mut self, long: &str) {
+        let (name, inline) = match long.split_once('=') {
+            Some((n, v)) => (n, Some(v)),
+            None => (long, None),
+        };
+        let cmd: &'a Command = self.cmd;
+        let Some(arg) = find_long(cmd, name) else {
+            return;
+        };
+        self.seen.insert(arg.get_id().to_string());
+        if takes_value(arg) {
+            match inline {
+                Some(v) if arg.get_id() == "namespace" => self.namespace = Some(v.to_string()),
+                Some(_) => {}
+                None => self.pending = Some(arg),
+            }
+        }
+    }
+
+    /// A cluster of short flags: -A, -n web, -nweb, -n=web, -Ao json.
+    fn short_flags(&mut self, cluster: &str) {
+        let chars: Vec<char> = cluster.chars().collect();
+        let cmd: &'a Command = self.cmd;
+        for (i, c) in chars.iter().enumerate() {
+            let Some(arg) = find_short(cmd, *c) else {
+                continue;
+            };
+            self.seen.insert(arg.get_id().to_string());
+            if takes_value(arg) {
+                let rest: String = chars[i + 1..].iter().collect();
+                let rest = rest.strip_prefix('=').unwrap_or(&rest).to_string();
+                if rest.is_empty() {
+                    self.pending = Some(arg);
+                } else if arg.get_id() == "namespace" {
+                    self.namespace = Some(rest);
+                }
+                return;
+            }
+        }
+    }
+}
+
+type Completion = (Vec<String>, u32);
+
+/// `--output=<TAB>` and `-n=<TAB>`: the shell scripts put the `--flag=` prefix back.
+fn complete_inline_value(
+    walk: &Walk,
+    to_complete: &str,
+    live: &dyn Fn(LiveKind, Option<&str>) -> Vec<String>,
+) -> Option<Completion> {
+    let (arg, value) = if let Some(long) = to_complete.strip_prefix("--") {
+        let (name, value) = long.split_once('=')?;
+        (find_long(walk.cmd, name), value)
+    } else {
+        let mut it = to_complete.strip_prefix('-')?.chars();
+        match (it.next(), it.next()) {
+            (Some(c), Some('=')) => (find_short(walk.cmd, c), it.as_str()),
+            _ => return None,
+        }
+    };
+    Some(match arg {
+        Some(arg) if takes_value(arg) => {
+            complete_value(arg, value, walk.namespace.as_deref(), live)
+        }
+        _ => (Vec::new(), directive::NO_FILE_COMP),
+    })
+}
+
+/// The visible subcommands (and aliases) of `cmd` starting with `prefix`.
+fn subcommand_candidates(cmd: &Command, prefix: &str) -> Vec<String> {
+    cmd.get_subcommands()
+        .filter(|s| !s.is_hide_set())
+        .flat_map(|s| {
+            let about = first_line(s.get_about().map(|a| a.to_string()));
+            std::iter::once(s.get_name())
+                .chain(s.get_visible_aliases())
+                .filter(|n| n.starts_with(prefix))
+                .map(move |n| with_description(n, &about))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
 /// Complete the last of `words` (the words after `kubectl hpa`; the last one may be empty).
 ///
 /// Returns the candidates (`value` or `value\tdescription`) and the Cobra directive.
 pub fn complete(
     words: &[String],
     live: &dyn Fn(LiveKind, Option<&str>) -> Vec<String>,
-) -> (Vec<String>, u32) {
+) -> Completion {
     let mut root = crate::cli::Cli::command();
     root.build();
 
@@ -192,140 +332,45 @@ pub fn complete(
         Some((last, rest)) => (last.as_str(), rest),
         None => ("", &[][..]),
     };
-
-    // Walk the words already typed: descend into subcommands, note flags and positionals.
-    let mut cmd: &Command = &root;
-    let mut seen: HashSet<String> = HashSet::new();
-    let mut positionals = 0usize;
-    let mut namespace: Option<String> = None;
-    let mut after_dashdash = false;
-    // The flag whose value the next word is.
-    let mut pending: Option<&Arg> = None;
-
-    for word in typed {
-        if let Some(arg) = pending.take() {
-            if arg.get_id() == "namespace" {
-                namespace = Some(word.clone());
-            }
-            continue;
-        }
-        if after_dashdash {
-            positionals += 1;
-            continue;
-        }
-        if word == "--" {
-            after_dashdash = true;
-            continue;
-        }
-        if let Some(long) = word.strip_prefix("--") {
-            let (name, inline) = match long.split_once('=') {
-                Some((n, v)) => (n, Some(v)),
-                None => (long, None),
-            };
-            if let Some(arg) = find_long(cmd, name) {
-                seen.insert(arg.get_id().to_string());
-                if takes_value(arg) {
-                    match inline {
-                        Some(v) if arg.get_id() == "namespace" => namespace = Some(v.to_string()),
-                        Some(_) => {}
-                        None => pending = Some(arg),
-                    }
-                }
-            }
-            continue;
-        }
-        if word.len() > 1 && word.starts_with('-') {
-            // A cluster of short flags: -A, -n web, -nweb, -n=web, -Ao json.
-            let chars: Vec<char> = word[1..].chars().collect();
-            for (i, c) in chars.iter().enumerate() {
-                let Some(arg) = find_short(cmd, *c) else {
-                    continue;
-                };
-                seen.insert(arg.get_id().to_string());
-                if takes_value(arg) {
-                    let rest: String = chars[i + 1..].iter().collect();
-                    let rest = rest.strip_prefix('=').unwrap_or(&rest).to_string();
-                    if rest.is_empty() {
-                        pending = Some(arg);
-                    } else if arg.get_id() == "namespace" {
-                        namespace = Some(rest);
-                    }
-                    break;
-                }
-            }
-            continue;
-        }
-        if positionals == 0 && cmd.has_subcommands() {
-            if let Some(sub) = find_subcommand(cmd, word) {
-                cmd = sub;
-                seen.clear();
-                continue;
-            }
-        }
-        positionals += 1;
-    }
+    let walk = Walk::new(&root, typed);
+    let namespace = walk.namespace.as_deref();
 
     // The value of a flag given as the previous word (`-o <TAB>`, `-n <TAB>`).
-    if let Some(arg) = pending {
-        return complete_value(arg, to_complete, namespace.as_deref(), live);
+    if let Some(arg) = walk.pending {
+        return complete_value(arg, to_complete, namespace, live);
     }
-    if !after_dashdash {
-        // `--output=<TAB>` and `-n=<TAB>`: the shell scripts put the `--flag=` prefix back.
-        if let Some(long) = to_complete.strip_prefix("--") {
-            if let Some((name, value)) = long.split_once('=') {
-                return match find_long(cmd, name) {
-                    Some(arg) if takes_value(arg) => {
-                        complete_value(arg, value, namespace.as_deref(), live)
-                    }
-                    _ => (Vec::new(), directive::NO_FILE_COMP),
-                };
-            }
-        } else if let Some(short) = to_complete.strip_prefix('-') {
-            let mut it = short.chars();
-            if let (Some(c), Some('=')) = (it.next(), it.next()) {
-                return match find_short(cmd, c) {
-                    Some(arg) if takes_value(arg) => {
-                        complete_value(arg, it.as_str(), namespace.as_deref(), live)
-                    }
-                    _ => (Vec::new(), directive::NO_FILE_COMP),
-                };
-            }
+    if !walk.after_dashdash {
+        if let Some(done) = complete_inline_value(&walk, to_complete, live) {
+            return done;
         }
         if to_complete.starts_with('-') {
             return (
-                flag_candidates(cmd, to_complete, &seen),
+                flag_candidates(walk.cmd, to_complete, &walk.seen),
                 directive::NO_FILE_COMP,
             );
         }
-        if positionals == 0 && cmd.has_subcommands() {
-            let subs = cmd
-                .get_subcommands()
-                .filter(|s| !s.is_hide_set())
-                .flat_map(|s| {
-                    let about = first_line(s.get_about().map(|a| a.to_string()));
-                    std::iter::once(s.get_name())
-                        .chain(s.get_visible_aliases())
-                        .filter(|n| n.starts_with(to_complete))
-                        .map(move |n| with_description(n, &about))
-                        .collect::<Vec<_>>()
-                })
-                .collect();
-            return (subs, directive::NO_FILE_COMP);
+        if walk.positionals == 0 && walk.cmd.has_subcommands() {
+            return (
+                subcommand_candidates(walk.cmd, to_complete),
+                directive::NO_FILE_COMP,
+            );
         }
     }
 
     // A positional argument.
-    let positional = cmd
+    let positional = walk
+        .cmd
         .get_positionals()
         .filter(|a| !a.is_hide_set())
-        .nth(positionals)
+        .nth(walk.positionals)
         .or_else(|| {
-            cmd.get_positionals()
+            walk.cmd
+                .get_positionals()
                 .last()
                 .filter(|a| matches!(a.get_action(), ArgAction::Append))
         });
     match positional {
-        Some(arg) => complete_value(arg, to_complete, namespace.as_deref(), live),
+        Some(arg) => complete_value(arg, to_complete, namespace, live),
         None => (Vec::new(), directive::NO_FILE_COMP),
     }
 }

@@ -153,113 +153,18 @@ impl Manifest {
     /// the line.
     pub fn parse(file: &str, text: &str) -> Result<Manifest, FileError> {
         let ls = text::lines(text);
-        let is_json_file = file.ends_with(".json");
-        for (i, l) in ls.iter().enumerate() {
-            let s = &text[l.start..l.content_end];
-            if s.contains("{{") && !s.trim_start().starts_with('#') {
-                return Err(FileError {
-                    file: file.into(),
-                    line: Some(i + 1),
-                    message: "looks like a template (`{{`): templates are not edited; remove `replicas` in the template source (Helm: guard it with `{{- if not .Values.autoscaling.enabled }}`)".into(),
-                });
-            }
-        }
-        let mut docs = Vec::new();
-        if is_json_file
+        refuse_templates(file, text, &ls)?;
+        let is_json = file.ends_with(".json")
             || text
                 .trim_start_matches('\u{feff}')
                 .trim_start()
                 .starts_with(['{', '['])
-                && !text.contains("\n---")
-        {
-            let value: serde_json::Value =
-                serde_json::from_str(text.trim_start_matches('\u{feff}')).map_err(|e| {
-                    FileError {
-                        file: file.into(),
-                        line: Some(e.line()),
-                        message: format!("not valid JSON: {e}"),
-                    }
-                })?;
-            docs.push(Doc {
-                first: 0,
-                end: ls.len(),
-                format: Format::Json,
-                value: serde_yaml::to_value(&value).map_err(|e| yaml_err(file, 0, &e))?,
-            });
+                && !text.contains("\n---");
+        let docs = if is_json {
+            vec![json_doc(file, text, ls.len())?]
         } else {
-            // the whole stream must parse first (errors name the line in the file)
-            let mut whole = Vec::new();
-            for d in serde_yaml::Deserializer::from_str(text) {
-                let v: Yaml =
-                    serde::Deserialize::deserialize(d).map_err(|e| yaml_err(file, 0, &e))?;
-                whole.push(v);
-            }
-            let mut first = 0;
-            let mut bounds = Vec::new();
-            for (i, l) in ls.iter().enumerate() {
-                let s = &text[l.start..l.content_end];
-                let s = s.strip_prefix('\u{feff}').unwrap_or(s);
-                let marker = |m: &str| {
-                    s == m || s.starts_with(&format!("{m} ")) || s.starts_with(&format!("{m}\t"))
-                };
-                if marker("---") || marker("...") || s.starts_with('%') {
-                    if marker("---") && !text::is_blank_or_comment(s[3..].trim_start()) {
-                        return Err(FileError {
-                            file: file.into(),
-                            line: Some(i + 1),
-                            message: "content on the `---` line is not supported; put the document on the next line".into(),
-                        });
-                    }
-                    bounds.push((first, i));
-                    first = i + 1;
-                }
-            }
-            bounds.push((first, ls.len()));
-            for (a, b) in bounds {
-                if (a..b).all(|j| text::is_blank_or_comment(&text[ls[j].start..ls[j].content_end]))
-                {
-                    continue;
-                }
-                let slice = &text[ls[a].start..ls[b - 1].end];
-                let mut value: Yaml =
-                    serde_yaml::from_str(slice).map_err(|e| yaml_err(file, a, &e))?;
-                let first_content = (a..b)
-                    .find(|&j| !text::is_blank_or_comment(&text[ls[j].start..ls[j].content_end]))
-                    .unwrap_or(a);
-                let fc = text[ls[first_content].start..ls[first_content].content_end]
-                    .trim_start_matches('\u{feff}')
-                    .trim_start();
-                let format = if fc.starts_with('{') {
-                    Format::Json
-                } else {
-                    Format::Yaml
-                };
-                value.apply_merge().map_err(|e| yaml_err(file, a, &e))?;
-                docs.push(Doc {
-                    first: a,
-                    end: b,
-                    format,
-                    value,
-                });
-            }
-            let mut whole: Vec<Yaml> = whole.into_iter().filter(|v| !v.is_null()).collect();
-            for v in &mut whole {
-                v.apply_merge().map_err(|e| yaml_err(file, 0, &e))?;
-            }
-            let mine: Vec<&Yaml> = docs
-                .iter()
-                .map(|d| &d.value)
-                .filter(|v| !v.is_null())
-                .collect();
-            if whole.iter().collect::<Vec<_>>() != mine {
-                return Err(FileError {
-                    file: file.into(),
-                    line: None,
-                    message: "the documents of this file could not be told apart line by line (a `---` inside a block scalar?); edit it by hand".into(),
-                });
-            }
-            docs.retain(|d| !d.value.is_null());
-        }
+            yaml_docs(file, text, &ls)?
+        };
         Ok(Manifest {
             file: file.to_string(),
             text: text.to_string(),
@@ -587,6 +492,124 @@ pub fn field_path(o: &Occurrence) -> String {
     p.push(Seg::key("spec"));
     p.push(Seg::key("replicas"));
     path_string(&p)
+}
+
+/// Templates are not edited: a `{{` outside a comment refuses the file.
+fn refuse_templates(file: &str, text: &str, ls: &[text::Line]) -> Result<(), FileError> {
+    for (i, l) in ls.iter().enumerate() {
+        let s = &text[l.start..l.content_end];
+        if s.contains("{{") && !s.trim_start().starts_with('#') {
+            return Err(FileError {
+                file: file.into(),
+                line: Some(i + 1),
+                message: "looks like a template (`{{`): templates are not edited; remove `replicas` in the template source (Helm: guard it with `{{- if not .Values.autoscaling.enabled }}`)".into(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// A JSON file: one document spanning every line.
+fn json_doc(file: &str, text: &str, lines: usize) -> Result<Doc, FileError> {
+    let value: serde_json::Value = serde_json::from_str(text.trim_start_matches('\u{feff}'))
+        .map_err(|e| FileError {
+            file: file.into(),
+            line: Some(e.line()),
+            message: format!("not valid JSON: {e}"),
+        })?;
+    Ok(Doc {
+        first: 0,
+        end: lines,
+        format: Format::Json,
+        value: serde_yaml::to_value(&value).map_err(|e| yaml_err(file, 0, &e))?,
+    })
+}
+
+/// The `[first, end)` line ranges between document markers (`---`, `...`, directives).
+fn document_bounds(
+    file: &str,
+    text: &str,
+    ls: &[text::Line],
+) -> Result<Vec<(usize, usize)>, FileError> {
+    let mut first = 0;
+    let mut bounds = Vec::new();
+    for (i, l) in ls.iter().enumerate() {
+        let s = &text[l.start..l.content_end];
+        let s = s.strip_prefix('\u{feff}').unwrap_or(s);
+        let marker =
+            |m: &str| s == m || s.starts_with(&format!("{m} ")) || s.starts_with(&format!("{m}\t"));
+        if marker("---") || marker("...") || s.starts_with('%') {
+            if marker("---") && !text::is_blank_or_comment(s[3..].trim_start()) {
+                return Err(FileError {
+                    file: file.into(),
+                    line: Some(i + 1),
+                    message: "content on the `---` line is not supported; put the document on the next line".into(),
+                });
+            }
+            bounds.push((first, i));
+            first = i + 1;
+        }
+    }
+    bounds.push((first, ls.len()));
+    Ok(bounds)
+}
+
+/// One YAML document of lines `[a, b)` (`None` when it holds only blanks and comments).
+fn yaml_doc(
+    file: &str,
+    text: &str,
+    ls: &[text::Line],
+    (a, b): (usize, usize),
+) -> Result<Option<Doc>, FileError> {
+    let content = |j: usize| &text[ls[j].start..ls[j].content_end];
+    let Some(first_content) = (a..b).find(|&j| !text::is_blank_or_comment(content(j))) else {
+        return Ok(None);
+    };
+    let slice = &text[ls[a].start..ls[b - 1].end];
+    let mut value: Yaml = serde_yaml::from_str(slice).map_err(|e| yaml_err(file, a, &e))?;
+    let fc = content(first_content)
+        .trim_start_matches('\u{feff}')
+        .trim_start();
+    let format = if fc.starts_with('{') {
+        Format::Json
+    } else {
+        Format::Yaml
+    };
+    value.apply_merge().map_err(|e| yaml_err(file, a, &e))?;
+    Ok(Some(Doc {
+        first: a,
+        end: b,
+        format,
+        value,
+    }))
+}
+
+/// The documents of a YAML stream, split line by line; the split must give the same documents
+/// as the YAML parser does (errors name the line in the file).
+fn yaml_docs(file: &str, text: &str, ls: &[text::Line]) -> Result<Vec<Doc>, FileError> {
+    let mut whole = Vec::new();
+    for d in serde_yaml::Deserializer::from_str(text) {
+        let v: Yaml = serde::Deserialize::deserialize(d).map_err(|e| yaml_err(file, 0, &e))?;
+        if !v.is_null() {
+            whole.push(v);
+        }
+    }
+    let mut docs = Vec::new();
+    for bounds in document_bounds(file, text, ls)? {
+        docs.extend(yaml_doc(file, text, ls, bounds)?);
+    }
+    for v in &mut whole {
+        v.apply_merge().map_err(|e| yaml_err(file, 0, &e))?;
+    }
+    docs.retain(|d| !d.value.is_null());
+    if !whole.iter().eq(docs.iter().map(|d| &d.value)) {
+        return Err(FileError {
+            file: file.into(),
+            line: None,
+            message: "the documents of this file could not be told apart line by line (a `---` inside a block scalar?); edit it by hand".into(),
+        });
+    }
+    Ok(docs)
 }
 
 #[cfg(test)]

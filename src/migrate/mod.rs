@@ -403,110 +403,129 @@ fn hpa_info(hpa: &Value) -> HpaInfo {
     }
 }
 
+/// The tools found so far, each with its evidence (no duplicates).
+#[derive(Default)]
+struct ToolEvidence(Vec<ToolInfo>);
+
+impl ToolEvidence {
+    fn add(&mut self, tool: Tool, evidence: String) {
+        match self.0.iter_mut().find(|x| x.tool == tool) {
+            Some(x) if x.evidence.contains(&evidence) => {}
+            Some(x) => x.evidence.push(evidence),
+            None => self.0.push(ToolInfo {
+                tool,
+                evidence: vec![evidence],
+            }),
+        }
+    }
+
+    /// `app.kubernetes.io/managed-by`, Flux's and Argo CD's labels on the workload.
+    fn labels(&mut self, obj: &Value) {
+        let labels = obj.pointer("/metadata/labels").and_then(Value::as_object);
+        for (k, v) in labels.into_iter().flatten() {
+            let v = v.as_str().unwrap_or_default();
+            let evidence = format!("label {k}={v}");
+            if k == "app.kubernetes.io/managed-by" {
+                if let Some(tool) = managed_by_tool(&v.to_ascii_lowercase()) {
+                    self.add(tool, evidence.clone());
+                }
+            }
+            if k.starts_with("kustomize.toolkit.fluxcd.io/")
+                || k.starts_with("helm.toolkit.fluxcd.io/")
+            {
+                self.add(Tool::Flux, evidence.clone());
+            }
+            if k == "argocd.argoproj.io/instance" {
+                self.add(Tool::ArgoCd, evidence);
+            }
+        }
+    }
+
+    /// Helm's, Argo CD's, Flux's, kustomize's and kubectl's annotations on the workload.
+    fn annotations(&mut self, obj: &Value) {
+        let annotations = obj
+            .pointer("/metadata/annotations")
+            .and_then(Value::as_object);
+        for (k, v) in annotations.into_iter().flatten() {
+            let with_value = || format!("annotation {k}={}", v.as_str().unwrap_or_default());
+            if k.starts_with("meta.helm.sh/") {
+                self.add(Tool::Helm, with_value());
+            }
+            if k.starts_with("argocd.argoproj.io/") {
+                self.add(Tool::ArgoCd, with_value());
+            }
+            if k.starts_with("kustomize.toolkit.fluxcd.io/") {
+                self.add(Tool::Flux, format!("annotation {k}"));
+            }
+            if k == "config.kubernetes.io/origin" || k.starts_with("kustomize.config.k8s.io/") {
+                self.add(Tool::Kustomize, format!("annotation {k}"));
+            }
+            if k == LAST_APPLIED {
+                self.add(
+                    Tool::KubectlClientSide,
+                    format!("annotation {LAST_APPLIED}"),
+                );
+            }
+        }
+    }
+
+    /// KEDA, from the HPA's label or its ScaledObject owner.
+    fn keda(&mut self, hpa: &Value) {
+        let managed_by = hpa
+            .pointer("/metadata/labels/app.kubernetes.io~1managed-by")
+            .and_then(Value::as_str);
+        if managed_by == Some("keda-operator") {
+            self.add(
+                Tool::Keda,
+                "HPA label app.kubernetes.io/managed-by=keda-operator".into(),
+            );
+        }
+        let owners = hpa
+            .pointer("/metadata/ownerReferences")
+            .and_then(Value::as_array);
+        for r in owners.into_iter().flatten() {
+            if s(r, "/kind") == "ScaledObject" {
+                self.add(
+                    Tool::Keda,
+                    format!("HPA owned by ScaledObject {}", s(r, "/name")),
+                );
+            }
+        }
+    }
+}
+
+/// The tool an `app.kubernetes.io/managed-by` value (lower case) names.
+fn managed_by_tool(value: &str) -> Option<Tool> {
+    if value == "helm" {
+        Some(Tool::Helm)
+    } else if value.starts_with("kustomize") {
+        Some(Tool::Kustomize)
+    } else if value.contains("argocd") {
+        Some(Tool::ArgoCd)
+    } else if value.contains("terraform") {
+        Some(Tool::Terraform)
+    } else if value.contains("pulumi") {
+        Some(Tool::Pulumi)
+    } else {
+        None
+    }
+}
+
 /// Tools from labels, annotations, manager names, the HPA and local kustomizations.
 fn detect_tools(input: &Input, all: &[Owner]) -> Vec<ToolInfo> {
-    let obj = input.object;
-    let mut out: Vec<ToolInfo> = Vec::new();
-    let mut add = |t: Tool, e: String| match out.iter_mut().find(|x| x.tool == t) {
-        Some(x) => {
-            if !x.evidence.contains(&e) {
-                x.evidence.push(e)
-            }
-        }
-        None => out.push(ToolInfo {
-            tool: t,
-            evidence: vec![e],
-        }),
-    };
-    let labels = obj.pointer("/metadata/labels").and_then(Value::as_object);
-    let annotations = obj
-        .pointer("/metadata/annotations")
-        .and_then(Value::as_object);
-    for (k, v) in labels.into_iter().flatten() {
-        let v = v.as_str().unwrap_or_default();
-        let lv = v.to_ascii_lowercase();
-        if k == "app.kubernetes.io/managed-by" {
-            if lv == "helm" {
-                add(Tool::Helm, format!("label {k}={v}"));
-            } else if lv.starts_with("kustomize") {
-                add(Tool::Kustomize, format!("label {k}={v}"));
-            } else if lv.contains("argocd") {
-                add(Tool::ArgoCd, format!("label {k}={v}"));
-            } else if lv.contains("terraform") {
-                add(Tool::Terraform, format!("label {k}={v}"));
-            } else if lv.contains("pulumi") {
-                add(Tool::Pulumi, format!("label {k}={v}"));
-            }
-        }
-        if k.starts_with("kustomize.toolkit.fluxcd.io/") || k.starts_with("helm.toolkit.fluxcd.io/")
-        {
-            add(Tool::Flux, format!("label {k}={v}"));
-        }
-        if k == "argocd.argoproj.io/instance" {
-            add(Tool::ArgoCd, format!("label {k}={v}"));
-        }
-    }
-    for (k, v) in annotations.into_iter().flatten() {
-        if k.starts_with("meta.helm.sh/") {
-            add(
-                Tool::Helm,
-                format!("annotation {k}={}", v.as_str().unwrap_or_default()),
-            );
-        }
-        if k.starts_with("argocd.argoproj.io/") {
-            add(
-                Tool::ArgoCd,
-                format!("annotation {k}={}", v.as_str().unwrap_or_default()),
-            );
-        }
-        if k.starts_with("kustomize.toolkit.fluxcd.io/") {
-            add(Tool::Flux, format!("annotation {k}"));
-        }
-        if k == "config.kubernetes.io/origin" || k.starts_with("kustomize.config.k8s.io/") {
-            add(Tool::Kustomize, format!("annotation {k}"));
-        }
-        if k == LAST_APPLIED {
-            add(
-                Tool::KubectlClientSide,
-                format!("annotation {LAST_APPLIED}"),
-            );
-        }
-    }
+    let mut found = ToolEvidence::default();
+    found.labels(input.object);
+    found.annotations(input.object);
     for o in all {
-        if let Some(t) = o.tool {
-            if o.role != Role::Other {
-                add(t, format!("field manager {} ({})", o.manager, o.operation));
-            }
+        if let (Some(t), true) = (o.tool, o.role != Role::Other) {
+            found.add(t, format!("field manager {} ({})", o.manager, o.operation));
         }
     }
-    let hpa = input.hpa;
-    let hpa_labels = hpa.pointer("/metadata/labels").and_then(Value::as_object);
-    if hpa_labels
-        .and_then(|l| l.get("app.kubernetes.io/managed-by"))
-        .and_then(Value::as_str)
-        == Some("keda-operator")
-    {
-        add(
-            Tool::Keda,
-            "HPA label app.kubernetes.io/managed-by=keda-operator".into(),
-        );
-    }
-    for r in hpa
-        .pointer("/metadata/ownerReferences")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        if s(r, "/kind") == "ScaledObject" {
-            add(
-                Tool::Keda,
-                format!("HPA owned by ScaledObject {}", s(r, "/name")),
-            );
-        }
-    }
+    found.keda(input.hpa);
     for k in &input.kustomize {
-        add(Tool::Kustomize, k.describe());
+        found.add(Tool::Kustomize, k.describe());
     }
+    let mut out = found.0;
     out.sort_by_key(|t| t.tool);
     out
 }
@@ -553,27 +572,14 @@ fn steps_or_block(obj: &Value, path: &str, findings: &mut Vec<Finding>) -> Vec<S
 pub fn analyze(input: &Input) -> Analysis {
     let obj = input.object;
     let hpa = hpa_info(input.hpa);
-    let target = TargetInfo {
-        api_version: s(obj, "/apiVersion").into(),
-        kind: s(obj, "/kind").into(),
-        namespace: s(obj, "/metadata/namespace").into(),
-        name: s(obj, "/metadata/name").into(),
-        path: input.path.clone(),
-        resource_version: s(obj, "/metadata/resourceVersion").into(),
-        replicas: obj.pointer("/spec/replicas").and_then(Value::as_i64),
-    };
+    let target = target_info(input);
     let apps = is_apps(&target.api_version, &target.kind);
-    let default_replicas = apps.then_some(1);
     let owners = owners::replicas_owners(obj);
     let all = owners::all_entries(obj);
     let mut findings = Vec::new();
-    let mut risks = Vec::new();
 
-    // the annotation
     let (last_applied, annotation_replicas) = read_annotation(obj, &mut findings);
     let tools = detect_tools(input, &all);
-    let live = target.replicas;
-
     // the manifest's replicas: a local file, else what was last applied
     let file_replicas: Option<i64> = input
         .occurrences
@@ -581,10 +587,8 @@ pub fn analyze(input: &Input) -> Analysis {
         .filter_map(|o| o.replicas.as_deref())
         .find_map(|r| r.parse().ok());
     let manifest_replicas = file_replicas.or(annotation_replicas.as_ref().and_then(Value::as_i64));
-
     let steps = steps_or_block(obj, &input.path, &mut findings);
     let handover_planned = steps.iter().any(|s| s.id == "handover-replicas");
-    let keeper = owners.iter().any(|o| o.role.keeps());
     let c = Ctx {
         input,
         obj,
@@ -597,33 +601,14 @@ pub fn analyze(input: &Input) -> Analysis {
         annotation_replicas: annotation_replicas.as_ref(),
         file_replicas,
         manifest_replicas,
-        live,
-        default_replicas,
+        live: target.replicas,
+        default_replicas: apps.then_some(1),
         handover_planned,
-        keeper,
+        keeper: owners.iter().any(|o| o.role.keeps()),
         apps,
     };
-    let mut next_apply = Vec::new();
-    predict_client_side(&c, &mut next_apply);
-    predict_server_side(&c, &mut next_apply, &mut findings);
-    predict_tools(&c, &mut next_apply, &mut findings);
-    ownership_findings(&c, &mut findings);
-    manifest_findings(&c, &mut findings);
-    target_findings(&c, &mut findings);
+    let next_apply = predict_and_judge(&c, steps.is_empty(), &mut findings);
     let blocked = findings.iter().any(|f| f.blocking);
-    if steps.is_empty() && !blocked {
-        let after_danger = next_apply
-            .iter()
-            .any(|p| p.manifest == "afterMigration" && p.effect.dangerous());
-        if !after_danger {
-            findings.push(finding(
-                "already-safe",
-                Severity::Info,
-                "nothing to send: removing spec.replicas from the manifest leaves the live value alone".into(),
-            ));
-        }
-    }
-    findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
 
     // --- kubectl equivalents, advice, risks
     let kubectl = kubectl_equivalents(
@@ -640,8 +625,7 @@ pub fn analyze(input: &Input) -> Analysis {
         gitops: &input.gitops,
     };
     let advice = advice_for(&tools, &target, &facts);
-    risks.extend(standard_risks(&tools, &target, apps, facts.handover));
-
+    let risks = standard_risks(&tools, &target, apps, facts.handover);
     Analysis {
         hpa,
         target,
@@ -657,6 +641,46 @@ pub fn analyze(input: &Input) -> Analysis {
         helm: input.helm.clone(),
         gitops: input.gitops.clone(),
     }
+}
+
+/// The workload as the plan names it.
+fn target_info(input: &Input) -> TargetInfo {
+    let obj = input.object;
+    TargetInfo {
+        api_version: s(obj, "/apiVersion").into(),
+        kind: s(obj, "/kind").into(),
+        namespace: s(obj, "/metadata/namespace").into(),
+        name: s(obj, "/metadata/name").into(),
+        path: input.path.clone(),
+        resource_version: s(obj, "/metadata/resourceVersion").into(),
+        replicas: obj.pointer("/spec/replicas").and_then(Value::as_i64),
+    }
+}
+
+/// What each next apply would do, and the findings (most severe first); `already-safe` when
+/// there is nothing to send and nothing dangerous after the migration.
+fn predict_and_judge(c: &Ctx, no_steps: bool, findings: &mut Vec<Finding>) -> Vec<Prediction> {
+    let mut next_apply = Vec::new();
+    predict_client_side(c, &mut next_apply);
+    predict_server_side(c, &mut next_apply, findings);
+    predict_tools(c, &mut next_apply, findings);
+    ownership_findings(c, findings);
+    manifest_findings(c, findings);
+    target_findings(c, findings);
+    let blocked = findings.iter().any(|f| f.blocking);
+    let after_danger = next_apply
+        .iter()
+        .any(|p| p.manifest == "afterMigration" && p.effect.dangerous());
+    if no_steps && !blocked && !after_danger {
+        findings.push(finding(
+            "already-safe",
+            Severity::Info,
+            "nothing to send: removing spec.replicas from the manifest leaves the live value alone"
+                .into(),
+        ));
+    }
+    findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
+    next_apply
 }
 
 /// Client-side apply (kubectl, or Argo CD in its default mode): the last-applied annotation decides.
@@ -711,15 +735,25 @@ fn predict_client_side(c: &Ctx, next_apply: &mut Vec<Prediction>) {
 
 /// Server-side appliers: pruned when the sole owner, conflicts when another manager owns it.
 fn predict_server_side(c: &Ctx, next_apply: &mut Vec<Prediction>, findings: &mut Vec<Finding>) {
-    let Ctx {
-        owners,
-        all,
-        manifest_replicas,
-        live,
-        default_replicas,
-        handover_planned,
-        ..
-    } = *c;
+    let mut ssa: Vec<&Owner> = c
+        .all
+        .iter()
+        .filter(|o| o.role == Role::Applier && o.operation == "Apply")
+        .collect();
+    ssa.dedup_by(|a, b| a.manager == b.manager);
+    for p in &ssa {
+        predict_one_server_side_applier(c, p, next_apply, findings);
+    }
+}
+
+/// What one server-side applier's next apply does with the manifest as it is, without
+/// replicas, and after the migration.
+fn predict_one_server_side_applier(
+    c: &Ctx,
+    p: &Owner,
+    next_apply: &mut Vec<Prediction>,
+    findings: &mut Vec<Finding>,
+) {
     let mut predict = |applier: String, manifest: &'static str, effect: Effect| {
         next_apply.push(Prediction {
             applier,
@@ -728,89 +762,89 @@ fn predict_server_side(c: &Ctx, next_apply: &mut Vec<Prediction>, findings: &mut
             effect,
         })
     };
-    // server-side appliers
-    let mut ssa: Vec<&Owner> = all
+    let who = format!(
+        "{} (server-side apply, manager {})",
+        p.tool.map_or("an applier", |t| t.label()),
+        p.manager
+    );
+    let is_p = |o: &&Owner| o.manager == p.manager && o.operation == "Apply";
+    let p_owns = c.owners.iter().any(|o| is_p(&o));
+    let others: Vec<String> = c
+        .owners
         .iter()
-        .filter(|o| o.role == Role::Applier && o.operation == "Apply")
+        .filter(|o| !is_p(o))
+        .map(|o| match &o.subresource {
+            Some(sub) => format!("{} ({sub})", o.manager),
+            None => o.manager.clone(),
+        })
         .collect();
-    ssa.dedup_by(|a, b| a.manager == b.manager);
-    for p in &ssa {
-        let forced = matches!(p.tool, Some(Tool::Flux) | Some(Tool::ArgoCd));
-        let who = format!(
-            "{} (server-side apply, manager {})",
-            p.tool.map_or("an applier", |t| t.label()),
-            p.manager
-        );
-        let p_owns = owners
-            .iter()
-            .any(|o| o.manager == p.manager && o.operation == "Apply");
-        let others: Vec<String> = owners
-            .iter()
-            .filter(|o| !(o.manager == p.manager && o.operation == "Apply"))
-            .map(|o| match &o.subresource {
-                Some(sub) => format!("{} ({sub})", o.manager),
-                None => o.manager.clone(),
-            })
-            .collect();
-        if let Some(n) = manifest_replicas {
-            let e = if Some(n) == live {
-                Effect::Nothing
-            } else if !others.is_empty() && !forced {
-                Effect::Conflict {
-                    with: others.clone(),
-                }
-            } else {
-                Effect::ResetTo { replicas: n }
-            };
-            if let Effect::Conflict { with } = &e {
-                findings.push(finding(
-                    "ssa-apply-would-conflict",
-                    Severity::Medium,
-                    format!(
-                        "a server-side apply by {} of replicas {n} (live {}) fails with a conflict with {}; with --force-conflicts it would take the field back from the HPA",
-                        p.manager,
-                        live.map_or("unset".into(), |l| l.to_string()),
-                        with.join(", ")
-                    ),
-                ));
-            }
-            predict(who.clone(), "asIs", e);
-        }
-        let sole = p_owns && others.is_empty();
-        predict(
-            who.clone(),
-            "withoutReplicas",
-            if sole {
-                Effect::Delete {
-                    defaults_to: default_replicas,
-                }
-            } else {
-                Effect::Nothing
-            },
-        );
-        predict(
-            who,
-            "afterMigration",
-            if sole && !handover_planned {
-                Effect::Delete {
-                    defaults_to: default_replicas,
-                }
-            } else {
-                Effect::Nothing
-            },
-        );
-        if sole {
-            findings.push(finding(
-                "ssa-sole-owner-would-prune",
-                Severity::High,
-                format!(
-                    "{} is the only owner of spec.replicas: a server-side apply of the manifest without replicas would delete the field{}",
-                    p.manager,
-                    default_replicas.map_or(String::new(), |d| format!(" and the API would default it to {d}"))
-                ),
-            ));
-        }
+    if let Some(n) = c.manifest_replicas {
+        let e = apply_as_is(c, p, n, others, findings);
+        predict(who.clone(), "asIs", e);
     }
+    let sole = p_owns && others_empty(c, p);
+    let delete = Effect::Delete {
+        defaults_to: c.default_replicas,
+    };
+    let without = if sole {
+        delete.clone()
+    } else {
+        Effect::Nothing
+    };
+    predict(who.clone(), "withoutReplicas", without);
+    let after = if sole && !c.handover_planned {
+        delete
+    } else {
+        Effect::Nothing
+    };
+    predict(who, "afterMigration", after);
+    if sole {
+        findings.push(finding(
+            "ssa-sole-owner-would-prune",
+            Severity::High,
+            format!(
+                "{} is the only owner of spec.replicas: a server-side apply of the manifest without replicas would delete the field{}",
+                p.manager,
+                c.default_replicas.map_or(String::new(), |d| format!(" and the API would default it to {d}"))
+            ),
+        ));
+    }
+}
+
+/// Whether no one but `p` (as an Apply manager) owns spec.replicas.
+fn others_empty(c: &Ctx, p: &Owner) -> bool {
+    c.owners
+        .iter()
+        .all(|o| o.manager == p.manager && o.operation == "Apply")
+}
+
+/// A server-side apply by `p` of the manifest as it is (replicas `n`): nothing, a conflict with
+/// the other owners (Flux and Argo CD force conflicts), or a reset.
+fn apply_as_is(
+    c: &Ctx,
+    p: &Owner,
+    n: i64,
+    others: Vec<String>,
+    findings: &mut Vec<Finding>,
+) -> Effect {
+    let forced = matches!(p.tool, Some(Tool::Flux) | Some(Tool::ArgoCd));
+    if Some(n) == c.live {
+        return Effect::Nothing;
+    }
+    if others.is_empty() || forced {
+        return Effect::ResetTo { replicas: n };
+    }
+    findings.push(finding(
+        "ssa-apply-would-conflict",
+        Severity::Medium,
+        format!(
+            "a server-side apply by {} of replicas {n} (live {}) fails with a conflict with {}; with --force-conflicts it would take the field back from the HPA",
+            p.manager,
+            c.live.map_or("unset".into(), |l| l.to_string()),
+            others.join(", ")
+        ),
+    ));
+    Effect::Conflict { with: others }
 }
 
 /// Helm (decided by the release) and Argo CD / Flux (decided by the owning object).

@@ -289,108 +289,152 @@ fn open_depth(v: &str, depth: i32, sq: bool, dq: bool) -> OpenState {
 /// Scan the block structure of the YAML lines `[from, to)` of `text` and report every mapping key
 /// with its path. Flow collections, block scalars and multi-line scalars are skipped as values.
 pub fn scan_yaml(text: &str, ls: &[Line], from: usize, to: usize) -> Vec<KeyHit> {
-    let mut stack: Vec<Frame> = Vec::new();
-    let mut hits: Vec<KeyHit> = Vec::new();
-    let mut i = from;
-    let content = |j: usize| {
-        let s = &text[ls[j].start..ls[j].content_end];
-        s.strip_prefix('\u{feff}').unwrap_or(s)
+    let mut scan = YamlScan {
+        text,
+        ls,
+        to,
+        stack: Vec::new(),
+        hits: Vec::new(),
     };
+    let mut i = from;
     while i < to {
-        let s = content(i);
+        i = scan.line(i);
+    }
+    scan.set_ends(from);
+    scan.hits
+}
+
+/// The state of [`scan_yaml`]: the open nodes (by indent) and the keys found so far.
+struct YamlScan<'a> {
+    text: &'a str,
+    ls: &'a [Line],
+    to: usize,
+    stack: Vec<Frame>,
+    hits: Vec<KeyHit>,
+}
+
+/// What a line's node holds, for skipping the lines its value spans.
+struct NodeValue<'a> {
+    indent: usize,
+    kind: ValueKind,
+    text: &'a str,
+}
+
+impl<'a> YamlScan<'a> {
+    fn content(&self, j: usize) -> &'a str {
+        let s = &self.text[self.ls[j].start..self.ls[j].content_end];
+        s.strip_prefix('\u{feff}').unwrap_or(s)
+    }
+
+    /// Scan line `i`; returns the next line to scan.
+    fn line(&mut self, i: usize) -> usize {
+        let s = self.content(i);
         if is_blank_or_comment(s) {
-            i += 1;
-            continue;
+            return i + 1;
         }
-        let mut col = indent_of(s);
+        let col = indent_of(s);
         // a continuation of a scalar given on an earlier line
-        if let Some(top) = stack.last() {
-            if top.inline && top.indent < col && !stack.iter().any(|f| f.indent >= col) {
-                i += 1;
-                continue;
+        if let Some(top) = self.stack.last() {
+            if top.inline && top.indent < col && !self.stack.iter().any(|f| f.indent >= col) {
+                return i + 1;
             }
         }
-        let mut rest = &s[col..];
-        let mut value_indent;
-        let mut kind;
-        let mut vtext: &str;
-        loop {
-            if rest == "-" || rest.starts_with("- ") || rest.starts_with("-\t") {
-                // a sequence entry at `col`
-                while stack.last().is_some_and(|f| f.indent > col) {
-                    stack.pop();
-                }
-                let n = match stack.last() {
-                    Some(Frame {
-                        indent,
-                        seg: Seg::Index(n),
-                        ..
-                    }) if *indent == col => {
-                        let n = *n + 1;
-                        stack.pop();
-                        n
-                    }
-                    _ => 0,
+        let value = self.node(i, &s[col..], col);
+        self.skip_value(i + 1, &value)
+    }
+
+    /// The node at `col` of line `i`: sequence entries (possibly nested on one line), then a
+    /// key or a scalar.
+    fn node(&mut self, i: usize, mut rest: &'a str, mut col: usize) -> NodeValue<'a> {
+        while rest == "-" || rest.starts_with("- ") || rest.starts_with("-\t") {
+            let after = rest[1..].trim_start_matches([' ', '\t']);
+            let kind = self.sequence_entry(col, after);
+            if after.is_empty() {
+                return NodeValue {
+                    indent: col,
+                    kind,
+                    text: after,
                 };
-                let after = rest[1..].trim_start_matches([' ', '\t']);
-                let next_col = col + (rest.len() - after.len());
-                let k = classify(after);
-                stack.push(Frame {
-                    indent: col,
-                    seg: Seg::Index(n),
-                    inline: matches!(k, ValueKind::Inline) && split_key(after).is_none(),
-                });
-                value_indent = col;
-                kind = k;
-                vtext = after;
-                if after.is_empty() {
-                    break;
-                }
-                rest = after;
-                col = next_col;
-                continue;
             }
-            if let Some((key, value)) = split_key(rest) {
-                while stack.last().is_some_and(|f| f.indent >= col) {
-                    stack.pop();
-                }
-                let k = classify(value);
-                let mut path: Vec<Seg> = stack.iter().map(|f| f.seg.clone()).collect();
-                path.push(Seg::Key(key.clone()));
-                hits.push(KeyHit {
-                    path,
-                    line: i,
-                    col,
-                    value: strip_comment(value).to_string(),
-                    end_line: i + 1,
-                });
-                stack.push(Frame {
-                    indent: col,
-                    seg: Seg::Key(key),
-                    inline: k == ValueKind::Inline,
-                });
-                value_indent = col;
-                kind = k;
-                vtext = value;
-            } else {
-                // a scalar or flow node on its own line
-                kind = classify(rest);
-                value_indent = col;
-                vtext = rest;
-                if let Some(top) = stack.last_mut() {
-                    if top.indent < col {
-                        top.inline = true;
-                    }
-                }
-            }
-            break;
+            col += rest.len() - after.len();
+            rest = after;
         }
-        i += 1;
-        match kind {
+        if let Some((key, value)) = split_key(rest) {
+            return self.key(i, col, key, value);
+        }
+        // a scalar or flow node on its own line
+        if let Some(top) = self.stack.last_mut() {
+            if top.indent < col {
+                top.inline = true;
+            }
+        }
+        NodeValue {
+            indent: col,
+            kind: classify(rest),
+            text: rest,
+        }
+    }
+
+    /// A sequence entry at `col` whose content is `after`; returns the kind of that content.
+    fn sequence_entry(&mut self, col: usize, after: &str) -> ValueKind {
+        while self.stack.last().is_some_and(|f| f.indent > col) {
+            self.stack.pop();
+        }
+        let n = match self.stack.last() {
+            Some(Frame {
+                indent,
+                seg: Seg::Index(n),
+                ..
+            }) if *indent == col => {
+                let n = *n + 1;
+                self.stack.pop();
+                n
+            }
+            _ => 0,
+        };
+        let kind = classify(after);
+        self.stack.push(Frame {
+            indent: col,
+            seg: Seg::Index(n),
+            inline: matches!(kind, ValueKind::Inline) && split_key(after).is_none(),
+        });
+        kind
+    }
+
+    /// A `key: value` at `col` of line `i`: a hit with its path.
+    fn key(&mut self, i: usize, col: usize, key: String, value: &'a str) -> NodeValue<'a> {
+        while self.stack.last().is_some_and(|f| f.indent >= col) {
+            self.stack.pop();
+        }
+        let kind = classify(value);
+        let mut path: Vec<Seg> = self.stack.iter().map(|f| f.seg.clone()).collect();
+        path.push(Seg::Key(key.clone()));
+        self.hits.push(KeyHit {
+            path,
+            line: i,
+            col,
+            value: strip_comment(value).to_string(),
+            end_line: i + 1,
+        });
+        self.stack.push(Frame {
+            indent: col,
+            seg: Seg::Key(key),
+            inline: kind == ValueKind::Inline,
+        });
+        NodeValue {
+            indent: col,
+            kind,
+            text: value,
+        }
+    }
+
+    /// Skip the lines a block scalar or an open flow node spans, from line `i`.
+    fn skip_value(&self, mut i: usize, value: &NodeValue) -> usize {
+        match value.kind {
             ValueKind::BlockScalar => {
-                while i < to {
-                    let t = content(i);
-                    if t.trim().is_empty() || indent_of(t) > value_indent {
+                while i < self.to {
+                    let t = self.content(i);
+                    if t.trim().is_empty() || indent_of(t) > value.indent {
                         i += 1;
                     } else {
                         break;
@@ -398,37 +442,43 @@ pub fn scan_yaml(text: &str, ls: &[Line], from: usize, to: usize) -> Vec<KeyHit>
                 }
             }
             ValueKind::Open => {
-                let mut st = open_depth(strip_properties(strip_comment(vtext)), 0, false, false);
-                while i < to && st.is_open() {
-                    st = open_depth(content(i), st.depth, st.sq, st.dq);
+                let mut st =
+                    open_depth(strip_properties(strip_comment(value.text)), 0, false, false);
+                while i < self.to && st.is_open() {
+                    st = open_depth(self.content(i), st.depth, st.sq, st.dq);
                     i += 1;
                 }
             }
             _ => {}
         }
+        i
     }
-    // the end of each key's node: the next content line at the same or a lower indent
-    let content_lines: Vec<usize> = (from..to)
-        .filter(|&j| !is_blank_or_comment(content(j)))
-        .collect();
-    for h in &mut hits {
-        let next = content_lines
-            .iter()
-            .copied()
-            .find(|&j| {
-                let t = content(j);
-                let ind = indent_of(t);
-                let own_seq = ind == h.col && h.value.is_empty() && t[ind..].starts_with('-');
-                j > h.line && ind <= h.col && !own_seq
-            })
-            .unwrap_or(to);
-        let mut end = next;
-        while end > h.line + 1 && is_blank_or_comment(content(end - 1)) {
-            end -= 1;
+
+    /// The end of each key's node: the next content line at the same or a lower indent.
+    fn set_ends(&mut self, from: usize) {
+        let mut hits = std::mem::take(&mut self.hits);
+        let content_lines: Vec<usize> = (from..self.to)
+            .filter(|&j| !is_blank_or_comment(self.content(j)))
+            .collect();
+        for h in &mut hits {
+            let next = content_lines
+                .iter()
+                .copied()
+                .find(|&j| {
+                    let t = self.content(j);
+                    let ind = indent_of(t);
+                    let own_seq = ind == h.col && h.value.is_empty() && t[ind..].starts_with('-');
+                    j > h.line && ind <= h.col && !own_seq
+                })
+                .unwrap_or(self.to);
+            let mut end = next;
+            while end > h.line + 1 && is_blank_or_comment(self.content(end - 1)) {
+                end -= 1;
+            }
+            h.end_line = end;
         }
-        h.end_line = end;
+        self.hits = hits;
     }
-    hits
 }
 
 // ------------------------------------------------------------------ JSON
@@ -552,83 +602,8 @@ impl JParser<'_> {
         }
         let start = self.i;
         match self.b.get(self.i) {
-            Some(b'{') => {
-                self.i += 1;
-                let mut members = Vec::new();
-                self.ws();
-                if self.b.get(self.i) == Some(&b'}') {
-                    self.i += 1;
-                    return Ok(JNode::Object {
-                        members,
-                        start,
-                        end: self.i,
-                    });
-                }
-                loop {
-                    self.ws();
-                    if self.b.get(self.i) != Some(&b'"') {
-                        return Err(self.err("expected a string key"));
-                    }
-                    let (ks, ke) = self.string()?;
-                    let key: String = serde_json::from_str(&self.text[ks..ke])
-                        .map_err(|e| self.err(&format!("bad key: {e}")))?;
-                    self.ws();
-                    if self.b.get(self.i) != Some(&b':') {
-                        return Err(self.err("expected ':'"));
-                    }
-                    self.i += 1;
-                    self.ws();
-                    let value = self.value(depth + 1)?;
-                    members.push(JMember {
-                        key,
-                        key_start: ks,
-                        value,
-                    });
-                    self.ws();
-                    match self.b.get(self.i) {
-                        Some(b',') => self.i += 1,
-                        Some(b'}') => {
-                            self.i += 1;
-                            return Ok(JNode::Object {
-                                members,
-                                start,
-                                end: self.i,
-                            });
-                        }
-                        _ => return Err(self.err("expected ',' or '}'")),
-                    }
-                }
-            }
-            Some(b'[') => {
-                self.i += 1;
-                let mut items = Vec::new();
-                self.ws();
-                if self.b.get(self.i) == Some(&b']') {
-                    self.i += 1;
-                    return Ok(JNode::Array {
-                        items,
-                        start,
-                        end: self.i,
-                    });
-                }
-                loop {
-                    self.ws();
-                    items.push(self.value(depth + 1)?);
-                    self.ws();
-                    match self.b.get(self.i) {
-                        Some(b',') => self.i += 1,
-                        Some(b']') => {
-                            self.i += 1;
-                            return Ok(JNode::Array {
-                                items,
-                                start,
-                                end: self.i,
-                            });
-                        }
-                        _ => return Err(self.err("expected ',' or ']'")),
-                    }
-                }
-            }
+            Some(b'{') => self.object(start, depth),
+            Some(b'[') => self.array(start, depth),
             Some(b'"') => {
                 let (s, e) = self.string()?;
                 Ok(JNode::Scalar { start: s, end: e })
@@ -648,6 +623,92 @@ impl JParser<'_> {
                 Ok(JNode::Scalar { start, end: self.i })
             }
             None => Err(self.err("unexpected end")),
+        }
+    }
+
+    /// `{ "key": value, … }` from `start` (at the `{`).
+    fn object(&mut self, start: usize, depth: usize) -> Result<JNode, String> {
+        self.i += 1;
+        let mut members = Vec::new();
+        self.ws();
+        if self.b.get(self.i) == Some(&b'}') {
+            self.i += 1;
+            return Ok(JNode::Object {
+                members,
+                start,
+                end: self.i,
+            });
+        }
+        loop {
+            members.push(self.member(depth)?);
+            self.ws();
+            match self.b.get(self.i) {
+                Some(b',') => self.i += 1,
+                Some(b'}') => {
+                    self.i += 1;
+                    return Ok(JNode::Object {
+                        members,
+                        start,
+                        end: self.i,
+                    });
+                }
+                _ => return Err(self.err("expected ',' or '}'")),
+            }
+        }
+    }
+
+    /// `"key": value` inside an object.
+    fn member(&mut self, depth: usize) -> Result<JMember, String> {
+        self.ws();
+        if self.b.get(self.i) != Some(&b'"') {
+            return Err(self.err("expected a string key"));
+        }
+        let (ks, ke) = self.string()?;
+        let key: String = serde_json::from_str(&self.text[ks..ke])
+            .map_err(|e| self.err(&format!("bad key: {e}")))?;
+        self.ws();
+        if self.b.get(self.i) != Some(&b':') {
+            return Err(self.err("expected ':'"));
+        }
+        self.i += 1;
+        self.ws();
+        let value = self.value(depth + 1)?;
+        Ok(JMember {
+            key,
+            key_start: ks,
+            value,
+        })
+    }
+
+    /// `[ value, … ]` from `start` (at the `[`).
+    fn array(&mut self, start: usize, depth: usize) -> Result<JNode, String> {
+        self.i += 1;
+        let mut items = Vec::new();
+        self.ws();
+        if self.b.get(self.i) == Some(&b']') {
+            self.i += 1;
+            return Ok(JNode::Array {
+                items,
+                start,
+                end: self.i,
+            });
+        }
+        loop {
+            self.ws();
+            items.push(self.value(depth + 1)?);
+            self.ws();
+            match self.b.get(self.i) {
+                Some(b',') => self.i += 1,
+                Some(b']') => {
+                    self.i += 1;
+                    return Ok(JNode::Array {
+                        items,
+                        start,
+                        end: self.i,
+                    });
+                }
+                _ => return Err(self.err("expected ',' or ']'")),
+            }
         }
     }
 }

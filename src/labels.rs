@@ -45,7 +45,7 @@ impl Selector {
     }
 
     /// Convert a `metav1.LabelSelector` (matchLabels + matchExpressions).
-    pub fn from_label_selector(sel: &LabelSelector) -> Result<Selector, String> {
+    pub fn from_label_selector(sel: &LabelSelector) -> Result<Selector, SelectorError> {
         let mut requirements = Vec::new();
         if let Some(ml) = &sel.match_labels {
             for (k, v) in ml {
@@ -58,7 +58,7 @@ impl Selector {
             let values = e.values.clone().unwrap_or_default();
             let r = match e.operator.as_str() {
                 "In" | "NotIn" if values.is_empty() => {
-                    return Err(format!(
+                    return fail(format!(
                         "for 'in', 'notin' operators, values set can't be empty (key {:?})",
                         e.key
                     ))
@@ -66,14 +66,14 @@ impl Selector {
                 "In" => Requirement::In(e.key.clone(), values),
                 "NotIn" => Requirement::NotIn(e.key.clone(), values),
                 "Exists" | "DoesNotExist" if !values.is_empty() => {
-                    return Err(format!(
+                    return fail(format!(
                         "values set must be empty for exists and does not exist (key {:?})",
                         e.key
                     ))
                 }
                 "Exists" => Requirement::Exists(e.key.clone()),
                 "DoesNotExist" => Requirement::DoesNotExist(e.key.clone()),
-                op => return Err(format!("{op:?} is not a valid label selector operator")),
+                op => return fail(format!("{op:?} is not a valid label selector operator")),
             };
             requirements.push(r);
         }
@@ -81,7 +81,7 @@ impl Selector {
     }
 
     /// Parse the string form (`labels.Parse`).
-    pub fn parse(input: &str) -> Result<Selector, String> {
+    pub fn parse(input: &str) -> Result<Selector, SelectorError> {
         let mut p = Parser {
             chars: input.chars().collect(),
             pos: 0,
@@ -98,7 +98,7 @@ impl Selector {
                 break;
             }
             if !p.eat(',') {
-                return Err(format!(
+                return fail(format!(
                     "unable to parse requirement: found '{}', expected: ','",
                     p.rest()
                 ));
@@ -147,7 +147,7 @@ fn sorted(v: &[String]) -> Vec<String> {
     v
 }
 
-fn validate_key(k: &str) -> Result<(), String> {
+fn validate_key(k: &str) -> Result<(), SelectorError> {
     let ok = !k.is_empty()
         && k.len() <= 317
         && k.chars()
@@ -155,7 +155,7 @@ fn validate_key(k: &str) -> Result<(), String> {
     if ok {
         Ok(())
     } else {
-        Err(format!("invalid label key {k:?}"))
+        fail(format!("invalid label key {k:?}"))
     }
 }
 
@@ -208,20 +208,20 @@ impl Parser {
         }
         self.chars[start..self.pos].iter().collect()
     }
-    fn value(&mut self) -> Result<String, String> {
+    fn value(&mut self) -> Result<String, SelectorError> {
         self.skip_ws();
         let v = self.token();
         if v.len() > 63 {
-            return Err(format!(
+            return fail(format!(
                 "invalid label value {v:?}: must be 63 characters or less"
             ));
         }
         Ok(v)
     }
-    fn set(&mut self) -> Result<Vec<String>, String> {
+    fn set(&mut self) -> Result<Vec<String>, SelectorError> {
         self.skip_ws();
         if !self.eat('(') {
-            return Err(format!("found '{}', expected: '('", self.rest()));
+            return fail(format!("found '{}', expected: '('", self.rest()));
         }
         let mut values = Vec::new();
         loop {
@@ -234,21 +234,21 @@ impl Parser {
                 break;
             }
             if !self.eat(',') {
-                return Err(format!("found '{}', expected: ',' or ')'", self.rest()));
+                return fail(format!("found '{}', expected: ',' or ')'", self.rest()));
             }
         }
         if values.is_empty() {
-            return Err("for 'in', 'notin' operators, values set can't be empty".into());
+            return fail("for 'in', 'notin' operators, values set can't be empty".into());
         }
         Ok(values)
     }
-    fn requirement(&mut self) -> Result<Requirement, String> {
+    fn requirement(&mut self) -> Result<Requirement, SelectorError> {
         self.skip_ws();
         let negated = self.eat('!');
         self.skip_ws();
         let key = self.token();
         if key.is_empty() {
-            return Err(format!(
+            return fail(format!(
                 "unable to parse requirement: found '{}', expected: identifier",
                 self.rest()
             ));
@@ -273,11 +273,27 @@ impl Parser {
         if self.eat_str("in") {
             return Ok(Requirement::In(key, self.set()?));
         }
-        Err(format!(
+        fail(format!(
             "unable to parse requirement: found '{}', expected: in, notin, =, ==, !=",
             self.rest()
         ))
     }
+}
+
+/// A label selector that does not parse or validate, in apimachinery's words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SelectorError(String);
+
+impl std::fmt::Display for SelectorError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for SelectorError {}
+
+fn fail<T>(message: String) -> Result<T, SelectorError> {
+    Err(SelectorError(message))
 }
 
 #[cfg(test)]

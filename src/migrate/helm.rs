@@ -82,7 +82,56 @@ pub fn deployed(secrets: &[Value], release: &str) -> Option<Value> {
         .cloned()
 }
 
-fn b64(s: &[u8]) -> Result<Vec<u8>, String> {
+/// Why a Helm release could not be read from its Secrets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReleaseError {
+    /// No Secret of the release with `status=deployed`.
+    NoDeployedSecret { release: String },
+    /// The deployed Secret has no `data.release`.
+    NoData { secret: String },
+    /// `data.release` does not decode (base64, gzip or JSON).
+    Undecodable { layer: &'static str, detail: String },
+    /// The decoded release, in a named Secret.
+    InSecret {
+        secret: String,
+        error: Box<ReleaseError>,
+    },
+    /// The release's manifest does not render the target.
+    NotRendered {
+        secret: String,
+        kind: String,
+        name: String,
+    },
+}
+
+impl std::fmt::Display for ReleaseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReleaseError::NoDeployedSecret { release } => write!(
+                f,
+                "no deployed release Secret sh.helm.release.v1.{release}.v* (owner=helm, status=deployed)"
+            ),
+            ReleaseError::NoData { secret } => write!(f, "Secret {secret} has no data.release"),
+            ReleaseError::Undecodable { layer, detail } => write!(f, "not {layer}: {detail}"),
+            ReleaseError::InSecret { secret, error } => write!(f, "Secret {secret}: {error}"),
+            ReleaseError::NotRendered { secret, kind, name } => write!(
+                f,
+                "Secret {secret}: the release manifest has no {kind} {name}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ReleaseError {}
+
+fn undecodable(layer: &'static str) -> impl Fn(&dyn std::fmt::Display) -> ReleaseError {
+    move |e| ReleaseError::Undecodable {
+        layer,
+        detail: e.to_string(),
+    }
+}
+
+fn b64(s: &[u8]) -> Result<Vec<u8>, ReleaseError> {
     let clean: Vec<u8> = s
         .iter()
         .copied()
@@ -90,11 +139,11 @@ fn b64(s: &[u8]) -> Result<Vec<u8>, String> {
         .collect();
     base64::engine::general_purpose::STANDARD
         .decode(clean)
-        .map_err(|e| format!("not base64: {e}"))
+        .map_err(|e| undecodable("base64")(&e))
 }
 
 /// Decode `data.release` as the API returns it (base64 of Helm's base64 of gzip of JSON).
-pub fn decode_release(data_release: &str) -> Result<Value, String> {
+pub fn decode_release(data_release: &str) -> Result<Value, ReleaseError> {
     let mut bytes = b64(data_release.as_bytes())?;
     // Helm's own encoding: base64 again (the Secret's base64 is the API's)
     if !bytes.starts_with(&[0x1f, 0x8b]) && !bytes.starts_with(b"{") {
@@ -105,10 +154,10 @@ pub fn decode_release(data_release: &str) -> Result<Value, String> {
         flate2::read::GzDecoder::new(&bytes[..])
             .take(256 << 20)
             .read_to_end(&mut out)
-            .map_err(|e| format!("not gzip: {e}"))?;
+            .map_err(|e| undecodable("gzip")(&e))?;
         bytes = out;
     }
-    serde_json::from_slice(&bytes).map_err(|e| format!("not a release JSON: {e}"))
+    serde_json::from_slice(&bytes).map_err(|e| undecodable("a release JSON")(&e))
 }
 
 /// `spec.replicas` of `kind`/`name` in a rendered manifest: Some(Some(v)) when rendered,
@@ -141,7 +190,9 @@ pub fn facts_from_secrets(
 ) -> HelmFacts {
     let state = match read_state(release, secrets, kind, name) {
         Ok(s) => s,
-        Err(reason) => ReleaseState::Unreadable { reason },
+        Err(e) => ReleaseState::Unreadable {
+            reason: e.to_string(),
+        },
     };
     HelmFacts {
         release: release.to_string(),
@@ -155,9 +206,9 @@ fn read_state(
     secrets: &[Value],
     kind: &str,
     name: &str,
-) -> Result<ReleaseState, String> {
-    let s = deployed(secrets, release).ok_or_else(|| {
-        format!("no deployed release Secret sh.helm.release.v1.{release}.v* (owner=helm, status=deployed)")
+) -> Result<ReleaseState, ReleaseError> {
+    let s = deployed(secrets, release).ok_or_else(|| ReleaseError::NoDeployedSecret {
+        release: release.to_string(),
     })?;
     let secret = s
         .pointer("/metadata/name")
@@ -167,14 +218,23 @@ fn read_state(
     let data = s
         .pointer("/data/release")
         .and_then(Value::as_str)
-        .ok_or_else(|| format!("Secret {secret} has no data.release"))?;
-    let rel = decode_release(data).map_err(|e| format!("Secret {secret}: {e}"))?;
+        .ok_or_else(|| ReleaseError::NoData {
+            secret: secret.clone(),
+        })?;
+    let rel = decode_release(data).map_err(|e| ReleaseError::InSecret {
+        secret: secret.clone(),
+        error: Box::new(e),
+    })?;
     let manifest = rel
         .get("manifest")
         .and_then(Value::as_str)
         .unwrap_or_default();
-    let replicas = replicas_in_manifest(manifest, kind, name)
-        .ok_or_else(|| format!("Secret {secret}: the release manifest has no {kind} {name}"))?;
+    let replicas =
+        replicas_in_manifest(manifest, kind, name).ok_or_else(|| ReleaseError::NotRendered {
+            secret: secret.clone(),
+            kind: kind.to_string(),
+            name: name.to_string(),
+        })?;
     Ok(ReleaseState::Read {
         revision: rel
             .get("version")

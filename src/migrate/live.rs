@@ -566,7 +566,7 @@ async fn send(api: &Api, r: &Resolved, dry: bool) -> ApplyReport {
         let steps = match super::plan_steps(&obj, &r.path) {
             Ok(s) => s,
             Err(e) => {
-                rep.error = Some(e);
+                rep.error = Some(e.to_string());
                 return rep;
             }
         };
@@ -659,7 +659,7 @@ async fn verify(
         Some(Ok(Some(v))) => Err(format!(
             "the {LAST_APPLIED} annotation still has spec.replicas: {v}"
         )),
-        Some(Err(e)) => Err(e),
+        Some(Err(e)) => Err(e.to_string()),
     };
     out.push(Check {
         check: "annotation-without-replicas",

@@ -426,10 +426,10 @@ impl Manifest {
     }
 
     /// The edited text must parse to the same documents with only the planned fields removed.
-    fn check(&self, new_text: &str, removed: &[(usize, Option<usize>)]) -> Result<(), String> {
-        let again = Manifest::parse(&self.file, new_text).map_err(|e| e.to_string())?;
+    fn check(&self, new_text: &str, removed: &[(usize, Option<usize>)]) -> Result<(), EditCheck> {
+        let again = Manifest::parse(&self.file, new_text).map_err(EditCheck::Unparsable)?;
         if again.docs.len() != self.docs.len() {
-            return Err("the number of documents changed".into());
+            return Err(EditCheck::DocumentCount);
         }
         for (d, (old, new)) in self.docs.iter().zip(&again.docs).enumerate() {
             let mut expect = old.value.clone();
@@ -450,10 +450,33 @@ impl Manifest {
                 }
             }
             if expect != new.value {
-                return Err(format!("document {} changed beyond `spec.replicas`", d + 1));
+                return Err(EditCheck::ChangedBeyondReplicas { document: d + 1 });
             }
         }
         Ok(())
+    }
+}
+
+/// Why an edited file did not check out against the original.
+#[derive(Debug)]
+enum EditCheck {
+    /// The edited text does not parse.
+    Unparsable(FileError),
+    /// The edit changed the number of documents.
+    DocumentCount,
+    /// A document (1-based) changed beyond `spec.replicas`.
+    ChangedBeyondReplicas { document: usize },
+}
+
+impl std::fmt::Display for EditCheck {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EditCheck::Unparsable(e) => write!(f, "{e}"),
+            EditCheck::DocumentCount => f.write_str("the number of documents changed"),
+            EditCheck::ChangedBeyondReplicas { document } => {
+                write!(f, "document {document} changed beyond `spec.replicas`")
+            }
+        }
     }
 }
 

@@ -304,7 +304,7 @@ pub fn handover_body(
 }
 
 /// The annotation step for an object, if its annotation has `spec.replicas`.
-pub fn annotation_step(obj: &Value, path: &str) -> Result<Option<Step>, String> {
+pub fn annotation_step(obj: &Value, path: &str) -> Result<Option<Step>, owners::AnnotationError> {
     let Some(raw) = owners::last_applied(obj) else {
         return Ok(None);
     };
@@ -365,7 +365,7 @@ pub fn handover_step(obj: &Value, path: &str, after_previous: bool) -> Option<St
 }
 
 /// The requests `--apply` sends for an object as read, in order.
-pub fn plan_steps(obj: &Value, path: &str) -> Result<Vec<Step>, String> {
+pub fn plan_steps(obj: &Value, path: &str) -> Result<Vec<Step>, owners::AnnotationError> {
     let mut steps = Vec::new();
     if let Some(a) = annotation_step(obj, path)? {
         steps.push(a);
@@ -545,7 +545,7 @@ fn read_annotation(
             r,
         ),
         Some(Err(e)) => {
-            let mut f = finding("last-applied-unreadable", Severity::High, e);
+            let mut f = finding("last-applied-unreadable", Severity::High, e.to_string());
             f.blocking = true;
             findings.push(f);
             (None, None)
@@ -558,7 +558,7 @@ fn steps_or_block(obj: &Value, path: &str, findings: &mut Vec<Finding>) -> Vec<S
     match plan_steps(obj, path) {
         Ok(s) => s,
         Err(e) => {
-            let mut f = finding("last-applied-unreadable", Severity::High, e);
+            let mut f = finding("last-applied-unreadable", Severity::High, e.to_string());
             f.blocking = true;
             if !findings.iter().any(|x| x.id == f.id) {
                 findings.push(f);

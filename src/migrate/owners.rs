@@ -218,31 +218,60 @@ pub fn last_applied(obj: &Value) -> Option<&str> {
         .and_then(Value::as_str)
 }
 
+/// Why the last-applied annotation cannot be read or edited.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AnnotationError {
+    /// The annotation is not JSON (the parser's words).
+    NotJson(String),
+    /// There is no `spec.replicas` to remove.
+    NoReplicas,
+    /// Cutting `spec.replicas` out of the text would change other fields.
+    WouldChangeOthers,
+}
+
+impl std::fmt::Display for AnnotationError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AnnotationError::NotJson(e) => {
+                write!(f, "the {LAST_APPLIED} annotation is not valid JSON: {e}")
+            }
+            AnnotationError::NoReplicas => {
+                write!(f, "the {LAST_APPLIED} annotation has no spec.replicas")
+            }
+            AnnotationError::WouldChangeOthers => {
+                f.write_str("removing spec.replicas from the annotation text changed other fields")
+            }
+        }
+    }
+}
+
+impl std::error::Error for AnnotationError {}
+
 /// `spec.replicas` in the annotation (`Ok(None)`: not there).
-pub fn last_applied_replicas(raw: &str) -> Result<Option<Value>, String> {
-    let v: Value = serde_json::from_str(raw)
-        .map_err(|e| format!("the {LAST_APPLIED} annotation is not valid JSON: {e}"))?;
+pub fn last_applied_replicas(raw: &str) -> Result<Option<Value>, AnnotationError> {
+    let v: Value =
+        serde_json::from_str(raw).map_err(|e| AnnotationError::NotJson(e.to_string()))?;
     Ok(v.pointer("/spec/replicas").cloned())
 }
 
 /// The annotation with only `spec.replicas` removed: the member and one comma are cut out of the
 /// text, so key order, number text and Go's escapes stay exactly as kubectl wrote them. Checked
 /// by parsing both.
-pub fn strip_last_applied(raw: &str) -> Result<String, String> {
+pub fn strip_last_applied(raw: &str) -> Result<String, AnnotationError> {
+    let not_json = |e: &dyn std::fmt::Display| AnnotationError::NotJson(e.to_string());
     let start = raw.len() - raw.trim_start().len();
-    let (node, _) = text::parse_json_spans(raw, start)
-        .map_err(|e| format!("the {LAST_APPLIED} annotation is not valid JSON: {e}"))?;
+    let (node, _) = text::parse_json_spans(raw, start).map_err(|e| not_json(&e))?;
     let (a, b) = node
         .member_removal(&[Seg::key("spec")], "replicas")
-        .ok_or_else(|| format!("the {LAST_APPLIED} annotation has no spec.replicas"))?;
+        .ok_or(AnnotationError::NoReplicas)?;
     let out = text::apply_deletions(raw, &[(a, b)]);
-    let mut expect: Value = serde_json::from_str(raw).map_err(|e| e.to_string())?;
+    let mut expect: Value = serde_json::from_str(raw).map_err(|e| not_json(&e))?;
     if let Some(spec) = expect.get_mut("spec").and_then(Value::as_object_mut) {
         spec.remove("replicas");
     }
-    let got: Value = serde_json::from_str(&out).map_err(|e| e.to_string())?;
+    let got: Value = serde_json::from_str(&out).map_err(|_| AnnotationError::WouldChangeOthers)?;
     if got != expect {
-        return Err("removing spec.replicas from the annotation text changed other fields".into());
+        return Err(AnnotationError::WouldChangeOthers);
     }
     Ok(out)
 }

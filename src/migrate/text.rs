@@ -554,7 +554,7 @@ impl JNode {
 }
 
 /// Parse JSON text starting at `offset` (within `text`), recording spans.
-pub fn parse_json_spans(text: &str, offset: usize) -> Result<(JNode, usize), String> {
+pub fn parse_json_spans(text: &str, offset: usize) -> Result<(JNode, usize), JsonSpanError> {
     let mut p = JParser {
         b: text.as_bytes(),
         i: offset,
@@ -565,6 +565,21 @@ pub fn parse_json_spans(text: &str, offset: usize) -> Result<(JNode, usize), Str
     p.ws();
     Ok((n, p.i))
 }
+
+/// JSON that [`parse_json_spans`] cannot read: what was expected and the byte offset.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JsonSpanError {
+    pub what: String,
+    pub byte: usize,
+}
+
+impl std::fmt::Display for JsonSpanError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} at byte {}", self.what, self.byte)
+    }
+}
+
+impl std::error::Error for JsonSpanError {}
 
 struct JParser<'a> {
     b: &'a [u8],
@@ -578,10 +593,13 @@ impl JParser<'_> {
             self.i += 1;
         }
     }
-    fn err(&self, what: &str) -> String {
-        format!("{what} at byte {}", self.i)
+    fn err(&self, what: &str) -> JsonSpanError {
+        JsonSpanError {
+            what: what.to_string(),
+            byte: self.i,
+        }
     }
-    fn string(&mut self) -> Result<(usize, usize), String> {
+    fn string(&mut self) -> Result<(usize, usize), JsonSpanError> {
         let s = self.i;
         self.i += 1;
         while self.i < self.b.len() {
@@ -596,7 +614,7 @@ impl JParser<'_> {
         }
         Err(self.err("unterminated string"))
     }
-    fn value(&mut self, depth: usize) -> Result<JNode, String> {
+    fn value(&mut self, depth: usize) -> Result<JNode, JsonSpanError> {
         if depth > 256 {
             return Err(self.err("nesting too deep"));
         }
@@ -627,7 +645,7 @@ impl JParser<'_> {
     }
 
     /// `{ "key": value, … }` from `start` (at the `{`).
-    fn object(&mut self, start: usize, depth: usize) -> Result<JNode, String> {
+    fn object(&mut self, start: usize, depth: usize) -> Result<JNode, JsonSpanError> {
         self.i += 1;
         let mut members = Vec::new();
         self.ws();
@@ -658,7 +676,7 @@ impl JParser<'_> {
     }
 
     /// `"key": value` inside an object.
-    fn member(&mut self, depth: usize) -> Result<JMember, String> {
+    fn member(&mut self, depth: usize) -> Result<JMember, JsonSpanError> {
         self.ws();
         if self.b.get(self.i) != Some(&b'"') {
             return Err(self.err("expected a string key"));
@@ -681,7 +699,7 @@ impl JParser<'_> {
     }
 
     /// `[ value, … ]` from `start` (at the `[`).
-    fn array(&mut self, start: usize, depth: usize) -> Result<JNode, String> {
+    fn array(&mut self, start: usize, depth: usize) -> Result<JNode, JsonSpanError> {
         self.i += 1;
         let mut items = Vec::new();
         self.ws();

@@ -1,16 +1,20 @@
-//! Live `explain NAME`: fetch through [`crate::cluster`], build the same [`Snapshot`] a file gives,
-//! decide through the same path as offline ([`super::explain::decide_from_snapshot`]), and add a
+//! Live `explain NAME`: the [`Snapshot`] built from what [`crate::cluster`] fetched is decided
+//! through the same path as offline ([`super::one::decide_with_input`]), and we add a
 //! comparison with the HPA's live status (what the controller last wrote) — with the likely
 //! reasons for any difference. The decision itself is never computed a second way.
 
-use anyhow::{anyhow, bail, Result};
+use anyhow::{anyhow, Result};
 use jiff::Timestamp;
-use k8s_openapi::api::autoscaling::v2::{HorizontalPodAutoscaler, MetricValueStatus};
+use k8s_openapi::api::autoscaling::v2::{
+    HorizontalPodAutoscaler, HorizontalPodAutoscalerCondition, HorizontalPodAutoscalerStatus,
+    MetricValueStatus,
+};
 use serde::Serialize;
 use serde_json::Value;
 
+use super::one::decide_with_input;
 use crate::cli::{ExplainOptions, OutputFormat};
-use crate::cluster::{self, Fetched};
+use crate::cluster::Fetched;
 use crate::core::Decision;
 use crate::snapshot::Snapshot;
 
@@ -70,27 +74,16 @@ struct LiveDecision<'a> {
     diagnostics: &'a [crate::diagnose::Finding],
 }
 
-/// Run live `explain` for one HPA.
-pub fn run(opts: &ExplainOptions) -> Result<String> {
-    let Some(name) = opts.name.clone() else {
-        return super::fleet::run_live(opts);
-    };
-    if opts.all_namespaces {
-        bail!("-A/--all-namespaces lists a fleet (kubectl hpa explain -A); to explain one HPA use NAME -n NAMESPACE");
-    }
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    let progress = crate::cluster::Progress::on_terminal(matches!(
-        opts.output,
-        OutputFormat::Text | OutputFormat::Wide
-    ));
-    let (context, namespace, mut fetched) = rt.block_on(async {
-        let conn = cluster::connect(&opts.kube).await?;
-        let ns = conn.namespace.clone();
-        let f = cluster::fetch_hpa_with(&conn, &ns, &name, &progress).await?;
-        Ok::<_, anyhow::Error>((conn.context.clone(), ns, f))
-    })?;
+/// Live `explain NAME` once the cluster has answered: the fetched List becomes the same
+/// [`Snapshot`] a file gives, the decision comes from [`decide_with_input`], and the comparison
+/// with the live status is added (text below the trace; `liveComparison` in JSON/YAML).
+pub fn explain_fetched(
+    opts: &ExplainOptions,
+    name: &str,
+    context: &str,
+    namespace: String,
+    mut fetched: Fetched,
+) -> Result<String> {
     // The list is read once as the snapshot (consumed: no copy of the whole list).
     let snap = Snapshot::from_owned(
         std::mem::take(&mut fetched.list),
@@ -101,10 +94,10 @@ pub fn run(opts: &ExplainOptions) -> Result<String> {
     extras.metrics_api = fetched.metrics_api.clone();
     let mut o = opts.clone();
     o.namespace = Some(namespace);
-    let (input, mut d) = super::explain::decide_with_input(&o, &snap, &name)?;
+    let (input, mut d) = decide_with_input(&o, &snap, name)?;
     let findings = crate::diagnose::diagnose(&snap, &input, &d, &extras);
     d.assumptions.extend(fetched.notes.iter().cloned());
-    let cmp = compare(&d, &fetched, &context, opts);
+    let cmp = compare(&d, &fetched, context, opts);
     if !cmp.differences.is_empty() {
         d.assumptions.push(format!(
             "the HPA's live status differs from this recomputation in {} place(s); the likely reasons are listed under liveComparison",
@@ -190,7 +183,6 @@ fn compact(v: &Value) -> String {
     }
 }
 
-/// The metric's name and its `current` block.
 /// When the controller last wrote the HPA's status (the managedFields entry of the status).
 fn status_written_at(h: &HorizontalPodAutoscaler) -> Option<Timestamp> {
     h.metadata
@@ -202,11 +194,10 @@ fn status_written_at(h: &HorizontalPodAutoscaler) -> Option<Timestamp> {
         .max()
 }
 
+/// Our decision next to the HPA's live status: every difference, and the likely reasons.
 fn compare(d: &Decision, f: &Fetched, context: &str, opts: &ExplainOptions) -> LiveComparison {
     let status = f.hpa.status.clone().unwrap_or_default();
     let mut differences = Vec::new();
-    let mut causes = Vec::new();
-
     let desired_matches = status.desired_replicas == d.desired_replicas.unwrap_or(-1)
         || (d.desired_replicas.is_none() && f.hpa.status.is_none());
     if !desired_matches {
@@ -216,8 +207,43 @@ fn compare(d: &Decision, f: &Fetched, context: &str, opts: &ExplainOptions) -> L
             d.desired_replicas.map_or("-".into(), |v| v.to_string())
         ));
     }
+    let metrics = compare_metrics(d, &mut differences);
+    let live_conds = status.conditions.clone().unwrap_or_default();
+    let conditions = compare_conditions(d, &live_conds, &mut differences);
+    let written_at = status_written_at(&f.hpa);
+    let seen = Seen {
+        d,
+        hpa: &f.hpa,
+        status: &status,
+        metrics: &metrics,
+        desired_matches,
+        written_at,
+        history_given: opts.history_given(),
+    };
+    let mut causes = missing_conditions_cause(&conditions, f.hpa.status.is_some());
+    if !differences.is_empty() {
+        causes.extend(difference_causes(&seen));
+        causes.push(flags_cause(&d.settings));
+    }
+    causes.extend(version_cause(d, f.server_version.as_deref()));
+    LiveComparison {
+        context: context.to_string(),
+        server_version: f.server_version.clone(),
+        status_current_replicas: status.current_replicas,
+        status_desired_replicas: f.hpa.status.as_ref().map(|s| s.desired_replicas),
+        computed_desired_replicas: d.desired_replicas,
+        desired_matches,
+        last_scale_time: status.last_scale_time.as_ref().map(|t| t.0),
+        status_written_at: written_at,
+        metrics,
+        conditions,
+        differences,
+        likely_causes: causes,
+    }
+}
 
-    // The written metrics next to ours, compared once in the core (`lastSync.metrics`).
+/// The written metrics next to ours, compared once in the core (`lastSync.metrics`).
+fn compare_metrics(d: &Decision, differences: &mut Vec<String>) -> Vec<MetricComparison> {
     let deltas = d
         .last_sync
         .as_ref()
@@ -244,10 +270,17 @@ fn compare(d: &Decision, f: &Fetched, context: &str, opts: &ExplainOptions) -> L
             matches: m.matches,
         });
     }
+    metrics
+}
 
-    let live_conds = status.conditions.clone().unwrap_or_default();
+/// Every condition type of either side (ours first), as `status/reason`.
+fn compare_conditions(
+    d: &Decision,
+    live_conds: &[HorizontalPodAutoscalerCondition],
+    differences: &mut Vec<String>,
+) -> Vec<ConditionComparison> {
     let mut types: Vec<String> = d.conditions.iter().map(|c| c.type_.clone()).collect();
-    for c in &live_conds {
+    for c in live_conds {
         if !types.contains(&c.type_) {
             types.push(c.type_.clone());
         }
@@ -278,92 +311,106 @@ fn compare(d: &Decision, f: &Fetched, context: &str, opts: &ExplainOptions) -> L
             matches,
         });
     }
+    conditions
+}
 
-    let written_at = status_written_at(&f.hpa);
+/// What the comparison saw, for the likely causes of a difference.
+struct Seen<'a> {
+    d: &'a Decision,
+    hpa: &'a HorizontalPodAutoscaler,
+    status: &'a HorizontalPodAutoscalerStatus,
+    metrics: &'a [MetricComparison],
+    desired_matches: bool,
+    written_at: Option<Timestamp>,
+    /// The memory is exact (`--history FILE` or watched).
+    history_given: bool,
+}
+
+/// Conditions we set that the live status lacks: an older controller, or a feature gate.
+fn missing_conditions_cause(conditions: &[ConditionComparison], has_status: bool) -> Vec<String> {
     let only_ours: Vec<&str> = conditions
         .iter()
-        .filter(|c| c.live.is_none() && f.hpa.status.is_some())
+        .filter(|c| c.live.is_none() && has_status)
         .map(|c| c.type_.as_str())
         .collect();
-    if !only_ours.is_empty() {
+    if only_ours.is_empty() {
+        return vec![];
+    }
+    vec![format!(
+        "the live status has no {} condition: the cluster's controller is likely an older release, or runs with the feature gate that sets it off; pass --kubernetes-version / --feature-gates to match",
+        only_ours.join(", ")
+    )]
+}
+
+/// Why there is a difference: moved metrics, moved replicas, a newer spec, a stale status, or a
+/// memory the evidence does not settle.
+fn difference_causes(x: &Seen) -> Vec<String> {
+    let (d, status) = (x.d, x.status);
+    let s = &d.settings;
+    let mut causes = Vec::new();
+    if x.metrics.iter().any(|m| !m.matches) {
         causes.push(format!(
-            "the live status has no {} condition: the cluster's controller is likely an older release, or runs with the feature gate that sets it off; pass --kubernetes-version / --feature-gates to match",
-            only_ours.join(", ")
+            "the metrics moved since the controller's last sync (it syncs every {}); the values it wrote are from then, ours from now",
+            crate::duration::format_go_duration(s.sync_period.as_nanos() as i64)
         ));
     }
-    if !differences.is_empty() {
-        let s = &d.settings;
-        let metrics_moved = metrics.iter().any(|m| !m.matches);
-        if metrics_moved {
+    if status.current_replicas.is_some() && status.current_replicas != d.current_replicas {
+        causes.push(format!(
+            "the target's replicas changed since the last sync (status.currentReplicas {}, scale now {}): a sync has not run yet, or something else scales the target",
+            status.current_replicas.unwrap_or_default(),
+            d.current_replicas.map_or("-".into(), |v| v.to_string())
+        ));
+    }
+    if let (Some(g), Some(og)) = (x.hpa.metadata.generation, status.observed_generation) {
+        if og < g {
+            causes.push(format!("the HPA spec changed (generation {g}) after the controller's last sync (observedGeneration {og})"));
+        }
+    }
+    if let Some(t) = x.written_at {
+        let age = d.now.duration_since(t);
+        if age > s.sync_period {
             causes.push(format!(
-                "the metrics moved since the controller's last sync (it syncs every {}); the values it wrote are from then, ours from now",
-                crate::duration::format_go_duration(s.sync_period.as_nanos() as i64)
+                "the status was last written at {t}, {} before this evaluation — more than a sync period: the controller writes only on change, but if it should have changed, the controller may not be syncing this HPA (kube-controller-manager down or not leader; see the events)",
+                crate::duration::format_go_duration(age.as_nanos() as i64)
             ));
         }
-        if status.current_replicas.is_some() && status.current_replicas != d.current_replicas {
-            causes.push(format!(
-                "the target's replicas changed since the last sync (status.currentReplicas {}, scale now {}): a sync has not run yet, or something else scales the target",
-                status.current_replicas.unwrap_or_default(),
-                d.current_replicas.map_or("-".into(), |v| v.to_string())
-            ));
-        }
-        if let (Some(g), Some(og)) = (f.hpa.metadata.generation, status.observed_generation) {
-            if og < g {
-                causes.push(format!("the HPA spec changed (generation {g}) after the controller's last sync (observedGeneration {og})"));
-            }
-        }
-        if let Some(t) = written_at {
-            let age = d.now.duration_since(t);
-            if age > s.sync_period {
+    }
+    if let Some(computed) = d.desired_replicas {
+        let written = status.desired_replicas;
+        if !x.desired_matches && !x.history_given {
+            if let Some(r) = d.desired_range.filter(|r| r.min != r.max) {
                 causes.push(format!(
-                    "the status was last written at {t}, {} before this evaluation — more than a sync period: the controller writes only on change, but if it should have changed, the controller may not be syncing this HPA (kube-controller-manager down or not leader; see the events)",
-                    crate::duration::format_go_duration(age.as_nanos() as i64)
+                    "the controller's memory (stabilization recommendations, scale events) is only partly settled by the status and Events: every consistent memory gives {}..{} (written {written}, recomputed {computed}); see memory.evidence, or pass --history",
+                    r.min, r.max
                 ));
             }
         }
-        if let Some(computed) = d.desired_replicas {
-            let written = status.desired_replicas;
-            if !desired_matches && !opts.history_given() {
-                if let Some(r) = d.desired_range.filter(|r| r.min != r.max) {
-                    causes.push(format!(
-                        "the controller's memory (stabilization recommendations, scale events) is only partly settled by the status and Events: every consistent memory gives {}..{} (written {written}, recomputed {computed}); see memory.evidence, or pass --history",
-                        r.min, r.max
-                    ));
-                }
-            }
-        }
-        causes.push(format!(
-            "controller flags other than the ones assumed here change the result: tolerance {}, cpu-initialization-period {}, initial-readiness-delay {}, downscale-stabilization {}, sync-period {}, Kubernetes {} rules — pass the kube-controller-manager's values if they differ",
-            s.tolerance,
-            crate::duration::format_go_duration(s.cpu_initialization_period.as_nanos() as i64),
-            crate::duration::format_go_duration(s.initial_readiness_delay.as_nanos() as i64),
-            crate::duration::format_go_duration(s.downscale_stabilization.as_nanos() as i64),
-            crate::duration::format_go_duration(s.sync_period.as_nanos() as i64),
-            s.version()
-        ));
     }
-    if let Some(v) = &f.server_version {
-        let minor = crate::core::settings::parse_major_minor(v).map(|(_, m)| m);
-        if let Some(m) = minor.filter(|m| *m != d.settings.version().minor) {
-            causes.push(format!(
-                "the server runs {v} but this computation used the Kubernetes {} controller rules ({}); the cluster's kube-controller-manager is likely 1.{m}",
-                d.settings.version(),
-                d.settings.kubernetes_version_source
-            ));
-        }
-    }
-    LiveComparison {
-        context: context.to_string(),
-        server_version: f.server_version.clone(),
-        status_current_replicas: status.current_replicas,
-        status_desired_replicas: f.hpa.status.as_ref().map(|s| s.desired_replicas),
-        computed_desired_replicas: d.desired_replicas,
-        desired_matches,
-        last_scale_time: status.last_scale_time.as_ref().map(|t| t.0),
-        status_written_at: written_at,
-        metrics,
-        conditions,
-        differences,
-        likely_causes: causes,
-    }
+    causes
+}
+
+/// The controller flags this computation assumed.
+fn flags_cause(s: &crate::core::Settings) -> String {
+    format!(
+        "controller flags other than the ones assumed here change the result: tolerance {}, cpu-initialization-period {}, initial-readiness-delay {}, downscale-stabilization {}, sync-period {}, Kubernetes {} rules — pass the kube-controller-manager's values if they differ",
+        s.tolerance,
+        crate::duration::format_go_duration(s.cpu_initialization_period.as_nanos() as i64),
+        crate::duration::format_go_duration(s.initial_readiness_delay.as_nanos() as i64),
+        crate::duration::format_go_duration(s.downscale_stabilization.as_nanos() as i64),
+        crate::duration::format_go_duration(s.sync_period.as_nanos() as i64),
+        s.version()
+    )
+}
+
+/// The server's minor release differs from the rules we used.
+fn version_cause(d: &Decision, server_version: Option<&str>) -> Option<String> {
+    let v = server_version?;
+    let m = crate::core::settings::parse_major_minor(v)
+        .map(|(_, m)| m)
+        .filter(|m| *m != d.settings.version().minor)?;
+    Some(format!(
+        "the server runs {v} but this computation used the Kubernetes {} controller rules ({}); the cluster's kube-controller-manager is likely 1.{m}",
+        d.settings.version(),
+        d.settings.kubernetes_version_source
+    ))
 }

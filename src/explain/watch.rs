@@ -108,7 +108,7 @@ fn window_seconds(d: &Decision, opts: &ExplainOptions) -> i64 {
 }
 
 /// Write a line now; false when stdout is closed (e.g. `--watch | head -1`): the watch ends.
-fn out(s: &str) -> bool {
+pub(super) fn out(s: &str) -> bool {
     let mut o = std::io::stdout().lock();
     o.write_all(s.as_bytes()).and_then(|_| o.flush()).is_ok()
 }
@@ -116,7 +116,7 @@ fn out(s: &str) -> bool {
 /// Whether stdout's reader is gone (a pipe whose reader closed reports POLLERR), checked without
 /// writing, so a watch that prints only changes still ends when `head -1` has its line.
 #[cfg(unix)]
-fn stdout_closed() -> bool {
+pub(super) fn stdout_closed() -> bool {
     let mut fd = libc::pollfd {
         fd: libc::STDOUT_FILENO,
         events: libc::POLLOUT,
@@ -128,12 +128,12 @@ fn stdout_closed() -> bool {
 }
 
 #[cfg(not(unix))]
-fn stdout_closed() -> bool {
+pub(super) fn stdout_closed() -> bool {
     false
 }
 
 /// An error line on stderr; a closed stderr is not a reason to abort.
-fn err_line(s: &str) {
+pub(super) fn err_line(s: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{s}");
 }
 
@@ -220,7 +220,7 @@ pub fn run(opts: &ExplainOptions) -> Result<String> {
                 let mut o = opts.clone();
                 o.namespace = Some(ns.clone());
                 o.history = history.clone();
-                super::explain::decide_from_snapshot(&o, &snap, &name)
+                super::one::decide_from_snapshot(&o, &snap, &name)
             });
         match result {
             Err(e) if n == 0 => return Err(e),

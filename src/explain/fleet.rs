@@ -2,7 +2,8 @@
 //! per HPA, from one [`Snapshot`] per namespace (live: fetched with a number of requests that does
 //! not grow with the number of HPAs, see [`cluster::fetch_fleet`]; offline: a snapshot file with
 //! several HPAs). Every decision comes from the same [`Snapshot::input_for`] + `core::evaluate`
-//! path as `explain NAME` ([`super::explain::decide_with_input`]); diagnostics are added next to it.
+//! path as `explain NAME` ([`super::one::decide_with_input`]); diagnostics are added next to it.
+//! `-l/--selector` picks HPAs by their labels; `--sort-by` orders the rows ([`super::sort`]).
 //!
 //! JSON (`-o json`, `kind: FleetExplanation`): `{apiVersion, kind, scope, source, notes[],
 //! items[]}`; each item is `{namespace, name, target{kind,name}, currentReplicas,
@@ -10,25 +11,15 @@
 //! warnings[], error, diagnostics[], decision}` where `decision` is the full `Explanation` of
 //! `explain NAME -o json` (null when the HPA could not be evaluated; `error` says why).
 
-use std::path::Path;
-
 use anyhow::{anyhow, Result};
 use k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler;
-use owo_colors::OwoColorize;
 use serde::Serialize;
 
 use crate::cli::{ExplainOptions, OutputFormat};
 use crate::cluster;
-use crate::core::{Action, Decision, Rule, TargetRef, CONTRACT_VERSION};
+use crate::core::{Action, Decision, HistoryMode, Rule, TargetRef, CONTRACT_VERSION};
 use crate::diagnose::{self, Extras, Finding, Severity};
 use crate::snapshot::Snapshot;
-
-/// Read a snapshot file and the diagnostic context it holds (the file is parsed once).
-pub fn read_snapshot_file(path: &Path) -> Result<(Snapshot, Extras)> {
-    let snap = Snapshot::from_file(path).map_err(|e| anyhow!(e))?;
-    let extras = Extras::from_snapshot(&snap);
-    Ok((snap, extras))
-}
 
 /// One line of the overview.
 #[derive(Debug, Clone, Serialize)]
@@ -80,7 +71,7 @@ fn item_from(
     let mut o = opts.clone();
     o.namespace = Some(ns.to_string());
     o.name = Some(name.to_string());
-    match super::explain::decide_with_input(&o, snap, name) {
+    match super::one::decide_with_input(&o, snap, name) {
         Ok((input, d)) => {
             let findings = diagnose::diagnose(snap, &input, &d, extras);
             FleetItem {
@@ -136,13 +127,35 @@ fn warning_ids(findings: &[Finding]) -> Vec<String> {
     ids
 }
 
-/// Every HPA of a snapshot (optionally of one namespace), in namespace/name order (each name
-/// once).
+/// Does `-l/--selector` pick this HPA (by its own labels)? Everything without a selector.
+pub fn selected(opts: &ExplainOptions, h: &HorizontalPodAutoscaler) -> bool {
+    let none = std::collections::BTreeMap::new();
+    opts.selector
+        .as_ref()
+        .is_none_or(|s| s.matches(h.metadata.labels.as_ref().unwrap_or(&none)))
+}
+
+/// An HPA's own memory, by namespace and name (what the fleet watch kept); None: `--history`.
+pub type Memory<'a> = &'a dyn Fn(&str, &str) -> Option<HistoryMode>;
+
+/// Every HPA of a snapshot (optionally of one namespace) that `-l` picks, in namespace/name
+/// order (each name once).
 pub fn evaluate_snapshot(
     opts: &ExplainOptions,
     snap: &Snapshot,
     extras: &Extras,
     namespace: Option<&str>,
+) -> Vec<FleetItem> {
+    evaluate_snapshot_with(opts, snap, extras, namespace, &|_, _| None)
+}
+
+/// [`evaluate_snapshot`], each HPA with the memory `memory` has for it.
+pub fn evaluate_snapshot_with(
+    opts: &ExplainOptions,
+    snap: &Snapshot,
+    extras: &Extras,
+    namespace: Option<&str>,
+    memory: Memory,
 ) -> Vec<FleetItem> {
     let key = |h: &HorizontalPodAutoscaler| {
         (
@@ -158,11 +171,22 @@ pub fn evaluate_snapshot(
         .hpas
         .iter()
         .filter(|h| namespace.is_none_or(|ns| key(h).0 == ns))
+        .filter(|h| selected(opts, h))
         .collect();
     hpas.sort_by_cached_key(|h| key(h));
     hpas.dedup_by(|a, b| key(a) == key(b));
     hpas.into_iter()
-        .map(|h| item_from(opts, snap, extras, h))
+        .map(|h| {
+            let (ns, name) = key(h);
+            match memory(&ns, &name) {
+                Some(m) => {
+                    let mut o = opts.clone();
+                    o.history = m;
+                    item_from(&o, snap, extras, h)
+                }
+                None => item_from(opts, snap, extras, h),
+            }
+        })
         .collect()
 }
 
@@ -174,13 +198,14 @@ pub fn run_offline(opts: &ExplainOptions, snap: &Snapshot, extras: &Extras) -> R
         opts.namespace.as_deref()
     };
     // A --feature-gates that the snapshot's release refuses is one error, not one per HPA.
-    super::explain::settings_for(opts, snap)?;
+    super::one::settings_for(opts, snap)?;
     let items = evaluate_snapshot(opts, snap, extras, ns);
     if items.is_empty() {
         anyhow::bail!(
-            "{}: no HorizontalPodAutoscaler in namespace {:?} (the snapshot holds: {})",
+            "{}: no HorizontalPodAutoscaler in namespace {:?}{} (the snapshot holds: {})",
             snap.source,
             ns.unwrap_or_default(),
+            matching(opts),
             snap.hpa_names(None).join(", ")
         );
     }
@@ -191,27 +216,24 @@ pub fn run_offline(opts: &ExplainOptions, snap: &Snapshot, extras: &Extras) -> R
     render_fleet(&items, opts, scope, snap.source.clone(), &[])
 }
 
-/// Live fleet overview: `explain` without NAME, or with `-A`.
-pub fn run_live(opts: &ExplainOptions) -> Result<String> {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    let progress = cluster::Progress::on_terminal(matches!(
-        opts.output,
-        OutputFormat::Text | OutputFormat::Wide
-    ));
-    let (conn, fetched) = rt.block_on(async {
-        let conn = cluster::connect(&opts.kube).await?;
-        let ns = (!opts.all_namespaces).then(|| conn.namespace.clone());
-        let f = cluster::fetch_fleet(&conn, ns.as_deref(), &progress).await?;
-        Ok::<_, anyhow::Error>((conn, f))
-    })?;
+/// Where a live fleet was read: the kubeconfig context, the server, the namespace (None: all).
+pub struct LiveScope<'a> {
+    pub context: &'a str,
+    pub server: &'a str,
+    pub namespace: Option<&'a str>,
+}
+
+/// Live fleet overview (`explain` without NAME, or with `-A`) once the cluster has answered.
+pub fn live_overview(
+    opts: &ExplainOptions,
+    at: &LiveScope,
+    fetched: cluster::FleetFetched,
+) -> Result<String> {
     let notes = fetched.notes.clone();
-    let items = evaluate_fetched(opts, &conn.context, fetched)?;
-    let scope = if opts.all_namespaces {
-        "all namespaces".to_string()
-    } else {
-        format!("namespace {}", conn.namespace)
+    let items = evaluate_fetched(opts, at.context, fetched)?;
+    let scope = match at.namespace {
+        None => "all namespaces".to_string(),
+        Some(ns) => format!("namespace {ns}"),
     };
     if items.is_empty() {
         return Ok(match opts.output {
@@ -219,19 +241,30 @@ pub fn run_live(opts: &ExplainOptions) -> Result<String> {
                 &items,
                 opts,
                 scope,
-                format!("cluster {}", conn.context),
+                format!("cluster {}", at.context),
                 &notes,
             )?,
-            _ => format!("No HorizontalPodAutoscalers found in {scope}.\n"),
+            _ => format!(
+                "No HorizontalPodAutoscalers found in {scope}{}.\n",
+                matching(opts)
+            ),
         });
     }
     render_fleet(
         &items,
         opts,
         scope,
-        format!("cluster {} ({})", conn.context, conn.server),
+        format!("cluster {} ({})", at.context, at.server),
         &notes,
     )
+}
+
+/// ` matching -l SELECTOR` when a selector was given.
+fn matching(opts: &ExplainOptions) -> String {
+    opts.selector
+        .as_ref()
+        .map(|s| format!(" matching -l {s}"))
+        .unwrap_or_default()
 }
 
 /// Evaluate every HPA of a fleet fetch: one Snapshot per namespace (each List consumed).
@@ -240,49 +273,56 @@ pub fn evaluate_fetched(
     context: &str,
     fetched: cluster::FleetFetched,
 ) -> Result<Vec<FleetItem>> {
+    evaluate_fetched_with(opts, context, fetched, &|_, _| None)
+}
+
+/// [`evaluate_fetched`], each HPA with the memory `memory` has for it.
+pub fn evaluate_fetched_with(
+    opts: &ExplainOptions,
+    context: &str,
+    fetched: cluster::FleetFetched,
+    memory: Memory,
+) -> Result<Vec<FleetItem>> {
     let mut items = Vec::new();
     let source = format!("cluster {context}");
     for (_, list) in fetched.lists {
         let snap = Snapshot::from_owned(list, &source).map_err(|e| anyhow!(e))?;
         let mut extras = Extras::from_snapshot(&snap);
         extras.metrics_api = fetched.metrics_api.clone();
-        super::explain::settings_for(opts, &snap)?;
-        items.extend(evaluate_snapshot(opts, &snap, &extras, None));
+        super::one::settings_for(opts, &snap)?;
+        items.extend(evaluate_snapshot_with(opts, &snap, &extras, None, memory));
     }
     Ok(items)
 }
 
-fn verdict_word(i: &FleetItem) -> String {
-    match (i.action, i.current_replicas, i.desired_replicas) {
-        (Some(Action::ScaleUp), Some(c), Some(d)) => format!("SCALE UP {c}→{d}"),
-        (Some(Action::ScaleDown), Some(c), Some(d)) => format!("SCALE DOWN {c}→{d}"),
-        (Some(Action::Hold), _, _) => "HOLD".into(),
-        (Some(Action::CannotScale), _, _) => "CANNOT SCALE".into(),
-        (Some(Action::Disabled), _, _) => "DISABLED".into(),
-        (Some(Action::Unknown), _, _) => "UNKNOWN".into(),
-        (Some(_), _, _) => "?".into(),
-        (None, _, _) => "ERROR".into(),
-    }
-}
-
-fn opt(v: Option<i32>) -> String {
-    v.map_or("-".into(), |v| v.to_string())
-}
-
-fn truncate(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        let mut t: String = s.chars().take(n.saturating_sub(1)).collect();
-        t.push('…');
-        t
-    }
-}
-
-/// The table (text/wide) or the document (JSON/YAML).
+/// The table (text/wide) or the document (JSON/YAML); rows in `--sort-by` order.
 pub fn render_fleet(
     items: &[FleetItem],
     opts: &ExplainOptions,
+    scope: String,
+    source: String,
+    notes: &[String],
+) -> Result<String> {
+    let sorted;
+    let items = match &opts.sort_by {
+        Some(key) => {
+            sorted = key.sorted(items);
+            &sorted[..]
+        }
+        None => items,
+    };
+    match opts.output {
+        OutputFormat::Json | OutputFormat::Yaml => {
+            fleet_document(items, opts.output, scope, source, notes)
+        }
+        _ => Ok(super::fleet_table::render(items, opts, notes)),
+    }
+}
+
+/// The `FleetExplanation` document of `-o json|yaml`.
+pub fn fleet_document(
+    items: &[FleetItem],
+    format: OutputFormat,
     scope: String,
     source: String,
     notes: &[String],
@@ -295,125 +335,8 @@ pub fn render_fleet(
         notes,
         items,
     };
-    match opts.output {
-        OutputFormat::Json => return Ok(serde_json::to_string_pretty(&doc)? + "\n"),
-        OutputFormat::Yaml => return Ok(serde_yaml::to_string(&doc)?),
-        _ => {}
+    match format {
+        OutputFormat::Yaml => Ok(serde_yaml::to_string(&doc)?),
+        _ => Ok(serde_json::to_string_pretty(&doc)? + "\n"),
     }
-    let wide = opts.output == OutputFormat::Wide;
-    let all_ns = items
-        .iter()
-        .map(|i| &i.namespace)
-        .collect::<std::collections::BTreeSet<_>>()
-        .len()
-        > 1
-        || opts.all_namespaces;
-    let mut rows: Vec<Vec<String>> = Vec::new();
-    let mut header = vec![];
-    if all_ns {
-        header.push("NAMESPACE");
-    }
-    header.extend([
-        "HPA", "TARGET", "CURRENT", "DESIRED", "MIN/MAX", "VERDICT", "REASON", "WARNINGS",
-    ]);
-    for i in items {
-        let mut r = Vec::new();
-        if all_ns {
-            r.push(i.namespace.clone());
-        }
-        let reason = match (&i.decided_by, &i.summary, &i.error) {
-            (Some(by), Some(s), _) => format!("{by}: {s}"),
-            (_, _, Some(e)) => e.clone(),
-            _ => String::new(),
-        };
-        r.extend([
-            i.name.clone(),
-            format!("{}/{}", i.target.kind, i.target.name),
-            opt(i.current_replicas),
-            match i.desired_range.filter(|r| r.min != r.max) {
-                Some(r) => format!("{} ({}–{})", opt(i.desired_replicas), r.min, r.max),
-                None => opt(i.desired_replicas),
-            },
-            format!("{}/{}", opt(i.min_replicas), opt(i.max_replicas)),
-            verdict_word(i),
-            if wide { reason } else { truncate(&reason, 70) },
-            if i.warnings.is_empty() {
-                "-".into()
-            } else {
-                i.warnings.join(",")
-            },
-        ]);
-        rows.push(r);
-    }
-    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
-    for r in &rows {
-        for (k, c) in r.iter().enumerate() {
-            widths[k] = widths[k].max(c.chars().count());
-        }
-    }
-    let line = |cells: &[String]| -> String {
-        let mut s = String::new();
-        for (k, c) in cells.iter().enumerate() {
-            if k + 1 == cells.len() {
-                s.push_str(c);
-            } else {
-                s.push_str(c);
-                s.push_str(&" ".repeat(widths[k] - c.chars().count() + 3));
-            }
-        }
-        s.trim_end().to_string() + "\n"
-    };
-    let mut out = line(&header.iter().map(|h| h.to_string()).collect::<Vec<_>>());
-    for (r, i) in rows.iter().zip(items) {
-        let l = line(r);
-        out += &if opts.color {
-            match i.action {
-                Some(Action::ScaleUp) => l.green().to_string(),
-                Some(Action::ScaleDown) => l.cyan().to_string(),
-                Some(Action::CannotScale | Action::Disabled) | None => l.red().to_string(),
-                _ => l,
-            }
-        } else {
-            l
-        };
-    }
-    // The problems, one line each (with what to do in -o wide).
-    let problems: Vec<(&FleetItem, &Finding)> = items
-        .iter()
-        .flat_map(|i| {
-            i.diagnostics
-                .iter()
-                .filter(|f| f.severity != Severity::Info)
-                .map(move |f| (i, f))
-        })
-        .collect();
-    if !problems.is_empty() {
-        out += "\nWarnings\n";
-        for (i, f) in problems {
-            out += &format!(
-                "  {}/{} [{}] {}: {}\n",
-                i.namespace,
-                i.name,
-                f.severity.as_str(),
-                f.id,
-                f.message
-            );
-            if wide {
-                out += &format!("      → {}\n", f.action);
-            }
-        }
-    }
-    for n in notes {
-        out += &format!("note: {n}\n");
-    }
-    out += &format!(
-        "\n{} HPA(s); `kubectl hpa explain NAME -n NAMESPACE` explains one step by step{}\n",
-        items.len(),
-        if wide {
-            ""
-        } else {
-            "; -o wide shows full reasons and what to do"
-        }
-    );
-    Ok(out)
 }

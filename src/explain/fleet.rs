@@ -340,3 +340,66 @@ pub fn fleet_document(
         _ => Ok(serde_json::to_string_pretty(&doc)? + "\n"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::explain::testing::{example, options, NOW};
+
+    #[test]
+    fn the_selector_picks_hpas_by_their_labels() {
+        let (mut snap, extras) = example("scale-up-cpu.yaml");
+        let (other, _) = example("hold-within-tolerance.yaml");
+        snap.hpas.extend(other.hpas);
+        snap.hpas[0].metadata.labels = Some([("tier".to_string(), "web".to_string())].into());
+        let names = |args: &[&str]| -> Vec<String> {
+            evaluate_snapshot(&options(args), &snap, &extras, None)
+                .into_iter()
+                .map(|i| i.name)
+                .collect()
+        };
+        assert_eq!(names(&["--now", NOW]), ["api", "web"]);
+        assert_eq!(names(&["--now", NOW, "-l", "tier=web"]), ["web"]);
+        assert_eq!(names(&["--now", NOW, "-l", "tier!=web"]), ["api"]);
+        assert_eq!(names(&["--now", NOW, "-l", "!tier"]), ["api"]);
+        assert!(names(&["--now", NOW, "-l", "tier in (api)"]).is_empty());
+    }
+
+    #[test]
+    fn each_hpa_can_have_its_own_memory() {
+        let (snap, extras) = example("scale-down-stabilized.yaml");
+        let opts = options(&["--now", NOW]);
+        let auto = evaluate_snapshot(&opts, &snap, &extras, None);
+        let asked = std::cell::Cell::new(0);
+        let none = evaluate_snapshot_with(&opts, &snap, &extras, None, &|ns, name| {
+            asked.set(asked.get() + 1);
+            assert_eq!((ns, name), ("shop", "frontend"));
+            Some(HistoryMode::None)
+        });
+        assert_eq!(asked.get(), 1);
+        // The inferred memory holds the scale-down back; an empty one does not.
+        assert_eq!(auto[0].desired_replicas, Some(8));
+        assert_ne!(none[0].desired_replicas, auto[0].desired_replicas);
+    }
+
+    #[test]
+    fn the_document_is_a_fleet_explanation() {
+        let (snap, extras) = example("scale-up-cpu.yaml");
+        let opts = options(&["--now", NOW]);
+        let items = evaluate_snapshot(&opts, &snap, &extras, None);
+        let json = fleet_document(
+            &items,
+            OutputFormat::Json,
+            "all namespaces".into(),
+            "f".into(),
+            &[],
+        )
+        .expect("json");
+        let v: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+        assert_eq!(v["kind"], "FleetExplanation");
+        assert_eq!(v["items"][0]["name"], "web");
+        let yaml =
+            fleet_document(&items, OutputFormat::Yaml, "s".into(), "f".into(), &[]).expect("yaml");
+        assert!(yaml.contains("kind: FleetExplanation"), "{yaml}");
+    }
+}

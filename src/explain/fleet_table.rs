@@ -254,3 +254,91 @@ pub fn truncate(s: &str, n: usize) -> String {
         t
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::explain::fleet::evaluate_snapshot;
+    use crate::explain::testing::{example, options, NOW};
+
+    fn web() -> (ExplainOptions, FleetItem) {
+        let opts = options(&["--now", NOW, "--snapshot", "x"]);
+        let (snap, extras) = example("scale-up-cpu.yaml");
+        let item = evaluate_snapshot(&opts, &snap, &extras, None).remove(0);
+        (opts, item)
+    }
+
+    #[test]
+    fn the_reason_is_whole_cut_or_only_the_rule() {
+        let (_, web) = web();
+        let full = reason(&web);
+        assert!(
+            full.starts_with("MetricProposal: scale up from 3 to 5"),
+            "{full}"
+        );
+        assert_eq!(short_reason(&web, &full, 500), full);
+        // Room for the rule and a useful part of the summary: cut.
+        let cut = short_reason(&web, &full, 40);
+        assert_eq!(cut.chars().count(), 40);
+        assert!(cut.ends_with('…') && cut.starts_with("MetricProposal: scale"));
+        // Little room: the rule alone.
+        assert_eq!(short_reason(&web, &full, 24), "MetricProposal");
+        assert_eq!(short_reason(&web, &full, 5), "Metr…");
+    }
+
+    #[test]
+    fn reason_gets_what_the_other_columns_leave() {
+        // Two columns of 10 and 4 beside REASON (column 1): each takes its width and a gap.
+        assert_eq!(reason_room(&[10, 50, 4], 1, 100), 100 - (13 + 7 + 3));
+        assert_eq!(reason_room(&[10, 50, 4], 1, 20), MIN_REASON);
+        assert_eq!(truncate("abcdef", 4), "abc…");
+        assert_eq!(truncate("abc", 4), "abc");
+    }
+
+    #[test]
+    fn one_line_per_hpa_in_kubectl_columns() {
+        let (mut opts, web) = web();
+        assert_eq!(verdict_word(&web), "SCALE UP 3→5");
+        let t = table(std::slice::from_ref(&web), &opts, false);
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(lines.len(), 2, "{t}");
+        assert!(lines[0].starts_with("HPA   "), "{t}");
+        assert!(lines[1].starts_with("web   "), "{t}");
+        // The columns line up: each header starts where its cell does.
+        let at = |l: &str, w: &str| l.find(w).expect(w);
+        assert_eq!(at(lines[0], "VERDICT"), at(lines[1], "SCALE UP"));
+        assert!(lines
+            .iter()
+            .all(|l| l.chars().count() <= 100 && l == &l.trim_end()));
+        opts.no_headers = true;
+        let t = table(std::slice::from_ref(&web), &opts, true);
+        assert!(t.starts_with("shop        web   "), "{t}");
+        assert_eq!(t.lines().count(), 1);
+        assert!(!t.contains('\u{1b}'));
+    }
+
+    #[test]
+    fn wide_wraps_the_reason_inside_its_column() {
+        let (mut opts, web) = web();
+        opts.output = OutputFormat::Wide;
+        opts.width = 80;
+        let t = render(std::slice::from_ref(&web), &opts, &["a note".into()]);
+        let start = t
+            .lines()
+            .next()
+            .expect("header")
+            .find("REASON")
+            .expect("REASON");
+        let continued: Vec<&str> = t
+            .lines()
+            .skip(2)
+            .take_while(|l| l.starts_with(' '))
+            .collect();
+        assert!(!continued.is_empty(), "{t}");
+        for l in continued {
+            assert_eq!(l.find(|c: char| c != ' '), Some(start), "{t}");
+        }
+        assert!(t.contains("\nnote: a note\n"), "{t}");
+        assert!(t.ends_with("explains one step by step\n"), "{t}");
+    }
+}

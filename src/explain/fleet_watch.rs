@@ -166,3 +166,85 @@ pub fn run(opts: &ExplainOptions) -> Result<String> {
     }
     Ok(String::new())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::explain::fleet::evaluate_snapshot;
+    use crate::explain::testing::{example, options, NOW};
+
+    fn items(opts: &ExplainOptions) -> Vec<FleetItem> {
+        let mut all = Vec::new();
+        for f in ["scale-up-cpu.yaml", "hold-within-tolerance.yaml"] {
+            let (snap, extras) = example(f);
+            all.extend(evaluate_snapshot(opts, &snap, &extras, None));
+        }
+        all
+    }
+
+    #[test]
+    fn every_row_first_then_only_the_changed_ones() {
+        let opts = options(&["--now", NOW]);
+        let mut w = FleetWatch::default();
+        let first = items(&opts);
+        assert_eq!(w.observe(&first).len(), 2);
+        assert!(w.observe(&first).is_empty());
+        // A new summary alone (the metrics moved a little) is no change.
+        let mut again = first.clone();
+        again[0].summary = Some("other words".into());
+        assert!(w.observe(&again).is_empty());
+        again[1].desired_replicas = Some(7);
+        let changed = w.observe(&again);
+        assert_eq!(changed.len(), 1);
+        assert_eq!(changed[0].name, again[1].name);
+    }
+
+    #[test]
+    fn each_hpa_keeps_its_memory_from_its_first_evaluation() {
+        let opts = options(&["--now", NOW]);
+        let mut w = FleetWatch::default();
+        assert_eq!(w.memory("shop", "web"), None);
+        let first = items(&opts);
+        w.observe(&first);
+        let d = first[1].decision.as_ref().expect("decided");
+        match w.memory(&first[1].namespace, &first[1].name) {
+            Some(HistoryMode::Watched { history, since }) => {
+                assert_eq!(history, d.history.after);
+                assert_eq!(since, d.now);
+            }
+            m => panic!("{m:?}"),
+        }
+        // A later evaluation keeps the first time.
+        let mut later = first.clone();
+        if let Some(d) = later[1].decision.as_mut() {
+            d.now = d.now + jiff::SignedDuration::from_secs(15);
+        }
+        w.observe(&later);
+        let Some(HistoryMode::Watched { since, .. }) = w.memory("shop", &first[1].name) else {
+            panic!("no memory");
+        };
+        assert_eq!(since, d.now);
+    }
+
+    #[test]
+    fn the_header_once_and_json_lines() {
+        let mut opts = options(&["--now", NOW, "--sort-by", ".desiredReplicas"]);
+        let rows = items(&opts);
+        let first = change_lines(&opts, &rows, true).expect("text");
+        assert!(first.starts_with("HPA "), "{first}");
+        // Sorted: api (4 desired) before web (5).
+        assert!(first.find("\napi ").expect("api") < first.find("\nweb ").expect("web"));
+        let later = change_lines(&opts, &rows[..1], false).expect("text");
+        assert!(later.starts_with("web "), "{later}");
+        assert_eq!(change_lines(&opts, &[], false).expect("none"), "");
+        opts.output = OutputFormat::Json;
+        let json = change_lines(&opts, &rows, true).expect("json");
+        let lines: Vec<serde_json::Value> = json
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("a JSON object per line"))
+            .collect();
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0]["name"], "api");
+        assert_eq!(lines[1]["desiredReplicas"], 5);
+    }
+}

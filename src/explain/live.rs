@@ -414,3 +414,52 @@ fn version_cause(d: &Decision, server_version: Option<&str>) -> Option<String> {
         d.settings.kubernetes_version_source
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::explain::testing::{example, options, NOW};
+
+    fn web() -> Decision {
+        let (snap, _) = example("scale-up-cpu.yaml");
+        super::super::one::decide_from_snapshot(&options(&["--now", NOW]), &snap, "web")
+            .expect("decides")
+    }
+
+    #[test]
+    fn written_values_in_a_few_words() {
+        let v = serde_json::json!({"averageUtilization": 83, "averageValue": "83m"});
+        assert_eq!(compact(&v), "averageUtilization=83,averageValue=83m");
+        assert_eq!(compact(&serde_json::json!(5)), "5");
+    }
+
+    #[test]
+    fn a_condition_only_we_set_points_at_the_release() {
+        let c = |live: Option<&str>| ConditionComparison {
+            type_: "ScalingLimited".into(),
+            live: live.map(String::from),
+            computed: Some("False/DesiredWithinRange".into()),
+            matches: false,
+        };
+        let causes = missing_conditions_cause(&[c(None)], true);
+        assert_eq!(causes.len(), 1);
+        assert!(
+            causes[0].contains("no ScalingLimited condition"),
+            "{causes:?}"
+        );
+        assert!(missing_conditions_cause(&[c(None)], false).is_empty());
+        assert!(missing_conditions_cause(&[c(Some("True/x"))], true).is_empty());
+    }
+
+    #[test]
+    fn another_server_minor_is_named() {
+        let d = web();
+        let minor = d.settings.version().minor;
+        let same = format!("v1.{minor}.2");
+        assert_eq!(version_cause(&d, Some(&same)), None);
+        assert_eq!(version_cause(&d, None), None);
+        let other = version_cause(&d, Some("v1.29.4")).expect("a cause");
+        assert!(other.contains("likely 1.29"), "{other}");
+        assert!(flags_cause(&d.settings).contains("tolerance 0.1"));
+    }
+}

@@ -13,3 +13,38 @@ pub mod live;
 pub mod one;
 pub mod sort;
 pub mod watch;
+
+/// Options and decisions from the examples, for the unit tests of the feature.
+#[cfg(test)]
+pub(crate) mod testing {
+    use crate::cli::{Cli, Command, Environment, ExplainOptions};
+    use crate::diagnose::Extras;
+    use crate::snapshot::Snapshot;
+
+    /// The evaluation time of every example.
+    pub const NOW: &str = "2026-03-01T12:00:00Z";
+
+    /// `kubectl hpa explain ARGS…`, resolved without a terminal at 100 columns.
+    pub fn options(args: &[&str]) -> ExplainOptions {
+        use clap::Parser;
+        let mut argv = vec!["kubectl-hpa", "explain"];
+        argv.extend_from_slice(args);
+        let Command::Explain(a) = Cli::try_parse_from(argv).expect("parses").command else {
+            panic!("not explain");
+        };
+        let env = Environment {
+            stdout_is_tty: false,
+            no_color: true,
+            columns: Some(100),
+        };
+        a.resolve(&env).expect("resolves")
+    }
+
+    /// An example file and what it holds for diagnostics.
+    pub fn example(file: &str) -> (Snapshot, Extras) {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("examples")
+            .join(file);
+        super::one::read_snapshot_file(&path).expect("example reads")
+    }
+}

@@ -155,3 +155,40 @@ pub fn render_one(
     };
     crate::render::render_explain(&d, &cx, opts.output, &opts.text_options())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::explain::testing::{example, options, NOW};
+
+    #[test]
+    fn now_comes_from_the_flag_then_the_snapshot() {
+        let (snap, _) = example("scale-up-cpu.yaml");
+        let (t, note) = resolve_now(&options(&["--now", "2026-03-01T13:00:00Z"]), &snap);
+        assert_eq!(t.to_string(), "2026-03-01T13:00:00Z");
+        assert!(note.ends_with("(--now)"), "{note}");
+        let (t, note) = resolve_now(&options(&[]), &snap);
+        assert_eq!(t.to_string(), NOW);
+        assert!(!note.contains("--now)"), "{note}");
+    }
+
+    #[test]
+    fn the_namespace_of_a_unique_name() {
+        let (snap, _) = example("scale-up-cpu.yaml");
+        assert_eq!(resolve_namespace(&options(&[]), &snap, "web"), "shop");
+        assert_eq!(resolve_namespace(&options(&["-n", "x"]), &snap, "web"), "x");
+        assert_eq!(resolve_namespace(&options(&[]), &snap, "nope"), "default");
+    }
+
+    #[test]
+    fn one_decision_and_its_trace() {
+        let (snap, extras) = example("scale-up-cpu.yaml");
+        let opts = options(&["--now", NOW]);
+        let d = decide_from_snapshot(&opts, &snap, "web").expect("decides");
+        assert_eq!(d.desired_replicas, Some(5));
+        assert!(d.assumptions[0].contains("(--now)"));
+        let text = render_one(&opts, &snap, &extras, "web").expect("renders");
+        assert!(text.starts_with("HPA shop/web"), "{text}");
+        assert!(decide_from_snapshot(&opts, &snap, "nope").is_err());
+    }
+}

@@ -266,3 +266,61 @@ pub fn run(opts: &ExplainOptions) -> Result<String> {
     }
     Ok(String::new())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::explain::testing::{example, options, NOW};
+
+    fn decision(file: &str, name: &str) -> Decision {
+        let (snap, _) = example(file);
+        super::super::one::decide_from_snapshot(&options(&["--now", NOW]), &snap, name)
+            .expect("decides")
+    }
+
+    #[test]
+    fn a_change_is_a_new_count_or_verdict() {
+        let d = decision("scale-up-cpu.yaml", "web");
+        let mut e = d.clone();
+        e.verdict.summary = "other words".into();
+        assert!(key(&d) == key(&e));
+        e.desired_replicas = Some(6);
+        assert!(key(&d) != key(&e));
+    }
+
+    #[test]
+    fn the_change_line_in_text_and_json() {
+        let d = decision("scale-up-cpu.yaml", "web");
+        let text = change_line(&d, false, false).expect("text");
+        assert!(
+            text.starts_with(&format!("{NOW}  3 → 5  ScaleUp  MetricProposal: ")),
+            "{text}"
+        );
+        assert!(
+            text.trim_end()
+                .ends_with(&format!("[{}]", metrics_brief(&d))),
+            "{text}"
+        );
+        assert!(
+            metrics_brief(&d).starts_with("cpu "),
+            "{}",
+            metrics_brief(&d)
+        );
+        let json: serde_json::Value =
+            serde_json::from_str(&change_line(&d, true, true).expect("json")).expect("JSON");
+        assert_eq!(json["desiredReplicas"], 5);
+        assert_eq!(json["historyComplete"], true);
+    }
+
+    #[test]
+    fn the_window_to_watch() {
+        let d = decision("scale-down-stabilized.yaml", "frontend");
+        let opts = options(&[]);
+        assert_eq!(window_seconds(&d, &opts), 300);
+        let line = window_watched(&d, 300);
+        assert!(
+            line.contains("(300s)") && line.contains("no assumption"),
+            "{line}"
+        );
+    }
+}

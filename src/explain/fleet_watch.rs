@@ -217,7 +217,7 @@ mod tests {
         // A later evaluation keeps the first time.
         let mut later = first.clone();
         if let Some(d) = later[1].decision.as_mut() {
-            d.now = d.now + jiff::SignedDuration::from_secs(15);
+            d.now += jiff::SignedDuration::from_secs(15);
         }
         w.observe(&later);
         let Some(HistoryMode::Watched { since, .. }) = w.memory("shop", &first[1].name) else {

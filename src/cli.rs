@@ -34,9 +34,11 @@ Examples:
   # Fleet overview: every HPA of a namespace (or of the cluster with -A), one line each
   kubectl hpa explain -n shop
   kubectl hpa explain -A -o json
+  kubectl hpa explain -A -l team=checkout --sort-by=.desiredReplicas
 
-  # Follow one HPA: re-evaluate every sync period and print the changes
+  # Follow one HPA (or the fleet, without NAME): re-evaluate every sync period, print the changes
   kubectl hpa explain web -n shop --watch
+  kubectl hpa explain -A -w
 
   # Replay with the controller's in-memory history and another Kubernetes release
   kubectl hpa explain web -n shop --snapshot snap.yaml --history hist.yaml --kubernetes-version 1.32
@@ -78,7 +80,7 @@ pub struct Cli {
 pub enum Command {
     /// Recompute the HPA controller's decision and explain it step by step
     #[command(
-        override_usage = "kubectl hpa explain [NAME] [-n NAMESPACE | -A] [--snapshot FILE] [--watch] [flags]",
+        override_usage = "kubectl hpa explain [NAME | -l SELECTOR] [-n NAMESPACE | -A] [--snapshot FILE] [-w] [flags]",
         after_help = EXPLAIN_AFTER,
         mut_arg("all_namespaces", |a| a.help("Explain the HPAs of every namespace (the fleet overview)"))
     )]

@@ -167,16 +167,25 @@ pub fn table(items: &[FleetItem], opts: &ExplainOptions, all_ns: bool) -> String
     }
     t.lines()
         .skip(usize::from(opts.no_headers))
-        .map(|l| l.trim_end().to_string() + "\n")
+        .map(|l| trim_line(&l) + "\n")
         .collect()
 }
 
-/// Scale-ups green, scale-downs cyan, what cannot scale red.
+/// A line without its trailing padding, also when a colour ends it.
+fn trim_line(l: &str) -> String {
+    const RESET: &str = "\u{1b}[39m";
+    match l.trim_end().strip_suffix(RESET) {
+        Some(body) => body.trim_end().to_string() + RESET,
+        None => l.trim_end().to_string(),
+    }
+}
+
+/// Scale-ups green, scale-downs cyan, what cannot scale red (the terminal's normal shades).
 fn row_color(i: &FleetItem) -> Option<Color> {
     match i.action {
-        Some(Action::ScaleUp) => Some(Color::Green),
-        Some(Action::ScaleDown) => Some(Color::Cyan),
-        Some(Action::CannotScale | Action::Disabled) | None => Some(Color::Red),
+        Some(Action::ScaleUp) => Some(Color::DarkGreen),
+        Some(Action::ScaleDown) => Some(Color::DarkCyan),
+        Some(Action::CannotScale | Action::Disabled) | None => Some(Color::DarkRed),
         _ => None,
     }
 }
@@ -315,6 +324,11 @@ mod tests {
         assert!(t.starts_with("shop        web   "), "{t}");
         assert_eq!(t.lines().count(), 1);
         assert!(!t.contains('\u{1b}'));
+        opts.color = true;
+        let t = table(std::slice::from_ref(&web), &opts, true);
+        assert!(t.contains("\u{1b}[38;5;2mshop"), "{t:?}");
+        assert!(t.ends_with("-\u{1b}[39m\n"), "{t:?}");
+        assert_eq!(trim_line("a  \u{1b}[39m  "), "a\u{1b}[39m");
     }
 
     #[test]

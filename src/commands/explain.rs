@@ -6,7 +6,7 @@ use anyhow::{bail, Result};
 use crate::cli::{ExplainOptions, OutputFormat, Source};
 use crate::cluster;
 use crate::diagnose::Extras;
-use crate::explain::{fleet, fleet_watch, live, one, watch};
+use crate::explain::{fleet_watch, live, one, overview, watch};
 use crate::snapshot::Snapshot;
 
 /// What `explain` does, from its flags (and, offline, from the snapshot's HPAs).
@@ -40,7 +40,7 @@ pub fn run_selected(opts: &ExplainOptions) -> Result<String> {
 pub fn run(opts: &ExplainOptions) -> Result<String> {
     match mode(opts)? {
         Mode::OfflineOne { snap, extras, name } => one::render_one(opts, &snap, &extras, &name),
-        Mode::OfflineFleet { snap, extras } => fleet::run_offline(opts, &snap, &extras),
+        Mode::OfflineFleet { snap, extras } => overview::run_offline(opts, &snap, &extras),
         Mode::LiveOne(name) => live_one(opts, &name),
         Mode::LiveFleet => live_fleet(opts),
         Mode::Watch(Some(_)) => watch::run(opts),
@@ -122,10 +122,10 @@ fn live_fleet(opts: &ExplainOptions) -> Result<String> {
         let f = cluster::fetch_fleet(&conn, ns.as_deref(), &progress).await?;
         Ok::<_, anyhow::Error>((conn, f))
     })?;
-    let at = fleet::LiveScope {
+    let at = overview::LiveScope {
         context: &conn.context,
         server: &conn.server,
         namespace: (!opts.all_namespaces).then_some(conn.namespace.as_str()),
     };
-    fleet::live_overview(opts, &at, fetched)
+    overview::live_overview(opts, &at, fetched)
 }

@@ -1,12 +1,11 @@
-//! The fleet overview: `kubectl hpa explain` without NAME (the namespace) or with `-A` — one line
-//! per HPA, from one [`Snapshot`] per namespace (live: fetched with a number of requests that does
-//! not grow with the number of HPAs, see [`cluster::fetch_fleet`]; offline: a snapshot file with
-//! several HPAs). Every decision comes from the same [`Snapshot::input_for`] + `core::evaluate`
-//! path as `explain NAME` ([`super::one::decide_with_input`]); diagnostics are added next to it.
-//! `-l/--selector` picks HPAs by their labels; `--sort-by` orders the rows ([`super::sort`]).
+//! Deciding many HPAs: one [`FleetItem`] per HPA of one [`Snapshot`] per namespace (live: fetched
+//! with a number of requests that does not grow with the number of HPAs, see
+//! [`cluster::fetch_fleet`]; offline: a snapshot file with several HPAs). Every decision comes
+//! from the same [`Snapshot::input_for`] + `core::evaluate` path as `explain NAME`
+//! ([`super::one::decide_with_input`]); diagnostics are added next to it. `-l/--selector` picks
+//! HPAs by their own labels.
 //!
-//! JSON (`-o json`, `kind: FleetExplanation`): `{apiVersion, kind, scope, source, notes[],
-//! items[]}`; each item is `{namespace, name, target{kind,name}, currentReplicas,
+//! An item (`items[]` of `-o json`) is `{namespace, name, target{kind,name}, currentReplicas,
 //! desiredReplicas, statusDesiredReplicas, minReplicas, maxReplicas, action, decidedBy, summary,
 //! warnings[], error, diagnostics[], decision}` where `decision` is the full `Explanation` of
 //! `explain NAME -o json` (null when the HPA could not be evaluated; `error` says why).
@@ -15,9 +14,9 @@ use anyhow::{anyhow, Result};
 use k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler;
 use serde::Serialize;
 
-use crate::cli::{ExplainOptions, OutputFormat};
+use crate::cli::ExplainOptions;
 use crate::cluster;
-use crate::core::{Action, Decision, HistoryMode, Rule, TargetRef, CONTRACT_VERSION};
+use crate::core::{Action, Decision, HistoryMode, Rule, TargetRef};
 use crate::diagnose::{self, Extras, Finding, Severity};
 use crate::snapshot::Snapshot;
 
@@ -45,18 +44,6 @@ pub struct FleetItem {
     pub error: Option<String>,
     pub diagnostics: Vec<Finding>,
     pub decision: Option<Decision>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct FleetDoc<'a> {
-    api_version: &'static str,
-    kind: &'static str,
-    /// `namespace shop`, `all namespaces`.
-    scope: String,
-    source: String,
-    notes: &'a [String],
-    items: &'a [FleetItem],
 }
 
 fn item_from(
@@ -190,83 +177,6 @@ pub fn evaluate_snapshot_with(
         .collect()
 }
 
-/// `explain --snapshot FILE` without NAME on a file with several HPAs.
-pub fn run_offline(opts: &ExplainOptions, snap: &Snapshot, extras: &Extras) -> Result<String> {
-    let ns = if opts.all_namespaces {
-        None
-    } else {
-        opts.namespace.as_deref()
-    };
-    // A --feature-gates that the snapshot's release refuses is one error, not one per HPA.
-    super::one::settings_for(opts, snap)?;
-    let items = evaluate_snapshot(opts, snap, extras, ns);
-    if items.is_empty() {
-        anyhow::bail!(
-            "{}: no HorizontalPodAutoscaler in namespace {:?}{} (the snapshot holds: {})",
-            snap.source,
-            ns.unwrap_or_default(),
-            matching(opts),
-            snap.hpa_names(None).join(", ")
-        );
-    }
-    let scope = match ns {
-        Some(n) => format!("namespace {n}"),
-        None => "all namespaces".into(),
-    };
-    render_fleet(&items, opts, scope, snap.source.clone(), &[])
-}
-
-/// Where a live fleet was read: the kubeconfig context, the server, the namespace (None: all).
-pub struct LiveScope<'a> {
-    pub context: &'a str,
-    pub server: &'a str,
-    pub namespace: Option<&'a str>,
-}
-
-/// Live fleet overview (`explain` without NAME, or with `-A`) once the cluster has answered.
-pub fn live_overview(
-    opts: &ExplainOptions,
-    at: &LiveScope,
-    fetched: cluster::FleetFetched,
-) -> Result<String> {
-    let notes = fetched.notes.clone();
-    let items = evaluate_fetched(opts, at.context, fetched)?;
-    let scope = match at.namespace {
-        None => "all namespaces".to_string(),
-        Some(ns) => format!("namespace {ns}"),
-    };
-    if items.is_empty() {
-        return Ok(match opts.output {
-            OutputFormat::Json | OutputFormat::Yaml => render_fleet(
-                &items,
-                opts,
-                scope,
-                format!("cluster {}", at.context),
-                &notes,
-            )?,
-            _ => format!(
-                "No HorizontalPodAutoscalers found in {scope}{}.\n",
-                matching(opts)
-            ),
-        });
-    }
-    render_fleet(
-        &items,
-        opts,
-        scope,
-        format!("cluster {} ({})", at.context, at.server),
-        &notes,
-    )
-}
-
-/// ` matching -l SELECTOR` when a selector was given.
-fn matching(opts: &ExplainOptions) -> String {
-    opts.selector
-        .as_ref()
-        .map(|s| format!(" matching -l {s}"))
-        .unwrap_or_default()
-}
-
 /// Evaluate every HPA of a fleet fetch: one Snapshot per namespace (each List consumed).
 pub fn evaluate_fetched(
     opts: &ExplainOptions,
@@ -293,52 +203,6 @@ pub fn evaluate_fetched_with(
         items.extend(evaluate_snapshot_with(opts, &snap, &extras, None, memory));
     }
     Ok(items)
-}
-
-/// The table (text/wide) or the document (JSON/YAML); rows in `--sort-by` order.
-pub fn render_fleet(
-    items: &[FleetItem],
-    opts: &ExplainOptions,
-    scope: String,
-    source: String,
-    notes: &[String],
-) -> Result<String> {
-    let sorted;
-    let items = match &opts.sort_by {
-        Some(key) => {
-            sorted = key.sorted(items);
-            &sorted[..]
-        }
-        None => items,
-    };
-    match opts.output {
-        OutputFormat::Json | OutputFormat::Yaml => {
-            fleet_document(items, opts.output, scope, source, notes)
-        }
-        _ => Ok(super::fleet_table::render(items, opts, notes)),
-    }
-}
-
-/// The `FleetExplanation` document of `-o json|yaml`.
-pub fn fleet_document(
-    items: &[FleetItem],
-    format: OutputFormat,
-    scope: String,
-    source: String,
-    notes: &[String],
-) -> Result<String> {
-    let doc = FleetDoc {
-        api_version: CONTRACT_VERSION,
-        kind: "FleetExplanation",
-        scope,
-        source,
-        notes,
-        items,
-    };
-    match format {
-        OutputFormat::Yaml => Ok(serde_yaml::to_string(&doc)?),
-        _ => Ok(serde_json::to_string_pretty(&doc)? + "\n"),
-    }
 }
 
 #[cfg(test)]
@@ -380,26 +244,5 @@ mod tests {
         // The inferred memory holds the scale-down back; an empty one does not.
         assert_eq!(auto[0].desired_replicas, Some(8));
         assert_ne!(none[0].desired_replicas, auto[0].desired_replicas);
-    }
-
-    #[test]
-    fn the_document_is_a_fleet_explanation() {
-        let (snap, extras) = example("scale-up-cpu.yaml");
-        let opts = options(&["--now", NOW]);
-        let items = evaluate_snapshot(&opts, &snap, &extras, None);
-        let json = fleet_document(
-            &items,
-            OutputFormat::Json,
-            "all namespaces".into(),
-            "f".into(),
-            &[],
-        )
-        .expect("json");
-        let v: serde_json::Value = serde_json::from_str(&json).expect("JSON");
-        assert_eq!(v["kind"], "FleetExplanation");
-        assert_eq!(v["items"][0]["name"], "web");
-        let yaml =
-            fleet_document(&items, OutputFormat::Yaml, "s".into(), "f".into(), &[]).expect("yaml");
-        assert!(yaml.contains("kind: FleetExplanation"), "{yaml}");
     }
 }

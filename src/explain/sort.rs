@@ -8,9 +8,9 @@
 
 use std::cmp::Ordering;
 
+use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::fleet::FleetItem;
 use crate::render::jsonpath::{Template, TemplateError};
 
 /// A `--sort-by` expression, parsed.
@@ -73,22 +73,21 @@ impl SortBy {
         })
     }
 
-    /// The items in this order (a stable sort: ties keep their order).
-    pub fn sorted(&self, items: &[FleetItem]) -> Vec<FleetItem> {
-        let mut keyed: Vec<(Key, &FleetItem)> = items.iter().map(|i| (self.key(i), i)).collect();
+    /// The items (fleet rows: anything that serializes to an object with `name` and
+    /// `namespace`) in this order; a stable sort: ties keep their order.
+    pub fn sorted<T: Serialize + Clone>(&self, items: &[T]) -> Vec<T> {
+        let mut keyed: Vec<(Key, &T)> = items.iter().map(|i| (self.key(i), i)).collect();
         keyed.sort_by(|a, b| compare(&a.0, &b.0));
         keyed.into_iter().map(|(_, i)| i.clone()).collect()
     }
 
-    fn key(&self, item: &FleetItem) -> Key {
+    fn key<T: Serialize>(&self, item: &T) -> Key {
         let Ok(mut doc) = serde_json::to_value(item) else {
             return Key::Missing;
         };
         if let Value::Object(m) = &mut doc {
-            m.insert(
-                "metadata".into(),
-                json!({"name": item.name, "namespace": item.namespace}),
-            );
+            let meta = json!({"name": m.get("name"), "namespace": m.get("namespace")});
+            m.insert("metadata".into(), meta);
         }
         key_of(self.template.apply(&doc).ok())
     }

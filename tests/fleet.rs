@@ -951,6 +951,24 @@ fn fleet_watch_in_json_lines_and_only_live() {
         .collect();
     assert_eq!(namespaces, ["team-00", "team-01"]);
     assert!(items.iter().all(|i| i["decision"]["verdict"].is_object()));
+    // An empty namespace says so, then waits for rows.
+    let text = ok(
+        &c.run(&[
+            "explain",
+            "-n",
+            "nobody",
+            "-w",
+            "--watch-count",
+            "1",
+            "--no-headers",
+        ]),
+        "empty watch",
+    );
+    assert!(
+        text.contains("No HorizontalPodAutoscalers found yet"),
+        "{text}"
+    );
+    assert!(text.contains("stopped after 1 evaluation(s)"), "{text}");
     // --watch re-reads the cluster: with --snapshot it is a usage error, fleet or not.
     let file = all_examples_file();
     let out = run(

@@ -145,6 +145,9 @@ pub fn run(opts: &ExplainOptions) -> Result<String> {
                 format!("{e:#}").replace('\n', " ")
             )),
             Ok(items) => {
+                if n == 0 && items.is_empty() && !json {
+                    open &= out("No HorizontalPodAutoscalers found yet; a row is printed when one appears.\n");
+                }
                 let changed = state.observe(&items);
                 open &= out(&change_lines(opts, &changed, n == 0)?);
             }

@@ -87,7 +87,7 @@ _kubectl__hpa() {
             return 0
             ;;
         kubectl__hpa__subcmd__explain)
-            opts="-o -n -s -v -A -h --snapshot --now --history --output --pods --no-headers --watch --watch-count --tolerance --cpu-initialization-period --initial-readiness-delay --downscale-stabilization --sync-period --kubernetes-version --feature-gates --kubeconfig --context --cluster --user --namespace --as --as-group --request-timeout --server --token --insecure-skip-tls-verify --v --all-namespaces --help"
+            opts="-o -l -w -n -s -v -A -h --snapshot --now --history --output --pods --no-headers --selector --sort-by --watch --watch-count --tolerance --cpu-initialization-period --initial-readiness-delay --downscale-stabilization --sync-period --kubernetes-version --feature-gates --kubeconfig --context --cluster --user --namespace --as --as-group --request-timeout --server --token --insecure-skip-tls-verify --v --all-namespaces --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -115,6 +115,18 @@ _kubectl__hpa() {
                     ;;
                 --pods)
                     COMPREPLY=($(compgen -W "some all" -- "${cur}"))
+                    return 0
+                    ;;
+                --selector)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -l)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sort-by)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --watch-count)

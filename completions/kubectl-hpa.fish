@@ -43,6 +43,8 @@ name\t''
 jsonpath=\t''"
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l pods -d 'Which pods the text lists: `some` (the ones that matter and the extremes, when there are many) or `all` (also with -o wide)' -r -f -a "some\t'With many pods: the unready, missing and ignored ones and the extremes, and a count of the rest'
 all\t'Every pod'"
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -s l -l selector -d 'Fleet overview: only the HPAs whose labels match this selector (e.g. -l \'team=shop,tier in (web,api)\')' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l sort-by -d 'Fleet overview: sort the rows by this JSONPath on an item of -o json (e.g. .desiredReplicas, .decidedBy, .metadata.name)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l watch-count -d 'With --watch: stop after this many evaluations (default: run until interrupted)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l tolerance -d 'Controller tolerance, 0 to below 1 (kube-controller-manager --horizontal-pod-autoscaler-tolerance)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l cpu-initialization-period -d '--horizontal-pod-autoscaler-cpu-initialization-period' -r
@@ -63,7 +65,7 @@ complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -s s -l
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l token -d 'Bearer token for authentication to the API server (over the kubeconfig user\'s)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -s v -l v -d 'Log level: 6 or more writes each API request (method, URL, status, time) to stderr' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l no-headers -d 'Fleet overview: leave out the table\'s header line'
-complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l watch -d 'Live only: re-evaluate every --sync-period, keeping the controller\'s recommendation history ourselves, and print only the changes'
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -s w -l watch -d 'Live only: re-evaluate every --sync-period, keeping the controller\'s recommendation history ourselves, and print only the changes (with NAME: its decisions; without: the fleet\'s rows, like kubectl get -w)'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l insecure-skip-tls-verify -d 'Do not check the server\'s certificate (insecure)'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -s A -l all-namespaces -d 'Explain the HPAs of every namespace (the fleet overview)'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -34,9 +34,11 @@ Examples:
   # Fleet overview: every HPA of a namespace (or of the cluster with -A), one line each
   kubectl hpa explain -n shop
   kubectl hpa explain -A -o json
+  kubectl hpa explain -A -l team=checkout --sort-by=.desiredReplicas
 
-  # Follow one HPA: re-evaluate every sync period and print the changes
+  # Follow one HPA (or the fleet, without NAME): re-evaluate every sync period, print the changes
   kubectl hpa explain web -n shop --watch
+  kubectl hpa explain -A -w
 
   # Replay with the controller's in-memory history and another Kubernetes release
   kubectl hpa explain web -n shop --snapshot snap.yaml --history hist.yaml --kubernetes-version 1.32
@@ -78,7 +80,7 @@ pub struct Cli {
 pub enum Command {
     /// Recompute the HPA controller's decision and explain it step by step
     #[command(
-        override_usage = "kubectl hpa explain [NAME] [-n NAMESPACE | -A] [--snapshot FILE] [--watch] [flags]",
+        override_usage = "kubectl hpa explain [NAME | -l SELECTOR] [-n NAMESPACE | -A] [--snapshot FILE] [-w] [flags]",
         after_help = EXPLAIN_AFTER,
         mut_arg("all_namespaces", |a| a.help("Explain the HPAs of every namespace (the fleet overview)"))
     )]
@@ -243,9 +245,16 @@ pub struct ExplainArgs {
     /// Fleet overview: leave out the table's header line
     #[arg(long)]
     pub no_headers: bool,
+    /// Fleet overview: only the HPAs whose labels match this selector (e.g. -l 'team=shop,tier in (web,api)')
+    #[arg(short = 'l', long, value_name = "SELECTOR")]
+    pub selector: Option<String>,
+    /// Fleet overview: sort the rows by this JSONPath on an item of -o json (e.g. .desiredReplicas, .decidedBy, .metadata.name)
+    #[arg(long, value_name = "JSONPATH")]
+    pub sort_by: Option<String>,
     /// Live only: re-evaluate every --sync-period, keeping the controller's recommendation
-    /// history ourselves, and print only the changes
-    #[arg(long)]
+    /// history ourselves, and print only the changes (with NAME: its decisions; without: the
+    /// fleet's rows, like kubectl get -w)
+    #[arg(short = 'w', long)]
     pub watch: bool,
     /// With --watch: stop after this many evaluations (default: run until interrupted)
     #[arg(long, value_name = "N", hide = true)]
@@ -289,6 +298,10 @@ pub struct ExplainOptions {
     pub all_pods: bool,
     /// `--no-headers`: the fleet table without its header line.
     pub no_headers: bool,
+    /// `-l/--selector`: the fleet's HPAs whose labels match.
+    pub selector: Option<crate::labels::Selector>,
+    /// `--sort-by`: the order of the fleet's rows.
+    pub sort_by: Option<crate::explain::sort::SortBy>,
 }
 
 impl ExplainOptions {
@@ -686,7 +699,23 @@ impl ExplainArgs {
             width: env.columns.unwrap_or(crate::render::DEFAULT_WIDTH),
             all_pods: self.pods == PodsShown::All,
             no_headers: self.no_headers,
+            selector: self.selector()?,
+            sort_by: self
+                .sort_by
+                .as_deref()
+                .map(crate::explain::sort::SortBy::parse)
+                .transpose()
+                .map_err(|e| UsageError(format!("--sort-by: {e}")))?,
         })
+    }
+
+    /// `-l/--selector`, parsed (an empty selector picks every HPA).
+    fn selector(&self) -> Result<Option<crate::labels::Selector>, UsageError> {
+        self.selector
+            .as_deref()
+            .map(crate::labels::Selector::parse)
+            .transpose()
+            .map_err(|e| UsageError(format!("-l/--selector: {e}")))
     }
 
     /// Flags that cannot be used together.
@@ -698,11 +727,20 @@ impl ExplainArgs {
                     .into(),
             );
         }
-        if watch && self.name.is_none() {
-            return Err("--watch follows one HPA: give its NAME".into());
+        if watch && self.name.is_some() && self.kube.all_namespaces {
+            return Err("--watch follows one HPA: use NAME -n NAMESPACE, not -A (or -A without NAME to watch the fleet)".into());
         }
-        if watch && self.kube.all_namespaces {
-            return Err("--watch follows one HPA: use NAME -n NAMESPACE, not -A".into());
+        if self.name.is_some() && self.selector.is_some() {
+            return Err(
+                "-l/--selector picks the HPAs of the fleet overview; it cannot be used with NAME"
+                    .into(),
+            );
+        }
+        if self.name.is_some() && self.sort_by.is_some() {
+            return Err(
+                "--sort-by orders the rows of the fleet overview; it cannot be used with NAME"
+                    .into(),
+            );
         }
         if watch && self.now.is_some() {
             return Err(

@@ -11,6 +11,7 @@ pub mod core;
 pub mod diagnose;
 pub mod duration;
 pub mod events;
+pub mod explain;
 pub mod labels;
 pub mod metrics_api;
 pub mod migrate;

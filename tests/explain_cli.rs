@@ -1065,7 +1065,8 @@ fn hpa_slash_name_and_the_last_repeated_flag_win() {
 fn usage_errors_exit_2_everywhere() {
     let s = "examples/scale-up-cpu.yaml";
     let cases: &[&[&str]] = &[
-        &["explain", "--watch"],
+        // The fleet watch (no NAME) is live only too.
+        &["explain", "--watch", "--snapshot", s],
         &["explain", "web", "--watch", "--snapshot", s],
         &["explain", "web", "--watch", "-A"],
         &["explain", "web", "--watch", "--now", "2026-03-01T12:00:00Z"],

@@ -639,3 +639,408 @@ fn watch_needs_the_cluster() {
     assert_ne!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--snapshot"));
 }
+
+// ---------------------------------------------------------------------------------------------
+// kubectl's habits for the fleet: -l/--selector, --sort-by, -w/--watch, and the golden table.
+
+/// Every example, with `tier=front` on the HPAs web and api.
+fn labelled_examples() -> Vec<Value> {
+    let mut objects = all_examples();
+    let label = |o: &mut Value| {
+        let name = &o["metadata"]["name"];
+        if o["kind"] == "HorizontalPodAutoscaler" && (name == "web" || name == "api") {
+            o["metadata"]["labels"] = json!({"tier": "front"});
+        }
+    };
+    for o in &mut objects {
+        label(o);
+        for i in o["items"].as_array_mut().into_iter().flatten() {
+            label(i);
+        }
+    }
+    objects
+}
+
+fn labelled_file() -> PathBuf {
+    let p = tmpdir("labelled").join("labelled.json");
+    let list = json!({"apiVersion": "v1", "kind": "List", "items": labelled_examples()});
+    std::fs::write(&p, list.to_string()).expect("write");
+    p
+}
+
+fn names(v: &Value) -> Vec<String> {
+    v["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|i| i["name"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+#[test]
+fn selector_picks_the_fleet_by_labels_offline_and_live() {
+    let file = labelled_file();
+    let f = file.to_string_lossy().to_string();
+    let base = ["explain", "--snapshot", &f, "--now", NOW];
+    let go = |more: &[&str]| {
+        let mut a: Vec<&str> = base.to_vec();
+        a.extend_from_slice(more);
+        run(&a, None)
+    };
+    let v = ok_json(&go(&["-l", "tier=front", "-o", "json"]), "-l");
+    assert_eq!(names(&v), ["api", "web"]);
+    let v = ok_json(&go(&["--selector", "tier!=front", "-o", "json"]), "!=");
+    assert_eq!(names(&v).len(), EXAMPLES.len() - 2);
+    // One match is still the fleet (the selector asks for a list).
+    let text = ok(&go(&["-l", "tier=front,app notin (x)"]), "text");
+    assert!(text.contains("2 HPA(s)"), "{text}");
+    // Nothing matches: the error names the selector.
+    let out = go(&["-l", "tier=back"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("matching -l tier=back"),
+        "{}",
+        stderr(&out)
+    );
+    // Usage errors: a bad selector, a selector with NAME.
+    for bad in [&["-l", "tier in (front"][..], &["web", "-l", "tier=front"]] {
+        let out = go(bad);
+        assert_eq!(out.status.code(), Some(2), "{bad:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains("selector"), "{}", stderr(&out));
+    }
+
+    let c = cluster_of(labelled_examples(), "selector");
+    let v = ok_json(
+        &c.run(&[
+            "explain",
+            "-n",
+            "shop",
+            "-l",
+            "tier=front",
+            "--now",
+            NOW,
+            "-o",
+            "json",
+        ]),
+        "live -l",
+    );
+    assert_eq!(names(&v), ["api", "web"]);
+    let text = ok(
+        &c.run(&["explain", "-A", "-l", "tier=back", "--now", NOW]),
+        "none",
+    );
+    assert_eq!(
+        text,
+        "No HorizontalPodAutoscalers found in all namespaces matching -l tier=back.\n"
+    );
+}
+
+#[test]
+fn sort_by_orders_the_rows_as_kubectl_does() {
+    let file = all_examples_file();
+    let f = file.to_string_lossy().to_string();
+    let json = |by: &str| {
+        ok_json(
+            &run(
+                &[
+                    "explain",
+                    "-A",
+                    "--snapshot",
+                    &f,
+                    "--now",
+                    NOW,
+                    "--sort-by",
+                    by,
+                    "-o",
+                    "json",
+                ],
+                None,
+            ),
+            by,
+        )
+    };
+    let plain = ok_json(
+        &run(
+            &[
+                "explain",
+                "-A",
+                "--snapshot",
+                &f,
+                "--now",
+                NOW,
+                "-o",
+                "json",
+            ],
+            None,
+        ),
+        "plain",
+    );
+    // Numbers as numbers; ties keep the namespace/name order.
+    let mut want: Vec<(i64, String)> = plain["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|i| {
+            (
+                i["desiredReplicas"].as_i64().expect("desired"),
+                i["name"].as_str().expect("name").to_string(),
+            )
+        })
+        .collect();
+    want.sort_by_key(|(d, _)| *d);
+    let want: Vec<String> = want.into_iter().map(|(_, n)| n).collect();
+    assert_eq!(names(&json(".desiredReplicas")), want);
+    assert_ne!(names(&json(".desiredReplicas")), names(&plain));
+    assert_eq!(names(&json("{.desiredReplicas}")), want);
+    // The table follows the same order.
+    let text = ok(
+        &run(
+            &[
+                "explain",
+                "-A",
+                "--snapshot",
+                &f,
+                "--now",
+                NOW,
+                "--sort-by=.desiredReplicas",
+                "--no-headers",
+            ],
+            None,
+        ),
+        "text",
+    );
+    let rows: Vec<String> = text
+        .lines()
+        .take_while(|l| !l.is_empty())
+        .map(|l| l.split_whitespace().nth(1).unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(rows, want);
+    assert_eq!(names(&json(".target.kind"))[0], by_kind_first(&plain));
+    for bad in [&["--sort-by", "{.a"][..], &["web", "--sort-by", ".name"]] {
+        let mut a = vec!["explain", "--snapshot", &f];
+        a.extend_from_slice(bad);
+        let out = run(&a, None);
+        assert_eq!(out.status.code(), Some(2), "{bad:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains("--sort-by"), "{}", stderr(&out));
+    }
+}
+
+/// The first name in target-kind order: a Deployment sorts first, by name.
+fn by_kind_first(plain: &Value) -> String {
+    let mut v: Vec<(String, String)> = plain["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|i| {
+            (
+                i["target"]["kind"].as_str().unwrap_or_default().to_string(),
+                i["name"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    v.sort_by(|a, b| a.0.cmp(&b.0));
+    v.remove(0).1
+}
+
+/// Wait until the fleet watch has listed the namespace's HPAs `n` times.
+fn wait_for_lists(c: &Cluster, n: usize) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while c
+        .server
+        .requests()
+        .iter()
+        .filter(|r| r.path.ends_with("/horizontalpodautoscalers"))
+        .count()
+        < n
+    {
+        assert!(Instant::now() < deadline, "no request");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn fleet_watch_prints_the_table_then_the_rows_that_change() {
+    let c = cluster_of(fleet_objects(1, 2), "fleet-watch");
+    let child = cmd(
+        &[
+            "explain",
+            "-n",
+            "team-00",
+            "-w",
+            "--watch-count",
+            "3",
+            "--sync-period",
+            "1s",
+        ],
+        Some(&c.kubeconfig),
+    )
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .expect("spawn");
+    wait_for_lists(&c, 1);
+    std::thread::sleep(Duration::from_millis(300));
+    // app-000's load quadruples: its row changes, app-001's does not.
+    for p in 0..2 {
+        c.server.upsert(json!({"apiVersion": "metrics.k8s.io/v1beta1", "kind": "PodMetrics",
+            "metadata": {"name": format!("app-000-5d4f-{p}"), "namespace": "team-00"},
+            "timestamp": NOW, "window": "30s", "containers": [{"name": "app", "usage": {"cpu": "200m"}}]}));
+    }
+    let text = ok(&child.wait_with_output().expect("wait"), "fleet watch");
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].starts_with("Watching the HPAs of namespace team-00 every 1s"),
+        "{text}"
+    );
+    assert!(lines[1].starts_with("HPA "), "{text}");
+    assert_eq!(
+        lines.iter().filter(|l| l.starts_with("HPA ")).count(),
+        1,
+        "{text}"
+    );
+    let rows = |name: &str| {
+        lines
+            .iter()
+            .filter(|l| l.starts_with(name))
+            .copied()
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(rows("app-001").len(), 1, "{text}");
+    let app0 = rows("app-000");
+    assert_eq!(app0.len(), 2, "{text}");
+    assert!(app0[0].contains("HOLD"), "{text}");
+    assert!(app0[1].contains("SCALE UP 2→"), "{text}");
+    assert!(text.contains("stopped after 3 evaluation(s)"), "{text}");
+    // One fleet fetch per evaluation, nothing written.
+    assert!(c.server.writes().is_empty());
+    assert_eq!(
+        c.server
+            .requests()
+            .iter()
+            .filter(|r| r.path.ends_with("/horizontalpodautoscalers"))
+            .count(),
+        3
+    );
+}
+
+#[test]
+fn fleet_watch_in_json_lines_and_only_live() {
+    let c = cluster_of(fleet_objects(2, 1), "fleet-watch-json");
+    let out = c.run(&[
+        "explain",
+        "-A",
+        "--watch",
+        "--watch-count",
+        "2",
+        "--sync-period",
+        "1s",
+        "-o",
+        "json",
+    ]);
+    let text = ok(&out, "json watch");
+    let items: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect();
+    // Both rows once (nothing changed at the second evaluation).
+    let names: Vec<&str> = items.iter().filter_map(|i| i["name"].as_str()).collect();
+    assert_eq!(names, ["app-000", "app-000"]);
+    let namespaces: Vec<&str> = items
+        .iter()
+        .filter_map(|i| i["namespace"].as_str())
+        .collect();
+    assert_eq!(namespaces, ["team-00", "team-01"]);
+    assert!(items.iter().all(|i| i["decision"]["verdict"].is_object()));
+    // An empty namespace says so, then waits for rows.
+    let text = ok(
+        &c.run(&[
+            "explain",
+            "-n",
+            "nobody",
+            "-w",
+            "--watch-count",
+            "1",
+            "--no-headers",
+        ]),
+        "empty watch",
+    );
+    assert!(
+        text.contains("No HorizontalPodAutoscalers found yet"),
+        "{text}"
+    );
+    assert!(text.contains("stopped after 1 evaluation(s)"), "{text}");
+    // --watch re-reads the cluster: with --snapshot it is a usage error, fleet or not.
+    let file = all_examples_file();
+    let out = run(
+        &["explain", "-A", "-w", "--snapshot", &file.to_string_lossy()],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--snapshot"));
+}
+
+/// Lines of the text that are not table rows, longer than `width`.
+fn prose_too_long(text: &str, width: usize) -> Vec<String> {
+    text.lines()
+        .skip_while(|l| !l.is_empty())
+        .filter(|l| l.chars().count() > width)
+        .filter(|l| {
+            let longest = l
+                .split_whitespace()
+                .map(|w| w.chars().count())
+                .max()
+                .unwrap_or(0);
+            l.chars().take_while(|c| *c == ' ').count() + longest <= width
+        })
+        .map(String::from)
+        .collect()
+}
+
+// Regenerate with `UPDATE_GOLDEN=1 cargo test --test fleet golden`.
+#[test]
+fn fleet_golden_text_at_80_and_120_columns() {
+    let update = std::env::var_os("UPDATE_GOLDEN").is_some();
+    let file = all_examples_file();
+    let f = file.to_string_lossy().to_string();
+    let mut stale = Vec::new();
+    for (format, tag) in [("text", "fleet"), ("wide", "fleet-wide")] {
+        for width in [80usize, 120] {
+            let out = cmd(
+                &[
+                    "explain",
+                    "-A",
+                    "--snapshot",
+                    &f,
+                    "--now",
+                    NOW,
+                    "-o",
+                    format,
+                ],
+                None,
+            )
+            .env("COLUMNS", width.to_string())
+            .output()
+            .expect("runs");
+            let text = ok(&out, tag);
+            assert!(
+                prose_too_long(&text, width).is_empty(),
+                "{tag} at {width}:\n{text}"
+            );
+            let golden = root()
+                .join("tests/golden")
+                .join(format!("{tag}.{width}.txt"));
+            if update {
+                std::fs::write(&golden, &text).expect("write golden");
+                continue;
+            }
+            if std::fs::read_to_string(&golden).unwrap_or_default() != text {
+                stale.push(golden.display().to_string());
+            }
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "fleet text differs from the golden files (review, then regenerate with UPDATE_GOLDEN=1 cargo test --test fleet golden):\n  {}",
+        stale.join("\n  ")
+    );
+}

@@ -1,131 +1,30 @@
-//! `kubectl hpa explain`: fetch or read a snapshot, run the core, render the trace.
+//! `kubectl hpa explain`: load (a snapshot file or the cluster) → the [`crate::explain`] feature
+//! → output. One [`Mode`] per way of running; each is a few lines of wiring.
 
-use anyhow::{anyhow, bail, Result};
-use jiff::Timestamp;
+use anyhow::{bail, Result};
 
-use crate::cli::{ExplainOptions, Source};
-use crate::core::{evaluate_with_memory, Decision, Evidence, History, Settings};
+use crate::cli::{ExplainOptions, OutputFormat, Source};
+use crate::cluster;
+use crate::diagnose::Extras;
+use crate::explain::{fleet_watch, live, one, overview, watch};
 use crate::snapshot::Snapshot;
 
-/// Where "now" came from, for the assumptions list.
-fn resolve_now(opts: &ExplainOptions, snap: &Snapshot) -> (Timestamp, String) {
-    if let Some(t) = opts.now {
-        return (t, format!("evaluated at {t} (--now)"));
-    }
-    if let Some(t) = snap.taken_at {
-        return (t, format!("evaluated at {t}, when the snapshot was taken"));
-    }
-    if let Some(t) = snap.newest_metric_time() {
-        return (
-            t,
-            format!(
-                "evaluated at {t}, the newest metric sample in the snapshot (use --now to choose)"
-            ),
-        );
-    }
-    let t = Timestamp::now();
-    (
-        t,
-        format!("evaluated at {t}, the current time (the snapshot has no timestamps)"),
-    )
-}
-
-/// Pick the namespace of NAME in a snapshot when `-n` is not given.
-fn resolve_namespace(opts: &ExplainOptions, snap: &Snapshot, name: &str) -> String {
-    if let Some(ns) = &opts.namespace {
-        return ns.clone();
-    }
-    let matching: Vec<String> = snap
-        .hpa_names(None)
-        .into_iter()
-        .filter_map(|full| {
-            let (ns, n) = full.split_once('/')?;
-            (n == name).then(|| ns.to_string())
-        })
-        .collect();
-    if matching.len() == 1 {
-        matching[0].clone()
-    } else {
-        "default".into()
-    }
-}
-
-/// The settings for a snapshot: the release of `--kubernetes-version`, else the server's
-/// `/version` (live) or the version the snapshot recorded (offline), else the newest release;
-/// `--feature-gates` checked against that release.
-pub fn settings_for(opts: &ExplainOptions, snap: &Snapshot) -> Result<Settings> {
-    let evidence = snap.server_version.as_deref().map(|v| match opts.source {
-        Source::Cluster => Evidence::Server(v),
-        Source::Snapshot(_) => Evidence::Snapshot(v),
-    });
-    let mut s = opts
-        .settings
-        .for_evidence(evidence)
-        .map_err(|e| anyhow::Error::new(crate::cli::UsageError(format!("--feature-gates: {e}"))))?;
-    if evidence.is_none()
-        && opts.source == Source::Cluster
-        && s.requested.kubernetes_version.is_none()
-    {
-        s.kubernetes_version_source += " (the server's /version could not be read)";
-    }
-    Ok(s)
-}
-
-/// Compute the decision for one HPA of a snapshot.
-pub fn decide_from_snapshot(
-    opts: &ExplainOptions,
-    snap: &Snapshot,
-    name: &str,
-) -> Result<Decision> {
-    decide_with_input(opts, snap, name).map(|(_, d)| d)
-}
-
-/// Like [`decide_from_snapshot`], also returning the core's input (for diagnostics).
-pub fn decide_with_input(
-    opts: &ExplainOptions,
-    snap: &Snapshot,
-    name: &str,
-) -> Result<(crate::core::Input, Decision)> {
-    let namespace = resolve_namespace(opts, snap, name);
-    let (now, now_note) = resolve_now(opts, snap);
-    let settings = settings_for(opts, snap)?;
-    let mut input = snap
-        .input_for(&namespace, name, settings, History::default(), now)
-        .map_err(|e| anyhow!(e))?;
-    // The controller's memory: inferred from the HPA's status and SuccessfulRescale Events (in
-    // the snapshot, live or offline), empty, or exactly the --history file.
-    let rescales = crate::events::rescales(snap.events_for(&namespace, name), &namespace, name);
-    let mut d = evaluate_with_memory(&mut input, &opts.history, &rescales);
-    let own = snap.own_failures_for(&namespace, name, &input.hpa.metrics);
-    if !own.is_empty() {
-        d.verdict = crate::core::Verdict {
-            action: crate::core::Action::Unknown,
-            from: d.verdict.from,
-            to: None,
-            decided_by: crate::core::Rule::FetchFailed,
-            summary: format!(
-                "could not read {}; the controller's own view is unknown",
-                own.join(", ")
-            ),
-        };
-        d.desired_range = None;
-        crate::note_own_failure();
-    }
-    d.assumptions.insert(0, now_note);
-    if !snap.has_pod_metrics
-        && input.hpa.metrics.iter().any(|m| {
-            matches!(
-                m,
-                crate::core::MetricSpec::Resource { .. }
-                    | crate::core::MetricSpec::ContainerResource { .. }
-            )
-        })
-    {
-        d.assumptions.push(
-            "the snapshot holds no PodMetrics (metrics.k8s.io): resource metrics are treated as returning no data".into(),
-        );
-    }
-    Ok((input, d))
+/// What `explain` does, from its flags (and, offline, from the snapshot's HPAs).
+pub enum Mode {
+    /// One HPA of a snapshot file.
+    OfflineOne {
+        snap: Snapshot,
+        extras: Extras,
+        name: String,
+    },
+    /// Every HPA of a snapshot file (of `-n`, or all with `-A`).
+    OfflineFleet { snap: Snapshot, extras: Extras },
+    /// One HPA of the cluster, compared with its live status.
+    LiveOne(String),
+    /// Every HPA of a namespace of the cluster (or all with `-A`).
+    LiveFleet,
+    /// Re-evaluate every sync period: one HPA (NAME) or the fleet.
+    Watch(Option<String>),
 }
 
 /// Run `explain`, then print what `-o name` / `-o jsonpath=…` select from its JSON.
@@ -137,61 +36,96 @@ pub fn run_selected(opts: &ExplainOptions) -> Result<String> {
     }
 }
 
-/// `--no-headers`: the fleet table's first line is its header (`HPA …` or `NAMESPACE …`).
-fn fleet_headers(out: String, opts: &ExplainOptions) -> String {
-    let text = matches!(
-        opts.output,
-        crate::cli::OutputFormat::Text | crate::cli::OutputFormat::Wide
-    );
-    if !opts.no_headers || !text {
-        return out;
-    }
-    match out.split_once('\n') {
-        Some((first, rest)) if first.starts_with("HPA ") || first.starts_with("NAMESPACE ") => {
-            rest.to_string()
-        }
-        _ => out,
+/// Run `explain` and return the rendered output.
+pub fn run(opts: &ExplainOptions) -> Result<String> {
+    match mode(opts)? {
+        Mode::OfflineOne { snap, extras, name } => one::render_one(opts, &snap, &extras, &name),
+        Mode::OfflineFleet { snap, extras } => overview::run_offline(opts, &snap, &extras),
+        Mode::LiveOne(name) => live_one(opts, &name),
+        Mode::LiveFleet => live_fleet(opts),
+        Mode::Watch(Some(_)) => watch::run(opts),
+        Mode::Watch(None) => fleet_watch::run(opts),
     }
 }
 
-/// Run `explain` and return the rendered output.
-pub fn run(opts: &ExplainOptions) -> Result<String> {
-    match &opts.source {
-        Source::Snapshot(path) => {
-            let (snap, extras) = super::fleet::read_snapshot_file(path)?;
-            let name = match &opts.name {
-                Some(n) => n.clone(),
-                None => {
-                    let names = snap.hpa_names(opts.namespace.as_deref());
-                    match names.as_slice() {
-                        [one] if !opts.all_namespaces => one
-                            .split_once('/')
-                            .map(|(_, n)| n.to_string())
-                            .unwrap_or_default(),
-                        [] => bail!(
-                            "{}: the snapshot holds no autoscaling/v2 HorizontalPodAutoscaler",
-                            snap.source
-                        ),
-                        // Several HPAs and no NAME: the fleet overview.
-                        _ => {
-                            return super::fleet::run_offline(opts, &snap, &extras)
-                                .map(|o| fleet_headers(o, opts))
-                        }
-                    }
-                }
-            };
-            let (input, d) = decide_with_input(opts, &snap, &name)?;
-            let findings = crate::diagnose::diagnose(&snap, &input, &d, &extras);
-            let cx = crate::render::Context {
-                specs: &input.hpa.raw_metrics,
-                findings: &findings,
-            };
-            crate::render::render_explain(&d, &cx, opts.output, &opts.text_options())
+/// The mode of these options; offline, the snapshot file is read to choose.
+pub fn mode(opts: &ExplainOptions) -> Result<Mode> {
+    let path = match &opts.source {
+        Source::Cluster if opts.watch => return Ok(Mode::Watch(opts.name.clone())),
+        Source::Cluster => {
+            return Ok(match &opts.name {
+                Some(n) => Mode::LiveOne(n.clone()),
+                None => Mode::LiveFleet,
+            })
         }
-        Source::Cluster if opts.watch => super::watch::run(opts),
-        Source::Cluster if opts.name.is_none() => {
-            super::fleet::run_live(opts).map(|o| fleet_headers(o, opts))
-        }
-        Source::Cluster => super::live::run(opts),
+        Source::Snapshot(path) => path,
+    };
+    let (snap, extras) = one::read_snapshot_file(path)?;
+    if let Some(n) = &opts.name {
+        let name = n.clone();
+        return Ok(Mode::OfflineOne { snap, extras, name });
     }
+    let names = snap.hpa_names(opts.namespace.as_deref());
+    let fleet_flags = opts.selector.is_some() || opts.sort_by.is_some();
+    match names.as_slice() {
+        [one] if !opts.all_namespaces && !fleet_flags => {
+            let name = one
+                .split_once('/')
+                .map(|(_, n)| n.to_string())
+                .unwrap_or_default();
+            Ok(Mode::OfflineOne { snap, extras, name })
+        }
+        [] if !fleet_flags => bail!(
+            "{}: the snapshot holds no autoscaling/v2 HorizontalPodAutoscaler",
+            snap.source
+        ),
+        // Several HPAs and no NAME (or -A, -l, --sort-by): the fleet overview.
+        _ => Ok(Mode::OfflineFleet { snap, extras }),
+    }
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?)
+}
+
+/// Progress on stderr for the text formats, on a terminal.
+fn progress(opts: &ExplainOptions) -> cluster::Progress {
+    cluster::Progress::on_terminal(matches!(
+        opts.output,
+        OutputFormat::Text | OutputFormat::Wide
+    ))
+}
+
+/// Live `explain NAME`: fetch → decide and compare → output.
+fn live_one(opts: &ExplainOptions, name: &str) -> Result<String> {
+    if opts.all_namespaces {
+        bail!("-A/--all-namespaces lists a fleet (kubectl hpa explain -A); to explain one HPA use NAME -n NAMESPACE");
+    }
+    let progress = progress(opts);
+    let (context, namespace, fetched) = runtime()?.block_on(async {
+        let conn = cluster::connect(&opts.kube).await?;
+        let ns = conn.namespace.clone();
+        let f = cluster::fetch_hpa_with(&conn, &ns, name, &progress).await?;
+        Ok::<_, anyhow::Error>((conn.context.clone(), ns, f))
+    })?;
+    live::explain_fetched(opts, name, &context, namespace, fetched)
+}
+
+/// Live fleet overview: fetch (requests that do not grow with the HPAs) → decide each → output.
+fn live_fleet(opts: &ExplainOptions) -> Result<String> {
+    let progress = progress(opts);
+    let (conn, fetched) = runtime()?.block_on(async {
+        let conn = cluster::connect(&opts.kube).await?;
+        let ns = (!opts.all_namespaces).then(|| conn.namespace.clone());
+        let f = cluster::fetch_fleet(&conn, ns.as_deref(), &progress).await?;
+        Ok::<_, anyhow::Error>((conn, f))
+    })?;
+    let at = overview::LiveScope {
+        context: &conn.context,
+        server: &conn.server,
+        namespace: (!opts.all_namespaces).then_some(conn.namespace.as_str()),
+    };
+    overview::live_overview(opts, &at, fetched)
 }

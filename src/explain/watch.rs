@@ -108,7 +108,7 @@ fn window_seconds(d: &Decision, opts: &ExplainOptions) -> i64 {
 }
 
 /// Write a line now; false when stdout is closed (e.g. `--watch | head -1`): the watch ends.
-fn out(s: &str) -> bool {
+pub(super) fn out(s: &str) -> bool {
     let mut o = std::io::stdout().lock();
     o.write_all(s.as_bytes()).and_then(|_| o.flush()).is_ok()
 }
@@ -116,7 +116,7 @@ fn out(s: &str) -> bool {
 /// Whether stdout's reader is gone (a pipe whose reader closed reports POLLERR), checked without
 /// writing, so a watch that prints only changes still ends when `head -1` has its line.
 #[cfg(unix)]
-fn stdout_closed() -> bool {
+pub(super) fn stdout_closed() -> bool {
     let mut fd = libc::pollfd {
         fd: libc::STDOUT_FILENO,
         events: libc::POLLOUT,
@@ -128,12 +128,12 @@ fn stdout_closed() -> bool {
 }
 
 #[cfg(not(unix))]
-fn stdout_closed() -> bool {
+pub(super) fn stdout_closed() -> bool {
     false
 }
 
 /// An error line on stderr; a closed stderr is not a reason to abort.
-fn err_line(s: &str) {
+pub(super) fn err_line(s: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{s}");
 }
 
@@ -220,7 +220,7 @@ pub fn run(opts: &ExplainOptions) -> Result<String> {
                 let mut o = opts.clone();
                 o.namespace = Some(ns.clone());
                 o.history = history.clone();
-                super::explain::decide_from_snapshot(&o, &snap, &name)
+                super::one::decide_from_snapshot(&o, &snap, &name)
             });
         match result {
             Err(e) if n == 0 => return Err(e),
@@ -265,4 +265,62 @@ pub fn run(opts: &ExplainOptions) -> Result<String> {
         ));
     }
     Ok(String::new())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::explain::testing::{example, options, NOW};
+
+    fn decision(file: &str, name: &str) -> Decision {
+        let (snap, _) = example(file);
+        super::super::one::decide_from_snapshot(&options(&["--now", NOW]), &snap, name)
+            .expect("decides")
+    }
+
+    #[test]
+    fn a_change_is_a_new_count_or_verdict() {
+        let d = decision("scale-up-cpu.yaml", "web");
+        let mut e = d.clone();
+        e.verdict.summary = "other words".into();
+        assert!(key(&d) == key(&e));
+        e.desired_replicas = Some(6);
+        assert!(key(&d) != key(&e));
+    }
+
+    #[test]
+    fn the_change_line_in_text_and_json() {
+        let d = decision("scale-up-cpu.yaml", "web");
+        let text = change_line(&d, false, false).expect("text");
+        assert!(
+            text.starts_with(&format!("{NOW}  3 → 5  ScaleUp  MetricProposal: ")),
+            "{text}"
+        );
+        assert!(
+            text.trim_end()
+                .ends_with(&format!("[{}]", metrics_brief(&d))),
+            "{text}"
+        );
+        assert!(
+            metrics_brief(&d).starts_with("cpu "),
+            "{}",
+            metrics_brief(&d)
+        );
+        let json: serde_json::Value =
+            serde_json::from_str(&change_line(&d, true, true).expect("json")).expect("JSON");
+        assert_eq!(json["desiredReplicas"], 5);
+        assert_eq!(json["historyComplete"], true);
+    }
+
+    #[test]
+    fn the_window_to_watch() {
+        let d = decision("scale-down-stabilized.yaml", "frontend");
+        let opts = options(&[]);
+        assert_eq!(window_seconds(&d, &opts), 300);
+        let line = window_watched(&d, 300);
+        assert!(
+            line.contains("(300s)") && line.contains("no assumption"),
+            "{line}"
+        );
+    }
 }

@@ -1,0 +1,248 @@
+//! Deciding many HPAs: one [`FleetItem`] per HPA of one [`Snapshot`] per namespace (live: fetched
+//! with a number of requests that does not grow with the number of HPAs, see
+//! [`cluster::fetch_fleet`]; offline: a snapshot file with several HPAs). Every decision comes
+//! from the same [`Snapshot::input_for`] + `core::evaluate` path as `explain NAME`
+//! ([`super::one::decide_with_input`]); diagnostics are added next to it. `-l/--selector` picks
+//! HPAs by their own labels.
+//!
+//! An item (`items[]` of `-o json`) is `{namespace, name, target{kind,name}, currentReplicas,
+//! desiredReplicas, statusDesiredReplicas, minReplicas, maxReplicas, action, decidedBy, summary,
+//! warnings[], error, diagnostics[], decision}` where `decision` is the full `Explanation` of
+//! `explain NAME -o json` (null when the HPA could not be evaluated; `error` says why).
+
+use anyhow::{anyhow, Result};
+use k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler;
+use serde::Serialize;
+
+use crate::cli::ExplainOptions;
+use crate::cluster;
+use crate::core::{Action, Decision, HistoryMode, Rule, TargetRef};
+use crate::diagnose::{self, Extras, Finding, Severity};
+use crate::snapshot::Snapshot;
+
+/// One line of the overview.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FleetItem {
+    pub namespace: String,
+    pub name: String,
+    pub target: TargetRef,
+    pub current_replicas: Option<i32>,
+    pub desired_replicas: Option<i32>,
+    /// Every memory consistent with the evidence gives a value in this range.
+    pub desired_range: Option<crate::core::DesiredRange>,
+    /// `status.desiredReplicas` as the controller last wrote it.
+    pub status_desired_replicas: Option<i32>,
+    pub min_replicas: Option<i32>,
+    pub max_replicas: Option<i32>,
+    pub action: Option<Action>,
+    pub decided_by: Option<Rule>,
+    pub summary: Option<String>,
+    /// Ids of the error and warning findings.
+    pub warnings: Vec<String>,
+    /// Why the HPA could not be evaluated (unusable input).
+    pub error: Option<String>,
+    pub diagnostics: Vec<Finding>,
+    pub decision: Option<Decision>,
+}
+
+fn item_from(
+    opts: &ExplainOptions,
+    snap: &Snapshot,
+    extras: &Extras,
+    raw: &HorizontalPodAutoscaler,
+) -> FleetItem {
+    let ns = raw.metadata.namespace.as_deref().unwrap_or("default");
+    let name = raw.metadata.name.as_deref().unwrap_or_default();
+    let tref = &raw.spec.scale_target_ref;
+    let mut o = opts.clone();
+    o.namespace = Some(ns.to_string());
+    o.name = Some(name.to_string());
+    match super::one::decide_with_input(&o, snap, name) {
+        Ok((input, d)) => {
+            let findings = diagnose::diagnose(snap, &input, &d, extras);
+            FleetItem {
+                namespace: ns.into(),
+                name: name.into(),
+                target: d.target.clone(),
+                current_replicas: d.current_replicas,
+                desired_replicas: d.desired_replicas,
+                desired_range: d.desired_range,
+                status_desired_replicas: input.hpa.status.as_ref().map(|s| s.desired_replicas),
+                min_replicas: Some(d.min_replicas),
+                max_replicas: Some(d.max_replicas),
+                action: Some(d.verdict.action),
+                decided_by: Some(d.verdict.decided_by),
+                summary: Some(d.verdict.summary.clone()),
+                warnings: warning_ids(&findings),
+                error: None,
+                diagnostics: findings,
+                decision: Some(d),
+            }
+        }
+        Err(e) => FleetItem {
+            namespace: ns.into(),
+            name: name.into(),
+            target: TargetRef {
+                kind: tref.kind.clone(),
+                name: tref.name.clone(),
+            },
+            current_replicas: None,
+            desired_replicas: None,
+            desired_range: None,
+            status_desired_replicas: raw.status.as_ref().map(|s| s.desired_replicas),
+            min_replicas: Some(raw.spec.min_replicas.unwrap_or(1)),
+            max_replicas: Some(raw.spec.max_replicas),
+            action: None,
+            decided_by: None,
+            summary: None,
+            warnings: vec![],
+            error: Some(format!("{e:#}")),
+            diagnostics: vec![],
+            decision: None,
+        },
+    }
+}
+
+fn warning_ids(findings: &[Finding]) -> Vec<String> {
+    let mut ids: Vec<String> = findings
+        .iter()
+        .filter(|f| f.severity != Severity::Info)
+        .map(|f| f.id.clone())
+        .collect();
+    ids.dedup();
+    ids
+}
+
+/// Does `-l/--selector` pick this HPA (by its own labels)? Everything without a selector.
+pub fn selected(opts: &ExplainOptions, h: &HorizontalPodAutoscaler) -> bool {
+    let none = std::collections::BTreeMap::new();
+    opts.selector
+        .as_ref()
+        .is_none_or(|s| s.matches(h.metadata.labels.as_ref().unwrap_or(&none)))
+}
+
+/// An HPA's own memory, by namespace and name (what the fleet watch kept); None: `--history`.
+pub type Memory<'a> = &'a dyn Fn(&str, &str) -> Option<HistoryMode>;
+
+/// Every HPA of a snapshot (optionally of one namespace) that `-l` picks, in namespace/name
+/// order (each name once).
+pub fn evaluate_snapshot(
+    opts: &ExplainOptions,
+    snap: &Snapshot,
+    extras: &Extras,
+    namespace: Option<&str>,
+) -> Vec<FleetItem> {
+    evaluate_snapshot_with(opts, snap, extras, namespace, &|_, _| None)
+}
+
+/// [`evaluate_snapshot`], each HPA with the memory `memory` has for it.
+pub fn evaluate_snapshot_with(
+    opts: &ExplainOptions,
+    snap: &Snapshot,
+    extras: &Extras,
+    namespace: Option<&str>,
+    memory: Memory,
+) -> Vec<FleetItem> {
+    let key = |h: &HorizontalPodAutoscaler| {
+        (
+            h.metadata
+                .namespace
+                .as_deref()
+                .unwrap_or("default")
+                .to_string(),
+            h.metadata.name.clone().unwrap_or_default(),
+        )
+    };
+    let mut hpas: Vec<&HorizontalPodAutoscaler> = snap
+        .hpas
+        .iter()
+        .filter(|h| namespace.is_none_or(|ns| key(h).0 == ns))
+        .filter(|h| selected(opts, h))
+        .collect();
+    hpas.sort_by_cached_key(|h| key(h));
+    hpas.dedup_by(|a, b| key(a) == key(b));
+    hpas.into_iter()
+        .map(|h| {
+            let (ns, name) = key(h);
+            match memory(&ns, &name) {
+                Some(m) => {
+                    let mut o = opts.clone();
+                    o.history = m;
+                    item_from(&o, snap, extras, h)
+                }
+                None => item_from(opts, snap, extras, h),
+            }
+        })
+        .collect()
+}
+
+/// Evaluate every HPA of a fleet fetch: one Snapshot per namespace (each List consumed).
+pub fn evaluate_fetched(
+    opts: &ExplainOptions,
+    context: &str,
+    fetched: cluster::FleetFetched,
+) -> Result<Vec<FleetItem>> {
+    evaluate_fetched_with(opts, context, fetched, &|_, _| None)
+}
+
+/// [`evaluate_fetched`], each HPA with the memory `memory` has for it.
+pub fn evaluate_fetched_with(
+    opts: &ExplainOptions,
+    context: &str,
+    fetched: cluster::FleetFetched,
+    memory: Memory,
+) -> Result<Vec<FleetItem>> {
+    let mut items = Vec::new();
+    let source = format!("cluster {context}");
+    for (_, list) in fetched.lists {
+        let snap = Snapshot::from_owned(list, &source).map_err(|e| anyhow!(e))?;
+        let mut extras = Extras::from_snapshot(&snap);
+        extras.metrics_api = fetched.metrics_api.clone();
+        super::one::settings_for(opts, &snap)?;
+        items.extend(evaluate_snapshot_with(opts, &snap, &extras, None, memory));
+    }
+    Ok(items)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::explain::testing::{example, options, NOW};
+
+    #[test]
+    fn the_selector_picks_hpas_by_their_labels() {
+        let (mut snap, extras) = example("scale-up-cpu.yaml");
+        let (other, _) = example("hold-within-tolerance.yaml");
+        snap.hpas.extend(other.hpas);
+        snap.hpas[0].metadata.labels = Some([("tier".to_string(), "web".to_string())].into());
+        let names = |args: &[&str]| -> Vec<String> {
+            evaluate_snapshot(&options(args), &snap, &extras, None)
+                .into_iter()
+                .map(|i| i.name)
+                .collect()
+        };
+        assert_eq!(names(&["--now", NOW]), ["api", "web"]);
+        assert_eq!(names(&["--now", NOW, "-l", "tier=web"]), ["web"]);
+        assert_eq!(names(&["--now", NOW, "-l", "tier!=web"]), ["api"]);
+        assert_eq!(names(&["--now", NOW, "-l", "!tier"]), ["api"]);
+        assert!(names(&["--now", NOW, "-l", "tier in (api)"]).is_empty());
+    }
+
+    #[test]
+    fn each_hpa_can_have_its_own_memory() {
+        let (snap, extras) = example("scale-down-stabilized.yaml");
+        let opts = options(&["--now", NOW]);
+        let auto = evaluate_snapshot(&opts, &snap, &extras, None);
+        let asked = std::cell::Cell::new(0);
+        let none = evaluate_snapshot_with(&opts, &snap, &extras, None, &|ns, name| {
+            asked.set(asked.get() + 1);
+            assert_eq!((ns, name), ("shop", "frontend"));
+            Some(HistoryMode::None)
+        });
+        assert_eq!(asked.get(), 1);
+        // The inferred memory holds the scale-down back; an empty one does not.
+        assert_eq!(auto[0].desired_replicas, Some(8));
+        assert_ne!(none[0].desired_replicas, auto[0].desired_replicas);
+    }
+}

@@ -1,0 +1,358 @@
+//! The fleet table (text and `-o wide`): one row per HPA in kubectl's borderless look, laid out
+//! by comfy-table to fit the width ([`ExplainOptions::width`]); then the problems, one line each,
+//! the notes and a footer.
+//!
+//! Text keeps one line per HPA: the REASON column is cut to the room the other columns leave.
+//! `-o wide` keeps the whole reason and wraps it inside its column.
+
+use comfy_table::{presets, Cell, Color, ColumnConstraint, ContentArrangement, Table, Width};
+
+use super::fleet::FleetItem;
+use crate::cli::{ExplainOptions, OutputFormat};
+use crate::core::Action;
+use crate::diagnose::{Finding, Severity};
+use crate::render::layout::{wrap, MIN_WIDTH};
+
+/// Space after each column, as kubectl prints its tables.
+const GAP: usize = 3;
+/// The reason keeps at least this many characters when the other columns take the width.
+const MIN_REASON: usize = 24;
+/// A cut summary keeps at least this many characters; else REASON shows only the rule.
+const MIN_SUMMARY: usize = 16;
+
+/// The whole text of the fleet overview.
+pub fn render(items: &[FleetItem], opts: &ExplainOptions, notes: &[String]) -> String {
+    let wide = opts.output == OutputFormat::Wide;
+    let all_ns = items
+        .iter()
+        .map(|i| &i.namespace)
+        .collect::<std::collections::BTreeSet<_>>()
+        .len()
+        > 1
+        || opts.all_namespaces;
+    let width = opts.width.max(MIN_WIDTH);
+    let mut out = table(items, opts, all_ns);
+    out += &problems(items, wide, width);
+    for n in notes {
+        out += &wrap(n, width, "note: ", "      ");
+    }
+    out += &footer(items.len(), wide, width);
+    out
+}
+
+/// The column names; REASON is the one before last.
+pub fn headers(all_ns: bool) -> Vec<&'static str> {
+    let mut header = vec![];
+    if all_ns {
+        header.push("NAMESPACE");
+    }
+    header.extend([
+        "HPA", "TARGET", "CURRENT", "DESIRED", "MIN/MAX", "VERDICT", "REASON", "WARNINGS",
+    ]);
+    header
+}
+
+/// The cells of one row, the reason in full.
+pub fn cells(i: &FleetItem, all_ns: bool) -> Vec<String> {
+    let mut r = Vec::new();
+    if all_ns {
+        r.push(i.namespace.clone());
+    }
+    r.extend([
+        i.name.clone(),
+        format!("{}/{}", i.target.kind, i.target.name),
+        opt(i.current_replicas),
+        match i.desired_range.filter(|r| r.min != r.max) {
+            Some(r) => format!("{} ({}–{})", opt(i.desired_replicas), r.min, r.max),
+            None => opt(i.desired_replicas),
+        },
+        format!("{}/{}", opt(i.min_replicas), opt(i.max_replicas)),
+        verdict_word(i),
+        reason(i),
+        if i.warnings.is_empty() {
+            "-".into()
+        } else {
+            i.warnings.join(",")
+        },
+    ]);
+    r
+}
+
+/// `Rule: summary`, or why the HPA could not be evaluated.
+fn reason(i: &FleetItem) -> String {
+    match (&i.decided_by, &i.summary, &i.error) {
+        (Some(by), Some(s), _) => format!("{by}: {s}"),
+        (_, _, Some(e)) => e.clone(),
+        _ => String::new(),
+    }
+}
+
+/// The reason in `room` characters: whole when it fits, else cut, else only the rule's name
+/// when a cut would leave little of the summary.
+pub fn short_reason(i: &FleetItem, full: &str, room: usize) -> String {
+    if full.chars().count() <= room {
+        return full.to_string();
+    }
+    match &i.decided_by {
+        Some(by) if room < by.to_string().chars().count() + 2 + MIN_SUMMARY => {
+            truncate(&by.to_string(), room)
+        }
+        _ => truncate(full, room),
+    }
+}
+
+/// The characters REASON gets: what the other columns leave of `width`, at least [`MIN_REASON`].
+pub fn reason_room(widths: &[usize], reason_col: usize, width: usize) -> usize {
+    let others: usize = widths
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| *k != reason_col)
+        .map(|(_, w)| w + GAP)
+        .sum();
+    width.saturating_sub(others + GAP).max(MIN_REASON)
+}
+
+/// The widest cell of each column, the header included.
+fn column_widths(header: &[&str], rows: &[Vec<String>]) -> Vec<usize> {
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for r in rows {
+        for (k, c) in r.iter().enumerate() {
+            widths[k] = widths[k].max(c.chars().count());
+        }
+    }
+    widths
+}
+
+/// The rows of `items` (the header unless `--no-headers`), each line ending in a newline.
+pub fn table(items: &[FleetItem], opts: &ExplainOptions, all_ns: bool) -> String {
+    let wide = opts.output == OutputFormat::Wide;
+    let header = headers(all_ns);
+    let reason_col = header.len() - 2;
+    let mut rows: Vec<Vec<String>> = items.iter().map(|i| cells(i, all_ns)).collect();
+    let room = reason_room(&column_widths(&header, &rows), reason_col, opts.width);
+    if !wide {
+        for (r, i) in rows.iter_mut().zip(items) {
+            r[reason_col] = short_reason(i, &r[reason_col], room);
+        }
+    }
+    let widths = column_widths(&header, &rows);
+    let mut t = Table::new();
+    t.load_style(presets::NOTHING)
+        .set_content_arrangement(if wide {
+            ContentArrangement::Dynamic
+        } else {
+            ContentArrangement::Disabled
+        })
+        .set_width(opts.width.clamp(1, u16::MAX as usize) as u16)
+        .set_header(header);
+    for (k, c) in t.column_iter_mut().enumerate() {
+        c.set_padding((0, GAP as u16));
+        let least = if k == reason_col {
+            widths[k].min(MIN_REASON)
+        } else {
+            widths[k]
+        };
+        let least = (least + GAP).min(u16::MAX as usize) as u16;
+        c.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(least)));
+    }
+    for (r, i) in rows.into_iter().zip(items) {
+        let color = if opts.color { row_color(i) } else { None };
+        t.add_row(r.into_iter().map(|c| match color {
+            Some(color) => Cell::new(c).fg(color),
+            None => Cell::new(c),
+        }));
+    }
+    if opts.color {
+        t.enforce_styling();
+    }
+    t.lines()
+        .skip(usize::from(opts.no_headers))
+        .map(|l| trim_line(&l) + "\n")
+        .collect()
+}
+
+/// A line without its trailing padding, also when a colour ends it.
+fn trim_line(l: &str) -> String {
+    const RESET: &str = "\u{1b}[39m";
+    match l.trim_end().strip_suffix(RESET) {
+        Some(body) => body.trim_end().to_string() + RESET,
+        None => l.trim_end().to_string(),
+    }
+}
+
+/// Scale-ups green, scale-downs cyan, what cannot scale red (the terminal's normal shades).
+fn row_color(i: &FleetItem) -> Option<Color> {
+    match i.action {
+        Some(Action::ScaleUp) => Some(Color::DarkGreen),
+        Some(Action::ScaleDown) => Some(Color::DarkCyan),
+        Some(Action::CannotScale | Action::Disabled) | None => Some(Color::DarkRed),
+        _ => None,
+    }
+}
+
+/// The problems, one line each (with what to do in -o wide).
+fn problems(items: &[FleetItem], wide: bool, width: usize) -> String {
+    let problems: Vec<(&FleetItem, &Finding)> = items
+        .iter()
+        .flat_map(|i| {
+            i.diagnostics
+                .iter()
+                .filter(|f| f.severity != Severity::Info)
+                .map(move |f| (i, f))
+        })
+        .collect();
+    let mut out = String::new();
+    if !problems.is_empty() {
+        out += "\nWarnings\n";
+        for (i, f) in problems {
+            let line = format!(
+                "{}/{} [{}] {}: {}",
+                i.namespace,
+                i.name,
+                f.severity.as_str(),
+                f.id,
+                f.message
+            );
+            out += &wrap(&line, width, "  ", "    ");
+            if wide {
+                out += &wrap(&f.action, width, "      → ", "        ");
+            }
+        }
+    }
+    out
+}
+
+fn footer(count: usize, wide: bool, width: usize) -> String {
+    let text = format!(
+        "{} HPA(s); `kubectl hpa explain NAME -n NAMESPACE` explains one step by step{}",
+        count,
+        if wide {
+            ""
+        } else {
+            "; -o wide shows full reasons and what to do"
+        }
+    );
+    "\n".to_string() + &wrap(&text, width, "", "")
+}
+
+/// The VERDICT column: `SCALE UP 3→5`, `HOLD`, `ERROR` (could not be evaluated).
+pub fn verdict_word(i: &FleetItem) -> String {
+    match (i.action, i.current_replicas, i.desired_replicas) {
+        (Some(Action::ScaleUp), Some(c), Some(d)) => format!("SCALE UP {c}→{d}"),
+        (Some(Action::ScaleDown), Some(c), Some(d)) => format!("SCALE DOWN {c}→{d}"),
+        (Some(Action::Hold), _, _) => "HOLD".into(),
+        (Some(Action::CannotScale), _, _) => "CANNOT SCALE".into(),
+        (Some(Action::Disabled), _, _) => "DISABLED".into(),
+        (Some(Action::Unknown), _, _) => "UNKNOWN".into(),
+        (Some(_), _, _) => "?".into(),
+        (None, _, _) => "ERROR".into(),
+    }
+}
+
+fn opt(v: Option<i32>) -> String {
+    v.map_or("-".into(), |v| v.to_string())
+}
+
+/// At most `n` characters, the last one `…` when cut.
+pub fn truncate(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(n.saturating_sub(1)).collect();
+        t.push('…');
+        t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::explain::fleet::evaluate_snapshot;
+    use crate::explain::testing::{example, options, NOW};
+
+    fn web() -> (ExplainOptions, FleetItem) {
+        let opts = options(&["--now", NOW, "--snapshot", "x"]);
+        let (snap, extras) = example("scale-up-cpu.yaml");
+        let item = evaluate_snapshot(&opts, &snap, &extras, None).remove(0);
+        (opts, item)
+    }
+
+    #[test]
+    fn the_reason_is_whole_cut_or_only_the_rule() {
+        let (_, web) = web();
+        let full = reason(&web);
+        assert!(
+            full.starts_with("MetricProposal: scale up from 3 to 5"),
+            "{full}"
+        );
+        assert_eq!(short_reason(&web, &full, 500), full);
+        // Room for the rule and a useful part of the summary: cut.
+        let cut = short_reason(&web, &full, 40);
+        assert_eq!(cut.chars().count(), 40);
+        assert!(cut.ends_with('…') && cut.starts_with("MetricProposal: scale"));
+        // Little room: the rule alone.
+        assert_eq!(short_reason(&web, &full, 24), "MetricProposal");
+        assert_eq!(short_reason(&web, &full, 5), "Metr…");
+    }
+
+    #[test]
+    fn reason_gets_what_the_other_columns_leave() {
+        // Two columns of 10 and 4 beside REASON (column 1): each takes its width and a gap.
+        assert_eq!(reason_room(&[10, 50, 4], 1, 100), 100 - (13 + 7 + 3));
+        assert_eq!(reason_room(&[10, 50, 4], 1, 20), MIN_REASON);
+        assert_eq!(truncate("abcdef", 4), "abc…");
+        assert_eq!(truncate("abc", 4), "abc");
+    }
+
+    #[test]
+    fn one_line_per_hpa_in_kubectl_columns() {
+        let (mut opts, web) = web();
+        assert_eq!(verdict_word(&web), "SCALE UP 3→5");
+        let t = table(std::slice::from_ref(&web), &opts, false);
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(lines.len(), 2, "{t}");
+        assert!(lines[0].starts_with("HPA   "), "{t}");
+        assert!(lines[1].starts_with("web   "), "{t}");
+        // The columns line up: each header starts where its cell does.
+        let at = |l: &str, w: &str| l.find(w).expect(w);
+        assert_eq!(at(lines[0], "VERDICT"), at(lines[1], "SCALE UP"));
+        assert!(lines
+            .iter()
+            .all(|l| l.chars().count() <= 100 && l == &l.trim_end()));
+        opts.no_headers = true;
+        let t = table(std::slice::from_ref(&web), &opts, true);
+        assert!(t.starts_with("shop        web   "), "{t}");
+        assert_eq!(t.lines().count(), 1);
+        assert!(!t.contains('\u{1b}'));
+        opts.color = true;
+        let t = table(std::slice::from_ref(&web), &opts, true);
+        assert!(t.contains("\u{1b}[38;5;2mshop"), "{t:?}");
+        assert!(t.ends_with("-\u{1b}[39m\n"), "{t:?}");
+        assert_eq!(trim_line("a  \u{1b}[39m  "), "a\u{1b}[39m");
+    }
+
+    #[test]
+    fn wide_wraps_the_reason_inside_its_column() {
+        let (mut opts, web) = web();
+        opts.output = OutputFormat::Wide;
+        opts.width = 80;
+        let t = render(std::slice::from_ref(&web), &opts, &["a note".into()]);
+        let start = t
+            .lines()
+            .next()
+            .expect("header")
+            .find("REASON")
+            .expect("REASON");
+        let continued: Vec<&str> = t
+            .lines()
+            .skip(2)
+            .take_while(|l| l.starts_with(' '))
+            .collect();
+        assert!(!continued.is_empty(), "{t}");
+        for l in continued {
+            assert_eq!(l.find(|c: char| c != ' '), Some(start), "{t}");
+        }
+        assert!(t.contains("\nnote: a note\n"), "{t}");
+        assert!(t.ends_with("explains one step by step\n"), "{t}");
+    }
+}

@@ -1,0 +1,194 @@
+//! Deciding one HPA of a [`Snapshot`] (from a file or fetched live): the evaluation time, the
+//! namespace, the controller's settings and memory, then the core's decision. Every mode of
+//! `explain` (one, fleet, live, watch) decides through [`decide_with_input`].
+
+use std::path::Path;
+
+use anyhow::{anyhow, Result};
+use jiff::Timestamp;
+
+use crate::cli::{ExplainOptions, Source};
+use crate::core::{evaluate_with_memory, Decision, Evidence, History, Settings};
+use crate::diagnose::Extras;
+use crate::snapshot::Snapshot;
+
+/// Read a snapshot file and the diagnostic context it holds (the file is parsed once).
+pub fn read_snapshot_file(path: &Path) -> Result<(Snapshot, Extras)> {
+    let snap = Snapshot::from_file(path).map_err(|e| anyhow!(e))?;
+    let extras = Extras::from_snapshot(&snap);
+    Ok((snap, extras))
+}
+
+/// Where "now" came from, for the assumptions list.
+fn resolve_now(opts: &ExplainOptions, snap: &Snapshot) -> (Timestamp, String) {
+    if let Some(t) = opts.now {
+        return (t, format!("evaluated at {t} (--now)"));
+    }
+    if let Some(t) = snap.taken_at {
+        return (t, format!("evaluated at {t}, when the snapshot was taken"));
+    }
+    if let Some(t) = snap.newest_metric_time() {
+        return (
+            t,
+            format!(
+                "evaluated at {t}, the newest metric sample in the snapshot (use --now to choose)"
+            ),
+        );
+    }
+    let t = Timestamp::now();
+    (
+        t,
+        format!("evaluated at {t}, the current time (the snapshot has no timestamps)"),
+    )
+}
+
+/// Pick the namespace of NAME in a snapshot when `-n` is not given.
+fn resolve_namespace(opts: &ExplainOptions, snap: &Snapshot, name: &str) -> String {
+    if let Some(ns) = &opts.namespace {
+        return ns.clone();
+    }
+    let matching: Vec<String> = snap
+        .hpa_names(None)
+        .into_iter()
+        .filter_map(|full| {
+            let (ns, n) = full.split_once('/')?;
+            (n == name).then(|| ns.to_string())
+        })
+        .collect();
+    if matching.len() == 1 {
+        matching[0].clone()
+    } else {
+        "default".into()
+    }
+}
+
+/// The settings for a snapshot: the release of `--kubernetes-version`, else the server's
+/// `/version` (live) or the version the snapshot recorded (offline), else the newest release;
+/// `--feature-gates` checked against that release.
+pub fn settings_for(opts: &ExplainOptions, snap: &Snapshot) -> Result<Settings> {
+    let evidence = snap.server_version.as_deref().map(|v| match opts.source {
+        Source::Cluster => Evidence::Server(v),
+        Source::Snapshot(_) => Evidence::Snapshot(v),
+    });
+    let mut s = opts
+        .settings
+        .for_evidence(evidence)
+        .map_err(|e| anyhow::Error::new(crate::cli::UsageError(format!("--feature-gates: {e}"))))?;
+    if evidence.is_none()
+        && opts.source == Source::Cluster
+        && s.requested.kubernetes_version.is_none()
+    {
+        s.kubernetes_version_source += " (the server's /version could not be read)";
+    }
+    Ok(s)
+}
+
+/// Compute the decision for one HPA of a snapshot.
+pub fn decide_from_snapshot(
+    opts: &ExplainOptions,
+    snap: &Snapshot,
+    name: &str,
+) -> Result<Decision> {
+    decide_with_input(opts, snap, name).map(|(_, d)| d)
+}
+
+/// Like [`decide_from_snapshot`], also returning the core's input (for diagnostics).
+pub fn decide_with_input(
+    opts: &ExplainOptions,
+    snap: &Snapshot,
+    name: &str,
+) -> Result<(crate::core::Input, Decision)> {
+    let namespace = resolve_namespace(opts, snap, name);
+    let (now, now_note) = resolve_now(opts, snap);
+    let settings = settings_for(opts, snap)?;
+    let mut input = snap
+        .input_for(&namespace, name, settings, History::default(), now)
+        .map_err(|e| anyhow!(e))?;
+    // The controller's memory: inferred from the HPA's status and SuccessfulRescale Events (in
+    // the snapshot, live or offline), empty, or exactly the --history file.
+    let rescales = crate::events::rescales(snap.events_for(&namespace, name), &namespace, name);
+    let mut d = evaluate_with_memory(&mut input, &opts.history, &rescales);
+    let own = snap.own_failures_for(&namespace, name, &input.hpa.metrics);
+    if !own.is_empty() {
+        d.verdict = crate::core::Verdict {
+            action: crate::core::Action::Unknown,
+            from: d.verdict.from,
+            to: None,
+            decided_by: crate::core::Rule::FetchFailed,
+            summary: format!(
+                "could not read {}; the controller's own view is unknown",
+                own.join(", ")
+            ),
+        };
+        d.desired_range = None;
+        crate::note_own_failure();
+    }
+    d.assumptions.insert(0, now_note);
+    if !snap.has_pod_metrics
+        && input.hpa.metrics.iter().any(|m| {
+            matches!(
+                m,
+                crate::core::MetricSpec::Resource { .. }
+                    | crate::core::MetricSpec::ContainerResource { .. }
+            )
+        })
+    {
+        d.assumptions.push(
+            "the snapshot holds no PodMetrics (metrics.k8s.io): resource metrics are treated as returning no data".into(),
+        );
+    }
+    Ok((input, d))
+}
+
+/// The text, JSON or YAML of one HPA of a snapshot file: decision, diagnostics, trace.
+pub fn render_one(
+    opts: &ExplainOptions,
+    snap: &Snapshot,
+    extras: &Extras,
+    name: &str,
+) -> Result<String> {
+    let (input, d) = decide_with_input(opts, snap, name)?;
+    let findings = crate::diagnose::diagnose(snap, &input, &d, extras);
+    let cx = crate::render::Context {
+        specs: &input.hpa.raw_metrics,
+        findings: &findings,
+    };
+    crate::render::render_explain(&d, &cx, opts.output, &opts.text_options())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::explain::testing::{example, options, NOW};
+
+    #[test]
+    fn now_comes_from_the_flag_then_the_snapshot() {
+        let (snap, _) = example("scale-up-cpu.yaml");
+        let (t, note) = resolve_now(&options(&["--now", "2026-03-01T13:00:00Z"]), &snap);
+        assert_eq!(t.to_string(), "2026-03-01T13:00:00Z");
+        assert!(note.ends_with("(--now)"), "{note}");
+        let (t, note) = resolve_now(&options(&[]), &snap);
+        assert_eq!(t.to_string(), NOW);
+        assert!(!note.contains("--now)"), "{note}");
+    }
+
+    #[test]
+    fn the_namespace_of_a_unique_name() {
+        let (snap, _) = example("scale-up-cpu.yaml");
+        assert_eq!(resolve_namespace(&options(&[]), &snap, "web"), "shop");
+        assert_eq!(resolve_namespace(&options(&["-n", "x"]), &snap, "web"), "x");
+        assert_eq!(resolve_namespace(&options(&[]), &snap, "nope"), "default");
+    }
+
+    #[test]
+    fn one_decision_and_its_trace() {
+        let (snap, extras) = example("scale-up-cpu.yaml");
+        let opts = options(&["--now", NOW]);
+        let d = decide_from_snapshot(&opts, &snap, "web").expect("decides");
+        assert_eq!(d.desired_replicas, Some(5));
+        assert!(d.assumptions[0].contains("(--now)"));
+        let text = render_one(&opts, &snap, &extras, "web").expect("renders");
+        assert!(text.starts_with("HPA shop/web"), "{text}");
+        assert!(decide_from_snapshot(&opts, &snap, "nope").is_err());
+    }
+}

@@ -1,0 +1,179 @@
+//! The fleet overview: `kubectl hpa explain` without NAME (the namespace) or with `-A` — the
+//! items of [`super::fleet`] in `--sort-by` order ([`super::sort`]), as the table
+//! ([`super::fleet_table`]) or the document.
+//!
+//! JSON (`-o json`, `kind: FleetExplanation`): `{apiVersion, kind, scope, source, notes[],
+//! items[]}` (each item a [`FleetItem`]).
+
+use anyhow::Result;
+use serde::Serialize;
+
+use super::fleet::{evaluate_fetched, evaluate_snapshot, FleetItem};
+use crate::cli::{ExplainOptions, OutputFormat};
+use crate::cluster;
+use crate::core::CONTRACT_VERSION;
+use crate::diagnose::Extras;
+use crate::snapshot::Snapshot;
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FleetDoc<'a> {
+    api_version: &'static str,
+    kind: &'static str,
+    /// `namespace shop`, `all namespaces`.
+    scope: String,
+    source: String,
+    notes: &'a [String],
+    items: &'a [FleetItem],
+}
+
+/// `explain --snapshot FILE` without NAME on a file with several HPAs.
+pub fn run_offline(opts: &ExplainOptions, snap: &Snapshot, extras: &Extras) -> Result<String> {
+    let ns = if opts.all_namespaces {
+        None
+    } else {
+        opts.namespace.as_deref()
+    };
+    // A --feature-gates that the snapshot's release refuses is one error, not one per HPA.
+    super::one::settings_for(opts, snap)?;
+    let items = evaluate_snapshot(opts, snap, extras, ns);
+    if items.is_empty() {
+        anyhow::bail!(
+            "{}: no HorizontalPodAutoscaler in namespace {:?}{} (the snapshot holds: {})",
+            snap.source,
+            ns.unwrap_or_default(),
+            matching(opts),
+            snap.hpa_names(None).join(", ")
+        );
+    }
+    let scope = match ns {
+        Some(n) => format!("namespace {n}"),
+        None => "all namespaces".into(),
+    };
+    render_fleet(&items, opts, scope, snap.source.clone(), &[])
+}
+
+/// Where a live fleet was read: the kubeconfig context, the server, the namespace (None: all).
+pub struct LiveScope<'a> {
+    pub context: &'a str,
+    pub server: &'a str,
+    pub namespace: Option<&'a str>,
+}
+
+/// Live fleet overview (`explain` without NAME, or with `-A`) once the cluster has answered.
+pub fn live_overview(
+    opts: &ExplainOptions,
+    at: &LiveScope,
+    fetched: cluster::FleetFetched,
+) -> Result<String> {
+    let notes = fetched.notes.clone();
+    let items = evaluate_fetched(opts, at.context, fetched)?;
+    let scope = match at.namespace {
+        None => "all namespaces".to_string(),
+        Some(ns) => format!("namespace {ns}"),
+    };
+    if items.is_empty() {
+        return Ok(match opts.output {
+            OutputFormat::Json | OutputFormat::Yaml => render_fleet(
+                &items,
+                opts,
+                scope,
+                format!("cluster {}", at.context),
+                &notes,
+            )?,
+            _ => format!(
+                "No HorizontalPodAutoscalers found in {scope}{}.\n",
+                matching(opts)
+            ),
+        });
+    }
+    render_fleet(
+        &items,
+        opts,
+        scope,
+        format!("cluster {} ({})", at.context, at.server),
+        &notes,
+    )
+}
+
+/// ` matching -l SELECTOR` when a selector was given.
+fn matching(opts: &ExplainOptions) -> String {
+    opts.selector
+        .as_ref()
+        .map(|s| format!(" matching -l {s}"))
+        .unwrap_or_default()
+}
+
+/// The table (text/wide) or the document (JSON/YAML); rows in `--sort-by` order.
+pub fn render_fleet(
+    items: &[FleetItem],
+    opts: &ExplainOptions,
+    scope: String,
+    source: String,
+    notes: &[String],
+) -> Result<String> {
+    let sorted;
+    let items = match &opts.sort_by {
+        Some(key) => {
+            sorted = key.sorted(items);
+            &sorted[..]
+        }
+        None => items,
+    };
+    match opts.output {
+        OutputFormat::Json | OutputFormat::Yaml => {
+            fleet_document(items, opts.output, scope, source, notes)
+        }
+        _ => Ok(super::fleet_table::render(items, opts, notes)),
+    }
+}
+
+/// The `FleetExplanation` document of `-o json|yaml`.
+pub fn fleet_document(
+    items: &[FleetItem],
+    format: OutputFormat,
+    scope: String,
+    source: String,
+    notes: &[String],
+) -> Result<String> {
+    let doc = FleetDoc {
+        api_version: CONTRACT_VERSION,
+        kind: "FleetExplanation",
+        scope,
+        source,
+        notes,
+        items,
+    };
+    match format {
+        OutputFormat::Yaml => Ok(serde_yaml::to_string(&doc)?),
+        _ => Ok(serde_json::to_string_pretty(&doc)? + "\n"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::explain::fleet::evaluate_snapshot;
+    use crate::explain::testing::{example, options, NOW};
+
+    #[test]
+    fn the_document_is_a_fleet_explanation() {
+        let (snap, extras) = example("scale-up-cpu.yaml");
+        let opts = options(&["--now", NOW]);
+        let items = evaluate_snapshot(&opts, &snap, &extras, None);
+        let json = fleet_document(
+            &items,
+            OutputFormat::Json,
+            "all namespaces".into(),
+            "f".into(),
+            &[],
+        )
+        .expect("json");
+        let v: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+        assert_eq!(v["kind"], "FleetExplanation");
+        assert_eq!(v["items"][0]["name"], "web");
+        let yaml =
+            fleet_document(&items, OutputFormat::Yaml, "s".into(), "f".into(), &[]).expect("yaml");
+        assert!(yaml.contains("kind: FleetExplanation"), "{yaml}");
+    }
+}

@@ -11,8 +11,10 @@
 pub mod assemble;
 mod conn;
 pub mod fetch;
+pub mod incluster;
 pub mod plan;
 pub mod progress;
+pub mod tls;
 
 use std::fmt;
 

@@ -5,8 +5,7 @@
 use anyhow::Result;
 use serde_json::Value;
 
-use crate::cli::KubeFlags;
-use crate::cluster::{self, Conn};
+use crate::cluster::{self, Conn, ConnectOptions};
 
 pub use crate::cluster::ApiFailure;
 
@@ -17,9 +16,9 @@ pub struct Api {
 
 impl Api {
     /// Connect as kubectl would with these flags (no request is sent yet).
-    pub async fn connect(flags: &KubeFlags) -> Result<Api> {
+    pub async fn connect(options: ConnectOptions) -> Result<Api> {
         Ok(Api {
-            conn: cluster::connect(flags).await?,
+            conn: cluster::connect(options).await?,
         })
     }
 

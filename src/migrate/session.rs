@@ -17,8 +17,7 @@ pub fn needs_confirmation(o: &Options) -> bool {
 
 /// Flags that name a cluster: without a usable one the run fails instead of going offline.
 fn cluster_named(o: &Options) -> bool {
-    let k = &o.kube;
-    k.kubeconfig.is_some() || k.context.is_some() || k.cluster.is_some() || k.user.is_some()
+    o.kube.names_a_cluster()
 }
 
 /// Run. `confirm` sees the plan before `-A --apply` sends anything (only called when stdin is
@@ -37,7 +36,9 @@ pub fn run(
         let api = if o.mode == Mode::Offline {
             Err("--offline".to_string())
         } else {
-            Api::connect(&o.kube).await.map_err(|e| format!("{e:#}"))
+            Api::connect(o.kube.clone())
+                .await
+                .map_err(|e| format!("{e:#}"))
         };
         match api {
             Ok(api) => live_run(&api, o, &src, confirm).await,

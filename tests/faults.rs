@@ -11,7 +11,7 @@ use std::process::Output;
 use std::time::{Duration, Instant};
 
 use binary::*;
-use fake_apiserver::{FakeApiServer, Fault, Options, PathMatch};
+use fake_apiserver::{FakeApiServer, Fault, Options, PathMatch, Pki};
 use serde_json::{json, Value};
 
 /// The PodMetrics LIST of one explain in namespace `shop`.
@@ -324,4 +324,195 @@ fn an_error_on_a_closed_stderr_does_not_abort() {
     .status()
     .expect("runs");
     assert_eq!(status.code(), Some(1));
+}
+
+// ------------------------------------------------------------------ TLS and connecting
+
+/// The example served over HTTPS with `pki`'s server certificate, and a kubeconfig whose
+/// cluster `fake` has `cluster_extra` (indented YAML lines: a CA, a tls-server-name...).
+fn tls_cluster(tag: &str, pki: &Pki, client_cert: bool, cluster_extra: &str) -> Cluster {
+    let opts = Options {
+        tls: Some(pki.server(client_cert)),
+        ..Options::default()
+    };
+    let server = FakeApiServer::from_snapshot_file_with(example("scale-up-cpu.yaml"), opts);
+    let kubeconfig = tmpdir(tag).join("kubeconfig");
+    let y = format!(
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: fake\n  cluster:\n    server: {}\n{cluster_extra}contexts:\n- name: fake\n  context:\n    cluster: fake\n    namespace: default\n    user: fake-user\ncurrent-context: fake\nusers:\n- name: fake-user\n  user:\n    token: fake-token\n",
+        server.url()
+    );
+    std::fs::write(&kubeconfig, y).unwrap();
+    Cluster { server, kubeconfig }
+}
+
+fn pki(tag: &str) -> Pki {
+    Pki::generate(&tmpdir(&format!("{tag}-pki")))
+}
+
+#[test]
+fn an_unknown_authority_names_certificate_authority_and_the_flags_fix_it() {
+    let pki = pki("tls-ca");
+    let c = tls_cluster("tls-ca", &pki, false, "");
+    let (out, _) = c.web_verdict(&[]);
+    assert_eq!(out.status.code(), Some(1));
+    let e = stderr(&out);
+    assert!(
+        e.contains("unable to connect to the server https://127.0.0.1:"),
+        "{e}"
+    );
+    assert!(e.contains("signed by an unknown authority: set certificate-authority (or certificate-authority-data) of the kubeconfig cluster \"fake\""), "{e}");
+    assert!(
+        e.contains("--certificate-authority FILE") && e.contains("--insecure-skip-tls-verify"),
+        "{e}"
+    );
+    assert_eq!(e.trim_end().lines().count(), 1, "{e}");
+    assert!(
+        c.server.requests().is_empty(),
+        "no request crossed an unverified connection"
+    );
+
+    // The CA alone: the certificate is not for 127.0.0.1, which --tls-server-name fixes.
+    let ca = pki.ca.to_str().unwrap();
+    let (out, _) = c.web_verdict(&["--certificate-authority", ca]);
+    let e = stderr(&out);
+    assert!(
+        e.contains("not valid for \"127.0.0.1\": pass --tls-server-name"),
+        "{e}"
+    );
+    let (out, v) = c.web_verdict(&[
+        "--certificate-authority",
+        ca,
+        "--tls-server-name",
+        Pki::SERVER_NAME,
+    ]);
+    ok(&out, "CA and server name");
+    assert_eq!(v["action"], "ScaleUp", "{v}");
+
+    let (out, v) = c.web_verdict(&["--insecure-skip-tls-verify"]);
+    ok(&out, "insecure");
+    assert_eq!(v["action"], "ScaleUp", "{v}");
+    let (out, _) = c.web_verdict(&["--certificate-authority", ca, "--insecure-skip-tls-verify"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("with the insecure flag is not allowed"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn tls_flags_override_the_kubeconfig_as_kubectl_merges_them() {
+    let pki = pki("tls-over");
+    // The kubeconfig trusts another CA and names the right server: --certificate-authority
+    // replaces its CA; --server alone clears its tls-server-name, --tls-server-name sets it.
+    let extra = format!(
+        "    certificate-authority: {}\n    tls-server-name: {}\n",
+        pki.other_ca.display(),
+        Pki::SERVER_NAME
+    );
+    let c = tls_cluster("tls-over", &pki, false, &extra);
+    let (out, _) = c.web_verdict(&[]);
+    assert!(
+        stderr(&out).contains("unknown authority"),
+        "{}",
+        stderr(&out)
+    );
+    let ca = pki.ca.to_str().unwrap();
+    ok(
+        &c.web_verdict(&["--certificate-authority", ca]).0,
+        "kubeconfig's tls-server-name kept",
+    );
+    let url = c.server.url();
+    let (out, _) = c.web_verdict(&["--certificate-authority", ca, "--server", &url]);
+    assert!(
+        stderr(&out).contains("pass --tls-server-name"),
+        "{}",
+        stderr(&out)
+    );
+    let (out, _) = c.web_verdict(&[
+        "--certificate-authority",
+        ca,
+        "--server",
+        &url,
+        "--tls-server-name",
+        Pki::SERVER_NAME,
+    ]);
+    ok(&out, "--server with --tls-server-name");
+    let (out, _) = c.web_verdict(&["--certificate-authority", "/nonexistent/ca.crt"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("--certificate-authority /nonexistent/ca.crt: cannot read it"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn client_certificates_from_flags_pass_a_server_that_requires_them() {
+    let pki = pki("tls-mtls");
+    let extra = format!(
+        "    certificate-authority: {}\n    tls-server-name: {}\n",
+        pki.ca.display(),
+        Pki::SERVER_NAME
+    );
+    let c = tls_cluster("tls-mtls", &pki, true, &extra);
+    let (out, _) = c.web_verdict(&[]);
+    assert_eq!(out.status.code(), Some(1));
+    let e = stderr(&out);
+    assert!(e.contains("set client-certificate and client-key of the kubeconfig user \"fake-user\", or pass --client-certificate FILE --client-key FILE"), "{e}");
+    let (cert, key) = (
+        pki.client_cert.to_str().unwrap(),
+        pki.client_key.to_str().unwrap(),
+    );
+    let (out, v) = c.web_verdict(&["--client-certificate", cert, "--client-key", key]);
+    ok(&out, "client certificate");
+    assert_eq!(v["action"], "ScaleUp", "{v}");
+    let (out, _) = c.web_verdict(&["--client-certificate", cert]);
+    assert!(
+        stderr(&out).contains("--client-certificate needs --client-key"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_tls_handshake_timeout_says_so() {
+    // A port that takes TCP connections and never answers the TLS handshake.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("https://{}", listener.local_addr().unwrap());
+    let held = std::thread::spawn(move || {
+        let mut conns = Vec::new();
+        for s in listener.incoming().take(2) {
+            conns.push(s);
+        }
+        std::thread::sleep(Duration::from_secs(5));
+    });
+    let start = Instant::now();
+    let out = run(
+        &[
+            "explain",
+            "web",
+            "-n",
+            "shop",
+            "--server",
+            &url,
+            "--insecure-skip-tls-verify",
+            "--request-timeout",
+            "1s",
+        ],
+        None,
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(4),
+        "{:?}",
+        start.elapsed()
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let e = stderr(&out);
+    assert!(e.contains("TLS handshake timeout"), "{e}");
+    assert!(
+        e.contains("takes TCP connections but completed no TLS handshake within 1s"),
+        "{e}"
+    );
+    drop(held);
 }

@@ -516,3 +516,91 @@ fn a_tls_handshake_timeout_says_so() {
     );
     drop(held);
 }
+
+// ------------------------------------------------------------------ metrics APIServices
+
+/// `orders` (cpu, a Pods metric, an External metric) with the external metrics APIService
+/// `Available=False`: the aggregator answers its reads 503.
+fn external_api_down(tag: &str) -> Cluster {
+    let c = Cluster::example("several-metrics.yaml", tag);
+    c.server.upsert(json!({
+        "apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
+        "metadata": {"name": "v1beta1.external.metrics.k8s.io"},
+        "spec": {"group": "external.metrics.k8s.io", "version": "v1beta1"},
+        "status": {"conditions": [{"type": "Available", "status": "False",
+            "reason": "FailedDiscoveryCheck", "message": "failing or missing response from https://10.96.4.2:443"}]}
+    }));
+    c
+}
+
+fn orders(c: &Cluster) -> (Output, Value) {
+    let out = c.run(&[
+        "explain", "orders", "-n", "shop", "--now", NOW, "-o", "json",
+    ]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    (out, v)
+}
+
+#[test]
+fn an_unavailable_external_metrics_apiservice_is_the_controllers_verdict() {
+    let c = external_api_down("ext-down");
+    let (out, v) = orders(&c);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_ne!(v["verdict"]["decidedBy"], "FetchFailed", "{v}");
+    let text = v.to_string();
+    assert!(
+        text.contains("unable to fetch metrics from external metrics API"),
+        "{text}"
+    );
+    assert!(text.contains("external-metrics-api-unavailable"), "{text}");
+    assert!(
+        text.contains(
+            "APIService v1beta1.external.metrics.k8s.io Available=False (FailedDiscoveryCheck"
+        ),
+        "{text}"
+    );
+    // The snapshot records it so: replayed, the same verdict and exit status.
+    let dir = tmpdir("ext-down-replay");
+    let snap = ok(&c.run(&["snapshot", "orders", "-n", "shop"]), "snapshot");
+    assert!(
+        !snap.contains("kubectl-hpa.dev/own-fetch-failures"),
+        "{snap}"
+    );
+    let file = dir.join("orders.yaml");
+    std::fs::write(&file, snap).unwrap();
+    let f = file.to_str().unwrap();
+    let replay = run(
+        &[
+            "explain",
+            "orders",
+            "-n",
+            "shop",
+            "--snapshot",
+            f,
+            "--now",
+            NOW,
+            "-o",
+            "json",
+        ],
+        None,
+    );
+    assert_eq!(replay.status.code(), Some(0), "{}", stderr(&replay));
+    let r: Value = serde_json::from_slice(&replay.stdout).unwrap();
+    assert_eq!(r["verdict"], v["verdict"]);
+    assert!(
+        r.to_string().contains("external-metrics-api-unavailable"),
+        "{r}"
+    );
+}
+
+#[test]
+fn a_503_with_an_available_apiservice_stays_our_own_failure() {
+    let c = Cluster::example("several-metrics.yaml", "ext-503");
+    c.server.inject(
+        PathMatch::prefix("/apis/external.metrics.k8s.io/"),
+        Fault::Status(503),
+    );
+    let (out, v) = orders(&c);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert_eq!(v["verdict"]["decidedBy"], "FetchFailed", "{v}");
+}

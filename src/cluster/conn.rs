@@ -13,6 +13,8 @@ use serde_json::{json, Value};
 
 pub use crate::restmapper::{builtin_mapping, Gvr, Unmapped};
 
+use crate::metrics_api::{MetricsApi, MetricsGroup, METRICS_APISERVICE};
+
 /// Requests in flight at once, per connection. 10 is client-go's default burst (kubectl's
 /// client sends at most 10 requests at once before its 5-per-second limit applies), and half
 /// of 20, the in-flight share at which a small API server's Priority and Fairness starts
@@ -1289,24 +1291,53 @@ pub fn list_names(hpas: bool, namespace: Option<&str>, timeout: Duration) -> Vec
 
 /// The resource metrics APIService (`v1beta1.metrics.k8s.io`), read when a PodMetrics call failed
 /// to tell "not installed" from "unavailable": one GET.
-pub async fn metrics_apiservice(conn: &Conn) -> crate::diagnose::MetricsApi {
-    use crate::diagnose::{MetricsApi, METRICS_APISERVICE};
+pub async fn metrics_apiservice(conn: &Conn) -> MetricsApi {
+    apiservice(conn, METRICS_APISERVICE).await.0
+}
+
+/// One APIService: what it says of its availability, and the object when it exists.
+pub async fn apiservice(conn: &Conn, name: &str) -> (MetricsApi, Option<Value>) {
     let r = conn
         .get(
-            &format!("/apis/apiregistration.k8s.io/v1/apiservices/{METRICS_APISERVICE}"),
+            &format!("/apis/apiregistration.k8s.io/v1/apiservices/{name}"),
             &[],
             What {
                 verb: "get",
                 resource: "apiservices.apiregistration.k8s.io",
-                object: format!("{METRICS_APISERVICE:?}"),
+                object: format!("{name:?}"),
             },
         )
         .await;
     match r {
-        Ok(v) => MetricsApi::from_apiservice(Some(&v)),
-        Err(f) if f.code() == Some(404) => MetricsApi::Absent,
-        Err(f) => MetricsApi::Unknown(format!("{}: {}", f.request(), f.client_go_text())),
+        Ok(mut v) => {
+            v["apiVersion"] = json!("apiregistration.k8s.io/v1");
+            v["kind"] = json!("APIService");
+            (MetricsApi::from_apiservice(Some(&v)), Some(v))
+        }
+        Err(f) if f.code() == Some(404) => (MetricsApi::Absent, None),
+        Err(f) => (
+            MetricsApi::Unknown(format!("{}: {}", f.request(), f.client_go_text())),
+            None,
+        ),
     }
+}
+
+/// The APIService of a metrics API that tells (the first of its
+/// APIServices, the preferred version first, that exists): its name, availability and object.
+pub async fn group_apiservice(
+    conn: &Conn,
+    group: MetricsGroup,
+) -> Option<(String, MetricsApi, Option<Value>)> {
+    let mut last = None;
+    for name in group.apiservices() {
+        let (api, obj) = apiservice(conn, name).await;
+        let absent = api == MetricsApi::Absent;
+        last = Some((name.to_string(), api, obj));
+        if !absent {
+            break;
+        }
+    }
+    last
 }
 
 // ------------------------------------------------------------------ `kubectl hpa migrate`

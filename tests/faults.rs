@@ -11,7 +11,7 @@ use std::process::Output;
 use std::time::{Duration, Instant};
 
 use binary::*;
-use fake_apiserver::{FakeApiServer, Fault, Options, PathMatch, Pki};
+use fake_apiserver::{FakeApiServer, Fault, Options, PathMatch, Pki, WriteMode};
 use serde_json::{json, Value};
 
 /// The PodMetrics LIST of one explain in namespace `shop`.
@@ -603,4 +603,138 @@ fn a_503_with_an_available_apiservice_stays_our_own_failure() {
     let (out, v) = orders(&c);
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     assert_eq!(v["verdict"]["decidedBy"], "FetchFailed", "{v}");
+}
+
+// ------------------------------------------------------------------ migrate --apply
+
+const DEPLOY: &str = "/apis/apps/v1/namespaces/shop/deployments/web";
+
+/// HPA shop/web over Deployment shop/web, applied client-side with `replicas: 3` and scaled
+/// by hand to 5: `migrate --apply` has two steps (the annotation, then the hand-over).
+fn migrate_cluster(tag: &str) -> Cluster {
+    let la = "kubectl.kubernetes.io/last-applied-configuration";
+    let spec = json!({"replicas": 3, "selector": {"matchLabels": {"app": "web"}}, "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"image": "nginx:1.27", "name": "web"}]}}});
+    let applied = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"annotations": {}, "name": "web", "namespace": "shop"}, "spec": spec});
+    let entry = |manager: &str, sub: Option<&str>, fields: Value| {
+        let mut e = json!({"manager": manager, "operation": "Update", "apiVersion": "apps/v1", "time": "2026-02-01T10:00:00Z", "fieldsType": "FieldsV1", "fieldsV1": fields});
+        if let Some(s) = sub {
+            e["subresource"] = json!(s);
+        }
+        e
+    };
+    let managed = vec![
+        entry(
+            "kubectl-client-side-apply",
+            None,
+            json!({
+            "f:metadata": {"f:annotations": {".": {}, "f:kubectl.kubernetes.io/last-applied-configuration": {}}},
+            "f:spec": {"f:selector": {}, "f:template": {"f:metadata": {"f:labels": {".": {}, "f:app": {}}}, "f:spec": {"f:containers": {}}}}}),
+        ),
+        entry("kubectl-edit", None, json!({"f:spec": {"f:replicas": {}}})),
+        entry(
+            "kube-controller-manager",
+            Some("status"),
+            json!({"f:status": {"f:replicas": {}, "f:readyReplicas": {}}}),
+        ),
+    ];
+    let deployment = json!({
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": "shop", "resourceVersion": "100", "generation": 4,
+                     "uid": "0b7d5f3e-0000-4000-8000-000000000001", "labels": {"app": "web"},
+                     "annotations": {"deployment.kubernetes.io/revision": "3", la: format!("{applied}\n")},
+                     "managedFields": managed},
+        "spec": {"replicas": 5, "selector": {"matchLabels": {"app": "web"}},
+                 "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"image": "nginx:1.27", "name": "web"}]}}},
+        "status": {"replicas": 5, "readyReplicas": 5}
+    });
+    let hpa = json!({
+        "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "web", "namespace": "shop", "resourceVersion": "90"},
+        "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+                 "minReplicas": 2, "maxReplicas": 10,
+                 "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 60}}}]},
+        "status": {"currentReplicas": 5, "desiredReplicas": 5, "conditions": [
+            {"type": "AbleToScale", "status": "True", "reason": "ReadyForNewScale", "message": "recommended size matches current size"},
+            {"type": "ScalingActive", "status": "True", "reason": "ValidMetricFound", "message": "the HPA was able to successfully calculate a replica count from cpu resource utilization (percentage of request)"}]}
+    });
+    let opts = Options {
+        write_mode: WriteMode::AcceptPatches,
+        ..Options::default()
+    };
+    let server = FakeApiServer::start_with(vec![hpa, deployment], opts);
+    let kubeconfig = server.write_kubeconfig(&tmpdir(tag));
+    Cluster { server, kubeconfig }
+}
+
+/// How many writes the server received.
+fn patches(c: &Cluster) -> usize {
+    c.server.writes().len()
+}
+
+#[test]
+fn a_failure_after_the_first_step_says_half_migrated_and_a_rerun_completes_it() {
+    let c = migrate_cluster("half");
+    // The second PATCH (the hand-over) fails with a server error.
+    c.server.inject_after(
+        PathMatch::method("PATCH", PathMatch::exact(DEPLOY)),
+        Fault::Status(500),
+        1,
+        1,
+    );
+    let out = c.run(&["migrate", "web", "-n", "shop", "--apply"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let e = stderr(&out);
+    assert!(
+        e.contains("HPA shop/web: the cluster is half-migrated: remove-replicas-from-last-applied applied, handover-replicas not yet; run the same command again to complete it"),
+        "{e}"
+    );
+    assert_eq!(patches(&c), 2);
+    // The re-run sends only what is left, and ends migrated.
+    let out = c.run(&["migrate", "web", "-n", "shop", "--apply", "-o", "json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("half-migrated"), "{}", stderr(&out));
+    let j: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let steps: Vec<&str> = j["workloads"][0]["apply"]["sent"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["step"].as_str().unwrap())
+        .collect();
+    assert_eq!(steps, ["handover-replicas"], "{j:#}");
+    assert_eq!(patches(&c), 3);
+}
+
+#[test]
+fn a_failure_of_the_first_step_is_not_half_migrated() {
+    let c = migrate_cluster("first-fails");
+    c.server.inject_times(
+        PathMatch::method("PATCH", PathMatch::exact(DEPLOY)),
+        Fault::Status(500),
+        1,
+    );
+    let out = c.run(&["migrate", "web", "-n", "shop", "--apply"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("half-migrated"), "{}", stderr(&out));
+}
+
+#[test]
+fn conflict_rounds_back_off_before_giving_up() {
+    let c = migrate_cluster("conflicts");
+    c.server.inject(
+        PathMatch::method("PATCH", PathMatch::exact(DEPLOY)),
+        Fault::Status(409),
+    );
+    let start = Instant::now();
+    let out = c.run(&["migrate", "web", "-n", "shop", "--apply"]);
+    let took = start.elapsed();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("gave up after 5 conflicts (409)"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(patches(&c), 5, "one PATCH per round");
+    // 10 + 50 + 250 + 1250 ms between the rounds, and not much more.
+    assert!(took >= Duration::from_millis(1560), "{took:?}");
+    assert!(took < Duration::from_secs(8), "{took:?}");
 }

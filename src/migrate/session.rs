@@ -97,5 +97,53 @@ async fn live_run(
             api.describe()
         );
     }
-    live::execute(api, planned, o).await
+    let mut report = live::execute(api, planned, o).await?;
+    if o.mode == Mode::Apply {
+        half_migrated(&mut report);
+    }
+    Ok(report)
+}
+
+/// A workload whose `--apply` stopped after some of its steps were written is half-migrated:
+/// say so, what is left, and that running the same command again completes it (the next run
+/// plans from the object as it is then and sends only the steps still needed).
+fn half_migrated(report: &mut Report) {
+    let mut lines = Vec::new();
+    for w in &report.workloads {
+        let (Some(a), Some(rep)) = (&w.analysis, &w.apply) else {
+            continue;
+        };
+        if rep.error.is_none() {
+            continue;
+        }
+        let done: Vec<&str> = a
+            .requests
+            .iter()
+            .map(|st| st.id)
+            .filter(|id| {
+                rep.sent
+                    .iter()
+                    .any(|s| s.step == *id && s.status == Some(200))
+            })
+            .collect();
+        let left: Vec<&str> = a
+            .requests
+            .iter()
+            .map(|st| st.id)
+            .filter(|id| !done.contains(id))
+            .collect();
+        if done.is_empty() {
+            continue;
+        }
+        let left = match left.is_empty() {
+            true => "nothing else (only the final check failed)".to_string(),
+            false => format!("{} not yet", left.join(", ")),
+        };
+        lines.push(format!(
+            "HPA {}: the cluster is half-migrated: {} applied, {left}; run the same command again to complete it (it re-reads the object and sends only what is left)",
+            w.hpa_ref,
+            done.join(", ")
+        ));
+    }
+    report.errors.extend(lines);
 }

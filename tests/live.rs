@@ -1106,7 +1106,10 @@ fn watch_requests_time_out_after_about_a_sync_period_and_the_watch_goes_on() {
     assert!(took < Duration::from_secs(5), "{took:?}");
     let errors: Vec<&str> = e.lines().filter(|l| l.starts_with("error:")).collect();
     assert_eq!(errors.len(), 1, "{e}");
-    assert!(errors[0].contains("within 1s (--request-timeout)"), "{e}");
+    assert!(
+        errors[0].contains("within 1s (one sync period; --request-timeout sets another)"),
+        "{e}"
+    );
     assert!(errors[0].contains("retrying at the next sync"), "{e}");
     assert!(text.contains("stopped after 3 evaluation(s)"), "{text}");
     assert_eq!(

@@ -56,7 +56,7 @@ pub struct ConnectOptions {
     pub request_timeout: Option<String>,
     /// The timeout of each request when `--request-timeout` is not given (`--watch`: about
     /// the sync period); `None`: no timeout, as kubectl.
-    pub default_request_timeout: Option<Duration>,
+    pub default_request_timeout: Option<DefaultTimeout>,
     /// `--server`/`-s`: the API server's URL, over the kubeconfig's.
     pub server: Option<String>,
     /// `--token`: a bearer token, over the kubeconfig user's credentials.
@@ -77,10 +77,19 @@ pub struct ConnectOptions {
     pub verbosity: u8,
 }
 
+/// A command's own timeout for each request, used when `--request-timeout` is not given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DefaultTimeout {
+    pub after: Duration,
+    /// What it is, for messages: `one sync period`.
+    pub what: &'static str,
+}
+
 impl ConnectOptions {
-    /// These options with `timeout` for each request unless `--request-timeout` was given.
-    pub fn with_default_timeout(mut self, timeout: Duration) -> ConnectOptions {
-        self.default_request_timeout = Some(timeout);
+    /// These options with `after` for each request unless `--request-timeout` was given;
+    /// `what` names it in a timeout's message (`one sync period`).
+    pub fn with_default_timeout(mut self, after: Duration, what: &'static str) -> ConnectOptions {
+        self.default_request_timeout = Some(DefaultTimeout { after, what });
         self
     }
 
@@ -104,6 +113,8 @@ pub struct Conn {
     /// The server URL, for messages.
     pub server: String,
     timeout: Option<Duration>,
+    /// What `timeout` is: `--request-timeout`, or the command's default (`one sync period`).
+    timeout_what: &'static str,
     /// The TCP connect and TLS handshake bound.
     connect_timeout: Option<Duration>,
     /// [`MAX_IN_FLIGHT`] permits shared by every request of this connection.
@@ -126,8 +137,8 @@ pub enum Failure {
         message: String,
         parsed: bool,
     },
-    /// No answer within `--request-timeout`.
-    Timeout(Duration),
+    /// No answer within `--request-timeout` (or the command's default, named).
+    Timeout(Duration, &'static str),
     /// The server could not be reached.
     Unreachable(String),
     /// A success answer whose body is not JSON (an HTML proxy or login page...).
@@ -178,7 +189,7 @@ impl ApiFailure {
                 };
                 format!("{generic} (get {})", self.resource)
             }
-            Failure::Timeout(t) => format!(
+            Failure::Timeout(t, _) => format!(
                 "the request timed out after {} (get {})",
                 crate::duration::format_go_duration(t.as_nanos() as i64),
                 self.resource
@@ -199,7 +210,7 @@ impl ApiFailure {
                     .unwrap_or("error");
                 format!("{code} {phrase}")
             }
-            Failure::Timeout(t) => format!(
+            Failure::Timeout(t, _) => format!(
                 "no answer within {}",
                 crate::duration::format_go_duration(t.as_nanos() as i64)
             ),
@@ -257,10 +268,14 @@ impl ApiFailure {
                     format!("{req}: {code}{reason}: {message}")
                 }
             }
-            Failure::Timeout(t) => format!(
-                "{req}: no answer from {} within {} (--request-timeout)",
+            Failure::Timeout(t, what) => format!(
+                "{req}: no answer from {} within {} ({})",
                 self.server,
-                crate::duration::format_go_duration(t.as_nanos() as i64)
+                crate::duration::format_go_duration(t.as_nanos() as i64),
+                match *what {
+                    "--request-timeout" => what.to_string(),
+                    other => format!("{other}; --request-timeout sets another"),
+                }
             ),
             Failure::Unreachable(m) => {
                 format!("unable to connect to the server {}: {m}", self.server)
@@ -271,14 +286,18 @@ impl ApiFailure {
 }
 
 /// The timeout of each request: `--request-timeout` (a Go duration or a number of seconds;
-/// 0 = none) when given, else the options' default.
-fn request_timeout(o: &ConnectOptions) -> Result<Option<Duration>> {
+/// 0 = none) when given, else the options' default; with what it is, for messages.
+fn request_timeout(o: &ConnectOptions) -> Result<(Option<Duration>, &'static str)> {
+    const FLAG: &str = "--request-timeout";
     let Some(s) = o.request_timeout.as_deref() else {
-        return Ok(o.default_request_timeout);
+        return Ok(match o.default_request_timeout {
+            Some(d) => (Some(d.after), d.what),
+            None => (None, FLAG),
+        });
     };
     let s = s.trim();
     if s.is_empty() {
-        return Ok(None);
+        return Ok((None, FLAG));
     }
     let nanos = match crate::duration::parse_go_duration(s) {
         Ok(n) => n,
@@ -290,7 +309,10 @@ fn request_timeout(o: &ConnectOptions) -> Result<Option<Duration>> {
     if nanos < 0 {
         bail!("--request-timeout: must not be negative, got {s:?}");
     }
-    Ok((nanos > 0).then(|| Duration::from_nanos(nanos as u64)))
+    Ok((
+        (nanos > 0).then(|| Duration::from_nanos(nanos as u64)),
+        FLAG,
+    ))
 }
 
 /// The kubeconfig kubectl would read: `--kubeconfig`, else the existing files of `KUBECONFIG`
@@ -538,7 +560,7 @@ fn read_token_file(config: &mut Config) -> Result<()> {
 /// Connect as kubectl would with these flags (no request is sent).
 pub async fn connect(options: impl Into<ConnectOptions>) -> Result<Conn> {
     let flags = &options.into();
-    let timeout = request_timeout(flags)?;
+    let (timeout, timeout_what) = request_timeout(flags)?;
     if flags.as_user.is_none() && !flags.as_group.is_empty() {
         bail!("--as-group requires --as: requesting groups without impersonating a user");
     }
@@ -617,6 +639,7 @@ pub async fn connect(options: impl Into<ConnectOptions>) -> Result<Conn> {
         context,
         server,
         timeout,
+        timeout_what,
         connect_timeout,
         permits: std::sync::Arc::new(tokio::sync::Semaphore::new(MAX_IN_FLIGHT)),
         verbosity: flags.verbosity,
@@ -1008,7 +1031,7 @@ impl Conn {
             // The grace lets a connect timeout (bounded by the same duration) be told as one.
             (Some(t), Some(d)) => match tokio::time::timeout_at(d + CONNECT_GRACE, work).await {
                 Ok(r) => r,
-                Err(_) => return Err(fail(Failure::Timeout(t))),
+                Err(_) => return Err(fail(Failure::Timeout(t, self.timeout_what))),
             },
             _ => work.await,
         };
@@ -1029,7 +1052,7 @@ impl Conn {
         let status = match &res {
             Ok(_) => "OK".to_string(),
             Err((Failure::Status { code, .. }, _)) => code.to_string(),
-            Err((Failure::Timeout(_), _)) => "timeout".to_string(),
+            Err((Failure::Timeout(..), _)) => "timeout".to_string(),
             Err(_) => "failed".to_string(),
         };
         use std::io::Write;
@@ -1468,17 +1491,16 @@ mod tests {
 
     #[test]
     fn the_default_request_timeout_applies_only_when_the_flag_is_not_given() {
-        let watch = ConnectOptions::default().with_default_timeout(Duration::from_secs(15));
-        assert_eq!(
-            request_timeout(&watch).unwrap(),
-            Some(Duration::from_secs(15))
-        );
-        let given = ConnectOptions {
+        let watch = ConnectOptions::default()
+            .with_default_timeout(Duration::from_secs(15), "one sync period");
+        let want = (Some(Duration::from_secs(15)), "one sync period");
+        assert_eq!(request_timeout(&watch).unwrap(), want);
+        let zero = ConnectOptions {
             request_timeout: Some("0".into()),
             ..watch.clone()
         };
         assert_eq!(
-            request_timeout(&given).unwrap(),
+            request_timeout(&zero).unwrap().0,
             None,
             "--request-timeout 0: none"
         );
@@ -1486,11 +1508,9 @@ mod tests {
             request_timeout: Some("2m".into()),
             ..watch
         };
-        assert_eq!(
-            request_timeout(&given).unwrap(),
-            Some(Duration::from_secs(120))
-        );
-        assert_eq!(request_timeout(&ConnectOptions::default()).unwrap(), None);
+        let want = (Some(Duration::from_secs(120)), "--request-timeout");
+        assert_eq!(request_timeout(&given).unwrap(), want);
+        assert_eq!(request_timeout(&ConnectOptions::default()).unwrap().0, None);
     }
 
     #[test]

@@ -25,7 +25,8 @@ use serde_json::Value;
 
 pub use assemble::{SERVER_VERSION_ANNOTATION, SOURCE_ANNOTATION};
 pub use conn::{
-    connect, list_names, metrics_apiservice, ApiFailure, Conn, ConnectOptions, Failure, FetchError,
+    connect, list_names, metrics_apiservice, ApiFailure, Conn, ConnectOptions, DefaultTimeout,
+    Failure, FetchError,
 };
 pub use plan::Scope;
 pub use progress::Progress;

@@ -195,7 +195,9 @@ pub fn run(opts: &ExplainOptions) -> Result<String> {
         .build()?;
     // Each request gives up after about one sync period unless --request-timeout says otherwise.
     let conn = rt.block_on(cluster::connect(
-        opts.kube.connect_options().with_default_timeout(period),
+        opts.kube
+            .connect_options()
+            .with_default_timeout(period, "one sync period"),
     ))?;
     let ns = conn.namespace.clone();
     let json = matches!(opts.output, OutputFormat::Json | OutputFormat::Yaml);

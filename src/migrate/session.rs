@@ -132,17 +132,16 @@ fn half_migrated(report: &mut Report) {
             .map(|st| st.id)
             .filter(|id| !done.contains(id))
             .collect();
-        if done.is_empty() {
+        // Nothing written, or everything written and only the check after it failed (its
+        // own error says what): not half-migrated.
+        if done.is_empty() || left.is_empty() {
             continue;
         }
-        let left = match left.is_empty() {
-            true => "nothing else (only the final check failed)".to_string(),
-            false => format!("{} not yet", left.join(", ")),
-        };
         lines.push(format!(
-            "HPA {}: the cluster is half-migrated: {} applied, {left}; run the same command again to complete it (it re-reads the object and sends only what is left)",
+            "HPA {}: the cluster is half-migrated: {} applied, {} not yet; run the same command again to complete it (it re-reads the object and sends only what is left)",
             w.hpa_ref,
-            done.join(", ")
+            done.join(", "),
+            left.join(", ")
         ));
     }
     report.errors.extend(lines);

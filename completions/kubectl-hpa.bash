@@ -87,7 +87,7 @@ _kubectl__hpa() {
             return 0
             ;;
         kubectl__hpa__subcmd__explain)
-            opts="-o -l -w -n -s -v -A -h --snapshot --now --history --output --pods --no-headers --selector --sort-by --watch --watch-count --tolerance --cpu-initialization-period --initial-readiness-delay --downscale-stabilization --sync-period --kubernetes-version --feature-gates --kubeconfig --context --cluster --user --namespace --as --as-group --request-timeout --server --token --insecure-skip-tls-verify --v --all-namespaces --help"
+            opts="-o -l -w -n -s -v -A -h --snapshot --now --history --output --pods --no-headers --selector --sort-by --watch --watch-count --tolerance --cpu-initialization-period --initial-readiness-delay --downscale-stabilization --sync-period --kubernetes-version --feature-gates --kubeconfig --context --cluster --user --namespace --as --as-group --request-timeout --server --token --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --v --all-namespaces --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -209,6 +209,22 @@ _kubectl__hpa() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --certificate-authority)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-certificate)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-server-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --v)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -323,7 +339,7 @@ _kubectl__hpa() {
             return 0
             ;;
         kubectl__hpa__subcmd__migrate)
-            opts="-f -R -y -o -n -s -v -A -h --filename --recursive --hpa --offline --apply --server-dry-run --yes --write --output --kubeconfig --context --cluster --user --namespace --as --as-group --request-timeout --server --token --insecure-skip-tls-verify --v --all-namespaces --help"
+            opts="-f -R -y -o -n -s -v -A -h --filename --recursive --hpa --offline --apply --server-dry-run --yes --write --output --kubeconfig --context --cluster --user --namespace --as --as-group --request-timeout --server --token --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --v --all-namespaces --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -397,6 +413,22 @@ _kubectl__hpa() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --certificate-authority)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-certificate)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-server-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --v)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -413,7 +445,7 @@ _kubectl__hpa() {
             return 0
             ;;
         kubectl__hpa__subcmd__simulate)
-            opts="-s -v -o -A -n -h --kubeconfig --context --cluster --user --as --as-group --request-timeout --server --token --insecure-skip-tls-verify --v --snapshot --hpa --replicas --requests --scenario --demand --per-pod --value --prometheus --since --until --query --interpolation --duration --now --pod-startup --startup-cpu --startup-burst --metrics-lag --metrics-window --history --chart --compare --output --timeline --width --tolerance --cpu-initialization-period --initial-readiness-delay --downscale-stabilization --sync-period --kubernetes-version --feature-gates --all-namespaces --namespace --help"
+            opts="-s -v -o -A -n -h --kubeconfig --context --cluster --user --as --as-group --request-timeout --server --token --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --v --snapshot --hpa --replicas --requests --scenario --demand --per-pod --value --prometheus --since --until --query --interpolation --duration --now --pod-startup --startup-cpu --startup-burst --metrics-lag --metrics-window --history --chart --compare --output --timeline --width --tolerance --cpu-initialization-period --initial-readiness-delay --downscale-stabilization --sync-period --kubernetes-version --feature-gates --all-namespaces --namespace --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -456,6 +488,22 @@ _kubectl__hpa() {
                     return 0
                     ;;
                 --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --certificate-authority)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-certificate)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-server-name)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -619,7 +667,7 @@ _kubectl__hpa() {
             return 0
             ;;
         kubectl__hpa__subcmd__snapshot)
-            opts="-o -s -v -A -n -h --output --kubeconfig --context --cluster --user --as --as-group --request-timeout --server --token --insecure-skip-tls-verify --v --all-namespaces --namespace --help"
+            opts="-o -s -v -A -n -h --output --kubeconfig --context --cluster --user --as --as-group --request-timeout --server --token --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --v --all-namespaces --namespace --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -670,6 +718,22 @@ _kubectl__hpa() {
                     return 0
                     ;;
                 --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --certificate-authority)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-certificate)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-server-name)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -60,9 +60,13 @@ complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l user
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -s n -l namespace -d 'The namespace scope for this request' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
-complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l request-timeout -d 'The length of time to wait before giving up on a single server request (e.g. 1s, 2m; 0 = no timeout)' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l request-timeout -d 'The length of time to wait before giving up on a single server request (e.g. 1s, 2m; 0 = no timeout; default: none, with --watch about the sync period)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -s s -l server -d 'The address and port of the Kubernetes API server (over the kubeconfig\'s)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l token -d 'Bearer token for authentication to the API server (over the kubeconfig user\'s)' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l certificate-authority -d 'Path to a cert file for the certificate authority (over the kubeconfig cluster\'s)' -r -F
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l client-certificate -d 'Path to a client certificate file for TLS (over the kubeconfig user\'s)' -r -F
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l client-key -d 'Path to a client key file for TLS (over the kubeconfig user\'s)' -r -F
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l tls-server-name -d 'Server name to use for server certificate validation (default: the server URL\'s host)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -s v -l v -d 'Log level: 6 or more writes each API request (method, URL, status, time) to stderr' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l no-headers -d 'Fleet overview: leave out the table\'s header line'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -s w -l watch -d 'Live only: re-evaluate every --sync-period, keeping the controller\'s recommendation history ourselves, and print only the changes (with NAME: its decisions; without: the fleet\'s rows, like kubectl get -w)'
@@ -77,9 +81,13 @@ complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -l clu
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -l user -d 'The name of the kubeconfig user to use' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
-complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -l request-timeout -d 'The length of time to wait before giving up on a single server request (e.g. 1s, 2m; 0 = no timeout)' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -l request-timeout -d 'The length of time to wait before giving up on a single server request (e.g. 1s, 2m; 0 = no timeout; default: none, with --watch about the sync period)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -s s -l server -d 'The address and port of the Kubernetes API server (over the kubeconfig\'s)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -l token -d 'Bearer token for authentication to the API server (over the kubeconfig user\'s)' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -l certificate-authority -d 'Path to a cert file for the certificate authority (over the kubeconfig cluster\'s)' -r -F
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -l client-certificate -d 'Path to a client certificate file for TLS (over the kubeconfig user\'s)' -r -F
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -l client-key -d 'Path to a client key file for TLS (over the kubeconfig user\'s)' -r -F
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -l tls-server-name -d 'Server name to use for server certificate validation (default: the server URL\'s host)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -s v -l v -d 'Log level: 6 or more writes each API request (method, URL, status, time) to stderr' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -s n -l namespace -d 'The namespace of the HPA' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -l insecure-skip-tls-verify -d 'Do not check the server\'s certificate (insecure)'
@@ -91,9 +99,13 @@ complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l clu
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l user -d 'The name of the kubeconfig user to use' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
-complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l request-timeout -d 'The length of time to wait before giving up on a single server request (e.g. 1s, 2m; 0 = no timeout)' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l request-timeout -d 'The length of time to wait before giving up on a single server request (e.g. 1s, 2m; 0 = no timeout; default: none, with --watch about the sync period)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -s s -l server -d 'The address and port of the Kubernetes API server (over the kubeconfig\'s)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l token -d 'Bearer token for authentication to the API server (over the kubeconfig user\'s)' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l certificate-authority -d 'Path to a cert file for the certificate authority (over the kubeconfig cluster\'s)' -r -F
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l client-certificate -d 'Path to a client certificate file for TLS (over the kubeconfig user\'s)' -r -F
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l client-key -d 'Path to a client key file for TLS (over the kubeconfig user\'s)' -r -F
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l tls-server-name -d 'Server name to use for server certificate validation (default: the server URL\'s host)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -s v -l v -d 'Log level: 6 or more writes each API request (method, URL, status, time) to stderr' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l snapshot -d 'Start from a snapshot (v1 List as for explain): HPA, replicas, pods, requests and current load' -r -F
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l hpa -d 'Start from an HPA manifest (autoscaling/v2 YAML) with synthetic pods' -r -F
@@ -149,9 +161,13 @@ complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l user
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -s n -l namespace -d 'The namespace scope for this request' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l as -d 'Username to impersonate for the operation' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l as-group -d 'Group to impersonate for the operation (repeatable)' -r
-complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l request-timeout -d 'The length of time to wait before giving up on a single server request (e.g. 1s, 2m; 0 = no timeout)' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l request-timeout -d 'The length of time to wait before giving up on a single server request (e.g. 1s, 2m; 0 = no timeout; default: none, with --watch about the sync period)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -s s -l server -d 'The address and port of the Kubernetes API server (over the kubeconfig\'s)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l token -d 'Bearer token for authentication to the API server (over the kubeconfig user\'s)' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l certificate-authority -d 'Path to a cert file for the certificate authority (over the kubeconfig cluster\'s)' -r -F
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l client-certificate -d 'Path to a client certificate file for TLS (over the kubeconfig user\'s)' -r -F
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l client-key -d 'Path to a client key file for TLS (over the kubeconfig user\'s)' -r -F
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l tls-server-name -d 'Server name to use for server certificate validation (default: the server URL\'s host)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -s v -l v -d 'Log level: 6 or more writes each API request (method, URL, status, time) to stderr' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -s R -l recursive -d 'Process the directories of -f recursively'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l offline -d 'Work from the files only, even when a cluster is configured'

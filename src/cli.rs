@@ -143,9 +143,9 @@ pub struct KubeFlags {
     /// Group to impersonate for the operation (repeatable)
     #[arg(long = "as-group", global = true, value_name = "GROUP")]
     pub as_group: Vec<String>,
-    /// The length of time to wait before giving up on a single server request (e.g. 1s, 2m; 0 = no timeout)
-    #[arg(long = "request-timeout", global = true, default_value = "0")]
-    pub request_timeout: String,
+    /// The length of time to wait before giving up on a single server request (e.g. 1s, 2m; 0 = no timeout; default: none, with --watch about the sync period)
+    #[arg(long = "request-timeout", global = true, value_name = "DURATION")]
+    pub request_timeout: Option<String>,
     /// The address and port of the Kubernetes API server (over the kubeconfig's)
     #[arg(short = 's', long, global = true, value_name = "URL")]
     pub server: Option<String>,
@@ -155,6 +155,18 @@ pub struct KubeFlags {
     /// Do not check the server's certificate (insecure)
     #[arg(long = "insecure-skip-tls-verify", global = true)]
     pub insecure_skip_tls_verify: bool,
+    /// Path to a cert file for the certificate authority (over the kubeconfig cluster's)
+    #[arg(long = "certificate-authority", global = true, value_name = "FILE")]
+    pub certificate_authority: Option<PathBuf>,
+    /// Path to a client certificate file for TLS (over the kubeconfig user's)
+    #[arg(long = "client-certificate", global = true, value_name = "FILE")]
+    pub client_certificate: Option<PathBuf>,
+    /// Path to a client key file for TLS (over the kubeconfig user's)
+    #[arg(long = "client-key", global = true, value_name = "FILE")]
+    pub client_key: Option<PathBuf>,
+    /// Server name to use for server certificate validation (default: the server URL's host)
+    #[arg(long = "tls-server-name", global = true, value_name = "NAME")]
+    pub tls_server_name: Option<String>,
     /// Log level: 6 or more writes each API request (method, URL, status, time) to stderr
     #[arg(
         short = 'v',
@@ -166,6 +178,7 @@ pub struct KubeFlags {
     pub verbosity: u8,
 }
 
+/// The one resolution of kubectl's connection flags into the cluster layer's plain options.
 impl From<&KubeFlags> for crate::cluster::ConnectOptions {
     fn from(f: &KubeFlags) -> Self {
         crate::cluster::ConnectOptions {
@@ -177,11 +190,23 @@ impl From<&KubeFlags> for crate::cluster::ConnectOptions {
             as_user: f.as_user.clone(),
             as_group: f.as_group.clone(),
             request_timeout: f.request_timeout.clone(),
+            default_request_timeout: None,
             server: f.server.clone(),
             token: f.token.clone(),
+            certificate_authority: f.certificate_authority.clone(),
+            client_certificate: f.client_certificate.clone(),
+            client_key: f.client_key.clone(),
+            tls_server_name: f.tls_server_name.clone(),
             insecure_skip_tls_verify: f.insecure_skip_tls_verify,
             verbosity: f.verbosity,
         }
+    }
+}
+
+impl KubeFlags {
+    /// The cluster layer's options for these flags.
+    pub fn connect_options(&self) -> crate::cluster::ConnectOptions {
+        self.into()
     }
 }
 

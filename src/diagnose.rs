@@ -110,20 +110,7 @@ pub struct RolloutInfo {
     pub updated_replicas: Option<i32>,
 }
 
-/// What is known of the resource metrics APIService (`v1beta1.metrics.k8s.io`).
-#[derive(Debug, Clone, PartialEq)]
-pub enum MetricsApi {
-    /// Not registered (404).
-    Absent,
-    /// Registered but `Available` is not `True`: reason and message of the condition.
-    Unavailable {
-        reason: String,
-        message: String,
-    },
-    Available,
-    /// The APIService could not be read (e.g. 403): the error.
-    Unknown(String),
-}
+pub use crate::metrics_api::{MetricsApi, MetricsGroup, METRICS_APISERVICE};
 
 /// Context the core does not need, read from the same List (or fetched alongside it).
 #[derive(Debug, Clone, Default)]
@@ -132,33 +119,9 @@ pub struct Extras {
     pub deployments: Vec<RolloutInfo>,
     /// `None`: not looked at (offline without an APIService object, or the metrics call worked).
     pub metrics_api: Option<MetricsApi>,
-}
-
-/// The APIService that serves `metrics.k8s.io`.
-pub const METRICS_APISERVICE: &str = "v1beta1.metrics.k8s.io";
-
-impl MetricsApi {
-    /// From the APIService object (`None`: absent).
-    pub fn from_apiservice(v: Option<&Value>) -> MetricsApi {
-        let Some(v) = v else {
-            return MetricsApi::Absent;
-        };
-        let cond = v
-            .pointer("/status/conditions")
-            .and_then(Value::as_array)
-            .and_then(|cs| cs.iter().find(|c| c["type"] == "Available"));
-        match cond {
-            Some(c) if c["status"] == "True" => MetricsApi::Available,
-            Some(c) => MetricsApi::Unavailable {
-                reason: c["reason"].as_str().unwrap_or_default().to_string(),
-                message: c["message"].as_str().unwrap_or_default().to_string(),
-            },
-            None => MetricsApi::Unavailable {
-                reason: "NoAvailableCondition".into(),
-                message: "the APIService has no Available condition yet".into(),
-            },
-        }
-    }
+    /// The custom and external metrics APIServices the List holds (a live fetch adds one
+    /// when it is not available and a read of its API failed), by name.
+    pub other_apis: Vec<(String, MetricsApi)>,
 }
 
 impl Extras {
@@ -201,6 +164,12 @@ impl Extras {
                 ("apiregistration.k8s.io/v1", "APIService") if name == METRICS_APISERVICE => {
                     apiservice = Some(item.clone());
                 }
+                ("apiregistration.k8s.io/v1", "APIService")
+                    if MetricsGroup::of_apiservice(&name).is_some() =>
+                {
+                    x.other_apis
+                        .push((name, MetricsApi::from_apiservice(Some(item))));
+                }
                 _ => {}
             }
         });
@@ -242,6 +211,16 @@ impl Extras {
         if apiservice.is_some() {
             x.metrics_api = Some(MetricsApi::from_apiservice(apiservice));
         }
+        x.other_apis = snap
+            .other
+            .iter()
+            .filter(|o| o["apiVersion"] == "apiregistration.k8s.io/v1" && o["kind"] == "APIService")
+            .filter_map(|o| {
+                let name = o.pointer("/metadata/name").and_then(Value::as_str)?;
+                (MetricsGroup::of_apiservice(name)? != MetricsGroup::Resource)
+                    .then(|| (name.to_string(), MetricsApi::from_apiservice(Some(o))))
+            })
+            .collect();
         x.sort();
         x
     }
@@ -424,6 +403,7 @@ pub fn diagnose(snap: &Snapshot, input: &Input, d: &Decision, x: &Extras) -> Vec
         ));
     } else {
         metrics_api_findings(input, d, x, &selector, &mut out);
+        other_metrics_api_findings(input, x, &mut out);
     }
     missing_requests(input, d, &raw_pods, &mut out);
     container_absent(input, &mut out);
@@ -489,6 +469,34 @@ fn uses_resource_metrics(input: &Input) -> bool {
             MetricSpec::Resource { .. } | MetricSpec::ContainerResource { .. }
         )
     })
+}
+
+/// A custom or external metrics APIService that is not available, when the HPA reads its API:
+/// the controller's reads fail (503) until the adapter behind it answers again.
+fn other_metrics_api_findings(input: &Input, x: &Extras, out: &mut Vec<Finding>) {
+    for (name, api) in &x.other_apis {
+        let MetricsApi::Unavailable { reason, message } = api else {
+            continue;
+        };
+        let group = MetricsGroup::of_apiservice(name);
+        let used = input.hpa.metrics.iter().any(|m| match group {
+            Some(MetricsGroup::Custom) => {
+                matches!(m, MetricSpec::Pods { .. } | MetricSpec::Object { .. })
+            }
+            Some(MetricsGroup::External) => matches!(m, MetricSpec::External { .. }),
+            _ => false,
+        });
+        let Some(group) = group.filter(|_| used) else {
+            continue;
+        };
+        let words = group.words();
+        out.push(finding(
+            &format!("{}-api-unavailable", words.replace(' ', "-")),
+            Severity::Error,
+            format!("the {words} API is registered but not available: APIService {name} Available=False ({reason}: {message}); the controller's reads of {words} fail"),
+            format!("check the adapter that serves it (prometheus-adapter, KEDA, a cloud adapter...): its pods and logs, the Service the APIService points to, and network policies between the API server and it (kubectl get apiservice {name} -o yaml)"),
+        ));
+    }
 }
 
 fn metrics_api_findings(

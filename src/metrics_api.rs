@@ -8,6 +8,105 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, Time};
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// What is known of a metrics APIService (`v1beta1.metrics.k8s.io`...).
+#[derive(Debug, Clone, PartialEq)]
+pub enum MetricsApi {
+    /// Not registered (404).
+    Absent,
+    /// Registered but `Available` is not `True`: reason and message of the condition.
+    Unavailable {
+        reason: String,
+        message: String,
+    },
+    Available,
+    /// The APIService could not be read (e.g. 403): the error.
+    Unknown(String),
+}
+
+/// The APIService that serves `metrics.k8s.io`.
+pub const METRICS_APISERVICE: &str = "v1beta1.metrics.k8s.io";
+
+impl MetricsApi {
+    /// From the APIService object (`None`: absent).
+    pub fn from_apiservice(v: Option<&Value>) -> MetricsApi {
+        let Some(v) = v else {
+            return MetricsApi::Absent;
+        };
+        let cond = v
+            .pointer("/status/conditions")
+            .and_then(Value::as_array)
+            .and_then(|cs| cs.iter().find(|c| c["type"] == "Available"));
+        match cond {
+            Some(c) if c["status"] == "True" => MetricsApi::Available,
+            Some(c) => MetricsApi::Unavailable {
+                reason: c["reason"].as_str().unwrap_or_default().to_string(),
+                message: c["message"].as_str().unwrap_or_default().to_string(),
+            },
+            None => MetricsApi::Unavailable {
+                reason: "NoAvailableCondition".into(),
+                message: "the APIService has no Available condition yet".into(),
+            },
+        }
+    }
+}
+
+/// One of the three metrics APIs the controller reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum MetricsGroup {
+    /// `metrics.k8s.io`: Resource and ContainerResource metrics.
+    Resource,
+    /// `custom.metrics.k8s.io`: Pods and Object metrics.
+    Custom,
+    /// `external.metrics.k8s.io`: External metrics.
+    External,
+}
+
+impl MetricsGroup {
+    /// The API of a fetch-errors key (`resource-metrics`, `pods-metric/…`, `object-metric/…`,
+    /// `external-metric/…`).
+    pub fn of_key(key: &str) -> Option<MetricsGroup> {
+        match key.split('/').next()? {
+            "resource-metrics" => Some(MetricsGroup::Resource),
+            "pods-metric" | "object-metric" => Some(MetricsGroup::Custom),
+            "external-metric" => Some(MetricsGroup::External),
+            _ => None,
+        }
+    }
+
+    /// Its APIServices, the version the controller prefers first.
+    pub fn apiservices(self) -> &'static [&'static str] {
+        match self {
+            MetricsGroup::Resource => &[METRICS_APISERVICE],
+            MetricsGroup::Custom => &[
+                "v1beta2.custom.metrics.k8s.io",
+                "v1beta1.custom.metrics.k8s.io",
+            ],
+            MetricsGroup::External => &["v1beta1.external.metrics.k8s.io"],
+        }
+    }
+
+    /// The group of an APIService name (`v1beta2.custom.metrics.k8s.io` → Custom).
+    pub fn of_apiservice(name: &str) -> Option<MetricsGroup> {
+        [
+            MetricsGroup::Resource,
+            MetricsGroup::Custom,
+            MetricsGroup::External,
+        ]
+        .into_iter()
+        .find(|g| g.apiservices().contains(&name))
+    }
+
+    /// `custom metrics`
+    pub fn words(self) -> &'static str {
+        match self {
+            MetricsGroup::Resource => "resource metrics",
+            MetricsGroup::Custom => "custom metrics",
+            MetricsGroup::External => "external metrics",
+        }
+    }
+}
 
 /// `metrics.k8s.io/v1beta1` PodMetrics.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -110,4 +209,49 @@ pub struct OwnerReference {
     pub name: String,
     #[serde(default)]
     pub controller: Option<bool>,
+}
+
+#[cfg(test)]
+mod apiservice_tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn keys_and_apiservices_name_their_group() {
+        assert_eq!(
+            MetricsGroup::of_key("resource-metrics"),
+            Some(MetricsGroup::Resource)
+        );
+        assert_eq!(
+            MetricsGroup::of_key("pods-metric/rps"),
+            Some(MetricsGroup::Custom)
+        );
+        assert_eq!(
+            MetricsGroup::of_key("object-metric/Ingress/main/hits"),
+            Some(MetricsGroup::Custom)
+        );
+        assert_eq!(
+            MetricsGroup::of_key("external-metric/queue"),
+            Some(MetricsGroup::External)
+        );
+        assert_eq!(MetricsGroup::of_key("scale"), None);
+        assert_eq!(
+            MetricsGroup::of_apiservice("v1beta1.custom.metrics.k8s.io"),
+            Some(MetricsGroup::Custom)
+        );
+        assert_eq!(MetricsGroup::of_apiservice("v1.apps"), None);
+    }
+
+    #[test]
+    fn availability_comes_from_the_available_condition() {
+        assert_eq!(MetricsApi::from_apiservice(None), MetricsApi::Absent);
+        let down = json!({"status": {"conditions": [{"type": "Available", "status": "False", "reason": "FailedDiscoveryCheck", "message": "503"}]}});
+        assert_eq!(
+            MetricsApi::from_apiservice(Some(&down)),
+            MetricsApi::Unavailable {
+                reason: "FailedDiscoveryCheck".into(),
+                message: "503".into()
+            }
+        );
+    }
 }

@@ -1076,3 +1076,48 @@ fn an_exec_plugin_runs_once_and_its_failures_never_show_its_environment() {
     );
     assert!(!e.contains("hvs.very-secret"), "{e}");
 }
+
+#[test]
+fn watch_requests_time_out_after_about_a_sync_period_and_the_watch_goes_on() {
+    let c = cluster("scale-up-cpu.yaml", "watch-timeout");
+    // The second sync's HPA read hangs for 6 s: without --request-timeout it gives up after
+    // the 1 s sync period, says so in one line, and the next sync goes on.
+    c.server.inject_after(
+        PathMatch::exact(HPAS),
+        Fault::Delay(Duration::from_secs(6)),
+        1,
+        1,
+    );
+    let start = Instant::now();
+    let out = c.run(&[
+        "explain",
+        "web",
+        "-n",
+        "shop",
+        "--watch",
+        "--watch-count",
+        "3",
+        "--sync-period",
+        "1s",
+    ]);
+    let took = start.elapsed();
+    let text = ok(&out, "watch");
+    let e = stderr(&out);
+    assert!(took < Duration::from_secs(5), "{took:?}");
+    let errors: Vec<&str> = e.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(errors.len(), 1, "{e}");
+    assert!(
+        errors[0].contains("within 1s (one sync period; --request-timeout sets another)"),
+        "{e}"
+    );
+    assert!(errors[0].contains("retrying at the next sync"), "{e}");
+    assert!(text.contains("stopped after 3 evaluation(s)"), "{text}");
+    assert_eq!(
+        c.server
+            .requests()
+            .iter()
+            .filter(|r| r.path == HPAS)
+            .count(),
+        3
+    );
+}

@@ -1693,10 +1693,8 @@ fn fleet_apply_shows_the_plan_and_sends_nothing_when_declined() {
         write: false,
         yes: false,
         stdin_is_tty: true,
-        kube: kubectl_hpa::cli::KubeFlags {
+        kube: kubectl_hpa::cluster::ConnectOptions {
             kubeconfig: Some(c.kubeconfig.clone()),
-            all_namespaces: true,
-            request_timeout: "0".into(),
             ..Default::default()
         },
     };

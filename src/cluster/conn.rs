@@ -13,6 +13,8 @@ use serde_json::{json, Value};
 
 pub use crate::restmapper::{builtin_mapping, Gvr, Unmapped};
 
+use crate::metrics_api::{MetricsApi, MetricsGroup, METRICS_APISERVICE};
+
 /// Requests in flight at once, per connection. 10 is client-go's default burst (kubectl's
 /// client sends at most 10 requests at once before its 5-per-second limit applies), and half
 /// of 20, the in-flight share at which a small API server's Priority and Fairness starts
@@ -28,29 +30,76 @@ const MAX_RETRY_AFTER: Duration = Duration::from_secs(10);
 /// The most pages of one LIST (at 500 or 5000 items a page, far more than any cluster holds).
 const MAX_PAGES: u32 = 10_000;
 
+/// How much longer than `--request-timeout` a request may take when its connection attempt
+/// (bounded by `--request-timeout` too) is what timed out: its own error is clearer.
+const CONNECT_GRACE: Duration = Duration::from_millis(200);
+
 /// The wait before sending again a request whose connection was reset or closed unanswered.
 const RESET_BACKOFF: Duration = Duration::from_millis(200);
 
 /// How to connect: kubectl's connection flags as plain values (no clap type in this layer).
 #[derive(Debug, Clone, Default)]
 pub struct ConnectOptions {
+    /// `--kubeconfig` (else `KUBECONFIG`, else `~/.kube/config`).
     pub kubeconfig: Option<PathBuf>,
+    /// `--context`, `--cluster`, `--user`: names in the kubeconfig.
     pub context: Option<String>,
     pub cluster: Option<String>,
     pub user: Option<String>,
+    /// `-n`: over the context's (or the service account's) namespace.
     pub namespace: Option<String>,
+    /// `--as`, `--as-group`: impersonation.
     pub as_user: Option<String>,
     pub as_group: Vec<String>,
-    /// `--request-timeout`: a Go duration or seconds; `0` or empty = none.
-    pub request_timeout: String,
+    /// `--request-timeout` as given: a Go duration or seconds; `0` or empty = none; `None`
+    /// when not given.
+    pub request_timeout: Option<String>,
+    /// The timeout of each request when `--request-timeout` is not given (`--watch`: about
+    /// the sync period); `None`: no timeout, as kubectl.
+    pub default_request_timeout: Option<DefaultTimeout>,
     /// `--server`/`-s`: the API server's URL, over the kubeconfig's.
     pub server: Option<String>,
     /// `--token`: a bearer token, over the kubeconfig user's credentials.
     pub token: Option<String>,
+    /// `--certificate-authority`: a PEM file of CA certificates, over the kubeconfig
+    /// cluster's CA (file or data) and its `insecure-skip-tls-verify`.
+    pub certificate_authority: Option<PathBuf>,
+    /// `--client-certificate`, `--client-key`: PEM files, over the kubeconfig user's
+    /// (file or data).
+    pub client_certificate: Option<PathBuf>,
+    pub client_key: Option<PathBuf>,
+    /// `--tls-server-name`: the name the server's certificate is checked against (and sent
+    /// as SNI), over the kubeconfig cluster's; `--server` alone clears the kubeconfig's.
+    pub tls_server_name: Option<String>,
     /// `--insecure-skip-tls-verify`: the server's certificate is not checked.
     pub insecure_skip_tls_verify: bool,
     /// `-v`: at 6 or more, each request is written to stderr (method, URL, status, time).
     pub verbosity: u8,
+}
+
+/// A command's own timeout for each request, used when `--request-timeout` is not given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DefaultTimeout {
+    pub after: Duration,
+    /// What it is, for messages: `one sync period`.
+    pub what: &'static str,
+}
+
+impl ConnectOptions {
+    /// These options with `after` for each request unless `--request-timeout` was given;
+    /// `what` names it in a timeout's message (`one sync period`).
+    pub fn with_default_timeout(mut self, after: Duration, what: &'static str) -> ConnectOptions {
+        self.default_request_timeout = Some(DefaultTimeout { after, what });
+        self
+    }
+
+    /// Whether the options name a kubeconfig, context, cluster or user.
+    pub fn names_a_cluster(&self) -> bool {
+        self.kubeconfig.is_some()
+            || self.context.is_some()
+            || self.cluster.is_some()
+            || self.user.is_some()
+    }
 }
 
 /// A connection to one API server, as kubectl's flags chose it.
@@ -64,10 +113,18 @@ pub struct Conn {
     /// The server URL, for messages.
     pub server: String,
     timeout: Option<Duration>,
+    /// What `timeout` is: `--request-timeout`, or the command's default (`one sync period`).
+    timeout_what: &'static str,
+    /// The TCP connect and TLS handshake bound.
+    connect_timeout: Option<Duration>,
     /// [`MAX_IN_FLIGHT`] permits shared by every request of this connection.
     permits: std::sync::Arc<tokio::sync::Semaphore>,
     /// `-v`: requests are logged on stderr from level 6 on, as kubectl logs them.
     verbosity: u8,
+    /// The kubeconfig names behind the TLS settings, for TLS failures in words.
+    tls: super::tls::TlsContext,
+    /// Requests go through a proxy (no direct TCP probe after a connect timeout).
+    proxied: bool,
 }
 
 /// Why one API call failed.
@@ -80,8 +137,8 @@ pub enum Failure {
         message: String,
         parsed: bool,
     },
-    /// No answer within `--request-timeout`.
-    Timeout(Duration),
+    /// No answer within `--request-timeout` (or the command's default, named).
+    Timeout(Duration, &'static str),
     /// The server could not be reached.
     Unreachable(String),
     /// A success answer whose body is not JSON (an HTML proxy or login page...).
@@ -132,7 +189,7 @@ impl ApiFailure {
                 };
                 format!("{generic} (get {})", self.resource)
             }
-            Failure::Timeout(t) => format!(
+            Failure::Timeout(t, _) => format!(
                 "the request timed out after {} (get {})",
                 crate::duration::format_go_duration(t.as_nanos() as i64),
                 self.resource
@@ -153,7 +210,7 @@ impl ApiFailure {
                     .unwrap_or("error");
                 format!("{code} {phrase}")
             }
-            Failure::Timeout(t) => format!(
+            Failure::Timeout(t, _) => format!(
                 "no answer within {}",
                 crate::duration::format_go_duration(t.as_nanos() as i64)
             ),
@@ -211,10 +268,14 @@ impl ApiFailure {
                     format!("{req}: {code}{reason}: {message}")
                 }
             }
-            Failure::Timeout(t) => format!(
-                "{req}: no answer from {} within {} (--request-timeout)",
+            Failure::Timeout(t, what) => format!(
+                "{req}: no answer from {} within {} ({})",
                 self.server,
-                crate::duration::format_go_duration(t.as_nanos() as i64)
+                crate::duration::format_go_duration(t.as_nanos() as i64),
+                match *what {
+                    "--request-timeout" => what.to_string(),
+                    other => format!("{other}; --request-timeout sets another"),
+                }
             ),
             Failure::Unreachable(m) => {
                 format!("unable to connect to the server {}: {m}", self.server)
@@ -224,11 +285,19 @@ impl ApiFailure {
     }
 }
 
-/// `--request-timeout`: a Go duration or a number of seconds; 0 = none.
-fn request_timeout(s: &str) -> Result<Option<Duration>> {
+/// The timeout of each request: `--request-timeout` (a Go duration or a number of seconds;
+/// 0 = none) when given, else the options' default; with what it is, for messages.
+fn request_timeout(o: &ConnectOptions) -> Result<(Option<Duration>, &'static str)> {
+    const FLAG: &str = "--request-timeout";
+    let Some(s) = o.request_timeout.as_deref() else {
+        return Ok(match o.default_request_timeout {
+            Some(d) => (Some(d.after), d.what),
+            None => (None, FLAG),
+        });
+    };
     let s = s.trim();
     if s.is_empty() {
-        return Ok(None);
+        return Ok((None, FLAG));
     }
     let nanos = match crate::duration::parse_go_duration(s) {
         Ok(n) => n,
@@ -240,7 +309,10 @@ fn request_timeout(s: &str) -> Result<Option<Duration>> {
     if nanos < 0 {
         bail!("--request-timeout: must not be negative, got {s:?}");
     }
-    Ok((nanos > 0).then(|| Duration::from_nanos(nanos as u64)))
+    Ok((
+        (nanos > 0).then(|| Duration::from_nanos(nanos as u64)),
+        FLAG,
+    ))
 }
 
 /// The kubeconfig kubectl would read: `--kubeconfig`, else the existing files of `KUBECONFIG`
@@ -392,7 +464,7 @@ fn wait_bounded(
     }
 }
 
-/// `--server`, `--token` and `--insecure-skip-tls-verify` over what the kubeconfig says.
+/// `--server` and `--token` over what the kubeconfig says (TLS flags: [`super::tls::apply`]).
 fn override_from_flags(config: &mut Config, flags: &ConnectOptions) -> Result<()> {
     if let Some(url) = &flags.server {
         config.cluster_url = url
@@ -402,9 +474,6 @@ fn override_from_flags(config: &mut Config, flags: &ConnectOptions) -> Result<()
     if let Some(t) = &flags.token {
         config.auth_info.token = Some(t.clone().into());
         config.auth_info.token_file = None;
-    }
-    if flags.insecure_skip_tls_verify {
-        config.accept_invalid_certs = true;
     }
     Ok(())
 }
@@ -491,7 +560,7 @@ fn read_token_file(config: &mut Config) -> Result<()> {
 /// Connect as kubectl would with these flags (no request is sent).
 pub async fn connect(options: impl Into<ConnectOptions>) -> Result<Conn> {
     let flags = &options.into();
-    let timeout = request_timeout(&flags.request_timeout)?;
+    let (timeout, timeout_what) = request_timeout(flags)?;
     if flags.as_user.is_none() && !flags.as_group.is_empty() {
         bail!("--as-group requires --as: requesting groups without impersonating a user");
     }
@@ -500,6 +569,7 @@ pub async fn connect(options: impl Into<ConnectOptions>) -> Result<Conn> {
         cluster: flags.cluster.clone(),
         user: flags.user.clone(),
     };
+    let mut kubeconfig_names = (String::new(), String::new());
     let (mut config, context) = match load_kubeconfig(flags)? {
         Some(kc) => {
             let context = flags
@@ -508,6 +578,7 @@ pub async fn connect(options: impl Into<ConnectOptions>) -> Result<Conn> {
                 .or_else(|| kc.current_context.clone())
                 .unwrap_or_default();
             refuse_unknown_names(&kc, flags)?;
+            kubeconfig_names = self::kubeconfig_names(&kc, flags, &context);
             let config = Config::from_custom_kubeconfig(kc, &options)
                 .await
                 .map_err(|e| anyhow!("kubeconfig (context {context:?}): {e}"))?;
@@ -524,13 +595,11 @@ pub async fn connect(options: impl Into<ConnectOptions>) -> Result<Conn> {
             if flags.context.is_some() || flags.cluster.is_some() || flags.user.is_some() {
                 bail!("no kubeconfig found (--kubeconfig, KUBECONFIG, ~/.kube/config) for --context/--cluster/--user");
             }
-            let config = Config::incluster().map_err(|e| {
-                anyhow!("no kubeconfig found (--kubeconfig, KUBECONFIG, ~/.kube/config) and not running in a cluster: {e}")
-            })?;
-            (config, "in-cluster".to_string())
+            (in_cluster_config(flags)?, "in-cluster".to_string())
         }
     };
     override_from_flags(&mut config, flags)?;
+    super::tls::apply(&mut config, flags)?;
     run_exec_plugin(&mut config, timeout)?;
     read_token_file(&mut config)?;
     bypass_env_proxy(&mut config);
@@ -542,9 +611,8 @@ pub async fn connect(options: impl Into<ConnectOptions>) -> Result<Conn> {
     }
     // Retries are ours, in `Conn::send` (bounded, within --request-timeout), not kube's.
     config.default_retry = false;
-    if let Some(t) = timeout {
-        config.connect_timeout = Some(config.connect_timeout.map_or(t, |c| c.min(t)));
-    }
+    config.connect_timeout = connect_timeout(timeout, config.connect_timeout);
+    let connect_timeout = config.connect_timeout;
     let namespace = flags
         .namespace
         .clone()
@@ -554,6 +622,15 @@ pub async fn connect(options: impl Into<ConnectOptions>) -> Result<Conn> {
         .to_string()
         .trim_end_matches('/')
         .to_string();
+    let tls = super::tls::TlsContext {
+        cluster: kubeconfig_names.0,
+        user: kubeconfig_names.1,
+        host: config
+            .tls_server_name
+            .clone()
+            .unwrap_or_else(|| config.cluster_url.host().unwrap_or_default().to_string()),
+    };
+    let proxied = config.proxy_url.is_some();
     let client = Client::try_from(config)
         .map_err(|e| anyhow!("cannot build a client for {server} (context {context:?}): {e}"))?;
     Ok(Conn {
@@ -562,9 +639,60 @@ pub async fn connect(options: impl Into<ConnectOptions>) -> Result<Conn> {
         context,
         server,
         timeout,
+        timeout_what,
+        connect_timeout,
         permits: std::sync::Arc::new(tokio::sync::Semaphore::new(MAX_IN_FLIGHT)),
         verbosity: flags.verbosity,
+        tls,
+        proxied,
     })
+}
+
+/// The TCP connect and TLS handshake bound: `--request-timeout` when given (a longer one is
+/// not cut to the fixed default), else the default (30 s).
+pub(super) fn connect_timeout(
+    request: Option<Duration>,
+    default: Option<Duration>,
+) -> Option<Duration> {
+    request.or(default)
+}
+
+/// The in-cluster configuration (no kubeconfig): the service account's token and CA; `-n`
+/// needs no `namespace` file.
+fn in_cluster_config(flags: &ConnectOptions) -> Result<Config> {
+    let c = super::incluster::resolve(&super::incluster::inputs(), flags.namespace.as_deref())
+        .map_err(|e| {
+            anyhow!("no kubeconfig found (--kubeconfig, KUBECONFIG, ~/.kube/config) and not running in a cluster: {e}")
+        })?;
+    let mut config = Config::new(
+        c.url
+            .parse()
+            .map_err(|e| anyhow!("in-cluster server {:?}: {e}", c.url))?,
+    );
+    config.default_namespace = c.namespace;
+    config.root_cert = (!c.ca.is_empty()).then_some(c.ca);
+    config.auth_info.token_file = Some(format!("{}/token", super::incluster::SERVICE_ACCOUNT_DIR));
+    Ok(config)
+}
+
+/// The kubeconfig cluster and user names this connection uses, for messages.
+fn kubeconfig_names(kc: &Kubeconfig, flags: &ConnectOptions, context: &str) -> (String, String) {
+    let ctx = kc
+        .contexts
+        .iter()
+        .find(|c| c.name == context)
+        .and_then(|c| c.context.as_ref());
+    let cluster = flags
+        .cluster
+        .clone()
+        .or_else(|| ctx.map(|c| c.cluster.clone()))
+        .unwrap_or_default();
+    let user = flags
+        .user
+        .clone()
+        .or_else(|| ctx.and_then(|c| c.user.clone()))
+        .unwrap_or_default();
+    (cluster, user)
 }
 
 fn encode(s: &str) -> String {
@@ -592,10 +720,79 @@ fn error_chain(e: &dyn std::error::Error) -> String {
     parts.join(": ")
 }
 
+/// The longest wait for a TCP connection when telling a TLS handshake timeout from a
+/// connect timeout.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(1);
+
+impl Conn {
+    /// A request that got no answer, in words: TLS failures name what to set
+    /// ([`super::tls::TlsContext::explain`]), a connect timeout says whether the TLS handshake
+    /// or the TCP connection timed out; anything else as [`transport`] classifies it.
+    async fn transport_failure(&self, e: &kube::Error) -> (Failure, Option<Duration>) {
+        let chain = error_chain(e);
+        let low = chain.to_lowercase();
+        if let Some(words) = self.tls.explain(&low) {
+            return (Failure::Unreachable(words), None);
+        }
+        if low.contains("connect")
+            && (low.contains("deadline has elapsed") || low.contains("timed out"))
+        {
+            return (
+                Failure::Unreachable(self.connect_timeout_words().await),
+                None,
+            );
+        }
+        transport_chain(chain)
+    }
+
+    /// A connect timeout: a TLS handshake timeout when the server takes TCP connections
+    /// (probed once, directly, unless a proxy is in the way), else a TCP connect timeout.
+    async fn connect_timeout_words(&self) -> String {
+        let within = self
+            .connect_timeout
+            .map(|t| {
+                format!(
+                    " within {}",
+                    crate::duration::format_go_duration(t.as_nanos() as i64)
+                )
+            })
+            .unwrap_or_default();
+        let https = self.server.starts_with("https://");
+        let authority = self
+            .server
+            .split("://")
+            .nth(1)
+            .unwrap_or_default()
+            .split('/')
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        let addr = match (authority.rsplit_once(':'), https) {
+            (Some((_, p)), _) if !p.contains(']') => authority.clone(),
+            (_, true) => format!("{authority}:443"),
+            (_, false) => format!("{authority}:80"),
+        };
+        let probe = tokio::time::timeout(PROBE_TIMEOUT, tokio::net::TcpStream::connect(&addr));
+        let tcp_ok = !self.proxied && matches!(probe.await, Ok(Ok(_)));
+        match (https, tcp_ok) {
+            (true, true) => format!(
+                "TLS handshake timeout: {addr} takes TCP connections but completed no TLS handshake{within} (is it the API server's TLS port? a proxy or load balancer in the way? a longer --request-timeout waits longer)"
+            ),
+            _ => format!(
+                "timed out connecting to {addr}{within} (a firewall, a wrong address or port, or an overloaded server; a longer --request-timeout waits longer)"
+            ),
+        }
+    }
+}
+
 /// A request that got no answer: unreachable, or reset/closed before the answer (retried
 /// after a short backoff, as client-go retries a GET on a reset connection or an EOF).
 fn transport(e: kube::Error) -> (Failure, Option<Duration>) {
-    let chain = error_chain(&e);
+    transport_chain(error_chain(&e))
+}
+
+/// [`transport`] over the error's chain of messages.
+fn transport_chain(chain: String) -> (Failure, Option<Duration>) {
     let low = chain.to_lowercase();
     if [
         "connection refused",
@@ -831,9 +1028,10 @@ impl Conn {
             }
         };
         let res = match (self.timeout, deadline) {
-            (Some(t), Some(d)) => match tokio::time::timeout_at(d, work).await {
+            // The grace lets a connect timeout (bounded by the same duration) be told as one.
+            (Some(t), Some(d)) => match tokio::time::timeout_at(d + CONNECT_GRACE, work).await {
                 Ok(r) => r,
-                Err(_) => return Err(fail(Failure::Timeout(t))),
+                Err(_) => return Err(fail(Failure::Timeout(t, self.timeout_what))),
             },
             _ => work.await,
         };
@@ -854,7 +1052,7 @@ impl Conn {
         let status = match &res {
             Ok(_) => "OK".to_string(),
             Err((Failure::Status { code, .. }, _)) => code.to_string(),
-            Err((Failure::Timeout(_), _)) => "timeout".to_string(),
+            Err((Failure::Timeout(..), _)) => "timeout".to_string(),
             Err(_) => "failed".to_string(),
         };
         use std::io::Write;
@@ -882,11 +1080,10 @@ impl Conn {
                 headers.entry(k).or_insert(v);
             }
         }
-        let res = self
-            .client
-            .send(req.map(kube::client::Body::from))
-            .await
-            .map_err(transport)?;
+        let res = match self.client.send(req.map(kube::client::Body::from)).await {
+            Ok(r) => r,
+            Err(e) => return Err(self.transport_failure(&e).await),
+        };
         let code = res.status().as_u16();
         let retry_after = res
             .headers()
@@ -1072,7 +1269,7 @@ pub fn list_names(hpas: bool, namespace: Option<&str>, timeout: Duration) -> Vec
     };
     let flags = ConnectOptions {
         namespace: namespace.map(String::from),
-        request_timeout: format!("{}ms", timeout.as_millis().max(1)),
+        request_timeout: Some(format!("{}ms", timeout.as_millis().max(1))),
         ..ConnectOptions::default()
     };
     let work = async {
@@ -1117,24 +1314,53 @@ pub fn list_names(hpas: bool, namespace: Option<&str>, timeout: Duration) -> Vec
 
 /// The resource metrics APIService (`v1beta1.metrics.k8s.io`), read when a PodMetrics call failed
 /// to tell "not installed" from "unavailable": one GET.
-pub async fn metrics_apiservice(conn: &Conn) -> crate::diagnose::MetricsApi {
-    use crate::diagnose::{MetricsApi, METRICS_APISERVICE};
+pub async fn metrics_apiservice(conn: &Conn) -> MetricsApi {
+    apiservice(conn, METRICS_APISERVICE).await.0
+}
+
+/// One APIService: what it says of its availability, and the object when it exists.
+pub async fn apiservice(conn: &Conn, name: &str) -> (MetricsApi, Option<Value>) {
     let r = conn
         .get(
-            &format!("/apis/apiregistration.k8s.io/v1/apiservices/{METRICS_APISERVICE}"),
+            &format!("/apis/apiregistration.k8s.io/v1/apiservices/{name}"),
             &[],
             What {
                 verb: "get",
                 resource: "apiservices.apiregistration.k8s.io",
-                object: format!("{METRICS_APISERVICE:?}"),
+                object: format!("{name:?}"),
             },
         )
         .await;
     match r {
-        Ok(v) => MetricsApi::from_apiservice(Some(&v)),
-        Err(f) if f.code() == Some(404) => MetricsApi::Absent,
-        Err(f) => MetricsApi::Unknown(format!("{}: {}", f.request(), f.client_go_text())),
+        Ok(mut v) => {
+            v["apiVersion"] = json!("apiregistration.k8s.io/v1");
+            v["kind"] = json!("APIService");
+            (MetricsApi::from_apiservice(Some(&v)), Some(v))
+        }
+        Err(f) if f.code() == Some(404) => (MetricsApi::Absent, None),
+        Err(f) => (
+            MetricsApi::Unknown(format!("{}: {}", f.request(), f.client_go_text())),
+            None,
+        ),
     }
+}
+
+/// The APIService of a metrics API that tells (the first of its
+/// APIServices, the preferred version first, that exists): its name, availability and object.
+pub async fn group_apiservice(
+    conn: &Conn,
+    group: MetricsGroup,
+) -> Option<(String, MetricsApi, Option<Value>)> {
+    let mut last = None;
+    for name in group.apiservices() {
+        let (api, obj) = apiservice(conn, name).await;
+        let absent = api == MetricsApi::Absent;
+        last = Some((name.to_string(), api, obj));
+        if !absent {
+            break;
+        }
+    }
+    last
 }
 
 // ------------------------------------------------------------------ `kubectl hpa migrate`
@@ -1248,7 +1474,44 @@ impl Conn {
 
 #[cfg(test)]
 mod tests {
-    use super::no_proxy_covers;
+    use super::{connect_timeout, no_proxy_covers, request_timeout, ConnectOptions};
+    use std::time::Duration;
+
+    #[test]
+    fn a_longer_request_timeout_is_not_cut_to_the_default_connect_timeout() {
+        let thirty = Some(Duration::from_secs(30));
+        let two_min = Some(Duration::from_secs(120));
+        assert_eq!(connect_timeout(two_min, thirty), two_min);
+        assert_eq!(
+            connect_timeout(Some(Duration::from_secs(1)), thirty),
+            Some(Duration::from_secs(1))
+        );
+        assert_eq!(connect_timeout(None, thirty), thirty);
+    }
+
+    #[test]
+    fn the_default_request_timeout_applies_only_when_the_flag_is_not_given() {
+        let watch = ConnectOptions::default()
+            .with_default_timeout(Duration::from_secs(15), "one sync period");
+        let want = (Some(Duration::from_secs(15)), "one sync period");
+        assert_eq!(request_timeout(&watch).unwrap(), want);
+        let zero = ConnectOptions {
+            request_timeout: Some("0".into()),
+            ..watch.clone()
+        };
+        assert_eq!(
+            request_timeout(&zero).unwrap().0,
+            None,
+            "--request-timeout 0: none"
+        );
+        let given = ConnectOptions {
+            request_timeout: Some("2m".into()),
+            ..watch
+        };
+        let want = (Some(Duration::from_secs(120)), "--request-timeout");
+        assert_eq!(request_timeout(&given).unwrap(), want);
+        assert_eq!(request_timeout(&ConnectOptions::default()).unwrap().0, None);
+    }
 
     #[test]
     fn no_proxy_lists_cover_hosts_domains_and_ranges() {

@@ -11,8 +11,10 @@
 pub mod assemble;
 mod conn;
 pub mod fetch;
+pub mod incluster;
 pub mod plan;
 pub mod progress;
+pub mod tls;
 
 use std::fmt;
 
@@ -23,12 +25,15 @@ use serde_json::Value;
 
 pub use assemble::{SERVER_VERSION_ANNOTATION, SOURCE_ANNOTATION};
 pub use conn::{
-    connect, list_names, metrics_apiservice, ApiFailure, Conn, ConnectOptions, Failure, FetchError,
+    connect, list_names, metrics_apiservice, ApiFailure, Conn, ConnectOptions, DefaultTimeout,
+    Failure, FetchError,
 };
 pub use plan::Scope;
 pub use progress::Progress;
 
 use assemble::{Assembled, Origin};
+
+use crate::metrics_api::{MetricsApi, MetricsGroup};
 
 /// Why a fetch stopped.
 #[derive(Debug)]
@@ -107,7 +112,7 @@ pub struct Fetched {
     pub notes: Vec<String>,
     pub server_version: Option<String>,
     /// The resource metrics APIService, read only when the PodMetrics LIST failed.
-    pub metrics_api: Option<crate::diagnose::MetricsApi>,
+    pub metrics_api: Option<MetricsApi>,
 }
 
 /// Everything fetched for the HPAs of a namespace or of the cluster.
@@ -118,7 +123,7 @@ pub struct FleetFetched {
     pub notes: Vec<String>,
     pub server_version: Option<String>,
     /// The resource metrics APIService, read only when the PodMetrics LIST failed.
-    pub metrics_api: Option<crate::diagnose::MetricsApi>,
+    pub metrics_api: Option<MetricsApi>,
 }
 
 /// Plan, fetch and assemble one scope; the APIService of the resource metrics when their
@@ -127,7 +132,7 @@ async fn run(
     conn: &Conn,
     scope: &Scope,
     progress: &Progress,
-) -> Result<(Assembled, Option<crate::diagnose::MetricsApi>), Error> {
+) -> Result<(Assembled, Option<MetricsApi>), Error> {
     let fetch = fetch::fetch(conn, scope, progress);
     tokio::pin!(fetch);
     let answers = loop {
@@ -158,10 +163,66 @@ async fn run(
         false => None,
     };
     // An APIService that is not available fails the controller's reads too.
-    if let Some(crate::diagnose::MetricsApi::Unavailable { .. }) = &api {
+    if let Some(MetricsApi::Unavailable { .. }) = &api {
         assemble::not_ours(&mut assembled.lists, "resource-metrics");
     }
+    unavailable_metrics_apis(conn, &mut assembled).await;
     Ok((assembled, api))
+}
+
+/// The fetch-errors keys each List marks as our own failures.
+fn own_failure_keys(list: &Value) -> Vec<String> {
+    list.pointer("/metadata/annotations")
+        .and_then(|a| a.get(crate::snapshot::OWN_FAILURES_ANNOTATION))
+        .and_then(Value::as_str)
+        .and_then(|t| serde_json::from_str::<std::collections::BTreeMap<String, String>>(t).ok())
+        .map(|m| m.into_keys().collect())
+        .unwrap_or_default()
+}
+
+/// Custom or external metrics that failed for us while their APIService is not `Available`:
+/// the controller's reads fail the same way (the aggregator answers 503), so the failure is
+/// its verdict, not ours. The APIService object joins the Lists that read the API (the
+/// diagnosis and a replay of the snapshot see it), with a note. One GET per API at most.
+async fn unavailable_metrics_apis(conn: &Conn, a: &mut Assembled) {
+    for group in [MetricsGroup::Custom, MetricsGroup::External] {
+        let keys: Vec<Vec<String>> = a
+            .lists
+            .iter()
+            .map(|(_, l)| {
+                own_failure_keys(l)
+                    .into_iter()
+                    .filter(|k| MetricsGroup::of_key(k) == Some(group))
+                    .collect()
+            })
+            .collect();
+        if keys.iter().all(Vec::is_empty) {
+            continue;
+        }
+        let Some((name, MetricsApi::Unavailable { reason, message }, obj)) =
+            conn::group_apiservice(conn, group).await
+        else {
+            continue;
+        };
+        for ((_, list), keys) in a.lists.iter_mut().zip(&keys) {
+            if keys.is_empty() {
+                continue;
+            }
+            if let (Some(items), Some(obj)) = (
+                list.get_mut("items").and_then(Value::as_array_mut),
+                obj.as_ref(),
+            ) {
+                items.push(obj.clone());
+            }
+        }
+        for k in keys.iter().flatten() {
+            assemble::not_ours(&mut a.lists, k);
+        }
+        a.notes.push(format!(
+            "APIService {name} is not available ({reason}: {message}): the controller's reads of {} fail too",
+            group.words()
+        ));
+    }
 }
 
 /// Fetch everything the controller reads for HPA `ns/name` (GET/LIST only) and build the List.

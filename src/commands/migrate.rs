@@ -103,7 +103,7 @@ impl MigrateArgs {
             write: self.write,
             yes: self.yes,
             stdin_is_tty,
-            kube: k.clone(),
+            kube: k.connect_options(),
         })
     }
 }

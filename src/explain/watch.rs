@@ -193,7 +193,12 @@ pub fn run(opts: &ExplainOptions) -> Result<String> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let conn = rt.block_on(cluster::connect(&opts.kube))?;
+    // Each request gives up after about one sync period unless --request-timeout says otherwise.
+    let conn = rt.block_on(cluster::connect(
+        opts.kube
+            .connect_options()
+            .with_default_timeout(period, "one sync period"),
+    ))?;
     let ns = conn.namespace.clone();
     let json = matches!(opts.output, OutputFormat::Json | OutputFormat::Yaml);
     let mut history = opts.history.clone();

@@ -5,10 +5,21 @@
 use anyhow::Result;
 use serde_json::Value;
 
-use crate::cli::KubeFlags;
-use crate::cluster::{self, Conn};
+use crate::cluster::{self, Conn, ConnectOptions};
 
 pub use crate::cluster::ApiFailure;
+
+/// The longest wait between two conflict rounds.
+pub const MAX_CONFLICT_WAIT: std::time::Duration = std::time::Duration::from_millis(1250);
+
+/// The wait before conflict round `round` (none before the first).
+pub fn conflict_wait(round: usize) -> std::time::Duration {
+    let steps = round.saturating_sub(2).min(8) as u32;
+    match round {
+        0 | 1 => std::time::Duration::ZERO,
+        _ => (std::time::Duration::from_millis(10) * 5u32.pow(steps)).min(MAX_CONFLICT_WAIT),
+    }
+}
 
 /// A connection to one API server.
 pub struct Api {
@@ -17,9 +28,9 @@ pub struct Api {
 
 impl Api {
     /// Connect as kubectl would with these flags (no request is sent yet).
-    pub async fn connect(flags: &KubeFlags) -> Result<Api> {
+    pub async fn connect(options: ConnectOptions) -> Result<Api> {
         Ok(Api {
-            conn: cluster::connect(flags).await?,
+            conn: cluster::connect(options).await?,
         })
     }
 
@@ -62,6 +73,14 @@ impl Api {
         self.conn.collection_of(ns, api_version, kind).await
     }
 
+    /// Wait before round `round` (2, 3...) after a 409 Conflict, as client-go's
+    /// `retry.DefaultBackoff` waits: 10 ms, then five times longer each round (10, 50, 250,
+    /// 1250 ms), at most [`MAX_CONFLICT_WAIT`] — bounded, and short next to a controller's
+    /// sync period.
+    pub async fn conflict_backoff(&self, round: usize) {
+        tokio::time::sleep(conflict_wait(round)).await;
+    }
+
     /// Send one PATCH exactly as planned (query: `fieldManager`, `dryRun=All`).
     pub async fn patch(
         &self,
@@ -75,5 +94,18 @@ impl Api {
         self.conn
             .patch_raw(path, query, content_type, body, resource, object)
             .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::conflict_wait;
+    use std::time::Duration;
+
+    #[test]
+    fn conflict_rounds_back_off_five_times_longer_up_to_a_bound() {
+        let waits: Vec<u128> = (1..=7).map(|r| conflict_wait(r).as_millis()).collect();
+        assert_eq!(waits, [0, 10, 50, 250, 1250, 1250, 1250]);
+        assert!(conflict_wait(100) <= Duration::from_millis(1250));
     }
 }

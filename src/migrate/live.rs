@@ -554,6 +554,7 @@ async fn send(api: &Api, r: &Resolved, dry: bool) -> ApplyReport {
         let obj = if round == 1 {
             r.obj.clone()
         } else {
+            api.conflict_backoff(round).await;
             match api.get(&r.path, &r.resource, object.clone()).await {
                 Ok(o) => o,
                 Err(f) => {

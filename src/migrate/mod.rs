@@ -46,7 +46,8 @@ pub struct Options {
     pub yes: bool,
     /// Stdin is a terminal (a prompt is possible).
     pub stdin_is_tty: bool,
-    pub kube: crate::cli::KubeFlags,
+    /// How to reach the cluster.
+    pub kube: crate::cluster::ConnectOptions,
 }
 
 /// How bad a finding is.

@@ -17,8 +17,7 @@ pub fn needs_confirmation(o: &Options) -> bool {
 
 /// Flags that name a cluster: without a usable one the run fails instead of going offline.
 fn cluster_named(o: &Options) -> bool {
-    let k = &o.kube;
-    k.kubeconfig.is_some() || k.context.is_some() || k.cluster.is_some() || k.user.is_some()
+    o.kube.names_a_cluster()
 }
 
 /// Run. `confirm` sees the plan before `-A --apply` sends anything (only called when stdin is
@@ -37,7 +36,9 @@ pub fn run(
         let api = if o.mode == Mode::Offline {
             Err("--offline".to_string())
         } else {
-            Api::connect(&o.kube).await.map_err(|e| format!("{e:#}"))
+            Api::connect(o.kube.clone())
+                .await
+                .map_err(|e| format!("{e:#}"))
         };
         match api {
             Ok(api) => live_run(&api, o, &src, confirm).await,
@@ -96,5 +97,52 @@ async fn live_run(
             api.describe()
         );
     }
-    live::execute(api, planned, o).await
+    let mut report = live::execute(api, planned, o).await?;
+    if o.mode == Mode::Apply {
+        half_migrated(&mut report);
+    }
+    Ok(report)
+}
+
+/// A workload whose `--apply` stopped after some of its steps were written is half-migrated:
+/// say so, what is left, and that running the same command again completes it (the next run
+/// plans from the object as it is then and sends only the steps still needed).
+fn half_migrated(report: &mut Report) {
+    let mut lines = Vec::new();
+    for w in &report.workloads {
+        let (Some(a), Some(rep)) = (&w.analysis, &w.apply) else {
+            continue;
+        };
+        if rep.error.is_none() {
+            continue;
+        }
+        let done: Vec<&str> = a
+            .requests
+            .iter()
+            .map(|st| st.id)
+            .filter(|id| {
+                rep.sent
+                    .iter()
+                    .any(|s| s.step == *id && s.status == Some(200))
+            })
+            .collect();
+        let left: Vec<&str> = a
+            .requests
+            .iter()
+            .map(|st| st.id)
+            .filter(|id| !done.contains(id))
+            .collect();
+        // Nothing written, or everything written and only the check after it failed (its
+        // own error says what): not half-migrated.
+        if done.is_empty() || left.is_empty() {
+            continue;
+        }
+        lines.push(format!(
+            "HPA {}: the cluster is half-migrated: {} applied, {} not yet; run the same command again to complete it (it re-reads the object and sends only what is left)",
+            w.hpa_ref,
+            done.join(", "),
+            left.join(", ")
+        ));
+    }
+    report.errors.extend(lines);
 }

@@ -190,11 +190,195 @@ pub struct Options {
     /// `gitVersion` reported by `/version`; default `v1.37.0`.
     pub git_version: Option<String>,
     pub write_mode: WriteMode,
+    /// Serve HTTPS with this certificate (see [`Pki`]); `None`: plain HTTP.
+    pub tls: Option<TlsServer>,
+}
+
+/// The server side of TLS: PEM files.
+#[derive(Clone, Debug)]
+pub struct TlsServer {
+    pub cert: PathBuf,
+    pub key: PathBuf,
+    /// Require a client certificate signed by this CA.
+    pub client_ca: Option<PathBuf>,
+}
+
+/// Certificates for TLS tests, made with the `openssl` command in a directory: a CA, a server
+/// certificate it signed valid for [`Pki::SERVER_NAME`] only (not for 127.0.0.1), a client
+/// certificate it signed, and a second, unrelated CA.
+#[derive(Clone, Debug)]
+pub struct Pki {
+    pub ca: PathBuf,
+    pub server_cert: PathBuf,
+    pub server_key: PathBuf,
+    pub client_cert: PathBuf,
+    pub client_key: PathBuf,
+    pub other_ca: PathBuf,
+}
+
+impl Pki {
+    /// The only name the server certificate holds.
+    pub const SERVER_NAME: &'static str = "fake-apiserver.test";
+
+    /// Make the files in `dir` (panics when `openssl` is missing or fails).
+    pub fn generate(dir: &Path) -> Pki {
+        let f = |n: &str| dir.join(n);
+        let ca_ext = [
+            "-addext",
+            "basicConstraints=critical,CA:TRUE",
+            "-addext",
+            "keyUsage=critical,keyCertSign,cRLSign",
+        ];
+        for ca in ["ca", "other-ca"] {
+            let (key, crt) = (f(&format!("{ca}.key")), f(&format!("{ca}.crt")));
+            let mut a = vec![
+                "req",
+                "-x509",
+                "-newkey",
+                "ec",
+                "-pkeyopt",
+                "ec_paramgen_curve:prime256v1",
+                "-nodes",
+                "-days",
+                "2",
+                "-subj",
+            ];
+            let subj = format!("/CN=fake-{ca}");
+            a.push(&subj);
+            a.extend([
+                "-keyout",
+                key.to_str().unwrap(),
+                "-out",
+                crt.to_str().unwrap(),
+            ]);
+            a.extend(ca_ext);
+            openssl(&a);
+        }
+        let leaf = |name: &str, ext: &str| {
+            let (key, csr, crt, extf) = (
+                f(&format!("{name}.key")),
+                f(&format!("{name}.csr")),
+                f(&format!("{name}.crt")),
+                f(&format!("{name}.ext")),
+            );
+            std::fs::write(&extf, ext).unwrap();
+            let subj = format!("/CN={name}");
+            openssl(&[
+                "req",
+                "-new",
+                "-newkey",
+                "ec",
+                "-pkeyopt",
+                "ec_paramgen_curve:prime256v1",
+                "-nodes",
+                "-subj",
+                &subj,
+                "-keyout",
+                key.to_str().unwrap(),
+                "-out",
+                csr.to_str().unwrap(),
+            ]);
+            openssl(&[
+                "x509",
+                "-req",
+                "-in",
+                csr.to_str().unwrap(),
+                "-CA",
+                f("ca.crt").to_str().unwrap(),
+                "-CAkey",
+                f("ca.key").to_str().unwrap(),
+                "-CAcreateserial",
+                "-days",
+                "2",
+                "-extfile",
+                extf.to_str().unwrap(),
+                "-out",
+                crt.to_str().unwrap(),
+            ]);
+            (crt, key)
+        };
+        let (server_cert, server_key) = leaf(
+            "server",
+            &format!(
+                "subjectAltName=DNS:{}\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n",
+                Self::SERVER_NAME
+            ),
+        );
+        let (client_cert, client_key) = leaf(
+            "client",
+            "extendedKeyUsage=clientAuth\nbasicConstraints=CA:FALSE\n",
+        );
+        Pki {
+            ca: f("ca.crt"),
+            server_cert,
+            server_key,
+            client_cert,
+            client_key,
+            other_ca: f("other-ca.crt"),
+        }
+    }
+
+    /// The server side: this PKI's server certificate, optionally requiring client certificates.
+    pub fn server(&self, require_client_cert: bool) -> TlsServer {
+        TlsServer {
+            cert: self.server_cert.clone(),
+            key: self.server_key.clone(),
+            client_ca: require_client_cert.then(|| self.ca.clone()),
+        }
+    }
+}
+
+fn openssl(args: &[&str]) {
+    let out = std::process::Command::new("openssl")
+        .args(args)
+        .output()
+        .expect("the openssl command (TLS tests make their certificates with it)");
+    assert!(
+        out.status.success(),
+        "openssl {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A rustls server configuration from PEM files.
+fn tls_acceptor(t: &TlsServer) -> tokio_rustls::TlsAcceptor {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(&t.cert)
+        .expect("server cert")
+        .map(|c| c.expect("server cert PEM"))
+        .collect();
+    let key = PrivateKeyDer::from_pem_file(&t.key).expect("server key");
+    let builder = rustls::ServerConfig::builder_with_provider(provider.clone())
+        .with_safe_default_protocol_versions()
+        .expect("protocol versions");
+    let builder = match &t.client_ca {
+        None => builder.with_no_client_auth(),
+        Some(ca) => {
+            let mut roots = rustls::RootCertStore::empty();
+            for c in CertificateDer::pem_file_iter(ca).expect("client CA") {
+                roots.add(c.expect("client CA PEM")).expect("client CA");
+            }
+            let v = rustls::server::WebPkiClientVerifier::builder_with_provider(
+                Arc::new(roots),
+                provider,
+            )
+            .build()
+            .expect("client verifier");
+            builder.with_client_cert_verifier(v)
+        }
+    };
+    let config = builder
+        .with_single_cert(certs, key)
+        .expect("server cert and key");
+    tokio_rustls::TlsAcceptor::from(Arc::new(config))
 }
 
 /// The running server; stops (and joins its thread) on drop.
 pub struct FakeApiServer {
     addr: SocketAddr,
+    tls: bool,
     state: Arc<Mutex<State>>,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
@@ -237,6 +421,7 @@ impl FakeApiServer {
             }
         }
         let state = Arc::new(Mutex::new(st));
+        let acceptor = opts.tls.as_ref().map(tls_acceptor);
         let (tx, rx) = tokio::sync::oneshot::channel();
         let shared = state.clone();
         let thread = std::thread::Builder::new()
@@ -246,11 +431,12 @@ impl FakeApiServer {
                     .enable_all()
                     .build()
                     .expect("tokio runtime");
-                rt.block_on(serve(listener, shared, rx));
+                rt.block_on(serve(listener, shared, rx, acceptor));
             })
             .expect("spawn server thread");
         FakeApiServer {
             addr,
+            tls: opts.tls.is_some(),
             state,
             shutdown: Some(tx),
             thread: Some(thread),
@@ -270,9 +456,10 @@ impl FakeApiServer {
         self.addr
     }
 
-    /// `http://127.0.0.1:PORT`
+    /// `http://127.0.0.1:PORT` (`https://` with [`Options::tls`])
     pub fn url(&self) -> String {
-        format!("http://{}", self.addr)
+        let scheme = if self.tls { "https" } else { "http" };
+        format!("{scheme}://{}", self.addr)
     }
 
     /// Writes `<dir>/kubeconfig`: cluster `fake` at [`Self::url`], context
@@ -967,6 +1154,7 @@ async fn serve(
     listener: std::net::TcpListener,
     state: Arc<Mutex<State>>,
     mut shutdown: tokio::sync::oneshot::Receiver<()>,
+    tls: Option<tokio_rustls::TlsAcceptor>,
 ) {
     let listener = tokio::net::TcpListener::from_std(listener).expect("tokio listener");
     loop {
@@ -975,16 +1163,32 @@ async fn serve(
             acc = listener.accept() => match acc { Ok((s, _)) => s, Err(_) => continue },
         };
         let state = state.clone();
+        let tls = tls.clone();
         tokio::spawn(async move {
             // Notified by Fault::Drop: dropping the connection closes the socket unanswered.
             let kill = Arc::new(Notify::new());
             let k = kill.clone();
             let svc = hyper::service::service_fn(move |req| handle(state.clone(), k.clone(), req));
-            let conn = hyper::server::conn::http1::Builder::new()
-                .serve_connection(hyper_util::rt::TokioIo::new(stream), svc);
-            tokio::select! {
-                _ = conn => {}
-                _ = kill.notified() => {}
+            let http = hyper::server::conn::http1::Builder::new();
+            match &tls {
+                None => {
+                    let conn = http.serve_connection(hyper_util::rt::TokioIo::new(stream), svc);
+                    tokio::select! {
+                        _ = conn => {}
+                        _ = kill.notified() => {}
+                    }
+                }
+                Some(acceptor) => {
+                    // A failed handshake (an unknown CA, no client certificate) closes the socket.
+                    let Ok(stream) = acceptor.accept(stream).await else {
+                        return;
+                    };
+                    let conn = http.serve_connection(hyper_util::rt::TokioIo::new(stream), svc);
+                    tokio::select! {
+                        _ = conn => {}
+                        _ = kill.notified() => {}
+                    }
+                }
             }
         });
     }

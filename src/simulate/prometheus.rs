@@ -346,7 +346,7 @@ pub fn to_series(
     start: Timestamp,
     source: &str,
     interpolation: Interpolation,
-) -> Result<Series, super::Error> {
+) -> Result<Series, super::SimulateError> {
     let t0 = start.as_millisecond() as f64 / 1000.0;
     let mut b = SeriesBuilder::new();
     for (t, v) in points {

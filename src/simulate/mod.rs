@@ -18,8 +18,9 @@
 //! * [`output`], [`text`], [`json`] and [`svg`] — the output formats, streamed;
 //! * [`error`] — [`SimulateError`].
 //!
-//! Apart from [`options`] (small files) and [`prometheus`] (a backtest's HTTP queries), nothing
-//! here does I/O besides writing the output it is given; `commands::simulate` loads the source.
+//! Apart from [`options`] (small files), [`prometheus`] (a backtest's HTTP queries) and
+//! `--chart FILE` (written by [`run`]), nothing here does I/O besides writing the output it is
+//! given; `commands::simulate` loads the source.
 
 pub mod backtest;
 pub mod chart;

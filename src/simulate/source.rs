@@ -249,3 +249,41 @@ pub fn compare_input(
     snap.source = format!("--compare {}", path.display());
     Ok(snap.input_for(ns, name, settings.clone(), history.clone(), start)?)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(p: &str) -> Snapshot {
+        Snapshot::from_file(Path::new(p)).expect("the test file reads")
+    }
+
+    #[test]
+    fn the_only_hpa_or_the_named_one() {
+        let snap = file("tests/simulate_data/cpu.yaml");
+        let p = Path::new("cpu.yaml");
+        assert_eq!(
+            pick_hpa(&snap, None, None, p).unwrap(),
+            ("shop".to_string(), "web".to_string())
+        );
+        assert_eq!(
+            pick_hpa(&snap, Some("web"), None, p).unwrap().1,
+            "web".to_string()
+        );
+        let e = pick_hpa(&snap, Some("api"), None, p).unwrap_err();
+        assert!(matches!(e, SimulateError::Snapshot(_)), "{e:?}");
+    }
+
+    #[test]
+    fn a_manifest_gets_a_synthetic_target() {
+        let mut snap = file("tests/simulate_data/cpu.yaml");
+        assert!(snap.workloads.is_empty());
+        add_synthetic_target(&mut snap, "shop", "web", Some(4)).unwrap();
+        assert_eq!(snap.workloads.len(), 1);
+        assert_eq!(snap.workloads[0].name, "web");
+        let e = add_synthetic_target(&mut snap, "shop", "web", Some(-1)).unwrap_err();
+        assert_eq!(e.to_string(), "--replicas: must be >= 0, got -1");
+        assert_eq!(sanitize("web/api v2"), "web-api-v2");
+        assert_eq!(sanitize(""), "sim");
+    }
+}

@@ -641,3 +641,19 @@ fn time_rows() -> Vec<Row> {
 pub fn opt<T: ToString>(v: Option<T>) -> String {
     v.map(|x| x.to_string()).unwrap_or_else(|| "-".into())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn differences_carry_units() {
+        assert_eq!(format_difference(0.0, Unit::Pods), "=");
+        assert_eq!(format_difference(2.0, Unit::Pods), "+2 pods");
+        assert_eq!(format_difference(-225.0, Unit::Seconds), "-3m45s");
+        assert_eq!(format_difference(1.504, Unit::PodHours), "+1.5 pod-h");
+        assert_eq!(format_difference(-3.0, Unit::Events), "-3");
+        assert_eq!(go(SignedDuration::from_secs(90)), "1m30s");
+        assert_eq!(opt(None::<i32>), "-");
+    }
+}

@@ -12,7 +12,7 @@ pub use crate::cli::simulate::SimulateArgs;
 use crate::cli::{Environment, UsageError};
 use crate::simulate::options::{self, SimulateOptions, SourceChoice};
 use crate::simulate::source::Source;
-use crate::simulate::{run as feature, SimulateError};
+use crate::simulate::SimulateError;
 use crate::snapshot::Snapshot;
 
 /// Run `simulate`, streaming to stdout; returns the text still to print (none).
@@ -36,7 +36,7 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 pub fn execute(args: &SimulateArgs, env: &Environment, out: &mut dyn Write) -> Result<()> {
     let opts = options::resolve(args, env).map_err(edge)?;
     let source = load_source(args, &opts)?;
-    feature::execute(&opts, &source, out).map_err(edge)
+    crate::simulate::run::execute(&opts, &source, out).map_err(edge)
 }
 
 /// A [`SimulateError`] at the command's edge: a usage error keeps exit code 2, a write error

@@ -71,7 +71,7 @@ pub struct Backtest {
 }
 
 /// The run's length when it is not a backtest: flag, scenario or default, with its origin.
-pub type Duration = (SignedDuration, &'static str);
+pub type RunLength = (SignedDuration, &'static str);
 
 /// Everything `simulate` needs from its flags, the environment and the small files.
 #[derive(Debug, Clone)]
@@ -92,7 +92,7 @@ pub struct SimulateOptions {
     /// The scenario's `start`.
     pub scenario_start: Option<Timestamp>,
     /// The length of a run that is not a backtest.
-    pub duration: Duration,
+    pub duration: RunLength,
     pub world: WorldParams,
     pub world_shown: Vec<(&'static str, Shown)>,
     pub interpolation: Interpolation,

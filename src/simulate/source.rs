@@ -188,6 +188,7 @@ pub fn add_synthetic_target(
     Ok(())
 }
 
+/// A name usable in pod names and label values: other characters become `-`.
 pub fn sanitize(s: &str) -> String {
     let v: String = s
         .chars()

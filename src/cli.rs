@@ -3,6 +3,8 @@
 //! Flags are parsed here and the environment (`NO_COLOR`, TTY) is read here, once; the commands
 //! receive plain structs and never look at `std::env` themselves.
 
+pub mod simulate;
+
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
@@ -98,7 +100,7 @@ pub enum Command {
         mut_arg("all_namespaces", |a| a.hide(true)),
         mut_arg("namespace", |a| a.help("The namespace of the HPA (live simulation)"))
     )]
-    Simulate(crate::commands::simulate::SimulateArgs),
+    Simulate(simulate::SimulateArgs),
     /// Hand spec.replicas of autoscaled workloads to their HPA without a dip (dry run by default)
     #[command(
         override_usage = "kubectl hpa migrate [NAME | -A] [-f FILE|DIR ...] [--apply] [--write] [flags]",

@@ -10,44 +10,41 @@
 //! * [`scenario`] — the scenario YAML file;
 //! * [`world`] — pods, readiness, load sharing, metrics lag;
 //! * [`engine`] — the tick loop;
-//! * [`summary`] and [`chart`] — what the run did, in constant memory.
+//! * [`summary`] and [`chart`] — what the run did, in constant memory;
+//! * [`options`] — the flags and the scenario resolved once (it reads the small files they
+//!   name: scenario, load series, history, compare manifest);
+//! * [`source`] — the HPA to simulate, chosen in a snapshot or manifest;
+//! * [`run`] — the plan and the tick loop of every configuration;
+//! * [`output`], [`text`], [`json`] and [`svg`] — the output formats, streamed;
+//! * [`error`] — [`SimulateError`].
 //!
-//! Everything here is pure (no I/O); `commands::simulate` reads files and writes output.
+//! Apart from [`options`] (small files), [`prometheus`] (a backtest's HTTP queries) and
+//! `--chart FILE` (written by [`run`]), nothing here does I/O besides writing the output it is
+//! given; `commands::simulate` loads the source.
 
 pub mod backtest;
 pub mod chart;
 pub mod engine;
+pub mod error;
+pub mod json;
 pub mod memory;
+pub mod options;
+pub mod output;
 pub mod prometheus;
+pub mod run;
 pub mod scenario;
 pub mod series;
+pub mod source;
 pub mod summary;
 pub mod svg;
+pub mod text;
 pub mod world;
 
-use std::fmt;
+pub use error::SimulateError;
 
 use crate::core::{Input, MetricData, MetricSpec, PodInfo};
 use series::{Shape, Signal};
 use world::{Load, LoadKind};
-
-/// A bad scenario, series or setup: one line naming the file, line or field.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Error(String);
-
-impl Error {
-    pub fn new(message: impl Into<String>) -> Error {
-        Error(message.into())
-    }
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for Error {}
 
 fn counts(p: &PodInfo) -> bool {
     p.phase == "Running" && !p.deleting && p.ready.as_ref().is_some_and(|r| r.status == "True")

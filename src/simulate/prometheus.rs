@@ -204,7 +204,7 @@ impl Endpoint {
         stream.write_all(request.as_bytes()).map_err(io)?;
         let mut raw = Vec::new();
         stream.read_to_end(&mut raw).map_err(io)?;
-        let (status, body) = parse_response(&raw).map_err(unreachable)?;
+        let (status, body) = parse_response(&raw).map_err(|e| unreachable(e.to_string()))?;
         if status != 200 {
             let message = serde_json::from_slice::<serde_json::Value>(&body)
                 .ok()
@@ -346,7 +346,7 @@ pub fn to_series(
     start: Timestamp,
     source: &str,
     interpolation: Interpolation,
-) -> Result<Series, super::Error> {
+) -> Result<Series, super::SimulateError> {
     let t0 = start.as_millisecond() as f64 / 1000.0;
     let mut b = SeriesBuilder::new();
     for (t, v) in points {
@@ -418,12 +418,36 @@ fn decode_matrix(body: &[u8], query: &str) -> Result<Vec<Labelled>, PromError> {
     Ok(out)
 }
 
+/// A response that is not the HTTP/1.1 this client reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum HttpError {
+    NoHeader,
+    NotHttp(String),
+    Encoding(String),
+    TruncatedBody,
+    ChunkSize(String),
+    TruncatedChunk,
+}
+
+impl fmt::Display for HttpError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HttpError::NoHeader => f.write_str("the response has no HTTP header"),
+            HttpError::NotHttp(line) => write!(f, "not an HTTP response: {line:?}"),
+            HttpError::Encoding(v) => write!(f, "unsupported content encoding {v:?}"),
+            HttpError::TruncatedBody => f.write_str("a truncated chunked body"),
+            HttpError::ChunkSize(t) => write!(f, "invalid chunk size {t:?}"),
+            HttpError::TruncatedChunk => f.write_str("a truncated chunk"),
+        }
+    }
+}
+
 /// Split a raw HTTP/1.1 response into its status and (de-chunked) body.
-fn parse_response(raw: &[u8]) -> Result<(u16, Vec<u8>), String> {
+fn parse_response(raw: &[u8]) -> Result<(u16, Vec<u8>), HttpError> {
     let end = raw
         .windows(4)
         .position(|w| w == b"\r\n\r\n")
-        .ok_or("the response has no HTTP header")?;
+        .ok_or(HttpError::NoHeader)?;
     let head = String::from_utf8_lossy(&raw[..end]);
     let mut lines = head.split("\r\n");
     let status_line = lines.next().unwrap_or("");
@@ -432,7 +456,7 @@ fn parse_response(raw: &[u8]) -> Result<(u16, Vec<u8>), String> {
         .nth(1)
         .and_then(|s| s.parse::<u16>().ok())
         .filter(|_| status_line.starts_with("HTTP/1."))
-        .ok_or_else(|| format!("not an HTTP response: {status_line:?}"))?;
+        .ok_or_else(|| HttpError::NotHttp(status_line.to_string()))?;
     let mut chunked = false;
     for l in lines {
         if let Some((k, v)) = l.split_once(':') {
@@ -441,7 +465,7 @@ fn parse_response(raw: &[u8]) -> Result<(u16, Vec<u8>), String> {
                 chunked = true;
             }
             if k == "content-encoding" && v != "identity" {
-                return Err(format!("unsupported content encoding {v:?}"));
+                return Err(HttpError::Encoding(v));
             }
         }
     }
@@ -457,22 +481,22 @@ fn parse_response(raw: &[u8]) -> Result<(u16, Vec<u8>), String> {
 }
 
 /// Decode a chunked transfer-encoded body.
-fn dechunk(mut body: &[u8]) -> Result<Vec<u8>, String> {
+fn dechunk(mut body: &[u8]) -> Result<Vec<u8>, HttpError> {
     let mut out = Vec::with_capacity(body.len());
     loop {
         let eol = body
             .windows(2)
             .position(|w| w == b"\r\n")
-            .ok_or("a truncated chunked body")?;
+            .ok_or(HttpError::TruncatedBody)?;
         let size_text = String::from_utf8_lossy(&body[..eol]);
         let size = usize::from_str_radix(size_text.split(';').next().unwrap_or("").trim(), 16)
-            .map_err(|_| format!("invalid chunk size {size_text:?}"))?;
+            .map_err(|_| HttpError::ChunkSize(size_text.to_string()))?;
         body = &body[eol + 2..];
         if size == 0 {
             return Ok(out);
         }
         if body.len() < size {
-            return Err("a truncated chunk".into());
+            return Err(HttpError::TruncatedChunk);
         }
         out.extend_from_slice(&body[..size]);
         body = body.get(size + 2..).unwrap_or(&[]);

@@ -29,9 +29,9 @@ use std::path::PathBuf;
 use jiff::{SignedDuration, Timestamp};
 use serde::Deserialize;
 
+use super::error::SimulateError;
 use super::series::{self, Interpolation, SeriesBuilder, Shape, Signal};
 use super::world::LoadKind;
-use super::Error;
 
 /// A number or a string (`1.5`, `"1500m"`, `"5m"`).
 #[derive(Debug, Clone, Deserialize)]
@@ -42,16 +42,20 @@ enum Lit {
 }
 
 impl Lit {
-    fn value(&self, at: &str) -> Result<f64, Error> {
+    fn value(&self, at: &str) -> Result<f64, SimulateError> {
         match self {
             Lit::Num(v) => Ok(*v),
-            Lit::Str(s) => series::parse_value(s).map_err(|e| Error::new(format!("{at}: {e}"))),
+            Lit::Str(s) => {
+                series::parse_value(s).map_err(|e| SimulateError::Scenario(format!("{at}: {e}")))
+            }
         }
     }
-    fn offset(&self, at: &str) -> Result<f64, Error> {
+    fn offset(&self, at: &str) -> Result<f64, SimulateError> {
         match self {
             Lit::Num(v) => Ok(*v),
-            Lit::Str(s) => series::parse_offset(s).map_err(|e| Error::new(format!("{at}: {e}"))),
+            Lit::Str(s) => {
+                series::parse_offset(s).map_err(|e| SimulateError::Scenario(format!("{at}: {e}")))
+            }
         }
     }
 }
@@ -168,10 +172,12 @@ pub struct Scenario {
     pub loads: Vec<LoadDecl>,
 }
 
-fn duration(l: &Lit, at: &str) -> Result<SignedDuration, Error> {
+fn duration(l: &Lit, at: &str) -> Result<SignedDuration, SimulateError> {
     let s = l.offset(at)?;
     if s < 0.0 {
-        return Err(Error::new(format!("{at}: must not be negative")));
+        return Err(SimulateError::Scenario(format!(
+            "{at}: must not be negative"
+        )));
     }
     Ok(SignedDuration::from_nanos((s * 1e9).round() as i64))
 }
@@ -179,34 +185,23 @@ fn duration(l: &Lit, at: &str) -> Result<SignedDuration, Error> {
 impl Scenario {
     /// Parse scenario YAML. `source` names the file in errors; relative `csv`/`prometheus`
     /// paths are resolved against `base_dir`.
-    pub fn parse(text: &str, source: &str, base_dir: &std::path::Path) -> Result<Scenario, Error> {
+    pub fn parse(
+        text: &str,
+        source: &str,
+        base_dir: &std::path::Path,
+    ) -> Result<Scenario, SimulateError> {
         let de = serde_yaml::Deserializer::from_str(text);
         let file: ScenarioFile = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
             let inner = e.into_inner();
             if path == "." || path.is_empty() {
-                Error::new(format!("{source}: {inner}"))
+                SimulateError::Scenario(format!("{source}: {inner}"))
             } else {
-                Error::new(format!("{source}: field {path}: {inner}"))
+                SimulateError::Scenario(format!("{source}: field {path}: {inner}"))
             }
         })?;
         let at = |f: &str| format!("{source}: field {f}");
-        if let Some(v) = &file.api_version {
-            if v != "kubectl-hpa.dev/v1" {
-                return Err(Error::new(format!(
-                    "{}: expected kubectl-hpa.dev/v1, got {v:?}",
-                    at("apiVersion")
-                )));
-            }
-        }
-        if let Some(k) = &file.kind {
-            if k != "Scenario" {
-                return Err(Error::new(format!(
-                    "{}: expected Scenario, got {k:?}",
-                    at("kind")
-                )));
-            }
-        }
+        check_header(&file, &at)?;
         let mut sc = Scenario {
             interpolation: file.interpolation,
             ..Default::default()
@@ -214,7 +209,7 @@ impl Scenario {
         if let Some(d) = &file.duration {
             let d = duration(d, &at("duration"))?;
             if d.is_zero() {
-                return Err(Error::new(format!(
+                return Err(SimulateError::Scenario(format!(
                     "{}: must be greater than zero",
                     at("duration")
                 )));
@@ -223,134 +218,184 @@ impl Scenario {
         }
         if let Some(s) = &file.start {
             sc.start = Some(s.parse::<Timestamp>().map_err(|e| {
-                Error::new(format!("{}: invalid RFC3339 time {s:?}: {e}", at("start")))
+                SimulateError::Scenario(format!("{}: invalid RFC3339 time {s:?}: {e}", at("start")))
             })?);
         }
-        let w = file.world.unwrap_or_default();
-        let dur = |l: &Option<Lit>, f: &str| l.as_ref().map(|l| duration(l, &at(f))).transpose();
-        sc.world = WorldOverrides {
-            pod_startup: dur(&w.pod_startup, "world.podStartup")?,
-            startup_burst: dur(&w.startup_burst, "world.startupBurst")?,
-            metrics_lag: dur(&w.metrics_lag, "world.metricsLag")?,
-            metrics_window: dur(&w.metrics_window, "world.metricsWindow")?,
-            startup_cpu_milli: match &w.startup_cpu {
-                Some(l) => {
-                    let f = at("world.startupCpu");
-                    let v = l.value(&f)?;
-                    if v.is_nan() || v < 0.0 {
-                        return Err(Error::new(format!("{f}: must be >= 0, got {v}")));
-                    }
-                    Some((v * 1000.0).round() as i64)
-                }
-                None => None,
-            },
-        };
+        sc.world = world_overrides(file.world.as_ref(), &at)?;
         let default_interp = file.interpolation.unwrap_or_default();
         for (i, l) in file.loads.iter().enumerate() {
-            let f = format!("loads[{i}]");
-            let interp = l.interpolation.unwrap_or(default_interp);
-            let given = [
-                l.points.is_some(),
-                l.csv.is_some(),
-                l.prometheus.is_some(),
-                l.shape.is_some(),
-            ]
-            .iter()
-            .filter(|b| **b)
-            .count();
-            if given != 1 {
-                return Err(Error::new(format!(
-                    "{}: give exactly one of points, csv, prometheus, shape (found {given})",
-                    at(&f)
-                )));
-            }
-            if l.metric.trim().is_empty() {
-                return Err(Error::new(format!(
-                    "{}: must name a metric",
-                    at(&format!("{f}.metric"))
-                )));
-            }
-            let source_ = if let Some(points) = &l.points {
-                let mut b = SeriesBuilder::new();
-                for (j, p) in points.iter().enumerate() {
-                    let pf = at(&format!("{f}.points[{j}]"));
-                    b.push(
-                        p.at.offset(&format!("{pf}.at"))?,
-                        p.value.value(&format!("{pf}.value"))?,
-                        &pf,
-                    )?;
-                }
-                LoadSource::Signal(Signal::Series(
-                    b.build(interp, &at(&format!("{f}.points")))?,
-                ))
-            } else if let Some(c) = &l.csv {
-                LoadSource::Csv(base_dir.join(c), interp)
-            } else if let Some(p) = &l.prometheus {
-                LoadSource::Prometheus(base_dir.join(p), interp)
-            } else {
-                let sf = at(&format!("{f}.shape"));
-                let v = |l: &Lit, n: &str| l.value(&format!("{sf}.{n}"));
-                let t = |l: &Lit, n: &str| l.offset(&format!("{sf}.{n}"));
-                let shape = match l.shape.as_ref().expect("one source is set") {
-                    ShapeFile::Constant { value } => Shape::Constant {
-                        value: v(value, "value")?,
-                    },
-                    ShapeFile::Step { from, to, at } => Shape::Step {
-                        from: v(from, "from")?,
-                        to: v(to, "to")?,
-                        at: t(at, "at")?,
-                    },
-                    ShapeFile::Ramp {
-                        from,
-                        to,
-                        start,
-                        end,
-                    } => Shape::Ramp {
-                        from: v(from, "from")?,
-                        to: v(to, "to")?,
-                        start: t(start, "start")?,
-                        end: t(end, "end")?,
-                    },
-                    ShapeFile::Spike {
-                        base,
-                        peak,
-                        at,
-                        duration,
-                    } => Shape::Spike {
-                        base: v(base, "base")?,
-                        peak: v(peak, "peak")?,
-                        at: t(at, "at")?,
-                        duration: t(duration, "duration")?,
-                    },
-                    ShapeFile::Sine {
-                        mean,
-                        amplitude,
-                        period,
-                    } => Shape::Sine {
-                        mean: v(mean, "mean")?,
-                        amplitude: v(amplitude, "amplitude")?,
-                        period: t(period, "period")?,
-                    },
-                };
-                series::validate_shape(&shape, &sf)?;
-                LoadSource::Signal(Signal::Shape(shape))
-            };
-            sc.loads.push(LoadDecl {
-                metric: l.metric.clone(),
-                kind: l.kind.unwrap_or(LoadKind::Demand),
-                source: source_,
-                origin: format!("{source} loads[{i}]"),
-            });
+            sc.loads
+                .push(load_decl(i, l, default_interp, source, base_dir, &at)?);
         }
         Ok(sc)
     }
+}
+
+/// `apiVersion` and `kind`, when given, must be ours.
+fn check_header(file: &ScenarioFile, at: &dyn Fn(&str) -> String) -> Result<(), SimulateError> {
+    if let Some(v) = &file.api_version {
+        if v != "kubectl-hpa.dev/v1" {
+            return Err(SimulateError::Scenario(format!(
+                "{}: expected kubectl-hpa.dev/v1, got {v:?}",
+                at("apiVersion")
+            )));
+        }
+    }
+    if let Some(k) = &file.kind {
+        if k != "Scenario" {
+            return Err(SimulateError::Scenario(format!(
+                "{}: expected Scenario, got {k:?}",
+                at("kind")
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The `world:` block.
+fn world_overrides(
+    w: Option<&WorldFile>,
+    at: &dyn Fn(&str) -> String,
+) -> Result<WorldOverrides, SimulateError> {
+    let default = WorldFile::default();
+    let w = w.unwrap_or(&default);
+    let dur = |l: &Option<Lit>, f: &str| l.as_ref().map(|l| duration(l, &at(f))).transpose();
+    Ok(WorldOverrides {
+        pod_startup: dur(&w.pod_startup, "world.podStartup")?,
+        startup_burst: dur(&w.startup_burst, "world.startupBurst")?,
+        metrics_lag: dur(&w.metrics_lag, "world.metricsLag")?,
+        metrics_window: dur(&w.metrics_window, "world.metricsWindow")?,
+        startup_cpu_milli: match &w.startup_cpu {
+            Some(l) => {
+                let f = at("world.startupCpu");
+                let v = l.value(&f)?;
+                if v.is_nan() || v < 0.0 {
+                    return Err(SimulateError::Scenario(format!(
+                        "{f}: must be >= 0, got {v}"
+                    )));
+                }
+                Some((v * 1000.0).round() as i64)
+            }
+            None => None,
+        },
+    })
+}
+
+/// One entry of `loads:`.
+fn load_decl(
+    i: usize,
+    l: &LoadFile,
+    default_interp: Interpolation,
+    source: &str,
+    base_dir: &std::path::Path,
+    at: &dyn Fn(&str) -> String,
+) -> Result<LoadDecl, SimulateError> {
+    let f = format!("loads[{i}]");
+    let interp = l.interpolation.unwrap_or(default_interp);
+    let given = [
+        l.points.is_some(),
+        l.csv.is_some(),
+        l.prometheus.is_some(),
+        l.shape.is_some(),
+    ]
+    .iter()
+    .filter(|b| **b)
+    .count();
+    if given != 1 {
+        return Err(SimulateError::Scenario(format!(
+            "{}: give exactly one of points, csv, prometheus, shape (found {given})",
+            at(&f)
+        )));
+    }
+    if l.metric.trim().is_empty() {
+        return Err(SimulateError::Scenario(format!(
+            "{}: must name a metric",
+            at(&format!("{f}.metric"))
+        )));
+    }
+    let source_ = if let Some(points) = &l.points {
+        let mut b = SeriesBuilder::new();
+        for (j, p) in points.iter().enumerate() {
+            let pf = at(&format!("{f}.points[{j}]"));
+            b.push(
+                p.at.offset(&format!("{pf}.at"))?,
+                p.value.value(&format!("{pf}.value"))?,
+                &pf,
+            )?;
+        }
+        LoadSource::Signal(Signal::Series(
+            b.build(interp, &at(&format!("{f}.points")))?,
+        ))
+    } else if let Some(c) = &l.csv {
+        LoadSource::Csv(base_dir.join(c), interp)
+    } else if let Some(p) = &l.prometheus {
+        LoadSource::Prometheus(base_dir.join(p), interp)
+    } else {
+        let sf = at(&format!("{f}.shape"));
+        let shape = shape(l.shape.as_ref().expect("one source is set"), &sf)?;
+        series::validate_shape(&shape, &sf)?;
+        LoadSource::Signal(Signal::Shape(shape))
+    };
+    Ok(LoadDecl {
+        metric: l.metric.clone(),
+        kind: l.kind.unwrap_or(LoadKind::Demand),
+        source: source_,
+        origin: format!("{source} loads[{i}]"),
+    })
+}
+
+/// A `shape:` entry; `sf` names it in errors.
+fn shape(s: &ShapeFile, sf: &str) -> Result<Shape, SimulateError> {
+    let v = |l: &Lit, n: &str| l.value(&format!("{sf}.{n}"));
+    let t = |l: &Lit, n: &str| l.offset(&format!("{sf}.{n}"));
+    Ok(match s {
+        ShapeFile::Constant { value } => Shape::Constant {
+            value: v(value, "value")?,
+        },
+        ShapeFile::Step { from, to, at } => Shape::Step {
+            from: v(from, "from")?,
+            to: v(to, "to")?,
+            at: t(at, "at")?,
+        },
+        ShapeFile::Ramp {
+            from,
+            to,
+            start,
+            end,
+        } => Shape::Ramp {
+            from: v(from, "from")?,
+            to: v(to, "to")?,
+            start: t(start, "start")?,
+            end: t(end, "end")?,
+        },
+        ShapeFile::Spike {
+            base,
+            peak,
+            at,
+            duration,
+        } => Shape::Spike {
+            base: v(base, "base")?,
+            peak: v(peak, "peak")?,
+            at: t(at, "at")?,
+            duration: t(duration, "duration")?,
+        },
+        ShapeFile::Sine {
+            mean,
+            amplitude,
+            period,
+        } => Shape::Sine {
+            mean: v(mean, "mean")?,
+            amplitude: v(amplitude, "amplitude")?,
+            period: t(period, "period")?,
+        },
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn parse(text: &str) -> Result<Scenario, Error> {
+    fn parse(text: &str) -> Result<Scenario, SimulateError> {
         Scenario::parse(text, "s.yaml", std::path::Path::new("/data"))
     }
 

@@ -9,7 +9,7 @@ use std::fmt;
 
 use serde::Serialize;
 
-use super::Error;
+use super::error::SimulateError;
 use crate::duration::{format_go_duration, parse_go_duration};
 use crate::quantity::parse_milli;
 
@@ -111,10 +111,10 @@ impl Shape {
     }
 
     /// Check the shape's parameters; `what` names it in errors.
-    fn validate(&self, what: &str) -> Result<(), Error> {
-        let neg = |name: &str, v: f64| -> Result<(), Error> {
+    fn validate(&self, what: &str) -> Result<(), SimulateError> {
+        let neg = |name: &str, v: f64| -> Result<(), SimulateError> {
             if !v.is_finite() || v < 0.0 {
-                return Err(Error::new(format!(
+                return Err(SimulateError::Series(format!(
                     "{what}: {name} must be a load >= 0, got {v}"
                 )));
             }
@@ -132,7 +132,7 @@ impl Shape {
                 neg("from", from)?;
                 neg("to", to)?;
                 if end < start {
-                    return Err(Error::new(format!(
+                    return Err(SimulateError::Series(format!(
                         "{what}: the ramp ends ({}) before it starts ({})",
                         secs(end),
                         secs(start)
@@ -148,12 +148,12 @@ impl Shape {
             } => {
                 neg("mean", mean)?;
                 if !amplitude.is_finite() || amplitude.abs() > mean {
-                    return Err(Error::new(format!(
+                    return Err(SimulateError::Series(format!(
                         "{what}: the amplitude {amplitude} is larger than the mean {mean}, so the load would go negative"
                     )));
                 }
                 if period <= 0.0 {
-                    return Err(Error::new(format!(
+                    return Err(SimulateError::Series(format!(
                         "{what}: the period must be greater than zero"
                     )));
                 }
@@ -271,19 +271,21 @@ impl SeriesBuilder {
     }
 
     /// Add a point; `at` names it in errors (`file.csv line 4`, `loads[0].points[2]`).
-    pub fn push(&mut self, t: f64, v: f64, at: &str) -> Result<(), Error> {
+    pub fn push(&mut self, t: f64, v: f64, at: &str) -> Result<(), SimulateError> {
         if !v.is_finite() {
-            return Err(Error::new(format!("{at}: value {v} is not a number")));
+            return Err(SimulateError::Series(format!(
+                "{at}: value {v} is not a number"
+            )));
         }
         if v < 0.0 {
-            return Err(Error::new(format!(
+            return Err(SimulateError::Series(format!(
                 "{at}: negative load {} is not allowed",
                 num(v)
             )));
         }
         if let Some(&(prev, _)) = self.points.last() {
             if t <= prev {
-                return Err(Error::new(format!(
+                return Err(SimulateError::Series(format!(
                     "{at}: time +{} is not after the previous point (+{}); points must be in increasing time order",
                     secs(t),
                     secs(prev)
@@ -295,9 +297,13 @@ impl SeriesBuilder {
     }
 
     /// Finish; an empty series is an error naming `source`.
-    pub fn build(self, interpolation: Interpolation, source: &str) -> Result<Series, Error> {
+    pub fn build(
+        self,
+        interpolation: Interpolation,
+        source: &str,
+    ) -> Result<Series, SimulateError> {
         if self.points.is_empty() {
-            return Err(Error::new(format!(
+            return Err(SimulateError::Series(format!(
                 "{source}: the time series has no points"
             )));
         }
@@ -358,34 +364,66 @@ pub fn secs(s: f64) -> String {
     format_go_duration((s * 1e9).round() as i64)
 }
 
+/// A token of a load that cannot be read; the caller names where it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TokenError {
+    /// Not a number or a quantity.
+    Value { text: String, detail: String },
+    /// Not a duration or a number of seconds.
+    Time { text: String, detail: String },
+}
+
+impl fmt::Display for TokenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TokenError::Value { text, detail } => write!(
+                f,
+                "invalid value {text:?}: expected a number or a quantity such as 1500m ({detail})"
+            ),
+            TokenError::Time { text, detail } => write!(
+                f,
+                "invalid time {text:?}: expected a duration such as 90s or 5m, or seconds ({detail})"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for TokenError {}
+
 /// A load value: a plain number (`1.5`) or a Kubernetes quantity (`1500m`, `512Mi`).
-pub fn parse_value(s: &str) -> Result<f64, String> {
+pub fn parse_value(s: &str) -> Result<f64, TokenError> {
     let s = s.trim();
     if let Ok(v) = s.parse::<f64>() {
         if v.is_finite() {
             return Ok(v);
         }
     }
-    parse_milli(s).map(|m| m as f64 / 1000.0).map_err(|e| {
-        format!("invalid value {s:?}: expected a number or a quantity such as 1500m ({e})")
-    })
+    parse_milli(s)
+        .map(|m| m as f64 / 1000.0)
+        .map_err(|e| TokenError::Value {
+            text: s.to_string(),
+            detail: e.to_string(),
+        })
 }
 
 /// A duration offset: a Go duration (`90s`, `1m30s`) or a number of seconds (`90`).
-pub fn parse_offset(s: &str) -> Result<f64, String> {
+pub fn parse_offset(s: &str) -> Result<f64, TokenError> {
     let s = s.trim();
     if let Ok(v) = s.parse::<f64>() {
         if v.is_finite() {
             return Ok(v);
         }
     }
-    parse_go_duration(s).map(|n| n as f64 / 1e9).map_err(|e| {
-        format!("invalid time {s:?}: expected a duration such as 90s or 5m, or seconds ({e})")
-    })
+    parse_go_duration(s)
+        .map(|n| n as f64 / 1e9)
+        .map_err(|e| TokenError::Time {
+            text: s.to_string(),
+            detail: e.to_string(),
+        })
 }
 
 /// A time column: an offset, or an RFC3339 instant (seconds since the Unix epoch, flagged absolute).
-fn parse_time_cell(s: &str) -> Result<(f64, bool), String> {
+fn parse_time_cell(s: &str) -> Result<(f64, bool), TokenError> {
     if let Ok(ts) = s.trim().parse::<jiff::Timestamp>() {
         return Ok((ts.as_nanosecond() as f64 / 1e9, true));
     }
@@ -394,7 +432,11 @@ fn parse_time_cell(s: &str) -> Result<(f64, bool), String> {
 
 /// Parse a `time,value` CSV. An optional header line is skipped; blank lines and `#` comments
 /// are ignored. Times are offsets (`90s`, `90`) or RFC3339 instants (then relative to the first row).
-pub fn parse_csv(text: &str, source: &str, interpolation: Interpolation) -> Result<Series, Error> {
+pub fn parse_csv(
+    text: &str,
+    source: &str,
+    interpolation: Interpolation,
+) -> Result<Series, SimulateError> {
     let mut b = SeriesBuilder::new();
     let mut first_abs: Option<(f64, bool)> = None;
     let mut seen_data = false;
@@ -407,7 +449,7 @@ pub fn parse_csv(text: &str, source: &str, interpolation: Interpolation) -> Resu
         let at = format!("{source} line {line_no}");
         let cells: Vec<&str> = line.split(',').map(str::trim).collect();
         if cells.len() != 2 {
-            return Err(Error::new(format!(
+            return Err(SimulateError::Series(format!(
                 "{at}: expected 2 columns (time,value), found {}",
                 cells.len()
             )));
@@ -419,12 +461,14 @@ pub fn parse_csv(text: &str, source: &str, interpolation: Interpolation) -> Resu
             continue;
         }
         seen_data = true;
-        let (t, absolute) = time.map_err(|e| Error::new(format!("{at}: column 1: {e}")))?;
-        let v = parse_value(cells[1]).map_err(|e| Error::new(format!("{at}: column 2: {e}")))?;
+        let (t, absolute) =
+            time.map_err(|e| SimulateError::Series(format!("{at}: column 1: {e}")))?;
+        let v = parse_value(cells[1])
+            .map_err(|e| SimulateError::Series(format!("{at}: column 2: {e}")))?;
         let (origin, origin_abs) =
             *first_abs.get_or_insert((if absolute { t } else { 0.0 }, absolute));
         if origin_abs != absolute {
-            return Err(Error::new(format!(
+            return Err(SimulateError::Series(format!(
                 "{at}: column 1: mixes RFC3339 times and offsets; use one kind in a file"
             )));
         }
@@ -440,18 +484,20 @@ pub fn parse_prometheus(
     text: &str,
     source: &str,
     interpolation: Interpolation,
-) -> Result<Series, Error> {
+) -> Result<Series, SimulateError> {
     let doc: serde_json::Value = serde_json::from_str(text).map_err(|e| {
-        Error::new(format!(
+        SimulateError::Series(format!(
             "{source}: invalid JSON at line {} column {}: {e}",
             e.line(),
             e.column()
         ))
     })?;
-    let field = |f: &str| Error::new(format!("{source}: field {f}: missing or of the wrong type"));
+    let field = |f: &str| {
+        SimulateError::Series(format!("{source}: field {f}: missing or of the wrong type"))
+    };
     if let Some(s) = doc.get("status").and_then(|s| s.as_str()) {
         if s != "success" {
-            return Err(Error::new(format!(
+            return Err(SimulateError::Series(format!(
                 "{source}: field status: the query failed ({s:?})"
             )));
         }
@@ -460,7 +506,7 @@ pub fn parse_prometheus(
     match data.get("resultType").and_then(|r| r.as_str()) {
         Some("matrix") => {}
         Some(other) => {
-            return Err(Error::new(format!(
+            return Err(SimulateError::Series(format!(
                 "{source}: field data.resultType: {other:?} is not a range result; export /api/v1/query_range (resultType matrix)"
             )))
         }
@@ -471,59 +517,14 @@ pub fn parse_prometheus(
         .and_then(|r| r.as_array())
         .ok_or_else(|| field("data.result"))?;
     if result.is_empty() {
-        return Err(Error::new(format!(
+        return Err(SimulateError::Series(format!(
             "{source}: field data.result: the query returned no series"
         )));
     }
     // Sum the series on their common timestamps.
     let mut sums: std::collections::BTreeMap<i64, f64> = std::collections::BTreeMap::new();
     for (si, series) in result.iter().enumerate() {
-        let values = series
-            .get("values")
-            .and_then(|v| v.as_array())
-            .ok_or_else(|| field(&format!("data.result[{si}].values")))?;
-        let mut prev: Option<f64> = None;
-        for (pi, pair) in values.iter().enumerate() {
-            let at = format!("{source}: field data.result[{si}].values[{pi}]");
-            let (t, v) = match pair.as_array().map(Vec::as_slice) {
-                Some([t, v]) => (t, v),
-                _ => return Err(Error::new(format!("{at}: expected [unixTime, \"value\"]"))),
-            };
-            let t = t
-                .as_f64()
-                .ok_or_else(|| Error::new(format!("{at}[0]: expected a Unix time in seconds")))?;
-            let v = match v {
-                serde_json::Value::String(s) => s
-                    .parse::<f64>()
-                    .map_err(|_| Error::new(format!("{at}[1]: invalid sample value {s:?}")))?,
-                serde_json::Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
-                _ => {
-                    return Err(Error::new(format!(
-                        "{at}[1]: expected the value as a string"
-                    )))
-                }
-            };
-            if !v.is_finite() {
-                return Err(Error::new(format!(
-                    "{at}[1]: sample value {v} is not a number"
-                )));
-            }
-            if v < 0.0 {
-                return Err(Error::new(format!(
-                    "{at}[1]: negative load {} is not allowed",
-                    num(v)
-                )));
-            }
-            if let Some(p) = prev {
-                if t <= p {
-                    return Err(Error::new(format!(
-                        "{at}[0]: time {t} is not after the previous sample ({p}); samples must be in increasing time order"
-                    )));
-                }
-            }
-            prev = Some(t);
-            *sums.entry((t * 1000.0).round() as i64).or_insert(0.0) += v;
-        }
+        add_series(&mut sums, si, series, source)?;
     }
     let origin = *sums.keys().next().unwrap_or(&0);
     let mut b = SeriesBuilder::new();
@@ -533,18 +534,82 @@ pub fn parse_prometheus(
     b.build(interpolation, source)
 }
 
+/// Add series `si` of a Prometheus export to the sums per timestamp (milliseconds).
+fn add_series(
+    sums: &mut std::collections::BTreeMap<i64, f64>,
+    si: usize,
+    series: &serde_json::Value,
+    source: &str,
+) -> Result<(), SimulateError> {
+    let field = |f: &str| {
+        SimulateError::Series(format!("{source}: field {f}: missing or of the wrong type"))
+    };
+    let values = series
+        .get("values")
+        .and_then(|v| v.as_array())
+        .ok_or_else(|| field(&format!("data.result[{si}].values")))?;
+    let mut prev: Option<f64> = None;
+    for (pi, pair) in values.iter().enumerate() {
+        let at = format!("{source}: field data.result[{si}].values[{pi}]");
+        let (t, v) = match pair.as_array().map(Vec::as_slice) {
+            Some([t, v]) => (t, v),
+            _ => {
+                return Err(SimulateError::Series(format!(
+                    "{at}: expected [unixTime, \"value\"]"
+                )))
+            }
+        };
+        let t = t.as_f64().ok_or_else(|| {
+            SimulateError::Series(format!("{at}[0]: expected a Unix time in seconds"))
+        })?;
+        let v = match v {
+            serde_json::Value::String(s) => s.parse::<f64>().map_err(|_| {
+                SimulateError::Series(format!("{at}[1]: invalid sample value {s:?}"))
+            })?,
+            serde_json::Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
+            _ => {
+                return Err(SimulateError::Series(format!(
+                    "{at}[1]: expected the value as a string"
+                )))
+            }
+        };
+        if !v.is_finite() {
+            return Err(SimulateError::Series(format!(
+                "{at}[1]: sample value {v} is not a number"
+            )));
+        }
+        if v < 0.0 {
+            return Err(SimulateError::Series(format!(
+                "{at}[1]: negative load {} is not allowed",
+                num(v)
+            )));
+        }
+        if let Some(p) = prev {
+            if t <= p {
+                return Err(SimulateError::Series(format!(
+                    "{at}[0]: time {t} is not after the previous sample ({p}); samples must be in increasing time order"
+                )));
+            }
+        }
+        prev = Some(t);
+        *sums.entry((t * 1000.0).round() as i64).or_insert(0.0) += v;
+    }
+    Ok(())
+}
+
 /// Parse the shorthand of `--demand/--per-pod/--value NAME=SPEC` (the part after `=`).
 ///
 /// `SPEC` is a constant (`3`, `1500m`), `step:FROM:TO:AT`, `ramp:FROM:TO:START:END`,
 /// `spike:BASE:PEAK:AT:DURATION`, `sine:MEAN:AMPLITUDE:PERIOD`, `csv:FILE` or `prom:FILE`.
 /// Files are returned as [`SpecSource`] for the caller to read (this module does no I/O).
-pub fn parse_spec(spec: &str) -> Result<SpecSource, String> {
+pub fn parse_spec(spec: &str) -> Result<SpecSource, SimulateError> {
     let parts: Vec<&str> = spec.split(':').collect();
-    let v = |i: usize| parse_value(parts[i]);
-    let t = |i: usize| parse_offset(parts[i]);
-    let want = |n: usize, form: &str| -> Result<(), String> {
+    let bad = |e: TokenError| SimulateError::Series(e.to_string());
+    let v = |i: usize| parse_value(parts[i]).map_err(bad);
+    let t = |i: usize| parse_offset(parts[i]).map_err(bad);
+    let want = |n: usize, form: &str| -> Result<(), SimulateError> {
         if parts.len() != n {
-            return Err(format!("{spec:?}: expected {form}"));
+            return Err(SimulateError::Series(format!("{spec:?}: expected {form}")));
         }
         Ok(())
     };
@@ -552,7 +617,10 @@ pub fn parse_spec(spec: &str) -> Result<SpecSource, String> {
         "csv" | "prom" | "prometheus" => {
             let path = spec.split_once(':').map(|(_, p)| p).unwrap_or("");
             if path.is_empty() {
-                return Err(format!("{spec:?}: expected {}:FILE", parts[0]));
+                return Err(SimulateError::Series(format!(
+                    "{spec:?}: expected {}:FILE",
+                    parts[0]
+                )));
             }
             return Ok(if parts[0] == "csv" {
                 SpecSource::Csv(path.into())
@@ -596,18 +664,16 @@ pub fn parse_spec(spec: &str) -> Result<SpecSource, String> {
         }
         _ if parts.len() == 1 => Shape::Constant {
             value: parse_value(spec).map_err(|e| {
-                format!("{e}; a load is a number, step:..., ramp:..., spike:..., sine:..., csv:FILE or prom:FILE")
+                SimulateError::Series(format!("{e}; a load is a number, step:..., ramp:..., spike:..., sine:..., csv:FILE or prom:FILE"))
             })?,
         },
         other => {
-            return Err(format!(
+            return Err(SimulateError::Series(format!(
                 "{spec:?}: unknown shape {other:?}; use a number, step:FROM:TO:AT, ramp:FROM:TO:START:END, spike:BASE:PEAK:AT:DURATION, sine:MEAN:AMPLITUDE:PERIOD, csv:FILE or prom:FILE"
-            ))
+            )))
         }
     };
-    shape
-        .validate(&format!("{spec:?}"))
-        .map_err(|e| e.to_string())?;
+    shape.validate(&format!("{spec:?}"))?;
     Ok(SpecSource::Shape(shape))
 }
 
@@ -620,7 +686,7 @@ pub enum SpecSource {
 }
 
 /// Validate a shape built elsewhere (the scenario file); `what` names it in errors.
-pub fn validate_shape(shape: &Shape, what: &str) -> Result<(), Error> {
+pub fn validate_shape(shape: &Shape, what: &str) -> Result<(), SimulateError> {
     shape.validate(what)
 }
 
@@ -769,8 +835,15 @@ mod tests {
         assert!(parse_spec("step:1:4").is_err());
         assert!(parse_spec("-1")
             .unwrap_err()
+            .to_string()
             .contains("must be a load >= 0"));
-        assert!(parse_spec("sine:1:2:1h").unwrap_err().contains("negative"));
-        assert!(parse_spec("wave:1").unwrap_err().contains("unknown shape"));
+        assert!(parse_spec("sine:1:2:1h")
+            .unwrap_err()
+            .to_string()
+            .contains("negative"));
+        assert!(parse_spec("wave:1")
+            .unwrap_err()
+            .to_string()
+            .contains("unknown shape"));
     }
 }

@@ -297,6 +297,22 @@ fn draw_panel(
         r#"<g class="panel" id="panel-{index}" data-title="{}">"#,
         esc(&panel.title)
     );
+    let sizes = (x_max, bucket_s);
+    metric_plot(out, index, panel, top, metric_h, sizes);
+    replicas_plot(out, index, panel, top + metric_h + 60.0, replicas_h, sizes);
+    out.push_str("</g>\n");
+}
+
+/// A panel's upper plot: the metric the controller saw against its target and band.
+fn metric_plot(
+    out: &mut String,
+    index: usize,
+    panel: &Panel,
+    top: f64,
+    metric_h: f64,
+    (x_max, bucket_s): (f64, f64),
+) {
+    let buckets = panel.track.buckets();
     let metric_max = buckets
         .iter()
         .filter_map(|b| b.metric_max)
@@ -344,8 +360,18 @@ fn draw_panel(
             ("target and tolerance band", "#54a24b"),
         ],
     );
+}
 
-    let rtop = top + metric_h + 60.0;
+/// A panel's lower plot: desired replicas, Ready pods and the scale events.
+fn replicas_plot(
+    out: &mut String,
+    index: usize,
+    panel: &Panel,
+    rtop: f64,
+    replicas_h: f64,
+    (x_max, bucket_s): (f64, f64),
+) {
+    let buckets = panel.track.buckets();
     let replicas_max = buckets
         .iter()
         .map(|b| b.desired_max.max(b.ready_max as i32))
@@ -406,7 +432,6 @@ fn draw_panel(
             ("scale-down", "#72b7b2"),
         ],
     );
-    out.push_str("</g>\n");
 }
 
 #[cfg(test)]

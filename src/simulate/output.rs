@@ -1,0 +1,245 @@
+//! The outputs of `simulate` behind one [`Sink`]: text ([`super::text`]), JSON
+//! ([`super::json`]), CSV (here) and SVG (drawn at the end by [`super::svg`]).
+
+use std::fmt::Write as _;
+use std::io::Write;
+
+use super::engine::TickRecord;
+use super::error::Result;
+use super::json::{self, JsonOut};
+use super::options::SimulateOptions;
+use super::run::{Config, Plan};
+use super::series::{self, num};
+use super::summary::Summary;
+use super::svg;
+use super::text::{load_unit, num_round, opt, TextOut};
+use crate::cli::simulate::SimOutput;
+use crate::core::MetricSpec;
+
+/// Writes the run in the chosen format.
+pub enum Sink {
+    Text(TextOut),
+    Json(JsonOut),
+    Csv(CsvOut),
+    /// The SVG chart is drawn once the run is over.
+    Svg,
+}
+
+impl Sink {
+    /// The sink of `-o FORMAT`.
+    pub fn new(opts: &SimulateOptions, plan: &Plan, configs: &[Config]) -> Sink {
+        match opts.output {
+            SimOutput::Text => Sink::Text(TextOut::new(opts, plan, configs)),
+            SimOutput::Json => Sink::Json(JsonOut::default()),
+            SimOutput::Csv => Sink::Csv(CsvOut::new(configs)),
+            SimOutput::Svg => Sink::Svg,
+        }
+    }
+
+    /// Before the first sync: the settings, the JSON envelope, the CSV header.
+    pub fn begin(&mut self, out: &mut dyn Write, plan: &Plan, configs: &[Config]) -> Result<()> {
+        match self {
+            Sink::Svg => Ok(()),
+            Sink::Text(t) => t.header(out, plan, configs),
+            Sink::Json(_) => json::json_document(out, plan, configs),
+            Sink::Csv(c) => c.header(out, plan),
+        }
+    }
+
+    /// One sync of every configuration.
+    pub fn row(
+        &mut self,
+        out: &mut dyn Write,
+        recs: &[&TickRecord],
+        configs: &[Config],
+    ) -> Result<()> {
+        match self {
+            Sink::Svg => Ok(()),
+            Sink::Text(t) => t.row(out, recs, configs),
+            Sink::Json(j) => j.row(out, recs, configs),
+            Sink::Csv(c) => c.row(out, recs, configs),
+        }
+    }
+
+    /// After the last sync: the chart and the summary, the end of the JSON document.
+    pub fn end(
+        &mut self,
+        out: &mut dyn Write,
+        plan: &Plan,
+        configs: &[Config],
+        summaries: &[Summary],
+    ) -> Result<()> {
+        match self {
+            Sink::Csv(_) | Sink::Svg => Ok(()),
+            Sink::Json(_) => json::json_document_end(out, configs, summaries),
+            Sink::Text(t) => t.end(out, plan, configs, summaries),
+        }
+    }
+}
+
+/// The CSV timeline: the union of metric column names, and each config's index map into it.
+pub struct CsvOut {
+    csv_columns: Vec<String>,
+    csv_maps: Vec<Vec<usize>>,
+}
+
+impl CsvOut {
+    fn new(configs: &[Config]) -> CsvOut {
+        let mut csv_columns: Vec<String> = Vec::new();
+        let mut csv_maps = Vec::new();
+        for c in configs {
+            let mut map = Vec::new();
+            for n in &c.metric_names {
+                let idx = match csv_columns.iter().position(|x| x == n) {
+                    Some(i) => i,
+                    None => {
+                        csv_columns.push(n.clone());
+                        csv_columns.len() - 1
+                    }
+                };
+                map.push(idx);
+            }
+            csv_maps.push(map);
+        }
+        CsvOut {
+            csv_columns,
+            csv_maps,
+        }
+    }
+
+    fn header(&self, out: &mut dyn Write, plan: &Plan) -> Result<()> {
+        let mut h = String::from("config,tick,time,offset_seconds");
+        for l in &plan.loads {
+            let _ = write!(h, ",load_{}", csv_field(&l.metric));
+        }
+        for m in &self.csv_columns {
+            let _ = write!(h, ",{0}_value,{0}_proposal", csv_field(m));
+        }
+        h.push_str(",proposal,recommendation,replicas_before,replicas,ready,needed,over_target,saturated,rule\n");
+        out.write_all(h.as_bytes())?;
+        Ok(())
+    }
+
+    fn row(&self, out: &mut dyn Write, recs: &[&TickRecord], configs: &[Config]) -> Result<()> {
+        let mut line = String::with_capacity(256);
+        for (ci, (r, c)) in recs.iter().zip(configs).enumerate() {
+            line.clear();
+            let _ = write!(
+                line,
+                "{},{},{},{}",
+                c.label,
+                r.tick,
+                r.time.map(|t| t.to_string()).unwrap_or_default(),
+                num(r.offset_seconds)
+            );
+            for v in &r.loads {
+                let _ = write!(line, ",{}", num(*v));
+            }
+            let mut cells = vec![(String::new(), String::new()); self.csv_columns.len()];
+            for (m, &idx) in r.metrics.iter().zip(&self.csv_maps[ci]) {
+                cells[idx] = (opt(m.value.map(num)), opt(m.proposal));
+            }
+            for (v, p) in cells {
+                let _ = write!(line, ",{v},{p}");
+            }
+            let _ = writeln!(
+                line,
+                ",{},{},{},{},{},{},{},{},{}",
+                opt(r.proposal),
+                opt(r.recommendation),
+                r.replicas_before,
+                r.replicas,
+                r.ready,
+                opt(r.needed),
+                r.over_target,
+                r.saturated,
+                csv_field(&r.rule)
+            );
+            out.write_all(line.as_bytes())?;
+        }
+        Ok(())
+    }
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// The SVG chart of the run: the load, then one panel per configuration.
+pub fn svg_chart(plan: &Plan, configs: &[Config], summaries: &[Summary]) -> String {
+    let panels: Vec<svg::Panel> = configs
+        .iter()
+        .zip(summaries)
+        .filter_map(|(c, s)| {
+            let track = c.track.as_ref()?;
+            let hpa = &c.sim.input().hpa;
+            let (band, unit) = match hpa.metrics.first() {
+                Some(m) => target_band(m, c.sim.tolerances()),
+                None => (None, ""),
+            };
+            Some(svg::Panel {
+                title: format!(
+                    "[{}] {}: peak {} pods, {} scale events, {} over target, {} pod-hours",
+                    c.label,
+                    c.source,
+                    s.peak_replicas,
+                    s.scale_events,
+                    series::secs(s.over_target_seconds.round()),
+                    num(num_round(s.pod_hours))
+                ),
+                track,
+                metric_label: match c.metric_names.first() {
+                    Some(n) if unit.is_empty() => n.clone(),
+                    Some(n) => format!("{n} ({unit})"),
+                    None => "no metric".into(),
+                },
+                band,
+            })
+        })
+        .collect();
+    let h = &configs[0].sim.input().hpa;
+    let load = plan
+        .loads
+        .first()
+        .map(|l| format!("{} ({}{})", l.metric, l.kind.as_str(), load_unit(l)))
+        .unwrap_or_else(|| "none".into());
+    svg::render(
+        &format!(
+            "kubectl hpa simulate {}/{} from {}",
+            h.namespace, h.name, plan.start
+        ),
+        &load,
+        plan.ticks as f64 * plan.settings.sync_period.as_secs_f64(),
+        &panels,
+    )
+}
+
+/// A metric's target and tolerance band in the unit the timeline shows it in, and that unit.
+fn target_band(m: &MetricSpec, (down, up): (f64, f64)) -> (Option<svg::Band>, &'static str) {
+    let t = match m {
+        MetricSpec::Resource { target, .. }
+        | MetricSpec::ContainerResource { target, .. }
+        | MetricSpec::Pods { target, .. }
+        | MetricSpec::Object { target, .. }
+        | MetricSpec::External { target, .. } => target,
+        MetricSpec::Unknown { .. } => return (None, ""),
+    };
+    let (value, unit) = if let Some(u) = t.average_utilization.filter(|_| t.average_value.is_none())
+    {
+        (u as f64, "%")
+    } else if let Some(av) = t.average_value {
+        (av as f64 / 1000.0, "")
+    } else if let Some(v) = t.value {
+        (v as f64 / 1000.0, "")
+    } else {
+        return (None, "");
+    };
+    (
+        Some((value * (1.0 - down), value, value * (1.0 + up))),
+        unit,
+    )
+}

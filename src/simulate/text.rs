@@ -1,0 +1,659 @@
+//! The text output of `simulate`: the settings block, the timeline (streamed, one line per
+//! sync that changed something), the Unicode chart and the summary table.
+
+use std::fmt::Write as _;
+use std::io::Write;
+
+use comfy_table::{presets, Table};
+use jiff::SignedDuration;
+use owo_colors::OwoColorize;
+
+use super::chart::{self, Hue};
+use super::engine::TickRecord;
+use super::error::Result;
+use super::options::SimulateOptions;
+use super::run::{Config, Plan};
+use super::series::{self, num};
+use super::summary::Summary;
+use super::world::Load;
+use crate::cli::simulate::TimelineMode;
+use crate::core::{Behavior, MetricSpec, Rules, Settings};
+use crate::duration::format_go_duration;
+
+/// A duration as Go prints it (`1m30s`).
+pub fn go(d: SignedDuration) -> String {
+    format_go_duration(d.as_nanos().clamp(i64::MIN as i128, i64::MAX as i128) as i64)
+}
+
+/// A metric's target: `Resource averageUtilization 60%`.
+pub fn describe_target(m: &MetricSpec) -> String {
+    let t = match m {
+        MetricSpec::Resource { target, .. }
+        | MetricSpec::ContainerResource { target, .. }
+        | MetricSpec::Pods { target, .. }
+        | MetricSpec::Object { target, .. }
+        | MetricSpec::External { target, .. } => target,
+        MetricSpec::Unknown { type_name } => return format!("unknown type {type_name}"),
+    };
+    let q = crate::quantity::format_decimal_si;
+    let what = if let Some(av) = t.average_value {
+        format!("averageValue {}", q(av))
+    } else if let Some(u) = t.average_utilization {
+        format!("averageUtilization {u}%")
+    } else if let Some(v) = t.value {
+        format!("value {}", q(v))
+    } else {
+        "no target".into()
+    };
+    format!("{} {what}", m.type_name())
+}
+
+/// A direction's rules: the window and the policies.
+fn describe_rules(r: &Rules, default_window: SignedDuration) -> String {
+    let window = r
+        .stabilization_window_seconds
+        .map(|s| go(SignedDuration::from_secs(s as i64)))
+        .unwrap_or_else(|| format!("{} (--downscale-stabilization)", go(default_window)));
+    let policies: Vec<String> = r
+        .policies
+        .iter()
+        .map(|p| match p.kind {
+            crate::core::PolicyKind::Pods => format!("{} pods/{}s", p.value, p.period_seconds),
+            crate::core::PolicyKind::Percent => format!("{}%/{}s", p.value, p.period_seconds),
+        })
+        .collect();
+    format!(
+        "window {window}, {:?} of [{}]",
+        r.select_policy,
+        policies.join(", ")
+    )
+}
+
+/// The behavior, one line per direction.
+fn describe_behavior(b: Option<&Behavior>, s: &Settings) -> Vec<String> {
+    match b {
+        None => vec![format!(
+            "none: the no-behavior path (scale-up limit max(2×current, 4) per sync, downscale stabilization {})",
+            go(s.downscale_stabilization)
+        )],
+        Some(b) => vec![
+            format!("scaleUp   {}", describe_rules(&b.scale_up, s.downscale_stabilization)),
+            format!("scaleDown {}", describe_rules(&b.scale_down, s.downscale_stabilization)),
+        ],
+    }
+}
+
+/// The controller settings, each marked when it is the release's default.
+fn controller_shown(s: &Settings) -> String {
+    let d = Settings::for_version(s.kubernetes_version);
+    let mark = |same: bool| if same { " (default)" } else { "" };
+    format!(
+        "sync period {}{}, tolerance {}{}, cpu-initialization-period {}{}, initial-readiness-delay {}{}, downscale-stabilization {}{}, Kubernetes {} ({})",
+        go(s.sync_period),
+        mark(s.sync_period == d.sync_period),
+        s.tolerance,
+        mark(s.tolerance == d.tolerance),
+        go(s.cpu_initialization_period),
+        mark(s.cpu_initialization_period == d.cpu_initialization_period),
+        go(s.initial_readiness_delay),
+        mark(s.initial_readiness_delay == d.initial_readiness_delay),
+        go(s.downscale_stabilization),
+        mark(s.downscale_stabilization == d.downscale_stabilization),
+        s.kubernetes_version,
+        s.kubernetes_version_source,
+    )
+}
+
+/// The unit a load is shown in.
+pub fn load_unit(l: &Load) -> &'static str {
+    match l.metric.as_str() {
+        "cpu" => " cores",
+        "memory" => " bytes",
+        _ => "",
+    }
+}
+
+/// The assumptions of the world model, for the output.
+pub const WORLD_NOTES: &[&str] = &[
+    "a new pod is Running at once and Ready after the pod start-up; it has metric samples once it has run for one metrics window",
+    "a sample taken at a sync describes the load one metrics lag earlier, shared equally by the pods that were Ready then (pods removed since included); pods that are not Ready serve nothing",
+    "a scale-down removes not-Ready pods first, then the newest; removed pods disappear at once",
+    "pod usage is not capped by limits; 'saturated' means above 100% of the request",
+];
+/// The width of the RULE column: padded when a second configuration follows it, so that the
+/// columns of both stay aligned (`MetricsMatchCurrent` is the longest rule).
+fn rule_width(configs: usize) -> usize {
+    if configs > 1 {
+        19
+    } else {
+        0
+    }
+}
+
+/// The header of a configuration's metric column in the text timeline.
+pub fn metric_header(configs: &[Config], c: &Config, name: &str) -> String {
+    if configs.len() > 1 {
+        format!("{}:{name}", c.label)
+    } else {
+        name.to_string()
+    }
+}
+
+/// What the text timeline compares to decide whether a sync is worth a row:
+/// (replicas, ready pods, proposal, rule).
+type Printed = (i32, usize, Option<i32>, String);
+
+/// The text timeline's state.
+pub struct TextOut {
+    timeline: TimelineMode,
+    color: bool,
+    total_ticks: u64,
+    /// The last printed state, to show changes only.
+    last_printed: Vec<Option<Printed>>,
+    /// The width of each load column and of each configuration's metric columns (wide enough
+    /// for their headers, which are never cut).
+    load_widths: Vec<usize>,
+    metric_widths: Vec<Vec<usize>>,
+}
+
+impl TextOut {
+    /// The column widths of this run.
+    pub fn new(opts: &SimulateOptions, plan: &Plan, configs: &[Config]) -> TextOut {
+        TextOut {
+            timeline: opts.timeline,
+            color: opts.color,
+            total_ticks: plan.ticks,
+            last_printed: vec![None; configs.len()],
+            load_widths: plan
+                .loads
+                .iter()
+                .map(|l| (l.metric.chars().count() + 5).max(10))
+                .collect(),
+            metric_widths: configs
+                .iter()
+                .map(|c| {
+                    c.metric_names
+                        .iter()
+                        .map(|n| metric_header(configs, c, n).chars().count().max(14))
+                        .collect()
+                })
+                .collect(),
+        }
+    }
+
+    fn strong(&self, t: &str) -> String {
+        if self.color {
+            t.bold().to_string()
+        } else {
+            t.to_string()
+        }
+    }
+
+    /// The settings block and the timeline's column headers.
+    pub fn header(&mut self, out: &mut dyn Write, plan: &Plan, configs: &[Config]) -> Result<()> {
+        let mut s = String::new();
+        let h = &configs[0].sim.input().hpa;
+        let _ = writeln!(
+            s,
+            "{}",
+            self.strong(&format!(
+                "Simulation of HorizontalPodAutoscaler {}/{} → {} {}",
+                h.namespace, h.name, h.target_kind, h.target_name
+            ))
+        );
+        let _ = writeln!(s, "  source      {}", plan.source_note);
+        let _ = writeln!(s, "  memory      {}", plan.memory_note);
+        let _ = writeln!(s, "  start       {} ({})", plan.start, plan.start_origin);
+        let _ = writeln!(
+            s,
+            "  duration    {} ({}) = {} syncs every {}",
+            go(plan.duration),
+            plan.duration_origin,
+            plan.ticks,
+            go(plan.settings.sync_period)
+        );
+        for c in configs {
+            config_lines(&mut s, plan, configs, c);
+        }
+        world_lines(&mut s, plan);
+        if self.timeline != TimelineMode::None {
+            self.timeline_head(&mut s, plan, configs);
+        }
+        out.write_all(s.as_bytes())?;
+        Ok(())
+    }
+
+    fn timeline_head(&self, s: &mut String, plan: &Plan, configs: &[Config]) {
+        let _ = writeln!(
+            s,
+            "\n{}",
+            self.strong(if self.timeline == TimelineMode::All {
+                "Timeline"
+            } else {
+                "Timeline (syncs where something changed; --timeline all shows every sync)"
+            })
+        );
+        let mut head = format!("{:>9}", "TIME");
+        for (l, w) in plan.loads.iter().zip(&self.load_widths) {
+            let _ = write!(head, " {:>w$}", format!("LOAD {}", l.metric));
+        }
+        for (c, widths) in configs.iter().zip(&self.metric_widths) {
+            for (n, w) in c.metric_names.iter().zip(widths) {
+                let _ = write!(head, " {:>w$}", metric_header(configs, c, n));
+            }
+            let _ = write!(
+                head,
+                " {:>5} {:>5} {:>8} {:>5} {:>6} {:<rw$}",
+                "PROP",
+                "REC",
+                "REPLICAS",
+                "READY",
+                "NEEDED",
+                "RULE",
+                rw = rule_width(configs.len())
+            );
+            if configs.len() > 1 {
+                head.push_str(" |");
+            }
+        }
+        let _ = writeln!(s, "{}", head.trim_end_matches(" |").trim_end());
+    }
+
+    /// A timeline line, when something changed (or every sync with `--timeline all`).
+    pub fn row(
+        &mut self,
+        out: &mut dyn Write,
+        recs: &[&TickRecord],
+        configs: &[Config],
+    ) -> Result<()> {
+        if self.timeline == TimelineMode::None {
+            return Ok(());
+        }
+        let last_tick = recs.first().is_some_and(|r| r.tick + 1 == self.total_ticks);
+        let mut changed = self.timeline == TimelineMode::All || last_tick;
+        for (i, r) in recs.iter().enumerate() {
+            let state = (r.replicas, r.ready, r.proposal, r.rule.clone());
+            if r.replicas != r.replicas_before || self.last_printed[i].as_ref() != Some(&state) {
+                changed = true;
+            }
+        }
+        if !changed {
+            return Ok(());
+        }
+        for (i, r) in recs.iter().enumerate() {
+            self.last_printed[i] = Some((r.replicas, r.ready, r.proposal, r.rule.clone()));
+        }
+        let first = &recs[0];
+        let mut line = format!("{:>9}", format!("+{}", series::secs(first.offset_seconds)));
+        for (v, w) in first.loads.iter().zip(&self.load_widths) {
+            let _ = write!(line, " {:>w$}", num(*v));
+        }
+        for (r, widths) in recs.iter().zip(&self.metric_widths) {
+            for (m, w) in r.metrics.iter().zip(widths) {
+                let v = match (m.value, m.failed) {
+                    (_, true) => "failed".to_string(),
+                    (Some(v), _) => format!("{}{}", num(v), m.unit),
+                    (None, _) => "-".to_string(),
+                };
+                let _ = write!(line, " {:>w$}", format!("{v}→{}", opt(m.proposal)));
+            }
+            let replicas = if r.replicas != r.replicas_before {
+                format!("{}→{}", r.replicas_before, r.replicas)
+            } else {
+                r.replicas.to_string()
+            };
+            let replicas = if self.color && r.replicas > r.replicas_before {
+                format!("{:>8}", replicas).green().to_string()
+            } else if self.color && r.replicas < r.replicas_before {
+                format!("{:>8}", replicas).cyan().to_string()
+            } else {
+                format!("{:>8}", replicas)
+            };
+            let _ = write!(
+                line,
+                " {:>5} {:>5} {} {:>5} {:>6} {:<rw$}",
+                opt(r.proposal),
+                opt(r.recommendation),
+                replicas,
+                r.ready,
+                opt(r.needed),
+                r.rule,
+                rw = rule_width(configs.len())
+            );
+            if configs.len() > 1 {
+                line.push_str(" |");
+            }
+        }
+        writeln!(out, "{}", line.trim_end_matches(" |").trim_end())?;
+        Ok(())
+    }
+
+    /// The chart and the summary table.
+    pub fn end(
+        &mut self,
+        out: &mut dyn Write,
+        plan: &Plan,
+        configs: &[Config],
+        summaries: &[Summary],
+    ) -> Result<()> {
+        let mut s = String::new();
+        let _ = writeln!(s, "\n{}", self.strong("Chart (maximum per column)"));
+        self.chart(&mut s, plan, configs);
+        let _ = writeln!(s, "\n{}", self.strong("Summary"));
+        let _ = writeln!(s, "{}", summary_table(configs, summaries));
+        out.write_all(s.as_bytes())?;
+        Ok(())
+    }
+
+    fn chart(&self, s: &mut String, plan: &Plan, configs: &[Config]) {
+        let cols = configs[0].chart.columns().len();
+        let loads: Vec<f64> = configs[0]
+            .chart
+            .columns()
+            .iter()
+            .map(|c| c.load_max)
+            .collect();
+        let max_replicas = configs
+            .iter()
+            .flat_map(|c| {
+                c.chart
+                    .columns()
+                    .iter()
+                    .map(|x| x.replicas_max.max(x.needed_max.unwrap_or(0)))
+            })
+            .max()
+            .unwrap_or(1)
+            .max(1) as f64;
+        let max_load = loads.iter().cloned().fold(0.0, f64::max);
+        let w = num(max_replicas).len().max(num(max_load).len());
+        for (c, hue) in configs.iter().zip([Hue::Green, Hue::Magenta]) {
+            let vals: Vec<f64> = c
+                .chart
+                .columns()
+                .iter()
+                .map(|x| x.replicas_max as f64)
+                .collect();
+            let title = if configs.len() > 1 {
+                format!("replicas [{}]", c.label)
+            } else {
+                "replicas".to_string()
+            };
+            chart::panel(s, &title, &vals, max_replicas, 8, w, hue, self.color);
+        }
+        if let Some(l) = plan.loads.first() {
+            chart::panel(
+                s,
+                &format!("load {} ({}{})", l.metric, l.kind.as_str(), load_unit(l)),
+                &loads,
+                max_load,
+                5,
+                w,
+                Hue::Blue,
+                self.color,
+            );
+        }
+        chart::axis(
+            s,
+            cols,
+            plan.ticks as f64 * plan.settings.sync_period.as_secs_f64(),
+            w,
+        );
+    }
+}
+
+/// A configuration's lines of the settings block: replicas, metrics, behavior.
+fn config_lines(s: &mut String, plan: &Plan, configs: &[Config], c: &Config) {
+    let h = &c.sim.input().hpa;
+    let tag = if configs.len() > 1 {
+        format!("[{}] ", c.label)
+    } else {
+        String::new()
+    };
+    if configs.len() > 1 {
+        let _ = writeln!(s, "  {tag}{}", c.source);
+    }
+    let _ = writeln!(
+        s,
+        "  {tag}replicas    {} at start; minReplicas {}, maxReplicas {}",
+        c.sim.replicas(),
+        h.min_replicas,
+        h.max_replicas
+    );
+    for (m, n) in h.metrics.iter().zip(&c.metric_names) {
+        let _ = writeln!(s, "  {tag}metric      {n}: {}", describe_target(m));
+    }
+    for (i, line) in describe_behavior(h.behavior.as_ref(), &plan.settings)
+        .iter()
+        .enumerate()
+    {
+        let _ = writeln!(
+            s,
+            "  {tag}{} {line}",
+            if i == 0 { "behavior   " } else { "           " }
+        );
+    }
+}
+
+/// The loads, the world, the controller and the assumptions of the settings block.
+fn world_lines(s: &mut String, plan: &Plan) {
+    for l in &plan.loads {
+        let _ = writeln!(
+            s,
+            "  load        {}: {} {}{} (from {})",
+            l.metric,
+            l.kind.as_str(),
+            l.signal,
+            load_unit(l),
+            l.origin
+        );
+    }
+    let world: Vec<String> = plan
+        .world_shown
+        .iter()
+        .map(|(k, v)| format!("{k} {v}"))
+        .collect();
+    let _ = writeln!(s, "  world       {}", world.join(", "));
+    let _ = writeln!(s, "  controller  {}", controller_shown(&plan.settings));
+    for n in WORLD_NOTES {
+        let _ = writeln!(s, "  assumption  {n}");
+    }
+}
+
+/// The summary, one column per configuration and the difference with `--compare`.
+fn summary_table(configs: &[Config], summaries: &[Summary]) -> Table {
+    let mut t = Table::new();
+    t.load_style(presets::UTF8_FULL_CONDENSED);
+    let mut header = vec![String::new()];
+    header.extend(configs.iter().map(|c| c.label.to_string()));
+    if configs.len() == 2 {
+        header.push("difference".into());
+    }
+    t.set_header(header);
+    for (label, unit, f) in summary_rows() {
+        let mut row = vec![label.to_string()];
+        row.extend(summaries.iter().map(|x| f(x).0));
+        if summaries.len() == 2 {
+            let (a, b) = (f(&summaries[0]).1, f(&summaries[1]).1);
+            row.push(match (a, b) {
+                (Some(a), Some(b)) => format_difference(b - a, unit),
+                _ => String::new(),
+            });
+        }
+        t.add_row(row);
+    }
+    t
+}
+
+/// Rounded to two decimals.
+pub fn num_round(v: f64) -> f64 {
+    (v * 100.0).round() / 100.0
+}
+
+/// The unit of a summary row's difference column.
+#[derive(Clone, Copy)]
+enum Unit {
+    Pods,
+    Events,
+    Seconds,
+    PodHours,
+}
+
+/// `compare − base` with its unit: `+2 pods`, `-3m45s`, `+1.5 pod-h`, `=`.
+fn format_difference(d: f64, unit: Unit) -> String {
+    if d.abs() < 1e-9 {
+        return "=".into();
+    }
+    let sign = if d > 0.0 { "+" } else { "-" };
+    let a = d.abs();
+    match unit {
+        Unit::Pods => format!("{sign}{} pods", num(num_round(a))),
+        Unit::Events => format!("{sign}{}", num(num_round(a))),
+        Unit::Seconds => format!("{sign}{}", series::secs(a.round())),
+        Unit::PodHours => format!("{sign}{} pod-h", num(num_round(a))),
+    }
+}
+
+/// A summary row: its label, the unit of its difference, and its text and value.
+type Row = (&'static str, Unit, fn(&Summary) -> (String, Option<f64>));
+
+fn dur(s: f64) -> String {
+    series::secs(s.round())
+}
+
+fn pct(part: f64, whole: f64) -> String {
+    if whole > 0.0 {
+        format!("{:.1}%", part * 100.0 / whole)
+    } else {
+        "-".into()
+    }
+}
+
+/// The rows of the summary table, in order.
+fn summary_rows() -> Vec<Row> {
+    let mut rows = replica_rows();
+    rows.extend(time_rows());
+    rows
+}
+
+/// Replicas and scale events.
+fn replica_rows() -> Vec<Row> {
+    vec![
+        ("start replicas", Unit::Pods, |s| {
+            (s.start_replicas.to_string(), Some(s.start_replicas as f64))
+        }),
+        ("peak replicas", Unit::Pods, |s| {
+            (
+                format!("{} at +{}", s.peak_replicas, dur(s.peak_at_seconds)),
+                Some(s.peak_replicas as f64),
+            )
+        }),
+        ("final replicas", Unit::Pods, |s| {
+            (s.final_replicas.to_string(), Some(s.final_replicas as f64))
+        }),
+        ("scale events (up/down)", Unit::Events, |s| {
+            (
+                format!("{} ({}/{})", s.scale_events, s.scale_ups, s.scale_downs),
+                Some(s.scale_events as f64),
+            )
+        }),
+        ("direction changes", Unit::Events, |s| {
+            (
+                s.direction_reversals.to_string(),
+                Some(s.direction_reversals as f64),
+            )
+        }),
+        ("flapping (changes within 5m)", Unit::Events, |s| {
+            (s.flapping.to_string(), Some(s.flapping as f64))
+        }),
+    ]
+}
+
+/// Time short of the needed replicas, over target, saturated; and the cost.
+fn time_rows() -> Vec<Row> {
+    vec![
+        ("time to reach needed replicas", Unit::Seconds, |s| {
+            let text = match s.mean_shortfall_seconds {
+                Some(m) => format!(
+                    "longest {}, mean {} over {} episode(s){}",
+                    dur(s.longest_shortfall_seconds),
+                    dur(m),
+                    s.shortfalls,
+                    if s.shortfall_at_end {
+                        "; still short at the end"
+                    } else {
+                        ""
+                    }
+                ),
+                None => "never short".into(),
+            };
+            (text, Some(s.longest_shortfall_seconds))
+        }),
+        (
+            "worst under-provisioned interval",
+            Unit::Seconds,
+            |s| match s.worst_shortfall {
+                Some(w) => (
+                    format!(
+                        "+{} for {}, up to {} pod(s) short",
+                        dur(w.start_seconds),
+                        dur(w.duration_seconds),
+                        w.max_pods_short
+                    ),
+                    Some(w.duration_seconds),
+                ),
+                None => ("never short".into(), Some(0.0)),
+            },
+        ),
+        ("time over target (beyond tolerance)", Unit::Seconds, |s| {
+            (
+                format!(
+                    "{} ({})",
+                    dur(s.over_target_seconds),
+                    pct(s.over_target_seconds, s.duration_seconds)
+                ),
+                Some(s.over_target_seconds),
+            )
+        }),
+        ("time saturated (>100% of request)", Unit::Seconds, |s| {
+            (
+                format!(
+                    "{} ({})",
+                    dur(s.saturated_seconds),
+                    pct(s.saturated_seconds, s.duration_seconds)
+                ),
+                Some(s.saturated_seconds),
+            )
+        }),
+        ("cost (pod-hours)", Unit::PodHours, |s| {
+            (
+                format!(
+                    "{} (mean {} pods)",
+                    num(num_round(s.pod_hours)),
+                    num(num_round(s.mean_pods))
+                ),
+                Some(num_round(s.pod_hours)),
+            )
+        }),
+    ]
+}
+
+/// An optional value, `-` when absent.
+pub fn opt<T: ToString>(v: Option<T>) -> String {
+    v.map(|x| x.to_string()).unwrap_or_else(|| "-".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn differences_carry_units() {
+        assert_eq!(format_difference(0.0, Unit::Pods), "=");
+        assert_eq!(format_difference(2.0, Unit::Pods), "+2 pods");
+        assert_eq!(format_difference(-225.0, Unit::Seconds), "-3m45s");
+        assert_eq!(format_difference(1.504, Unit::PodHours), "+1.5 pod-h");
+        assert_eq!(format_difference(-3.0, Unit::Events), "-3");
+        assert_eq!(go(SignedDuration::from_secs(90)), "1m30s");
+        assert_eq!(opt(None::<i32>), "-");
+    }
+}

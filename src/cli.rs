@@ -183,14 +183,8 @@ impl From<&KubeFlags> for crate::cluster::ConnectOptions {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
-pub enum OutputFormat {
-    #[default]
-    Text,
-    Wide,
-    Json,
-    Yaml,
-}
+/// The output format: the output layer's one enum.
+pub use crate::output::Format as OutputFormat;
 
 /// The controller's settings as flags.
 #[derive(Debug, Clone, Args)]

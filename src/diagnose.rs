@@ -18,7 +18,7 @@ use crate::core::{Action, Calculation, Decision, Input, MetricSpec, Rule};
 use crate::snapshot::{Pod, Snapshot, TargetStatus};
 
 /// How bad a finding is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum Severity {
     Error,
@@ -37,7 +37,7 @@ impl Severity {
 }
 
 /// One diagnostic.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Finding {
     /// Stable identifier: `metrics-api-missing`, `metrics-api-unavailable`, `metrics-api-error`,

@@ -154,7 +154,7 @@ fn fleet_headers(out: String, opts: &ExplainOptions) -> String {
     }
 }
 
-/// Run `explain` and return the rendered output.
+/// Run `explain` and return the rendered output (`--watch` streams: [`super::watch::run`]).
 pub fn run(opts: &ExplainOptions) -> Result<String> {
     match &opts.source {
         Source::Snapshot(path) => {
@@ -188,7 +188,6 @@ pub fn run(opts: &ExplainOptions) -> Result<String> {
             };
             crate::render::render_explain(&d, &cx, opts.output, &opts.text_options())
         }
-        Source::Cluster if opts.watch => super::watch::run(opts),
         Source::Cluster if opts.name.is_none() => {
             super::fleet::run_live(opts).map(|o| fleet_headers(o, opts))
         }

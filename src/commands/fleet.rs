@@ -19,7 +19,7 @@ use serde::Serialize;
 
 use crate::cli::{ExplainOptions, OutputFormat};
 use crate::cluster;
-use crate::core::{Action, Decision, Rule, TargetRef, CONTRACT_VERSION};
+use crate::core::{Action, Decision, Rule, TargetRef};
 use crate::diagnose::{self, Extras, Finding, Severity};
 use crate::snapshot::Snapshot;
 
@@ -31,7 +31,7 @@ pub fn read_snapshot_file(path: &Path) -> Result<(Snapshot, Extras)> {
 }
 
 /// One line of the overview.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct FleetItem {
     pub namespace: String,
@@ -53,19 +53,9 @@ pub struct FleetItem {
     /// Why the HPA could not be evaluated (unusable input).
     pub error: Option<String>,
     pub diagnostics: Vec<Finding>,
+    #[serde(serialize_with = "crate::output::contract::embedded_explanation")]
+    #[schemars(with = "Option<crate::output::contract::EmbeddedExplanation>")]
     pub decision: Option<Decision>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct FleetDoc<'a> {
-    api_version: &'static str,
-    kind: &'static str,
-    /// `namespace shop`, `all namespaces`.
-    scope: String,
-    source: String,
-    notes: &'a [String],
-    items: &'a [FleetItem],
 }
 
 fn item_from(
@@ -287,18 +277,9 @@ pub fn render_fleet(
     source: String,
     notes: &[String],
 ) -> Result<String> {
-    let doc = FleetDoc {
-        api_version: CONTRACT_VERSION,
-        kind: "FleetExplanation",
-        scope,
-        source,
-        notes,
-        items,
-    };
-    match opts.output {
-        OutputFormat::Json => return Ok(serde_json::to_string_pretty(&doc)? + "\n"),
-        OutputFormat::Yaml => return Ok(serde_yaml::to_string(&doc)?),
-        _ => {}
+    if opts.output.is_document() {
+        let doc = crate::output::contract::fleet(scope, source, notes, items);
+        return Ok(crate::output::document(&doc, opts.output)?);
     }
     let wide = opts.output == OutputFormat::Wide;
     let all_ns = items

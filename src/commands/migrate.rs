@@ -124,21 +124,23 @@ fn ask(report: &Report) -> bool {
     matches!(line.trim(), "y" | "Y" | "yes")
 }
 
-/// Run `migrate`. The report goes to stdout even when an error is returned.
-pub fn run(args: &MigrateArgs, _env: &Environment) -> Result<String> {
+/// Run `migrate`. The report goes to `out` even when an error is returned.
+pub fn run(args: &MigrateArgs, _env: &Environment, out: &mut dyn Write) -> Result<String> {
     let opts = args
         .resolve(std::io::stdin().is_terminal())
         .map_err(anyhow::Error::msg)?;
     let report = session::run(&opts, &mut std::io::stdin().lock(), &mut ask)?;
-    let out = match args.output {
-        MigrateFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
+    let text = match args.output {
+        MigrateFormat::Json => {
+            crate::output::json(&crate::output::contract::migration_plan(&report))?
+        }
         MigrateFormat::Text => render_text(&report),
     };
     let mut problems: Vec<String> = report.errors.clone();
     problems.extend(report.file_errors.iter().map(|e| e.to_string()));
     if problems.is_empty() {
-        return Ok(out);
+        return Ok(text);
     }
-    let _ = std::io::stdout().lock().write_all(out.as_bytes());
+    let _ = crate::output::write_now(out, &text);
     Err(anyhow!("{}", problems.join("; ")))
 }

@@ -20,7 +20,6 @@ use serde::Serialize;
 use crate::cli::{read_history, resolve_settings, ControllerFlags, Environment};
 use crate::core::{
     Behavior, ContainerRequests, History, Input, MetricSpec, PodInfo, Rules, Settings,
-    CONTRACT_VERSION,
 };
 use crate::duration::{format_go_duration, parse_go_duration};
 use crate::quantity::parse_milli;
@@ -220,11 +219,9 @@ const MAX_TICKS: u64 = 20_000_000;
 /// Start time when neither the snapshot nor the flags give one (deterministic output).
 const DEFAULT_START: &str = "2026-01-01T00:00:00Z";
 
-/// Run `simulate`, streaming to stdout; returns the text still to print (none).
-pub fn run(args: &SimulateArgs, env: &Environment) -> Result<String> {
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
-    match execute(args, env, &mut out).and_then(|()| out.flush().map_err(Into::into)) {
+/// Run `simulate`, streaming into `out`; returns the text still to print (none).
+pub fn run(args: &SimulateArgs, env: &Environment, out: &mut dyn Write) -> Result<String> {
+    match execute(args, env, out).and_then(|()| out.flush().map_err(Into::into)) {
         Ok(()) => Ok(String::new()),
         Err(e) if is_broken_pipe(&e) => Ok(String::new()),
         Err(e) => Err(e),
@@ -1398,9 +1395,9 @@ const WORLD_NOTES: &[&str] = &[
 // ---------------------------------------------------------------------------------------------
 // Output
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-struct JsonMetricTick<'a> {
+pub(crate) struct JsonMetricTick<'a> {
     name: &'a str,
     value: Option<f64>,
     unit: &'a str,
@@ -1408,9 +1405,9 @@ struct JsonMetricTick<'a> {
     failed: bool,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-struct JsonRow<'a> {
+pub(crate) struct JsonRow<'a> {
     config: &'a str,
     tick: u64,
     time: Option<Timestamp>,
@@ -1429,9 +1426,9 @@ struct JsonRow<'a> {
     action: Option<crate::core::Action>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-struct JsonConfig<'a> {
+pub(crate) struct JsonConfig<'a> {
     config: &'a str,
     source: &'a str,
     namespace: &'a str,
@@ -1444,18 +1441,18 @@ struct JsonConfig<'a> {
     behavior: Option<&'a Behavior>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-struct JsonLoad<'a> {
+pub(crate) struct JsonLoad<'a> {
     metric: &'a str,
     kind: LoadKind,
     description: String,
     origin: &'a str,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-struct JsonWorld {
+pub(crate) struct JsonWorld {
     pod_startup: String,
     startup_cpu: String,
     startup_burst: String,
@@ -1739,37 +1736,20 @@ impl Sink {
                 .collect(),
             assumptions: WORLD_NOTES,
         };
-        writeln!(out, "{{")?;
-        writeln!(
-            out,
-            "\"apiVersion\": {},",
-            serde_json::to_string(CONTRACT_VERSION)?
-        )?;
-        writeln!(out, "\"kind\": \"Simulation\",")?;
-        writeln!(out, "\"start\": {},", serde_json::to_string(&plan.start)?)?;
-        writeln!(out, "\"durationSeconds\": {},", plan.duration.as_secs_f64())?;
-        writeln!(
-            out,
-            "\"syncPeriodSeconds\": {},",
-            plan.settings.sync_period.as_secs_f64()
-        )?;
-        writeln!(out, "\"ticks\": {},", plan.ticks)?;
-        writeln!(out, "\"replayedFirstTick\": {},", plan.replay)?;
-        writeln!(
-            out,
-            "\"startingMemory\": {},",
-            serde_json::to_string(&plan.memory_note)?
-        )?;
-        writeln!(
-            out,
-            "\"settings\": {},",
-            serde_json::to_string(&plan.settings)?
-        )?;
-        writeln!(out, "\"world\": {},", serde_json::to_string(&world)?)?;
-        writeln!(out, "\"loads\": {},", serde_json::to_string(&loads)?)?;
-        writeln!(out, "\"configs\": {},", serde_json::to_string(&cfgs)?)?;
-        writeln!(out, "\"timeline\": [")?;
-        Ok(())
+        use crate::output::contract::{write_simulation_head, Seconds, SimulationHead};
+        let head = SimulationHead {
+            start: plan.start,
+            duration_seconds: Seconds(plan.duration.as_secs_f64()),
+            sync_period_seconds: Seconds(plan.settings.sync_period.as_secs_f64()),
+            ticks: plan.ticks,
+            replayed_first_tick: plan.replay,
+            starting_memory: &plan.memory_note,
+            settings: &plan.settings,
+            world: &world,
+            loads: &loads,
+            configs: &cfgs,
+        };
+        Ok(write_simulation_head(out, &head)?)
     }
 
     fn row(&mut self, out: &mut dyn Write, recs: &[&TickRecord], configs: &[Config]) -> Result<()> {
@@ -1942,26 +1922,17 @@ impl Sink {
         match self.format {
             SimOutput::Csv | SimOutput::Svg => Ok(()),
             SimOutput::Json => {
-                #[derive(Serialize)]
-                struct Named<'a> {
-                    config: &'a str,
-                    #[serde(flatten)]
-                    summary: &'a Summary,
-                }
-                let named: Vec<Named> = configs
+                use crate::output::contract::{write_simulation_tail, NamedSummary};
+                let named: Vec<NamedSummary> = configs
                     .iter()
                     .zip(summaries)
-                    .map(|(c, s)| Named {
+                    .map(|(c, s)| NamedSummary {
                         config: c.label,
                         summary: s,
                     })
                     .collect();
-                writeln!(out, "\n],")?;
-                writeln!(out, "\"summaries\": {},", serde_json::to_string(&named)?)?;
                 let diff = (summaries.len() == 2).then(|| difference(&summaries[0], &summaries[1]));
-                writeln!(out, "\"difference\": {}", serde_json::to_string(&diff)?)?;
-                writeln!(out, "}}")?;
-                Ok(())
+                Ok(write_simulation_tail(out, &named, &diff)?)
             }
             SimOutput::Text => {
                 let mut s = String::new();

@@ -18,7 +18,7 @@ macro_rules! rule {
 use super::settings::KubeVersion;
 
 /// The tolerance band in force for this HPA.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Tolerances {
     /// Tolerance below 1.0 (scale-down side).
@@ -47,7 +47,7 @@ impl Tolerances {
 }
 
 /// How one pod was classified for a pod-based metric.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum PodGroup {
     Ready,
@@ -57,7 +57,7 @@ pub enum PodGroup {
 }
 
 /// One row of the per-pod table.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PodRow {
     pub pod: String,
@@ -81,7 +81,7 @@ pub struct PodRow {
 }
 
 /// The recomputation with assumed values for missing and unready pods.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Rebalance {
     /// Value given to each missing pod (milli), if any were filled.
@@ -98,7 +98,7 @@ pub struct Rebalance {
 }
 
 /// Every number behind one metric's proposal.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(
     rename_all = "camelCase",
     rename_all_fields = "camelCase",

@@ -54,7 +54,7 @@ pub struct FleetItem {
     pub error: Option<String>,
     pub diagnostics: Vec<Finding>,
     #[serde(serialize_with = "crate::output::contract::embedded_explanation")]
-    #[schemars(with = "Option<crate::output::contract::EmbeddedExplanation>")]
+    #[schemars(with = "Option<crate::output::contract::EmbeddedExplanation<'static>>")]
     pub decision: Option<Decision>,
 }
 

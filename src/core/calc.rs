@@ -90,6 +90,8 @@ pub struct Rebalance {
     /// Value given to each unready pod (0) when scaling up with unready pods.
     pub unready_fill_milli: Option<i64>,
     pub unready_pods: usize,
+    /// null when there is no ratio (NaN).
+    #[schemars(with = "Option<f64>")]
     pub new_ratio: f64,
     /// Utilization % (utilization metrics) or average (plain metrics) after filling.
     pub new_value: i64,
@@ -115,6 +117,8 @@ pub enum Calculation {
         raw_average_milli: Option<i64>,
         /// Target utilization % or average value (milli).
         target: i64,
+        /// null when there is no ratio (a zero target or no usable value: NaN).
+        #[schemars(with = "Option<f64>")]
         ratio: f64,
         tolerance_band: [f64; 2],
         current_replicas: i32,
@@ -135,6 +139,8 @@ pub enum Calculation {
     Value {
         value_milli: i64,
         target_milli: i64,
+        /// null when there is no ratio (a zero target or no usable value: NaN).
+        #[schemars(with = "Option<f64>")]
         ratio: f64,
         tolerance_band: [f64; 2],
         current_replicas: i32,
@@ -147,6 +153,8 @@ pub enum Calculation {
         total_milli: i64,
         target_milli: i64,
         status_replicas: i32,
+        /// null when there is no ratio (a zero target or no usable value: NaN).
+        #[schemars(with = "Option<f64>")]
         ratio: f64,
         tolerance_band: [f64; 2],
         /// ceil(total / status.replicas), what goes in the status.

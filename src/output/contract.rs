@@ -123,21 +123,25 @@ pub fn explanation<'a>(
 /// A decision trace inside another document (a fleet item's `decision`): an `Explanation`
 /// without `diagnostics` (the item has them).
 #[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct DecisionBody<'a> {
+#[serde(rename_all = "camelCase")]
+pub struct EmbeddedExplanation<'a> {
+    api_version: &'static str,
+    kind: &'static str,
     #[serde(flatten)]
-    pub decision: &'a Decision,
+    decision: &'a Decision,
 }
 
-/// The schema's type of a fleet item's `decision`.
-pub type EmbeddedExplanation = Document<DecisionBody<'static>>;
-
-/// Serialise a fleet item's decision as an embedded `Explanation` (`serialize_with`).
+/// Serialise a fleet item's decision as an [`EmbeddedExplanation`] (`serialize_with`).
 pub fn embedded_explanation<S: serde::Serializer>(
     d: &Option<Decision>,
     s: S,
 ) -> Result<S::Ok, S::Error> {
     d.as_ref()
-        .map(|decision| Document::new(Kind::Explanation, DecisionBody { decision }))
+        .map(|decision| EmbeddedExplanation {
+            api_version: API_VERSION,
+            kind: Kind::Explanation.as_str(),
+            decision,
+        })
         .serialize(s)
 }
 
@@ -386,6 +390,14 @@ pub fn schema() -> Value {
         g.subschema_for::<Document<&'static Report>>(),
     ];
     let mut defs: Map<String, Value> = g.take_definitions(true);
+    if let Some(p) = defs
+        .get_mut("EmbeddedExplanation")
+        .and_then(|d| d.get_mut("properties"))
+        .and_then(Value::as_object_mut)
+    {
+        p.insert("apiVersion".into(), json!({"const": API_VERSION}));
+        p.insert("kind".into(), json!({"const": Kind::Explanation.as_str()}));
+    }
     let mut one_of = Vec::new();
     for (kind, r) in Kind::ALL.iter().zip(refs) {
         let name = kind.as_str();

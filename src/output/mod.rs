@@ -29,10 +29,32 @@ pub enum Format {
 }
 
 impl Format {
+    /// The name on the command line (`-o NAME`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Format::Text => "text",
+            Format::Wide => "wide",
+            Format::Json => "json",
+            Format::Yaml => "yaml",
+        }
+    }
+
     /// JSON or YAML: a document of the contract rather than text.
     pub fn is_document(self) -> bool {
         matches!(self, Format::Json | Format::Yaml)
     }
+}
+
+/// The `-o` parser of a command that has only some of the formats (migrate: text and json;
+/// snapshot: yaml and json).
+pub fn only(formats: &'static [Format]) -> impl clap::builder::TypedValueParser<Value = Format> {
+    use clap::builder::TypedValueParser as _;
+    clap::builder::PossibleValuesParser::new(formats.iter().map(|f| f.name())).map(|name| {
+        [Format::Text, Format::Wide, Format::Json, Format::Yaml]
+            .into_iter()
+            .find(|f| f.name() == name)
+            .unwrap_or_default()
+    })
 }
 
 /// A document could not be printed.

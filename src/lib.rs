@@ -81,7 +81,11 @@ fn dispatch(
         cli::Command::Explain(a) => {
             let o = a.resolve(env)?;
             match o.watch && o.source == cli::Source::Cluster {
-                true => commands::watch::run(&o, out),
+                // As before the writer moved here: `-o name|jsonpath` then selects from nothing.
+                true => commands::watch::run(&o, out).and_then(|s| match &o.select {
+                    Some(sel) => sel.apply(&s),
+                    None => Ok(s),
+                }),
                 false => commands::explain::run_selected(&o),
             }
         }

@@ -60,8 +60,11 @@ pub fn only(formats: &'static [Format]) -> impl clap::builder::TypedValueParser<
 /// A document could not be printed.
 #[derive(Debug)]
 pub enum OutputError {
+    /// serde_json could not serialise the document.
     Json(serde_json::Error),
+    /// serde_yaml could not serialise the document.
     Yaml(serde_yaml::Error),
+    /// The writer failed (a closed pipe, a full disk).
     Io(std::io::Error),
     /// Text and wide are rendered per command, not by the document printers.
     NotADocumentFormat(Format),

@@ -223,6 +223,7 @@ pub fn migration_plan(report: &Report) -> Document<&Report> {
 }
 
 /// Seconds as a JSON number written the way people write them (`1800`, `0.5`).
+/// JSON only (it serialises through serde_json's raw value); non-finite values are written as 0.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Seconds(pub f64);
 

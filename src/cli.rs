@@ -212,14 +212,8 @@ impl KubeFlags {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
-pub enum OutputFormat {
-    #[default]
-    Text,
-    Wide,
-    Json,
-    Yaml,
-}
+/// The output format: the output layer's one enum.
+pub use crate::output::Format as OutputFormat;
 
 /// The controller's settings as flags.
 #[derive(Debug, Clone, Args)]

@@ -19,7 +19,7 @@ use crate::render::units::Unit;
 use crate::snapshot::{Pod, Snapshot, TargetStatus};
 
 /// How bad a finding is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum Severity {
     Error,
@@ -38,7 +38,7 @@ impl Severity {
 }
 
 /// One diagnostic.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Finding {
     /// Stable identifier: `metrics-api-missing`, `metrics-api-unavailable`, `metrics-api-error`,

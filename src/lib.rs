@@ -15,6 +15,7 @@ pub mod explain;
 pub mod labels;
 pub mod metrics_api;
 pub mod migrate;
+pub mod output;
 pub mod quantity;
 pub mod render;
 pub mod restmapper;
@@ -31,9 +32,11 @@ pub fn note_own_failure() {
 
 /// Run the program with these arguments and environment; returns the process exit code.
 ///
-/// Output goes to stdout, errors to stderr as one line each.
+/// Output goes to stdout, errors to stderr as one line each. stdout is locked and buffered here
+/// ([`output::stdout`]): commands return their output, and the ones that stream write into it.
 pub fn run(args: Vec<std::ffi::OsString>, env: cli::Environment) -> i32 {
     use clap::Parser;
+    use std::io::Write;
     let parsed = match cli::Cli::try_parse_from(args) {
         Ok(c) => c,
         Err(e) => {
@@ -47,31 +50,18 @@ pub fn run(args: Vec<std::ffi::OsString>, env: cli::Environment) -> i32 {
         }
     };
     OWN_FAILURE.store(false, std::sync::atomic::Ordering::Relaxed);
-    let result = match parsed.command {
-        cli::Command::Explain(a) => a
-            .resolve(&env)
-            .map_err(anyhow::Error::from)
-            .and_then(|o| commands::explain::run_selected(&o)),
-        cli::Command::Snapshot(a) => commands::snapshot::run(&a),
-        cli::Command::Simulate(a) => commands::simulate::run(&a, &env),
-        cli::Command::Migrate(a) => commands::migrate::run(&a, &env),
-        cli::Command::Completion(a) => completion::run_completion(&a),
-        cli::Command::Complete(a) => completion::run_complete(&a),
-    };
+    let mut out = output::stdout();
+    let result = dispatch(parsed.command, &env, &mut out);
+    // A closed pipe: nothing to report.
+    let _ = result.as_ref().map(|text| out.write_all(text.as_bytes()));
+    let _ = out.flush();
     match result {
-        Ok(out) => {
-            use std::io::Write;
-            let mut stdout = std::io::stdout().lock();
-            // A closed pipe: nothing to report.
-            let _ = stdout.write_all(out.as_bytes());
-            match OWN_FAILURE.load(std::sync::atomic::Ordering::Relaxed) {
-                true => cli::EXIT_OWN_FAILURE,
-                false => cli::EXIT_OK,
-            }
-        }
+        Ok(_) => match OWN_FAILURE.load(std::sync::atomic::Ordering::Relaxed) {
+            true => cli::EXIT_OWN_FAILURE,
+            false => cli::EXIT_OK,
+        },
         Err(e) => {
             // Never `eprintln!`: it panics (an abort under panic = "abort") on a closed stderr.
-            use std::io::Write;
             let _ = writeln!(std::io::stderr(), "error: {}", one_line(&format!("{e:#}")));
             if e.downcast_ref::<cli::UsageError>().is_some() {
                 cli::EXIT_USAGE
@@ -79,6 +69,22 @@ pub fn run(args: Vec<std::ffi::OsString>, env: cli::Environment) -> i32 {
                 cli::EXIT_ERROR
             }
         }
+    }
+}
+
+/// Run a command: its output is returned, or (streams) written into `out`.
+fn dispatch(
+    command: cli::Command,
+    env: &cli::Environment,
+    out: &mut dyn std::io::Write,
+) -> anyhow::Result<String> {
+    match command {
+        cli::Command::Explain(a) => commands::explain::run_selected(&a.resolve(env)?, out),
+        cli::Command::Snapshot(a) => commands::snapshot::run(&a),
+        cli::Command::Simulate(a) => commands::simulate::run(&a, env, out),
+        cli::Command::Migrate(a) => commands::migrate::run(&a, env, out),
+        cli::Command::Completion(a) => completion::run_completion(&a),
+        cli::Command::Complete(a) => completion::run_complete(&a),
     }
 }
 

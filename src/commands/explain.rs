@@ -28,23 +28,23 @@ pub enum Mode {
 }
 
 /// Run `explain`, then print what `-o name` / `-o jsonpath=…` select from its JSON.
-pub fn run_selected(opts: &ExplainOptions) -> Result<String> {
-    let out = run(opts)?;
+pub fn run_selected(opts: &ExplainOptions, w: &mut dyn std::io::Write) -> Result<String> {
+    let out = run(opts, w)?;
     match &opts.select {
         Some(sel) => sel.apply(&out),
         None => Ok(out),
     }
 }
 
-/// Run `explain` and return the rendered output.
-pub fn run(opts: &ExplainOptions) -> Result<String> {
+/// Run `explain` and return the rendered output (`--watch` streams into `w`).
+pub fn run(opts: &ExplainOptions, w: &mut dyn std::io::Write) -> Result<String> {
     match mode(opts)? {
         Mode::OfflineOne { snap, extras, name } => one::render_one(opts, &snap, &extras, &name),
         Mode::OfflineFleet { snap, extras } => overview::run_offline(opts, &snap, &extras),
         Mode::LiveOne(name) => live_one(opts, &name),
         Mode::LiveFleet => live_fleet(opts),
-        Mode::Watch(Some(_)) => watch::run(opts),
-        Mode::Watch(None) => fleet_watch::run(opts),
+        Mode::Watch(Some(_)) => watch::run(opts, w),
+        Mode::Watch(None) => fleet_watch::run(opts, w),
     }
 }
 

@@ -7,18 +7,12 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 
 use anyhow::{anyhow, Result};
-use clap::{Args, ValueEnum};
+use clap::Args;
 
 use crate::cli::{Environment, KubeFlags};
 use crate::migrate::report::{render_text, Mode, Report};
 use crate::migrate::{session, Options};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
-pub enum MigrateFormat {
-    #[default]
-    Text,
-    Json,
-}
+use crate::output::Format;
 
 const MIGRATE_AFTER: &str = "\
 Examples:
@@ -68,8 +62,8 @@ pub struct MigrateArgs {
     #[arg(long)]
     pub write: bool,
     /// Output format
-    #[arg(short = 'o', long = "output", value_enum, default_value_t = MigrateFormat::Text)]
-    pub output: MigrateFormat,
+    #[arg(short = 'o', long = "output", value_parser = crate::output::only(&[Format::Text, Format::Json]), default_value = "text")]
+    pub output: Format,
     #[command(flatten)]
     pub kube: KubeFlags,
 }
@@ -124,21 +118,21 @@ fn ask(report: &Report) -> bool {
     matches!(line.trim(), "y" | "Y" | "yes")
 }
 
-/// Run `migrate`. The report goes to stdout even when an error is returned.
-pub fn run(args: &MigrateArgs, _env: &Environment) -> Result<String> {
+/// Run `migrate`. The report goes to `out` even when an error is returned.
+pub fn run(args: &MigrateArgs, _env: &Environment, out: &mut dyn Write) -> Result<String> {
     let opts = args
         .resolve(std::io::stdin().is_terminal())
         .map_err(anyhow::Error::msg)?;
     let report = session::run(&opts, &mut std::io::stdin().lock(), &mut ask)?;
-    let out = match args.output {
-        MigrateFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
-        MigrateFormat::Text => render_text(&report),
+    let text = match args.output {
+        Format::Text | Format::Wide => render_text(&report),
+        f => crate::output::document(&crate::output::contract::migration_plan(&report), f)?,
     };
     let mut problems: Vec<String> = report.errors.clone();
     problems.extend(report.file_errors.iter().map(|e| e.to_string()));
     if problems.is_empty() {
-        return Ok(out);
+        return Ok(text);
     }
-    let _ = std::io::stdout().lock().write_all(out.as_bytes());
+    let _ = crate::output::write_now(out, &text);
     Err(anyhow!("{}", problems.join("; ")))
 }

@@ -15,11 +15,9 @@ use crate::simulate::source::Source;
 use crate::simulate::SimulateError;
 use crate::snapshot::Snapshot;
 
-/// Run `simulate`, streaming to stdout; returns the text still to print (none).
-pub fn run(args: &SimulateArgs, env: &Environment) -> Result<String> {
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
-    match execute(args, env, &mut out).and_then(|()| out.flush().map_err(Into::into)) {
+/// Run `simulate`, streaming into `out`; returns the text still to print (none).
+pub fn run(args: &SimulateArgs, env: &Environment, out: &mut dyn Write) -> Result<String> {
+    match execute(args, env, out).and_then(|()| out.flush().map_err(Into::into)) {
         Ok(()) => Ok(String::new()),
         Err(e) if is_broken_pipe(&e) => Ok(String::new()),
         Err(e) => Err(e),

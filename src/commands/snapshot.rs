@@ -3,17 +3,11 @@
 //! taken and the API calls that failed.
 
 use anyhow::Result;
-use clap::{Args, ValueEnum};
+use clap::Args;
 
 use crate::cli::KubeFlags;
 use crate::cluster;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
-pub enum SnapshotFormat {
-    #[default]
-    Yaml,
-    Json,
-}
+use crate::output::Format;
 
 /// Flags of `kubectl hpa snapshot`.
 #[derive(Debug, Clone, Args)]
@@ -21,8 +15,8 @@ pub struct SnapshotArgs {
     /// Name of the HorizontalPodAutoscaler
     pub name: String,
     /// Output format
-    #[arg(short = 'o', long = "output", value_enum, default_value_t = SnapshotFormat::Yaml)]
-    pub output: SnapshotFormat,
+    #[arg(short = 'o', long = "output", value_parser = crate::output::only(&[Format::Yaml, Format::Json]), default_value = "yaml")]
+    pub output: Format,
     #[command(flatten)]
     pub kube: KubeFlags,
 }
@@ -40,8 +34,6 @@ pub fn run(args: &SnapshotArgs) -> Result<String> {
         let ns = conn.namespace.clone();
         cluster::fetch_hpa(&conn, &ns, &args.name).await
     })?;
-    Ok(match args.output {
-        SnapshotFormat::Yaml => serde_yaml::to_string(&fetched.list)?,
-        SnapshotFormat::Json => serde_json::to_string_pretty(&fetched.list)? + "\n",
-    })
+    // A Kubernetes v1 List, not a document of the contract; printed by the same printers.
+    Ok(crate::output::document(&fetched.list, args.output)?)
 }

@@ -18,7 +18,7 @@ macro_rules! rule {
 use super::settings::KubeVersion;
 
 /// The tolerance band in force for this HPA.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Tolerances {
     /// Tolerance below 1.0 (scale-down side).
@@ -47,7 +47,7 @@ impl Tolerances {
 }
 
 /// How one pod was classified for a pod-based metric.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum PodGroup {
     Ready,
@@ -57,7 +57,7 @@ pub enum PodGroup {
 }
 
 /// One row of the per-pod table.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PodRow {
     pub pod: String,
@@ -81,7 +81,7 @@ pub struct PodRow {
 }
 
 /// The recomputation with assumed values for missing and unready pods.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Rebalance {
     /// Value given to each missing pod (milli), if any were filled.
@@ -90,6 +90,8 @@ pub struct Rebalance {
     /// Value given to each unready pod (0) when scaling up with unready pods.
     pub unready_fill_milli: Option<i64>,
     pub unready_pods: usize,
+    /// null when there is no ratio (NaN).
+    #[schemars(with = "Option<f64>")]
     pub new_ratio: f64,
     /// Utilization % (utilization metrics) or average (plain metrics) after filling.
     pub new_value: i64,
@@ -98,7 +100,7 @@ pub struct Rebalance {
 }
 
 /// Every number behind one metric's proposal.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(
     rename_all = "camelCase",
     rename_all_fields = "camelCase",
@@ -115,6 +117,8 @@ pub enum Calculation {
         raw_average_milli: Option<i64>,
         /// Target utilization % or average value (milli).
         target: i64,
+        /// null when there is no ratio (a zero target or no usable value: NaN).
+        #[schemars(with = "Option<f64>")]
         ratio: f64,
         tolerance_band: [f64; 2],
         current_replicas: i32,
@@ -135,6 +139,8 @@ pub enum Calculation {
     Value {
         value_milli: i64,
         target_milli: i64,
+        /// null when there is no ratio (a zero target or no usable value: NaN).
+        #[schemars(with = "Option<f64>")]
         ratio: f64,
         tolerance_band: [f64; 2],
         current_replicas: i32,
@@ -147,6 +153,8 @@ pub enum Calculation {
         total_milli: i64,
         target_milli: i64,
         status_replicas: i32,
+        /// null when there is no ratio (a zero target or no usable value: NaN).
+        #[schemars(with = "Option<f64>")]
         ratio: f64,
         tolerance_band: [f64; 2],
         /// ceil(total / status.replicas), what goes in the status.

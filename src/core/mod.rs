@@ -42,11 +42,11 @@ pub use rule::Rule;
 pub use settings::{Evidence, FeatureGates, KubeVersion, Settings, SettingsError};
 pub use with_memory::{evaluate_with_memory, DesiredRange, LastSync, MemoryReport, NextChange};
 
-/// Version of the JSON contract (`apiVersion` of the output).
-pub const CONTRACT_VERSION: &str = "kubectl-hpa.dev/v1";
+/// Version of the JSON contract (`apiVersion` of the output): the contract module's one constant.
+pub use crate::output::contract::API_VERSION as CONTRACT_VERSION;
 
 /// What the controller would do now.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub enum Action {
     ScaleUp,
     ScaleDown,
@@ -60,7 +60,7 @@ pub enum Action {
     Unknown,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Verdict {
     pub action: Action,
@@ -73,7 +73,7 @@ pub struct Verdict {
 }
 
 /// One `spec.metrics` entry's outcome.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct MetricOutcome {
     #[serde(rename = "type")]
@@ -92,7 +92,7 @@ pub struct MetricOutcome {
     pub calculation: Option<Calculation>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Condition {
     #[serde(rename = "type")]
@@ -109,7 +109,7 @@ pub struct Condition {
     pub set_this_sync: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Event {
     #[serde(rename = "type")]
@@ -119,7 +119,7 @@ pub struct Event {
 }
 
 /// A step of the explanation, in the order the controller takes them.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Step {
     pub rule: String,
@@ -127,7 +127,7 @@ pub struct Step {
 }
 
 /// The HPA status the controller would write.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct StatusOut {
     pub current_replicas: Option<i32>,
@@ -139,7 +139,7 @@ pub struct StatusOut {
     pub observed_generation: Option<i64>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct HistoryOut {
     /// The history the computation started from.
@@ -149,10 +149,14 @@ pub struct HistoryOut {
 }
 
 /// The decision trace.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Decision {
+    /// Not serialised: the document's envelope ([`crate::output::contract::explanation`]) writes it.
+    #[serde(skip)]
     pub api_version: &'static str,
+    /// Not serialised: the document's envelope writes it.
+    #[serde(skip)]
     pub kind: &'static str,
     pub namespace: String,
     pub name: String,
@@ -191,7 +195,7 @@ pub struct Decision {
     pub next_change: Option<NextChange>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TargetRef {
     pub kind: String,

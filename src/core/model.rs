@@ -123,7 +123,7 @@ impl MetricSpec {
 }
 
 /// A metric target in milli-units.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Target {
     /// `target.type` as written (`Utilization`, `Value`, `AverageValue`).
@@ -135,7 +135,7 @@ pub struct Target {
 }
 
 /// Defaulted `spec.behavior`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Behavior {
     pub scale_up: Rules,
@@ -143,7 +143,7 @@ pub struct Behavior {
 }
 
 /// One direction of `spec.behavior`, defaults applied.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Rules {
     /// `None` only for scaleDown when unset: the controller then uses `--downscale-stabilization`.
@@ -203,14 +203,14 @@ impl Default for Behavior {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum SelectPolicy {
     Max,
     Min,
     Disabled,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Policy {
     #[serde(rename = "type")]
@@ -219,7 +219,7 @@ pub struct Policy {
     pub period_seconds: i32,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub enum PolicyKind {
     Pods,
     Percent,
@@ -310,7 +310,7 @@ pub enum MetricData {
 }
 
 /// The controller's in-memory state for this HPA (not visible through the API).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct History {
     #[serde(default)]
@@ -321,14 +321,14 @@ pub struct History {
     pub scale_down_events: Vec<ScaleEvent>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Recommendation {
     pub time: Timestamp,
     pub replicas: i32,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ScaleEvent {
     pub time: Timestamp,

@@ -10,7 +10,7 @@ use super::model::{
 };
 
 /// The stabilization step.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Stabilization {
     /// Scale-up window (behavior only), seconds.
@@ -29,7 +29,7 @@ pub struct Stabilization {
     pub message: &'static str,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ConsideredRecommendation {
     pub time: Timestamp,
@@ -39,7 +39,7 @@ pub struct ConsideredRecommendation {
 }
 
 /// One rate policy evaluated against the remembered scale events.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PolicyEvaluation {
     #[serde(rename = "type")]
@@ -53,7 +53,7 @@ pub struct PolicyEvaluation {
 }
 
 /// The rate-limit and bounds step.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Limits {
     /// `up`, `down` or `none`.
@@ -73,7 +73,7 @@ pub struct Limits {
 }
 
 /// The whole normalization.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Normalization {
     /// `default` (no behavior) or `behavior`.

@@ -259,7 +259,7 @@ pub fn resolve_release(
 }
 
 /// Feature gates of kube-controller-manager that change the HPA algorithm.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "PascalCase")]
 pub struct FeatureGates {
     /// `HPAScaleToZero`: the ScaledToZero logic (1.36+; on by default from 1.37). The gate
@@ -416,22 +416,26 @@ pub struct Requested {
 }
 
 /// Controller-manager flags relevant to the HPA (their defaults match kube-controller-manager).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Settings {
     /// `--horizontal-pod-autoscaler-tolerance`.
     pub tolerance: f64,
     /// `--horizontal-pod-autoscaler-cpu-initialization-period`.
     #[serde(serialize_with = "ser_duration")]
+    #[schemars(with = "String")]
     pub cpu_initialization_period: SignedDuration,
     /// `--horizontal-pod-autoscaler-initial-readiness-delay`.
     #[serde(serialize_with = "ser_duration")]
+    #[schemars(with = "String")]
     pub initial_readiness_delay: SignedDuration,
     /// `--horizontal-pod-autoscaler-downscale-stabilization`.
     #[serde(serialize_with = "ser_duration")]
+    #[schemars(with = "String")]
     pub downscale_stabilization: SignedDuration,
     /// `--horizontal-pod-autoscaler-sync-period` (used by simulate and watch).
     #[serde(serialize_with = "ser_duration")]
+    #[schemars(with = "String")]
     pub sync_period: SignedDuration,
     /// The modelled release.
     pub kubernetes_version: KubeVersion,
@@ -440,6 +444,7 @@ pub struct Settings {
     /// `default: newest release` (with a note when the server's version is not modelled).
     pub kubernetes_version_source: String,
     #[serde(serialize_with = "ser_gates")]
+    #[schemars(with = "std::collections::BTreeMap<String, bool>")]
     pub feature_gates: FeatureGates,
     /// The flags the release and gates were resolved from.
     #[serde(skip)]

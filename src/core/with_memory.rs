@@ -12,13 +12,13 @@ use super::model::{Detail, History, Input};
 use super::{evaluate, Decision, Rule};
 
 /// `desiredRange`: every memory consistent with the evidence gives a value in `[min, max]`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct DesiredRange {
     pub min: i32,
     pub max: i32,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum MemorySource {
     Inferred,
@@ -28,7 +28,7 @@ pub enum MemorySource {
 }
 
 /// `memory`: what was assumed about the controller's memory, and from which facts.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct MemoryReport {
     pub source: MemorySource,
@@ -45,7 +45,7 @@ pub struct MemoryReport {
 }
 
 /// `nextChange`: when a hold by a stabilization window or a rate policy ends.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct NextChange {
     /// `stabilizationWindow` or `ratePolicy`.
@@ -58,7 +58,7 @@ pub struct NextChange {
 }
 
 /// One `status.currentMetrics` entry next to this sync's.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct MetricDelta {
     pub index: usize,
@@ -68,7 +68,7 @@ pub struct MetricDelta {
     pub matches: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct WrittenCondition {
     #[serde(rename = "type")]
@@ -81,7 +81,7 @@ pub struct WrittenCondition {
 }
 
 /// What the controller wrote at its last sync.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Written {
     pub desired_replicas: i32,
@@ -93,7 +93,7 @@ pub struct Written {
 }
 
 /// Why a recomputation of the last sync does not give what the controller wrote.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum LastSyncCause {
     Memory,
@@ -105,7 +105,7 @@ pub enum LastSyncCause {
 }
 
 /// `lastSync`: what the controller did at its last sync and whether we reproduce it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct LastSync {
     /// Null when the HPA has no status (never synced).

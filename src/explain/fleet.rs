@@ -21,7 +21,7 @@ use crate::diagnose::{self, Extras, Finding, Severity};
 use crate::snapshot::Snapshot;
 
 /// One line of the overview.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct FleetItem {
     pub namespace: String,
@@ -43,6 +43,8 @@ pub struct FleetItem {
     /// Why the HPA could not be evaluated (unusable input).
     pub error: Option<String>,
     pub diagnostics: Vec<Finding>,
+    #[serde(serialize_with = "crate::output::contract::embedded_explanation")]
+    #[schemars(with = "Option<crate::output::contract::EmbeddedExplanation<'static>>")]
     pub decision: Option<Decision>,
 }
 

@@ -92,10 +92,11 @@ pub fn change_lines(opts: &ExplainOptions, changed: &[FleetItem], first: bool) -
         Some(key) => key.sorted(changed),
         None => changed.to_vec(),
     };
-    if matches!(opts.output, OutputFormat::Json | OutputFormat::Yaml) {
+    if opts.output.is_document() {
         let mut s = String::new();
         for i in &changed {
-            s += &(serde_json::to_string(i)? + "\n");
+            let event = crate::output::contract::fleet_watch_event(i);
+            s += &crate::output::stream_item(&event, opts.output)?;
         }
         return Ok(s);
     }
@@ -108,7 +109,7 @@ pub fn change_lines(opts: &ExplainOptions, changed: &[FleetItem], first: bool) -
 }
 
 /// Run the fleet watch; output is written as it comes (the returned string is empty).
-pub fn run(opts: &ExplainOptions) -> Result<String> {
+pub fn run(opts: &ExplainOptions, w: &mut dyn std::io::Write) -> Result<String> {
     let period = Duration::from_nanos(opts.settings.sync_period.as_nanos().max(1) as u64);
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -121,7 +122,7 @@ pub fn run(opts: &ExplainOptions) -> Result<String> {
     let mut n: u32 = 0;
     let mut open = true;
     if !json {
-        open &= out(&format!(
+        open &= out(w, &format!(
             "Watching the HPAs of {} every {} (sync period); a row is printed when its decision changes.\n",
             ns.as_deref().map_or("all namespaces".to_string(), |n| format!("namespace {n}")),
             crate::duration::format_go_duration(opts.settings.sync_period.as_nanos() as i64)
@@ -146,10 +147,10 @@ pub fn run(opts: &ExplainOptions) -> Result<String> {
             )),
             Ok(items) => {
                 if n == 0 && items.is_empty() && !json {
-                    open &= out("No HorizontalPodAutoscalers found yet; a row is printed when one appears.\n");
+                    open &= out(w, "No HorizontalPodAutoscalers found yet; a row is printed when one appears.\n");
                 }
                 let changed = state.observe(&items);
-                open &= out(&change_lines(opts, &changed, n == 0)?);
+                open &= out(w, &change_lines(opts, &changed, n == 0)?);
             }
         }
         n += 1;
@@ -162,10 +163,13 @@ pub fn run(opts: &ExplainOptions) -> Result<String> {
         std::thread::sleep(period.saturating_sub(tick.elapsed()));
     }
     if !json {
-        let _ = out(&format!(
-            "stopped after {n} evaluation(s) in {:.1}s\n",
-            started.elapsed().as_secs_f64()
-        ));
+        let _ = out(
+            w,
+            &format!(
+                "stopped after {n} evaluation(s) in {:.1}s\n",
+                started.elapsed().as_secs_f64()
+            ),
+        );
     }
     Ok(String::new())
 }

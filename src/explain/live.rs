@@ -19,7 +19,7 @@ use crate::core::Decision;
 use crate::snapshot::Snapshot;
 
 /// One `status.currentMetrics` entry next to ours.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct MetricComparison {
     pub index: usize,
@@ -32,7 +32,7 @@ pub struct MetricComparison {
 }
 
 /// One condition next to ours.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ConditionComparison {
     #[serde(rename = "type")]
@@ -44,7 +44,7 @@ pub struct ConditionComparison {
 }
 
 /// Our recomputation next to the HPA's live status.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct LiveComparison {
     pub context: String,
@@ -62,16 +62,6 @@ pub struct LiveComparison {
     pub differences: Vec<String>,
     /// Why the differences are likely (empty when everything matches).
     pub likely_causes: Vec<String>,
-}
-
-/// The JSON/YAML document of a live explain: the decision plus `liveComparison`.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct LiveDecision<'a> {
-    #[serde(flatten)]
-    decision: &'a Decision,
-    live_comparison: &'a LiveComparison,
-    diagnostics: &'a [crate::diagnose::Finding],
 }
 
 /// Live `explain NAME` once the cluster has answered: the fetched List becomes the same
@@ -105,18 +95,10 @@ pub fn explain_fetched(
         ));
     }
     Ok(match opts.output {
-        OutputFormat::Json => {
-            serde_json::to_string_pretty(&LiveDecision {
-                decision: &d,
-                live_comparison: &cmp,
-                diagnostics: &findings,
-            })? + "\n"
-        }
-        OutputFormat::Yaml => serde_yaml::to_string(&LiveDecision {
-            decision: &d,
-            live_comparison: &cmp,
-            diagnostics: &findings,
-        })?,
+        f @ (OutputFormat::Json | OutputFormat::Yaml) => crate::output::document(
+            &crate::output::contract::explanation(&d, Some(&cmp), &findings),
+            f,
+        )?,
         f => {
             let cx = crate::render::Context {
                 specs: &input.hpa.raw_metrics,

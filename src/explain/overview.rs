@@ -6,26 +6,12 @@
 //! items[]}` (each item a [`FleetItem`]).
 
 use anyhow::Result;
-use serde::Serialize;
 
 use super::fleet::{evaluate_fetched, evaluate_snapshot, FleetItem};
 use crate::cli::{ExplainOptions, OutputFormat};
 use crate::cluster;
-use crate::core::CONTRACT_VERSION;
 use crate::diagnose::Extras;
 use crate::snapshot::Snapshot;
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct FleetDoc<'a> {
-    api_version: &'static str,
-    kind: &'static str,
-    /// `namespace shop`, `all namespaces`.
-    scope: String,
-    source: String,
-    notes: &'a [String],
-    items: &'a [FleetItem],
-}
 
 /// `explain --snapshot FILE` without NAME on a file with several HPAs.
 pub fn run_offline(opts: &ExplainOptions, snap: &Snapshot, extras: &Extras) -> Result<String> {
@@ -136,18 +122,8 @@ pub fn fleet_document(
     source: String,
     notes: &[String],
 ) -> Result<String> {
-    let doc = FleetDoc {
-        api_version: CONTRACT_VERSION,
-        kind: "FleetExplanation",
-        scope,
-        source,
-        notes,
-        items,
-    };
-    match format {
-        OutputFormat::Yaml => Ok(serde_yaml::to_string(&doc)?),
-        _ => Ok(serde_json::to_string_pretty(&doc)? + "\n"),
-    }
+    let doc = crate::output::contract::fleet(scope, source, notes, items);
+    Ok(crate::output::document(&doc, format)?)
 }
 
 #[cfg(test)]

@@ -10,7 +10,6 @@ use std::io::Write;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Result};
-use serde_json::json;
 
 use crate::cli::{ExplainOptions, OutputFormat};
 use crate::cluster;
@@ -108,9 +107,8 @@ fn window_seconds(d: &Decision, opts: &ExplainOptions) -> i64 {
 }
 
 /// Write a line now; false when stdout is closed (e.g. `--watch | head -1`): the watch ends.
-pub(super) fn out(s: &str) -> bool {
-    let mut o = std::io::stdout().lock();
-    o.write_all(s.as_bytes()).and_then(|_| o.flush()).is_ok()
+pub(super) fn out(w: &mut dyn Write, s: &str) -> bool {
+    crate::output::write_now(w, s)
 }
 
 /// Whether stdout's reader is gone (a pipe whose reader closed reports POLLERR), checked without
@@ -137,21 +135,12 @@ pub(super) fn err_line(s: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{s}");
 }
 
-/// The line printed when the decision changes (a JSON object per line with -o json|yaml).
-fn change_line(d: &Decision, json: bool, complete: bool) -> Result<String> {
-    if json {
-        return Ok(serde_json::to_string(&json!({
-            "time": d.now,
-            "currentReplicas": d.current_replicas,
-            "desiredReplicas": d.desired_replicas,
-            "proposal": d.proposal,
-            "verdict": d.verdict,
-            "metrics": metrics_brief(d),
-            "historyComplete": complete,
-            "desiredRange": d.desired_range,
-            "memorySource": d.memory.as_ref().map(|m| m.source),
-            "history": d.history.after,
-        }))? + "\n");
+/// The line printed when the decision changes (with -o json|yaml a `WatchEvent`: a JSON object
+/// per line, or a YAML document per change).
+fn change_line(d: &Decision, format: OutputFormat, complete: bool) -> Result<String> {
+    if format.is_document() {
+        let event = crate::output::contract::watch_event(d, metrics_brief(d), complete);
+        return Ok(crate::output::stream_item(&event, format)?);
     }
     Ok(format!(
         "{}  {} → {}  {:?}  {}: {}  [{}]\n",
@@ -178,8 +167,8 @@ fn window_watched(d: &Decision, window: i64) -> String {
     )
 }
 
-/// Run the watch loop; output is written as it comes (the returned string is empty).
-pub fn run(opts: &ExplainOptions) -> Result<String> {
+/// Run the watch loop; output is written into `w` as it comes (the returned string is empty).
+pub fn run(opts: &ExplainOptions, w: &mut dyn Write) -> Result<String> {
     let Some(name) = opts.name.clone() else {
         bail!("--watch follows one HPA: kubectl hpa explain NAME -n NAMESPACE --watch");
     };
@@ -210,7 +199,7 @@ pub fn run(opts: &ExplainOptions) -> Result<String> {
     // Stays true while stdout is open; a closed reader (`| head -1`) ends the watch.
     let mut open = true;
     if !json {
-        open &= out(&format!(
+        open &= out(w, &format!(
             "Watching HPA {ns}/{name} every {} (sync period); a line is printed when the decision changes.\n",
             crate::duration::format_go_duration(opts.settings.sync_period.as_nanos() as i64)
         ));
@@ -244,11 +233,11 @@ pub fn run(opts: &ExplainOptions) -> Result<String> {
                 let complete = watched >= window;
                 let k = key(&d);
                 if last.as_ref() != Some(&k) {
-                    open &= out(&change_line(&d, json, complete)?);
+                    open &= out(w, &change_line(&d, opts.output, complete)?);
                     last = Some(k);
                 }
                 if complete && !announced && !json {
-                    open &= out(&window_watched(&d, window));
+                    open &= out(w, &window_watched(&d, window));
                     announced = true;
                 }
             }
@@ -264,10 +253,13 @@ pub fn run(opts: &ExplainOptions) -> Result<String> {
         std::thread::sleep(period.saturating_sub(spent));
     }
     if !json {
-        let _ = out(&format!(
-            "stopped after {n} evaluation(s) in {:.1}s\n",
-            started.elapsed().as_secs_f64()
-        ));
+        let _ = out(
+            w,
+            &format!(
+                "stopped after {n} evaluation(s) in {:.1}s\n",
+                started.elapsed().as_secs_f64()
+            ),
+        );
     }
     Ok(String::new())
 }
@@ -296,7 +288,7 @@ mod tests {
     #[test]
     fn the_change_line_in_text_and_json() {
         let d = decision("scale-up-cpu.yaml", "web");
-        let text = change_line(&d, false, false).expect("text");
+        let text = change_line(&d, OutputFormat::Text, false).expect("text");
         assert!(
             text.starts_with(&format!("{NOW}  3 → 5  ScaleUp  MetricProposal: ")),
             "{text}"
@@ -312,7 +304,8 @@ mod tests {
             metrics_brief(&d)
         );
         let json: serde_json::Value =
-            serde_json::from_str(&change_line(&d, true, true).expect("json")).expect("JSON");
+            serde_json::from_str(&change_line(&d, OutputFormat::Json, true).expect("json"))
+                .expect("JSON");
         assert_eq!(json["desiredReplicas"], 5);
         assert_eq!(json["historyComplete"], true);
     }

@@ -19,7 +19,7 @@ pub struct Chart {
 }
 
 /// One `replicas:` line of a template.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TemplateReplicas {
     pub file: String,
@@ -36,7 +36,7 @@ pub struct TemplateReplicas {
 }
 
 /// What a chart says about replicas.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ChartReport {
     pub dir: String,

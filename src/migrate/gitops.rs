@@ -6,7 +6,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 /// The GitOps object that applies a workload.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct GitopsRef {
     /// `Application`, `Kustomization` or `HelmRelease`.
@@ -40,7 +40,7 @@ impl GitopsRef {
 }
 
 /// What reading the GitOps object showed.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct GitopsFacts {
     #[serde(flatten)]

@@ -14,7 +14,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 /// What the release storage says about one workload.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "state", rename_all = "camelCase")]
 pub enum ReleaseState {
     /// The deployed release was read.
@@ -32,7 +32,7 @@ pub enum ReleaseState {
 }
 
 /// The Helm release managing a workload.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct HelmFacts {
     pub release: String,

@@ -18,7 +18,7 @@ pub struct Kustomization {
 }
 
 /// One place that sets replicas.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct KustomizeSetting {
     pub file: String,

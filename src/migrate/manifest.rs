@@ -9,7 +9,7 @@ use serde_yaml::Value as Yaml;
 use super::text::{self, anchor_of, path_string, strip_properties, KeyHit, Line, Seg};
 
 /// A workload the files are searched for.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ObjectRef {
     /// API group (`apps`; empty for the core group).
@@ -31,7 +31,7 @@ impl ObjectRef {
 }
 
 /// An error in a manifest file, with the line it is about (1-based) when known.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct FileError {
     pub file: String,
     pub line: Option<usize>,
@@ -73,7 +73,7 @@ pub struct Manifest {
 }
 
 /// An object in a manifest matching a workload.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Occurrence {
     pub file: String,
@@ -91,7 +91,7 @@ pub struct Occurrence {
     pub action: EditAction,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum EditAction {
     /// No `spec.replicas`: nothing to do.
@@ -113,7 +113,7 @@ pub enum EditAction {
 }
 
 /// The planned edit of one file.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct FileEdit {
     pub file: String,

@@ -51,7 +51,7 @@ pub struct Options {
 }
 
 /// How bad a finding is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum Severity {
     Info,
@@ -60,7 +60,7 @@ pub enum Severity {
 }
 
 /// One finding; `id` is stable (documented in the README).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Finding {
     pub id: &'static str,
@@ -80,7 +80,7 @@ fn finding(id: &'static str, severity: Severity, message: String) -> Finding {
 }
 
 /// What an apply does to `spec.replicas`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "effect", rename_all = "camelCase")]
 pub enum Effect {
     /// The field is deleted and defaulted (1 for apps/v1 kinds).
@@ -118,7 +118,7 @@ impl Effect {
 }
 
 /// A prediction of the next apply.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Prediction {
     /// Who applies: `kubectl apply (client-side)`, `Helm (helm)`, ...
@@ -132,7 +132,7 @@ pub struct Prediction {
 }
 
 /// One request `--apply` sends.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Step {
     /// `remove-replicas-from-last-applied` or `handover-replicas`.
@@ -152,14 +152,14 @@ pub struct Step {
 pub const RV_FROM_PREVIOUS: &str = "<resourceVersion returned by the previous step>";
 
 /// Advice for one tool.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Advice {
     pub tool: &'static str,
     pub text: String,
 }
 
 /// The HPA, as far as migration cares.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct HpaInfo {
     pub namespace: String,
@@ -169,7 +169,7 @@ pub struct HpaInfo {
     pub conditions: Vec<Condition>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Condition {
     #[serde(rename = "type")]
@@ -180,7 +180,7 @@ pub struct Condition {
 }
 
 /// The target workload as read.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TargetInfo {
     pub api_version: String,
@@ -195,7 +195,7 @@ pub struct TargetInfo {
 }
 
 /// The last-applied annotation.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct LastApplied {
     /// `spec.replicas` in it, as JSON text (null when absent).
@@ -205,7 +205,7 @@ pub struct LastApplied {
 }
 
 /// A tool and the evidence for it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ToolInfo {
     pub tool: Tool,
     pub evidence: Vec<String>,
@@ -234,7 +234,7 @@ pub struct Input<'a> {
 }
 
 /// The analysis and plan for one workload.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Analysis {
     pub hpa: HpaInfo,

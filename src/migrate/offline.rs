@@ -12,7 +12,7 @@ use super::report::{FileReport, Mode, Report, RunAdvice};
 use super::{Finding, Options, Severity};
 
 /// A workload an HPA of the manifests scales.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct OfflineTarget {
     /// The HPA (`name`, or `namespace/name` when it names one) and where it is (`file:line`).

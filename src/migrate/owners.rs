@@ -14,7 +14,7 @@ pub const HANDOVER_MANAGER: &str = "handover-to-hpa";
 pub const CSA_MANAGER: &str = "kubectl-client-side-apply";
 
 /// A tool that manages objects.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Tool {
     /// `kubectl apply` (client-side: the last-applied annotation).
@@ -60,7 +60,7 @@ impl Tool {
 }
 
 /// What a manager is, for `spec.replicas`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum Role {
     /// The HPA controller writing through the scale subresource.
@@ -84,7 +84,7 @@ impl Role {
 }
 
 /// One managedFields entry.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Owner {
     pub manager: String,

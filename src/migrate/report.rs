@@ -1,4 +1,4 @@
-//! The migration report (`-o json`: `kind: MigrationPlan`) and its text rendering: a header that
+//! The migration report (`-o json`: the body of a `MigrationPlan`, [`crate::output::contract::migration_plan`]) and its text rendering: a header that
 //! says what the run does to the cluster and to the files, one short block per workload, then
 //! the file diffs, and advice and risks once per run.
 
@@ -13,7 +13,7 @@ use super::owners;
 use super::{Analysis, Effect, Severity, Step};
 
 /// What the run does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum Mode {
     /// No cluster: the manifests alone.
@@ -27,7 +27,7 @@ pub enum Mode {
 }
 
 /// One request sent by `--apply` / `--server-dry-run`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Sent {
     pub step: &'static str,
@@ -43,14 +43,14 @@ pub struct Sent {
 }
 
 /// One check after `--apply`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Check {
     pub check: &'static str,
     pub ok: bool,
     pub detail: String,
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ApplyReport {
     pub sent: Vec<Sent>,
@@ -59,7 +59,7 @@ pub struct ApplyReport {
 }
 
 /// One HPA's part of the report.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Workload {
     /// `namespace/name` of the HPA.
@@ -72,7 +72,7 @@ pub struct Workload {
     pub apply: Option<ApplyReport>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct FileReport {
     #[serde(flatten)]
@@ -81,18 +81,16 @@ pub struct FileReport {
 }
 
 /// Advice for a tool, once per run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct RunAdvice {
     pub tool: String,
     pub text: String,
 }
 
 /// The whole report.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Report {
-    pub api_version: &'static str,
-    pub kind: &'static str,
     pub mode: Mode,
     /// What this run does to the cluster and to the files, in one sentence each.
     pub cluster_effect: String,
@@ -115,13 +113,9 @@ pub struct Report {
     pub file_errors: Vec<FileError>,
 }
 
-pub const API_VERSION: &str = "kubectl-hpa.dev/v1";
-
 impl Report {
     pub fn new(mode: Mode) -> Report {
         Report {
-            api_version: API_VERSION,
-            kind: "MigrationPlan",
             mode,
             cluster_effect: String::new(),
             files_effect: String::new(),

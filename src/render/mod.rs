@@ -16,7 +16,6 @@ use std::fmt::Write as _;
 
 use k8s_openapi::api::autoscaling::v2 as hpa_v2;
 use owo_colors::OwoColorize;
-use serde::Serialize;
 
 use crate::cli::OutputFormat;
 use crate::core::{Action, Decision};
@@ -57,24 +56,14 @@ pub struct Context<'a> {
     pub findings: &'a [Finding],
 }
 
-/// Render a decision in the chosen format, without diagnostics, at the default width.
+/// Render a decision in the chosen format, without diagnostics (JSON/YAML: `diagnostics: []`), at
+/// the default width.
 pub fn render(d: &Decision, format: OutputFormat, color: bool) -> anyhow::Result<String> {
     let o = TextOptions {
         color,
         ..TextOptions::default()
     };
-    match format {
-        OutputFormat::Json => Ok(serde_json::to_string_pretty(d)? + "\n"),
-        OutputFormat::Yaml => Ok(serde_yaml::to_string(d)?),
-        f => render_explain(d, &Context::default(), f, &o),
-    }
-}
-
-#[derive(Serialize)]
-struct WithDiagnostics<'a> {
-    #[serde(flatten)]
-    decision: &'a Decision,
-    diagnostics: &'a [Finding],
+    render_explain(d, &Context::default(), format, &o)
 }
 
 /// Render a decision and its diagnostics in the chosen format (JSON and YAML: the decision's
@@ -85,13 +74,11 @@ pub fn render_explain(
     format: OutputFormat,
     o: &TextOptions,
 ) -> anyhow::Result<String> {
-    let with = WithDiagnostics {
-        decision: d,
-        diagnostics: cx.findings,
-    };
     Ok(match format {
-        OutputFormat::Json => serde_json::to_string_pretty(&with)? + "\n",
-        OutputFormat::Yaml => serde_yaml::to_string(&with)?,
+        OutputFormat::Json | OutputFormat::Yaml => crate::output::document(
+            &crate::output::contract::explanation(d, None, cx.findings),
+            format,
+        )?,
         OutputFormat::Text => text(d, cx, o),
         OutputFormat::Wide => text(d, cx, &TextOptions { wide: true, ..*o }),
     })

@@ -109,3 +109,14 @@ impl From<crate::cli::UsageError> for SimulateError {
 
 /// `Result` with a [`SimulateError`].
 pub type Result<T, E = SimulateError> = std::result::Result<T, E>;
+
+impl From<crate::output::OutputError> for SimulateError {
+    fn from(e: crate::output::OutputError) -> Self {
+        use crate::output::OutputError;
+        match e {
+            OutputError::Io(io) => SimulateError::Write(io),
+            OutputError::Json(j) => SimulateError::Json(j),
+            other => SimulateError::Write(std::io::Error::other(other.to_string())),
+        }
+    }
+}

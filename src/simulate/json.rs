@@ -17,11 +17,11 @@ use super::run::{Config, Plan};
 use super::summary::Summary;
 use super::text::{describe_target, go, num_round, WORLD_NOTES};
 use super::world::LoadKind;
-use crate::core::{Behavior, CONTRACT_VERSION};
+use crate::core::Behavior;
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-struct JsonMetricTick<'a> {
+pub(crate) struct JsonMetricTick<'a> {
     name: &'a str,
     value: Option<f64>,
     unit: &'a str,
@@ -29,9 +29,9 @@ struct JsonMetricTick<'a> {
     failed: bool,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-struct JsonRow<'a> {
+pub(crate) struct JsonRow<'a> {
     config: &'a str,
     tick: u64,
     time: Option<Timestamp>,
@@ -50,9 +50,9 @@ struct JsonRow<'a> {
     action: Option<crate::core::Action>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-struct JsonConfig<'a> {
+pub(crate) struct JsonConfig<'a> {
     config: &'a str,
     source: &'a str,
     namespace: &'a str,
@@ -65,18 +65,18 @@ struct JsonConfig<'a> {
     behavior: Option<&'a Behavior>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-struct JsonLoad<'a> {
+pub(crate) struct JsonLoad<'a> {
     metric: &'a str,
     kind: LoadKind,
     description: String,
     origin: &'a str,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-struct JsonWorld {
+pub(crate) struct JsonWorld {
     pod_startup: String,
     startup_cpu: String,
     startup_burst: String,
@@ -199,37 +199,20 @@ pub fn json_document(out: &mut dyn Write, plan: &Plan, configs: &[Config]) -> Re
             .collect(),
         assumptions: WORLD_NOTES,
     };
-    writeln!(out, "{{")?;
-    writeln!(
-        out,
-        "\"apiVersion\": {},",
-        serde_json::to_string(CONTRACT_VERSION)?
-    )?;
-    writeln!(out, "\"kind\": \"Simulation\",")?;
-    writeln!(out, "\"start\": {},", serde_json::to_string(&plan.start)?)?;
-    writeln!(out, "\"durationSeconds\": {},", plan.duration.as_secs_f64())?;
-    writeln!(
-        out,
-        "\"syncPeriodSeconds\": {},",
-        plan.settings.sync_period.as_secs_f64()
-    )?;
-    writeln!(out, "\"ticks\": {},", plan.ticks)?;
-    writeln!(out, "\"replayedFirstTick\": {},", plan.replay)?;
-    writeln!(
-        out,
-        "\"startingMemory\": {},",
-        serde_json::to_string(&plan.memory_note)?
-    )?;
-    writeln!(
-        out,
-        "\"settings\": {},",
-        serde_json::to_string(&plan.settings)?
-    )?;
-    writeln!(out, "\"world\": {},", serde_json::to_string(&world)?)?;
-    writeln!(out, "\"loads\": {},", serde_json::to_string(&loads)?)?;
-    writeln!(out, "\"configs\": {},", serde_json::to_string(&cfgs)?)?;
-    writeln!(out, "\"timeline\": [")?;
-    Ok(())
+    use crate::output::contract::{write_simulation_head, Seconds, SimulationHead};
+    let head = SimulationHead {
+        start: plan.start,
+        duration_seconds: Seconds(plan.duration.as_secs_f64()),
+        sync_period_seconds: Seconds(plan.settings.sync_period.as_secs_f64()),
+        ticks: plan.ticks,
+        replayed_first_tick: plan.replay,
+        starting_memory: &plan.memory_note,
+        settings: &plan.settings,
+        world: &world,
+        loads: &loads,
+        configs: &cfgs,
+    };
+    Ok(write_simulation_head(out, &head)?)
 }
 
 /// The envelope after the `timeline` array: the summaries and their difference.
@@ -238,26 +221,17 @@ pub fn json_document_end(
     configs: &[Config],
     summaries: &[Summary],
 ) -> Result<()> {
-    #[derive(Serialize)]
-    struct Named<'a> {
-        config: &'a str,
-        #[serde(flatten)]
-        summary: &'a Summary,
-    }
-    let named: Vec<Named> = configs
+    use crate::output::contract::{write_simulation_tail, NamedSummary};
+    let named: Vec<NamedSummary> = configs
         .iter()
         .zip(summaries)
-        .map(|(c, s)| Named {
+        .map(|(c, s)| NamedSummary {
             config: c.label,
             summary: s,
         })
         .collect();
-    writeln!(out, "\n],")?;
-    writeln!(out, "\"summaries\": {},", serde_json::to_string(&named)?)?;
     let diff = (summaries.len() == 2).then(|| difference(&summaries[0], &summaries[1]));
-    writeln!(out, "\"difference\": {}", serde_json::to_string(&diff)?)?;
-    writeln!(out, "}}")?;
-    Ok(())
+    Ok(write_simulation_tail(out, &named, &diff)?)
 }
 
 /// `compare − base` for the numeric fields of the summary.

@@ -5,7 +5,7 @@ use serde::Serialize;
 use super::engine::TickRecord;
 
 /// What a run did, in numbers.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Summary {
     pub ticks: u64,
@@ -44,7 +44,7 @@ pub struct Summary {
 }
 
 /// An episode with fewer Ready pods than needed.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Shortfall {
     /// Seconds since the start when it began.

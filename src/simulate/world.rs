@@ -25,7 +25,7 @@ use crate::core::{
 };
 
 /// How a load is applied.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum LoadKind {
     /// A total shared by the Ready pods (per-pod values fall as replicas rise).

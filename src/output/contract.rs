@@ -1,0 +1,444 @@
+//! The JSON contract: every JSON/YAML document the program writes, its one `apiVersion`, and the
+//! JSON Schema generated from these types (`schema/kubectl-hpa.v1.schema.json`).
+//!
+//! A document is a [`Document`]: `apiVersion`, `kind`, then the fields of its body. Keys are
+//! camelCase, as in Kubernetes. The bodies' field types (the decision trace, the migration
+//! report, ...) live beside the code that computes them and derive [`JsonSchema`]; what makes
+//! them a document (the envelope, the kind, the streamed layout of a simulation) is here.
+
+use std::io::Write;
+
+use jiff::Timestamp;
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::Serialize;
+use serde_json::value::RawValue;
+use serde_json::{json, Map, Value};
+
+use crate::core::with_memory::MemorySource;
+use crate::core::{Decision, DesiredRange, History, Verdict};
+use crate::diagnose::Finding;
+use crate::explain::fleet::FleetItem;
+use crate::explain::live::LiveComparison;
+use crate::migrate::report::Report;
+use crate::simulate::summary::Summary;
+
+/// The `apiVersion` of every document (the only place it is spelled).
+pub const API_VERSION: &str = "kubectl-hpa.dev/v1";
+
+/// Where the schema is published, relative to the repository.
+pub const SCHEMA_PATH: &str = "schema/kubectl-hpa.v1.schema.json";
+
+/// The kinds of document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// `explain NAME`: one HPA's decision trace (and, live, `liveComparison`).
+    Explanation,
+    /// `explain` without NAME, or `-A`: one line per HPA.
+    FleetExplanation,
+    /// `explain --watch -o json|yaml`: one per change of the decision.
+    WatchEvent,
+    /// `explain --watch -o json|yaml` without NAME: one per changed fleet row.
+    FleetWatchEvent,
+    /// `simulate -o json`: the run, its timeline and summaries.
+    Simulation,
+    /// `migrate -o json`: the plan (and what `--apply` sent).
+    MigrationPlan,
+}
+
+impl Kind {
+    /// Every kind, in the schema's order.
+    pub const ALL: [Kind; 6] = [
+        Kind::Explanation,
+        Kind::FleetExplanation,
+        Kind::WatchEvent,
+        Kind::FleetWatchEvent,
+        Kind::Simulation,
+        Kind::MigrationPlan,
+    ];
+
+    /// The `kind` string.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Kind::Explanation => "Explanation",
+            Kind::FleetExplanation => "FleetExplanation",
+            Kind::WatchEvent => "WatchEvent",
+            Kind::FleetWatchEvent => "FleetWatchEvent",
+            Kind::Simulation => "Simulation",
+            Kind::MigrationPlan => "MigrationPlan",
+        }
+    }
+}
+
+/// A document: `apiVersion`, `kind`, then the body's fields.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Document<T> {
+    api_version: &'static str,
+    kind: &'static str,
+    #[serde(flatten)]
+    body: T,
+}
+
+impl<T> Document<T> {
+    /// The body as a document of this kind.
+    pub fn new(kind: Kind, body: T) -> Document<T> {
+        Document {
+            api_version: API_VERSION,
+            kind: kind.as_str(),
+            body,
+        }
+    }
+
+    /// The document's body.
+    pub fn body(&self) -> &T {
+        &self.body
+    }
+}
+
+/// The body of an `Explanation`: the decision trace's fields, then (live) `liveComparison`,
+/// then `diagnostics`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ExplanationBody<'a> {
+    #[serde(flatten)]
+    pub decision: &'a Decision,
+    /// Live only: the HPA's status next to this recomputation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub live_comparison: Option<&'a LiveComparison>,
+    pub diagnostics: &'a [Finding],
+}
+
+/// The `Explanation` of one HPA.
+pub fn explanation<'a>(
+    decision: &'a Decision,
+    live_comparison: Option<&'a LiveComparison>,
+    diagnostics: &'a [Finding],
+) -> Document<ExplanationBody<'a>> {
+    Document::new(
+        Kind::Explanation,
+        ExplanationBody {
+            decision,
+            live_comparison,
+            diagnostics,
+        },
+    )
+}
+
+/// A decision trace inside another document (a fleet item's `decision`): an `Explanation`
+/// without `diagnostics` (the item has them).
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EmbeddedExplanation<'a> {
+    api_version: &'static str,
+    kind: &'static str,
+    #[serde(flatten)]
+    decision: &'a Decision,
+}
+
+/// Serialise a fleet item's decision as an [`EmbeddedExplanation`] (`serialize_with`).
+pub fn embedded_explanation<S: serde::Serializer>(
+    d: &Option<Decision>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    d.as_ref()
+        .map(|decision| EmbeddedExplanation {
+            api_version: API_VERSION,
+            kind: Kind::Explanation.as_str(),
+            decision,
+        })
+        .serialize(s)
+}
+
+/// The body of a `FleetExplanation`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FleetBody<'a> {
+    /// `namespace shop`, `all namespaces`.
+    pub scope: String,
+    pub source: String,
+    pub notes: &'a [String],
+    pub items: &'a [FleetItem],
+}
+
+/// The `FleetExplanation` of several HPAs.
+pub fn fleet<'a>(
+    scope: String,
+    source: String,
+    notes: &'a [String],
+    items: &'a [FleetItem],
+) -> Document<FleetBody<'a>> {
+    Document::new(
+        Kind::FleetExplanation,
+        FleetBody {
+            scope,
+            source,
+            notes,
+            items,
+        },
+    )
+}
+
+/// The body of a `WatchEvent`: what changed at one evaluation of `explain --watch`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WatchBody<'a> {
+    /// When this evaluation ran.
+    pub time: Timestamp,
+    pub current_replicas: Option<i32>,
+    pub desired_replicas: Option<i32>,
+    pub proposal: Option<i32>,
+    pub verdict: &'a Verdict,
+    /// Each metric's value against its target, in one line.
+    pub metrics: String,
+    /// The watch has seen a whole stabilization window: its memory is its own.
+    pub history_complete: bool,
+    pub desired_range: Option<DesiredRange>,
+    pub memory_source: Option<MemorySource>,
+    /// The controller's memory after this evaluation.
+    pub history: &'a History,
+}
+
+/// The `WatchEvent` for a decision of the watch.
+pub fn watch_event<'a>(
+    d: &'a Decision,
+    metrics: String,
+    history_complete: bool,
+) -> Document<WatchBody<'a>> {
+    Document::new(
+        Kind::WatchEvent,
+        WatchBody {
+            time: d.now,
+            current_replicas: d.current_replicas,
+            desired_replicas: d.desired_replicas,
+            proposal: d.proposal,
+            verdict: &d.verdict,
+            metrics,
+            history_complete,
+            desired_range: d.desired_range,
+            memory_source: d.memory.as_ref().map(|m| m.source),
+            history: &d.history.after,
+        },
+    )
+}
+
+/// The `FleetWatchEvent` of a fleet row that changed.
+pub fn fleet_watch_event(item: &FleetItem) -> Document<&FleetItem> {
+    Document::new(Kind::FleetWatchEvent, item)
+}
+
+/// A `MigrationPlan`.
+pub fn migration_plan(report: &Report) -> Document<&Report> {
+    Document::new(Kind::MigrationPlan, report)
+}
+
+/// Seconds as a JSON number written the way people write them (`1800`, `0.5`).
+/// JSON only (it serialises through serde_json's raw value); non-finite values are written as 0.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Seconds(pub f64);
+
+impl Serialize for Seconds {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let finite = if self.0.is_finite() { self.0 } else { 0.0 };
+        match RawValue::from_string(finite.to_string()) {
+            Ok(raw) => raw.serialize(s),
+            Err(_) => s.serialize_f64(finite),
+        }
+    }
+}
+
+impl JsonSchema for Seconds {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Seconds".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        schemars::json_schema!({"type": "number", "description": "Seconds."})
+    }
+}
+
+/// The fields of a `Simulation` before its timeline (the document is streamed: this head, the
+/// timeline rows, then [`write_simulation_tail`]).
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SimulationHead<'a, W, L, C> {
+    pub start: Timestamp,
+    pub duration_seconds: Seconds,
+    pub sync_period_seconds: Seconds,
+    pub ticks: u64,
+    pub replayed_first_tick: bool,
+    /// The controller's memory at the start, in words.
+    pub starting_memory: &'a str,
+    pub settings: &'a crate::core::Settings,
+    pub world: &'a W,
+    pub loads: &'a [L],
+    pub configs: &'a [C],
+}
+
+/// One configuration's summary (`summaries[]` of a `Simulation`).
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct NamedSummary<'a> {
+    /// The configuration's label (`A`, `B`).
+    pub config: &'a str,
+    #[serde(flatten)]
+    pub summary: &'a Summary,
+}
+
+/// The whole `Simulation` as one type, for the schema (it is written as a stream).
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct SimulationSchema<W: 'static, L: 'static, C: 'static, R> {
+    #[serde(flatten)]
+    head: SimulationHead<'static, W, L, C>,
+    timeline: Vec<R>,
+    summaries: Vec<NamedSummary<'static>>,
+    /// B − A of each summary figure, with `--compare`.
+    difference: Option<std::collections::BTreeMap<String, f64>>,
+}
+
+/// Write the head of a `Simulation`: `{`, one field per line, and the opening of `timeline`.
+pub fn write_simulation_head<W, L, C>(
+    out: &mut dyn Write,
+    head: &SimulationHead<W, L, C>,
+) -> Result<(), super::OutputError>
+where
+    W: Serialize,
+    L: Serialize,
+    C: Serialize,
+{
+    let doc = Document::new(Kind::Simulation, head);
+    writeln!(out, "{{")?;
+    for (key, value) in fields(&doc)? {
+        writeln!(out, "{}: {},", serde_json::to_string(&key)?, value.get())?;
+    }
+    writeln!(out, "\"timeline\": [")?;
+    Ok(())
+}
+
+/// Close a `Simulation`'s timeline and write its summaries and (two configurations) difference.
+pub fn write_simulation_tail<D: Serialize>(
+    out: &mut dyn Write,
+    summaries: &[NamedSummary],
+    difference: &Option<D>,
+) -> Result<(), super::OutputError> {
+    writeln!(out, "\n],")?;
+    writeln!(out, "\"summaries\": {},", serde_json::to_string(summaries)?)?;
+    writeln!(
+        out,
+        "\"difference\": {}",
+        serde_json::to_string(difference)?
+    )?;
+    writeln!(out, "}}")?;
+    Ok(())
+}
+
+/// The top-level fields of a struct, in order, each as compact JSON.
+fn fields<T: Serialize>(doc: &T) -> Result<Vec<(String, Box<RawValue>)>, serde_json::Error> {
+    struct Fields(Vec<(String, Box<RawValue>)>);
+    impl<'de> serde::Deserialize<'de> for Fields {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Fields, D::Error> {
+            struct V;
+            impl<'de> serde::de::Visitor<'de> for V {
+                type Value = Fields;
+                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                    f.write_str("an object")
+                }
+                fn visit_map<A: serde::de::MapAccess<'de>>(
+                    self,
+                    mut m: A,
+                ) -> Result<Fields, A::Error> {
+                    let mut v = Vec::new();
+                    while let Some(kv) = m.next_entry::<String, Box<RawValue>>()? {
+                        v.push(kv);
+                    }
+                    Ok(Fields(v))
+                }
+            }
+            d.deserialize_map(V)
+        }
+    }
+    let text = serde_json::to_string(doc)?;
+    serde_json::from_str::<Fields>(&text).map(|f| f.0)
+}
+
+impl JsonSchema for crate::core::Rule {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Rule".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "description": "The rule of the controller's algorithm that decided, named as the controller names it (ScaleUpLimit, ScaleDownStabilized, ...)."
+        })
+    }
+}
+
+impl JsonSchema for crate::core::KubeVersion {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "KubeVersion".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "description": "A Kubernetes minor release, e.g. 1.37."
+        })
+    }
+}
+
+/// The JSON Schema (draft 2020-12) of every document: `oneOf` the kinds, each one's `apiVersion`
+/// and `kind` constant.
+pub fn schema() -> Value {
+    use crate::simulate::json::{JsonConfig, JsonLoad, JsonRow, JsonWorld};
+    let mut g = schemars::generate::SchemaSettings::draft2020_12()
+        .for_serialize()
+        .into_generator();
+    let refs = [
+        g.subschema_for::<Document<ExplanationBody<'static>>>(),
+        g.subschema_for::<Document<FleetBody<'static>>>(),
+        g.subschema_for::<Document<WatchBody<'static>>>(),
+        g.subschema_for::<Document<&'static FleetItem>>(),
+        g.subschema_for::<Document<
+            SimulationSchema<JsonWorld, JsonLoad<'static>, JsonConfig<'static>, JsonRow<'static>>,
+        >>(),
+        g.subschema_for::<Document<&'static Report>>(),
+    ];
+    let mut defs: Map<String, Value> = g.take_definitions(true);
+    if let Some(p) = defs
+        .get_mut("EmbeddedExplanation")
+        .and_then(|d| d.get_mut("properties"))
+        .and_then(Value::as_object_mut)
+    {
+        p.insert("apiVersion".into(), json!({"const": API_VERSION}));
+        p.insert("kind".into(), json!({"const": Kind::Explanation.as_str()}));
+    }
+    let mut one_of = Vec::new();
+    for (kind, r) in Kind::ALL.iter().zip(refs) {
+        let name = kind.as_str();
+        let mut doc = match r.get("$ref").and_then(Value::as_str) {
+            Some(p) => defs
+                .remove(p.trim_start_matches("#/$defs/"))
+                .unwrap_or(Value::Null),
+            None => r.to_value(),
+        };
+        if let Some(props) = doc.get_mut("properties").and_then(Value::as_object_mut) {
+            props.insert("apiVersion".into(), json!({"const": API_VERSION}));
+            props.insert("kind".into(), json!({"const": name}));
+        }
+        if let Some(o) = doc.as_object_mut() {
+            o.insert("title".into(), json!(name));
+        }
+        defs.insert(name.into(), doc);
+        one_of.push(json!({"$ref": format!("#/$defs/{name}")}));
+    }
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": format!("{API_VERSION}/schema"),
+        "title": "kubectl-hpa JSON contract",
+        "description": format!("Every JSON/YAML document of kubectl-hpa: apiVersion {API_VERSION}, one kind each. Generated from the output types (see README, JSON contract); do not edit."),
+        "oneOf": one_of,
+        "$defs": defs,
+    })
+}
+
+/// The schema as the committed file holds it: pretty JSON and a final newline.
+pub fn schema_text() -> String {
+    serde_json::to_string_pretty(&schema()).unwrap_or_default() + "\n"
+}

@@ -1,0 +1,156 @@
+//! The one output layer: the format enum, the JSON/YAML printers, the documents of the JSON
+//! contract ([`contract`]) and the writer that every command's output reaches.
+//!
+//! Commands build a document (or text) and hand it over; [`crate::run`] owns stdout
+//! ([`Stdout`]), and the commands that stream (watch, simulate, migrate's report before an
+//! error) write into the `&mut dyn Write` it passes them. Nothing else writes to stdout.
+
+pub mod contract;
+
+use std::io::Write;
+
+use serde::Serialize;
+
+pub use contract::API_VERSION;
+
+/// The output format of explain (`-o text|wide|json|yaml`; `name` and `jsonpath=` select from
+/// the JSON) and of the printers here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Format {
+    /// For people, fitted to the terminal.
+    #[default]
+    Text,
+    /// Text with the long forms (every pod, every column).
+    Wide,
+    /// The contract's document, pretty-printed JSON.
+    Json,
+    /// The contract's document as YAML.
+    Yaml,
+}
+
+impl Format {
+    /// The name on the command line (`-o NAME`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Format::Text => "text",
+            Format::Wide => "wide",
+            Format::Json => "json",
+            Format::Yaml => "yaml",
+        }
+    }
+
+    /// JSON or YAML: a document of the contract rather than text.
+    pub fn is_document(self) -> bool {
+        matches!(self, Format::Json | Format::Yaml)
+    }
+}
+
+/// The `-o` parser of a command that has only some of the formats (migrate: text and json;
+/// snapshot: yaml and json).
+pub fn only(formats: &'static [Format]) -> impl clap::builder::TypedValueParser<Value = Format> {
+    use clap::builder::TypedValueParser as _;
+    clap::builder::PossibleValuesParser::new(formats.iter().map(|f| f.name())).map(|name| {
+        [Format::Text, Format::Wide, Format::Json, Format::Yaml]
+            .into_iter()
+            .find(|f| f.name() == name)
+            .unwrap_or_default()
+    })
+}
+
+/// A document could not be printed.
+#[derive(Debug)]
+pub enum OutputError {
+    /// serde_json could not serialise the document.
+    Json(serde_json::Error),
+    /// serde_yaml could not serialise the document.
+    Yaml(serde_yaml::Error),
+    /// The writer failed (a closed pipe, a full disk).
+    Io(std::io::Error),
+    /// Text and wide are rendered per command, not by the document printers.
+    NotADocumentFormat(Format),
+}
+
+impl std::fmt::Display for OutputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OutputError::Json(e) => write!(f, "cannot write the JSON output: {e}"),
+            OutputError::Yaml(e) => write!(f, "cannot write the YAML output: {e}"),
+            OutputError::Io(e) => write!(f, "cannot write the output: {e}"),
+            OutputError::NotADocumentFormat(x) => {
+                write!(f, "{x:?} is not a document format (json or yaml)")
+            }
+        }
+    }
+}
+
+impl std::error::Error for OutputError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            OutputError::Json(e) => Some(e),
+            OutputError::Yaml(e) => Some(e),
+            OutputError::Io(e) => Some(e),
+            OutputError::NotADocumentFormat(_) => None,
+        }
+    }
+}
+
+impl From<serde_json::Error> for OutputError {
+    fn from(e: serde_json::Error) -> OutputError {
+        OutputError::Json(e)
+    }
+}
+
+impl From<serde_yaml::Error> for OutputError {
+    fn from(e: serde_yaml::Error) -> OutputError {
+        OutputError::Yaml(e)
+    }
+}
+
+impl From<std::io::Error> for OutputError {
+    fn from(e: std::io::Error) -> OutputError {
+        OutputError::Io(e)
+    }
+}
+
+/// A document as pretty JSON with a final newline.
+pub fn json<T: Serialize + ?Sized>(doc: &T) -> Result<String, OutputError> {
+    Ok(serde_json::to_string_pretty(doc)? + "\n")
+}
+
+/// A document as YAML.
+pub fn yaml<T: Serialize + ?Sized>(doc: &T) -> Result<String, OutputError> {
+    Ok(serde_yaml::to_string(doc)?)
+}
+
+/// A document in a document format (JSON or YAML).
+pub fn document<T: Serialize + ?Sized>(doc: &T, format: Format) -> Result<String, OutputError> {
+    match format {
+        Format::Json => json(doc),
+        Format::Yaml => yaml(doc),
+        f => Err(OutputError::NotADocumentFormat(f)),
+    }
+}
+
+/// One document of a stream: a compact JSON line, or a YAML document opened by `---`.
+pub fn stream_item<T: Serialize + ?Sized>(doc: &T, format: Format) -> Result<String, OutputError> {
+    match format {
+        Format::Yaml => Ok(format!("---\n{}", serde_yaml::to_string(doc)?)),
+        Format::Json => Ok(serde_json::to_string(doc)? + "\n"),
+        f => Err(OutputError::NotADocumentFormat(f)),
+    }
+}
+
+/// stdout, locked and buffered: the one writer of the program's output (owned by [`crate::run`]).
+pub type Stdout = std::io::BufWriter<std::io::StdoutLock<'static>>;
+
+/// Lock and buffer stdout (64 KiB: simulate streams large timelines through it).
+pub fn stdout() -> Stdout {
+    std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock())
+}
+
+/// Write and flush: false when the reader is gone (a closed pipe ends a stream quietly).
+pub fn write_now(out: &mut dyn Write, s: &str) -> bool {
+    out.write_all(s.as_bytes())
+        .and_then(|()| out.flush())
+        .is_ok()
+}

@@ -1,0 +1,1 @@
+//! Redaction (filled below).

@@ -112,6 +112,7 @@ pub fn decide_with_input(
         crate::note_own_failure();
     }
     d.assumptions.insert(0, now_note);
+    snap.amend(&input, &mut d);
     if !snap.has_pod_metrics
         && input.hpa.metrics.iter().any(|m| {
             matches!(
@@ -158,7 +159,7 @@ fn fleet_headers(out: String, opts: &ExplainOptions) -> String {
 pub fn run(opts: &ExplainOptions) -> Result<String> {
     match &opts.source {
         Source::Snapshot(path) => {
-            let (snap, extras) = super::fleet::read_snapshot_file(path)?;
+            let (snap, extras) = Snapshot::read_with_extras(path)?;
             let name = match &opts.name {
                 Some(n) => n.clone(),
                 None => {
@@ -168,8 +169,8 @@ pub fn run(opts: &ExplainOptions) -> Result<String> {
                             .split_once('/')
                             .map(|(_, n)| n.to_string())
                             .unwrap_or_default(),
-                        [] => bail!(
-                            "{}: the snapshot holds no autoscaling/v2 HorizontalPodAutoscaler",
+                        [] if snap.hpas.is_empty() => bail!(
+                            "{}: the snapshot holds no HorizontalPodAutoscaler",
                             snap.source
                         ),
                         // Several HPAs and no NAME: the fleet overview.

@@ -176,18 +176,13 @@ pub fn run_offline(opts: &ExplainOptions, snap: &Snapshot, extras: &Extras) -> R
     // A --feature-gates that the snapshot's release refuses is one error, not one per HPA.
     super::explain::settings_for(opts, snap)?;
     let items = evaluate_snapshot(opts, snap, extras, ns);
-    if items.is_empty() {
-        anyhow::bail!(
-            "{}: no HorizontalPodAutoscaler in namespace {:?} (the snapshot holds: {})",
-            snap.source,
-            ns.unwrap_or_default(),
-            snap.hpa_names(None).join(", ")
-        );
-    }
     let scope = match ns {
         Some(n) => format!("namespace {n}"),
         None => "all namespaces".into(),
     };
+    if items.is_empty() && matches!(opts.output, OutputFormat::Text | OutputFormat::Wide) {
+        return Ok(snap.no_hpas_text(ns));
+    }
     render_fleet(&items, opts, scope, snap.source.clone(), &[])
 }
 

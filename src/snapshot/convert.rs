@@ -84,7 +84,11 @@ pub(super) fn may_hold_foreign_fields(raw: &str) -> bool {
 }
 
 /// Convert HPA `obj` of `api_version` to `autoscaling/v2`; `ctx` names it in errors.
-pub(super) fn to_v2(api_version: &str, mut obj: Value, ctx: &str) -> Result<Converted, SnapshotError> {
+pub(super) fn to_v2(
+    api_version: &str,
+    mut obj: Value,
+    ctx: &str,
+) -> Result<Converted, SnapshotError> {
     let mut notes: Vec<HpaNote> = foreign_fields(api_version, &obj)
         .into_iter()
         .map(|text| HpaNote {
@@ -258,10 +262,19 @@ fn metric_spec(m: &Value) -> Value {
         if let Some(r) = m.get(key).filter(|v| v.is_object()) {
             let util = r.get("targetAverageUtilization").filter(|v| !v.is_null());
             let mut target = Map::new();
-            let type_ = if util.is_some() { "Utilization" } else { "AverageValue" };
+            let type_ = if util.is_some() {
+                "Utilization"
+            } else {
+                "AverageValue"
+            };
             target.insert("type".into(), json!(type_));
             put(&mut target, "averageValue", r, "targetAverageValue");
-            put(&mut target, "averageUtilization", r, "targetAverageUtilization");
+            put(
+                &mut target,
+                "averageUtilization",
+                r,
+                "targetAverageUtilization",
+            );
             let mut v = Map::new();
             v.insert("name".into(), r.get("name").cloned().unwrap_or(json!("")));
             if key == "containerResource" {
@@ -325,8 +338,16 @@ fn metric_status(m: &Value) -> Value {
     for key in ["resource", "containerResource"] {
         if let Some(r) = m.get(key).filter(|v| v.is_object()) {
             let mut current = Map::new();
-            current.insert("averageValue".into(), quantity_or_zero(r, "currentAverageValue"));
-            put(&mut current, "averageUtilization", r, "currentAverageUtilization");
+            current.insert(
+                "averageValue".into(),
+                quantity_or_zero(r, "currentAverageValue"),
+            );
+            put(
+                &mut current,
+                "averageUtilization",
+                r,
+                "currentAverageUtilization",
+            );
             let mut v = Map::new();
             v.insert("name".into(), r.get("name").cloned().unwrap_or(json!("")));
             if key == "containerResource" {
@@ -385,7 +406,9 @@ fn behavior_from_annotation(obj: &Value) -> Option<Value> {
     let text = annotation(obj, BEHAVIOR_ANNOTATION)?;
     let v: Value = serde_json::from_str(text).ok()?;
     let camel = camel_keys(&v)?;
-    let empty = camel.as_object().is_none_or(|m| m.values().all(Value::is_null));
+    let empty = camel
+        .as_object()
+        .is_none_or(|m| m.values().all(Value::is_null));
     (!empty).then_some(camel)
 }
 
@@ -445,7 +468,10 @@ fn v1_to_v2(obj: &mut Value, ctx: &str) -> Result<(), SnapshotError> {
     let mut metrics: Vec<Value> = converted_list(other_metrics.as_ref(), metric_spec)
         .and_then(|v| v.as_array().cloned())
         .unwrap_or_default();
-    match spec.get("targetCPUUtilizationPercentage").filter(|v| !v.is_null()) {
+    match spec
+        .get("targetCPUUtilizationPercentage")
+        .filter(|v| !v.is_null())
+    {
         Some(cpu) => metrics.push(cpu_utilization(cpu.clone())),
         // autoscaling/v1's implicit default, made explicit by the conversion.
         None if metrics.is_empty() => metrics.push(cpu_utilization(json!(80))),
@@ -512,10 +538,25 @@ mod tests {
         assert_eq!(m[0]["pods"]["metric"]["name"], "rps");
         assert_eq!(m[0]["pods"]["target"]["averageValue"], "10");
         assert_eq!(m[1]["resource"]["target"]["averageUtilization"], 60);
-        assert_eq!(c.value["spec"]["behavior"]["scaleDown"]["stabilizationWindowSeconds"], 60);
-        assert_eq!(c.value["status"]["conditions"][0]["reason"], "ReadyForNewScale");
-        assert_eq!(c.value["status"]["currentMetrics"][0]["resource"]["current"]["averageUtilization"], 40);
-        assert!(c.value.pointer("/metadata/annotations").unwrap().as_object().unwrap().is_empty());
+        assert_eq!(
+            c.value["spec"]["behavior"]["scaleDown"]["stabilizationWindowSeconds"],
+            60
+        );
+        assert_eq!(
+            c.value["status"]["conditions"][0]["reason"],
+            "ReadyForNewScale"
+        );
+        assert_eq!(
+            c.value["status"]["currentMetrics"][0]["resource"]["current"]["averageUtilization"],
+            40
+        );
+        assert!(c
+            .value
+            .pointer("/metadata/annotations")
+            .unwrap()
+            .as_object()
+            .unwrap()
+            .is_empty());
         assert_eq!(c.notes[0].kind, NoteKind::Converted);
     }
 
@@ -523,7 +564,10 @@ mod tests {
     fn v1_without_any_metric_gets_the_default_80_percent_cpu() {
         let obj = json!({"spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"}, "maxReplicas": 5}});
         let c = to_v2("autoscaling/v1", obj, "f").unwrap();
-        assert_eq!(c.value["spec"]["metrics"][0]["resource"]["target"]["averageUtilization"], 80);
+        assert_eq!(
+            c.value["spec"]["metrics"][0]["resource"]["target"]["averageUtilization"],
+            80
+        );
     }
 
     #[test]
@@ -534,10 +578,19 @@ mod tests {
             {"type": "Resource", "resource": {"name": "memory", "targetAverageValue": "200Mi"}}]}});
         let c = to_v2("autoscaling/v2beta1", obj, "f").unwrap();
         let m = &c.value["spec"]["metrics"];
-        assert_eq!(m[0]["object"]["target"], json!({"type": "Value", "value": "100"}));
+        assert_eq!(
+            m[0]["object"]["target"],
+            json!({"type": "Value", "value": "100"})
+        );
         assert_eq!(m[0]["object"]["describedObject"]["kind"], "Ingress");
-        assert_eq!(m[1]["external"]["target"], json!({"type": "AverageValue", "averageValue": "30"}));
-        assert_eq!(m[2]["resource"]["target"], json!({"type": "AverageValue", "averageValue": "200Mi"}));
+        assert_eq!(
+            m[1]["external"]["target"],
+            json!({"type": "AverageValue", "averageValue": "30"})
+        );
+        assert_eq!(
+            m[2]["resource"]["target"],
+            json!({"type": "AverageValue", "averageValue": "200Mi"})
+        );
     }
 
     #[test]
@@ -545,14 +598,17 @@ mod tests {
         let obj = json!({"spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"}, "maxReplicas": 5, "targetCPUUtilizationPercentage": 50}});
         let f = foreign_fields("autoscaling/v2", &obj);
         assert_eq!(f.len(), 1);
-        assert!(f[0].starts_with("spec.targetCPUUtilizationPercentage is not a field of autoscaling/v2"));
+        assert!(f[0]
+            .starts_with("spec.targetCPUUtilizationPercentage is not a field of autoscaling/v2"));
         assert!(f[0].contains("80%"));
     }
 
     #[test]
     fn a_malformed_metrics_annotation_is_an_error_naming_it() {
         let obj = json!({"metadata": {"annotations": {METRICS_ANNOTATION: "[{"}}, "spec": {}});
-        let e = to_v2("autoscaling/v1", obj, "f: HorizontalPodAutoscaler a/b").err().unwrap();
+        let e = to_v2("autoscaling/v1", obj, "f: HorizontalPodAutoscaler a/b")
+            .err()
+            .unwrap();
         assert!(e.message.contains(METRICS_ANNOTATION), "{e}");
     }
 }

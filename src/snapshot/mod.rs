@@ -13,6 +13,7 @@ use k8s_openapi::api::autoscaling::v2::{self as hpa_v2, HorizontalPodAutoscaler}
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use serde_json::Value;
 
+mod amend;
 pub mod convert;
 mod index;
 mod item;
@@ -634,14 +635,12 @@ impl Snapshot {
     /// before per-HPA keys: `scale`, for the first HPA, the one the file was taken for).
     pub fn scale_error(&self, namespace: &str, name: &str) -> Option<&String> {
         let errors = self.errors_in(namespace);
-        errors
-            .get(&scale_error_key(namespace, name))
-            .or_else(|| {
-                let first = self.hpas.first()?;
-                let is_first = first.metadata.name.as_deref() == Some(name)
-                    && first.metadata.namespace.as_deref().unwrap_or("default") == namespace;
-                errors.get("scale").filter(|_| is_first)
-            })
+        errors.get(&scale_error_key(namespace, name)).or_else(|| {
+            let first = self.hpas.first()?;
+            let is_first = first.metadata.name.as_deref() == Some(name)
+                && first.metadata.namespace.as_deref().unwrap_or("default") == namespace;
+            errors.get("scale").filter(|_| is_first)
+        })
     }
 
     /// Resolve a target as the controller's REST mapper and scale client would: by group and

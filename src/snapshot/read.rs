@@ -49,6 +49,15 @@ impl Snapshot {
         Ok(snap)
     }
 
+    /// [`Snapshot::read_sources`] and the diagnostic context the snapshot holds.
+    pub fn read_with_extras(
+        paths: &[PathBuf],
+    ) -> Result<(Snapshot, crate::diagnose::Extras), SnapshotError> {
+        let snap = Snapshot::read_sources(paths)?;
+        let extras = crate::diagnose::Extras::from_snapshot(&snap);
+        Ok((snap, extras))
+    }
+
     /// Read a snapshot file (YAML or JSON; `-`: standard input).
     pub fn from_file(path: &Path) -> Result<Snapshot, SnapshotError> {
         if path.as_os_str() == STDIN {
@@ -217,7 +226,12 @@ impl Snapshot {
         let mut out: Vec<String> = self
             .hpas
             .iter()
-            .map(|h| h.metadata.namespace.clone().unwrap_or_else(|| "default".into()))
+            .map(|h| {
+                h.metadata
+                    .namespace
+                    .clone()
+                    .unwrap_or_else(|| "default".into())
+            })
             .collect();
         out.sort();
         out.dedup();
@@ -303,7 +317,11 @@ fn check_depth(text: &str, source: &str) -> Result<(), SnapshotError> {
     let (mut depth, mut line) = (0usize, 1usize);
     let mut i = 0;
     let boundary = |i: usize| {
-        i == 0 || matches!(bytes[i - 1], b' ' | b'\t' | b'\n' | b'\r' | b':' | b'[' | b'{' | b',')
+        i == 0
+            || matches!(
+                bytes[i - 1],
+                b' ' | b'\t' | b'\n' | b'\r' | b':' | b'[' | b'{' | b','
+            )
     };
     while i < bytes.len() {
         match bytes[i] {

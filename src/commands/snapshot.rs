@@ -1,9 +1,13 @@
-//! `kubectl hpa snapshot NAME`: fetch what explain reads for one HPA and print it as a `v1 List`
-//! (YAML, or JSON with `-o json`) — the file `explain --snapshot` replays, with the time it was
-//! taken and the API calls that failed.
+//! `kubectl hpa snapshot [NAME]`: fetch what explain reads and print it as `v1 List`s (YAML, or
+//! JSON with `-o json`) — the file `explain --snapshot` replays, with the time it was taken and
+//! the API calls that failed. With NAME, one HPA; without, every HPA of the namespace (`-n`, or
+//! the context's), or of the cluster with `-A`: one List per namespace (YAML documents, or a
+//! stream of JSON documents), fetched like the live fleet overview. `--redact` removes what a bug
+//! report must not leak ([`crate::snapshot::redact`]).
 
 use anyhow::Result;
 use clap::{Args, ValueEnum};
+use serde_json::Value;
 
 use crate::cli::KubeFlags;
 use crate::cluster;
@@ -18,30 +22,74 @@ pub enum SnapshotFormat {
 /// Flags of `kubectl hpa snapshot`.
 #[derive(Debug, Clone, Args)]
 pub struct SnapshotArgs {
-    /// Name of the HorizontalPodAutoscaler
-    pub name: String,
+    /// Name of the HorizontalPodAutoscaler (omit it for every HPA of the namespace, or of all with -A)
+    pub name: Option<String>,
     /// Output format
     #[arg(short = 'o', long = "output", value_enum, default_value_t = SnapshotFormat::Yaml)]
     pub output: SnapshotFormat,
+    /// Replace what a bug report must not leak (env values, commands, images, annotations
+    /// explain does not read, label values no selector reads, IPs); names are kept and the
+    /// replay gives the same decision
+    #[arg(long)]
+    pub redact: bool,
     #[command(flatten)]
     pub kube: KubeFlags,
 }
 
-/// Run `snapshot` and return the document.
+/// Run `snapshot` and return the document(s).
 pub fn run(args: &SnapshotArgs) -> Result<String> {
-    if args.kube.all_namespaces {
-        anyhow::bail!("snapshot takes one HPA: use -n NAMESPACE, not -A");
+    if args.kube.all_namespaces && args.name.is_some() {
+        return Err(anyhow::Error::new(crate::cli::UsageError(
+            "snapshot NAME takes one HPA: use -n NAMESPACE, or -A without NAME for every HPA"
+                .into(),
+        )));
     }
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let fetched = rt.block_on(async {
-        let conn = cluster::connect(&args.kube).await?;
-        let ns = conn.namespace.clone();
-        cluster::fetch_hpa(&conn, &ns, &args.name).await
-    })?;
-    Ok(match args.output {
-        SnapshotFormat::Yaml => serde_yaml::to_string(&fetched.list)?,
-        SnapshotFormat::Json => serde_json::to_string_pretty(&fetched.list)? + "\n",
-    })
+    let (mut lists, scope) = rt.block_on(fetch(args))?;
+    if lists.is_empty() {
+        eprintln!("No HorizontalPodAutoscalers found in {scope}.");
+    }
+    if args.redact {
+        lists.iter_mut().for_each(crate::snapshot::redact::redact);
+    }
+    render(&lists, args.output)
+}
+
+/// The Lists of the scope, and the scope in words.
+async fn fetch(args: &SnapshotArgs) -> Result<(Vec<Value>, String)> {
+    let conn = cluster::connect(&args.kube).await?;
+    let ns = conn.namespace.clone();
+    if let Some(name) = &args.name {
+        let fetched = cluster::fetch_hpa(&conn, &ns, name).await?;
+        return Ok((vec![fetched.list], format!("namespace {ns}")));
+    }
+    let scope = (!args.kube.all_namespaces).then_some(ns.as_str());
+    let fetched = cluster::fetch_fleet(&conn, scope, &cluster::Progress::off()).await?;
+    for n in &fetched.notes {
+        eprintln!("note: {n}");
+    }
+    let words = match scope {
+        Some(ns) => format!("namespace {ns}"),
+        None => "any namespace".to_string(),
+    };
+    Ok((fetched.lists.into_iter().map(|(_, l)| l).collect(), words))
+}
+
+/// YAML documents separated by `---`, or one JSON document per line group.
+fn render(lists: &[Value], format: SnapshotFormat) -> Result<String> {
+    let mut out = String::new();
+    for (i, l) in lists.iter().enumerate() {
+        match format {
+            SnapshotFormat::Yaml => {
+                if i > 0 {
+                    out += "---\n";
+                }
+                out += &serde_yaml::to_string(l)?;
+            }
+            SnapshotFormat::Json => out += &(serde_json::to_string_pretty(l)? + "\n"),
+        }
+    }
+    Ok(out)
 }

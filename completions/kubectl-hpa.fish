@@ -32,7 +32,7 @@ complete -c kubectl-hpa -n "__fish_kubectl_hpa_needs_command" -f -a "simulate" -
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_needs_command" -f -a "migrate" -d 'Hand spec.replicas of autoscaled workloads to their HPA without a dip (dry run by default)'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_needs_command" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish)'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l snapshot -d 'Read everything from a snapshot file (a v1 List of API objects, YAML or JSON) instead of a cluster' -r -F
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l snapshot -d 'Read everything from snapshot files instead of a cluster: v1 Lists or single API objects, YAML (several documents) or JSON; repeat it for several files; `-` reads standard input' -r -F
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l now -d 'Evaluation time (RFC3339); default: the snapshot\'s time, else the newest metric sample, else now' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l history -d 'The controller\'s in-memory history: `auto` (default) infers it from the HPA\'s status and SuccessfulRescale events; `none` assumes an empty memory; a FILE (YAML/JSON: recommendations, scaleUpEvents, scaleDownEvents) gives it exactly' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -s o -l output -d 'Output format: text, wide, json, yaml, name, or jsonpath=TEMPLATE (e.g. \'{.desiredReplicas}\')' -r -f -a "text\t''
@@ -80,6 +80,7 @@ complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -s s -
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -l token -d 'Bearer token for authentication to the API server (over the kubeconfig user\'s)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -s v -l v -d 'Log level: 6 or more writes each API request (method, URL, status, time) to stderr' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -s n -l namespace -d 'The namespace of the HPA' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -l redact -d 'Replace what a bug report must not leak (env values, commands, images, annotations explain does not read, label values no selector reads, IPs); names are kept and the replay gives the same decision'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -l insecure-skip-tls-verify -d 'Do not check the server\'s certificate (insecure)'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -s A -l all-namespaces -d 'Every namespace (not supported yet: snapshot writes one HPA; use -n)'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -s h -l help -d 'Print help'

@@ -395,6 +395,34 @@ mod tests {
         );
     }
 
+    fn ns_list(ns: &str, errors: &str) -> String {
+        format!(
+            "apiVersion: v1\nkind: List\nmetadata:\n  annotations:\n    kubectl-hpa.dev/fetch-errors: '{errors}'\nitems:\n- apiVersion: autoscaling/v2\n  kind: HorizontalPodAutoscaler\n  metadata: {{name: h, namespace: {ns}}}\n  spec: {{maxReplicas: 2, scaleTargetRef: {{kind: Deployment, name: d}}}}\n"
+        )
+    }
+
+    #[test]
+    fn one_namespace_s_fetch_errors_stay_in_its_namespace() {
+        let text = format!(
+            "{}---\n{}",
+            ns_list("a", r#"{"resource-metrics": "boom"}"#),
+            ns_list("b", "{}")
+        );
+        let snap = Snapshot::from_text(&text, "f").unwrap();
+        assert_eq!(snap.hpas.len(), 2);
+        assert_eq!(
+            snap.errors_in("a")
+                .get("resource-metrics")
+                .map(String::as_str),
+            Some("boom")
+        );
+        assert!(snap.errors_in("b").is_empty());
+        // One document: the file's errors, as before.
+        let one =
+            Snapshot::from_text(&ns_list("a", r#"{"resource-metrics": "boom"}"#), "f").unwrap();
+        assert!(one.errors_in("b").contains_key("resource-metrics"));
+    }
+
     #[test]
     fn depth_ignores_quoted_and_commented_brackets() {
         let deep = "[".repeat(200);

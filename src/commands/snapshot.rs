@@ -44,6 +44,11 @@ pub fn run(args: &SnapshotArgs) -> Result<String> {
                 .into(),
         )));
     }
+    if args.kube.all_namespaces && args.kube.namespace.is_some() {
+        return Err(anyhow::Error::new(crate::cli::UsageError(
+            "-A/--all-namespaces and -n/--namespace cannot be used together".into(),
+        )));
+    }
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;

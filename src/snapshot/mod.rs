@@ -623,7 +623,7 @@ impl Snapshot {
                 "{}: no HorizontalPodAutoscaler {namespace}/{name} in the snapshot ({})",
                 self.source,
                 if have.is_empty() {
-                    "it holds no autoscaling/v2 HorizontalPodAutoscaler".to_string()
+                    "it holds no HorizontalPodAutoscaler".to_string()
                 } else {
                     format!("it holds: {}", have.join(", "))
                 }

@@ -83,11 +83,12 @@ pub enum Command {
         mut_arg("all_namespaces", |a| a.help("Explain the HPAs of every namespace (the fleet overview)"))
     )]
     Explain(ExplainArgs),
-    /// Write everything explain reads for one HPA, from the cluster, as a v1 List (YAML) to stdout
+    /// Write everything explain reads, from the cluster, as v1 Lists (YAML) to stdout: one HPA,
+    /// or every HPA of the namespace (or of all with -A)
     #[command(
-        override_usage = "kubectl hpa snapshot NAME [-n NAMESPACE] [flags] > snapshot.yaml",
-        mut_arg("all_namespaces", |a| a.help("Every namespace (not supported yet: snapshot writes one HPA; use -n)")),
-        mut_arg("namespace", |a| a.help("The namespace of the HPA"))
+        override_usage = "kubectl hpa snapshot [NAME] [-n NAMESPACE | -A] [--redact] [flags] > snapshot.yaml",
+        mut_arg("all_namespaces", |a| a.help("Every HPA of every namespace (one List per namespace)")),
+        mut_arg("namespace", |a| a.help("The namespace of the HPA(s)"))
     )]
     Snapshot(crate::commands::snapshot::SnapshotArgs),
     /// Run the controller's algorithm over time against hypothetical or recorded load

@@ -107,7 +107,7 @@ pub(super) fn to_v2(
             "targetCPUUtilizationPercentage and the autoscaling.alpha.kubernetes.io annotations become spec.metrics, spec.behavior and status"
         }
         "autoscaling/v2beta1" => {
-            v2beta1_to_v2(&mut obj, ctx)?;
+            v2beta1_to_v2(&mut obj);
             "the flat metric fields (targetAverageUtilization, metricName, …) become metric and target"
         }
         _ => "",
@@ -441,7 +441,7 @@ fn camel_keys(v: &Value) -> Option<Value> {
     })
 }
 
-fn v2beta1_to_v2(obj: &mut Value, _ctx: &str) -> Result<(), SnapshotError> {
+fn v2beta1_to_v2(obj: &mut Value) {
     let behavior = behavior_from_annotation(obj);
     if let Some(spec) = obj.get_mut("spec").and_then(Value::as_object_mut) {
         if let Some(m) = converted_list(spec.get("metrics"), metric_spec) {
@@ -456,7 +456,6 @@ fn v2beta1_to_v2(obj: &mut Value, _ctx: &str) -> Result<(), SnapshotError> {
             status.insert("currentMetrics".into(), m);
         }
     }
-    Ok(())
 }
 
 fn v1_to_v2(obj: &mut Value, ctx: &str) -> Result<(), SnapshotError> {

@@ -19,6 +19,9 @@ use super::{err, Snapshot, SnapshotError};
 /// flow document is refused before parsing, which would cost seconds of CPU first).
 pub const MAX_FLOW_DEPTH: usize = 128;
 
+/// A text that starts with `{` but is not JSON is tried as flow YAML up to this size.
+const FLOW_YAML_RETRY_BYTES: usize = 1 << 20;
+
 /// The path that means standard input.
 pub const STDIN: &str = "-";
 
@@ -83,9 +86,12 @@ impl Snapshot {
             match serde_json::from_str::<&RawValue>(text) {
                 Ok(raw) => return Snapshot::from_item(Item::Raw(raw), source),
                 Err(e) if !e.to_string().starts_with("trailing characters") => {
-                    // Not one JSON document: perhaps flow YAML, else the JSON error.
-                    if let Ok(s) = Snapshot::from_segments(&[Segment::Yaml(text)], source) {
-                        return Ok(s);
+                    // Not one JSON document: perhaps (small) flow YAML, else the JSON error —
+                    // a truncated download is not parsed a second time.
+                    if text.len() <= FLOW_YAML_RETRY_BYTES {
+                        if let Ok(s) = Snapshot::from_segments(&[Segment::Yaml(text)], source) {
+                            return Ok(s);
+                        }
                     }
                     return Err(err(format!("{source}: invalid JSON: {e}")));
                 }

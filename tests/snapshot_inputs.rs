@@ -507,6 +507,10 @@ fn redacted_snapshot_replays_the_same_decision_and_leaks_nothing() {
             "{secret} remains after --redact"
         );
     }
+    // The server's address (kubectl-hpa.dev/source) goes too.
+    let addr = server.addr().to_string();
+    assert!(plain.contains(&addr));
+    assert!(!redacted.contains(&addr), "{addr} remains after --redact");
     let dir = tmpdir("redact-files");
     let a = write(&dir, "plain.yaml", &plain);
     let b = write(&dir, "redacted.yaml", &redacted);

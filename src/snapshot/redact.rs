@@ -3,7 +3,8 @@
 //! arguments, image names, annotations other than the ones explain reads (the List's
 //! `kubectl-hpa.dev/*`, an HPA's `autoscaling.alpha.kubernetes.io/*`), label values under keys
 //! no selector in the file reads (an HPA's own labels are kept), pod and host IPs, the messages
-//! of Events about anything but an HPA, and `managedFields`. Names are kept: the replay needs them.
+//! of Events about anything but an HPA, `managedFields`, and the List's `kubectl-hpa.dev/source`
+//! (the server's address). Names are kept: the replay needs them.
 
 use std::collections::BTreeSet;
 
@@ -11,6 +12,15 @@ use serde_json::{json, Value};
 
 use super::convert::ROUND_TRIP_ANNOTATIONS;
 use crate::labels::{Requirement, Selector};
+
+/// The List annotations explain reads (`kubectl-hpa.dev/source`, with the server's address,
+/// is not one of them).
+const READ_LIST_ANNOTATIONS: [&str; 4] = [
+    super::TAKEN_AT_ANNOTATION,
+    crate::cluster::SERVER_VERSION_ANNOTATION,
+    super::FETCH_ERRORS_ANNOTATION,
+    super::OWN_FAILURES_ANNOTATION,
+];
 
 /// What replaces a redacted string.
 pub const REDACTED: &str = "redacted";
@@ -95,7 +105,7 @@ fn redact_object(v: &mut Value, keys: &BTreeSet<String>) {
         md.remove("managedFields");
         if let Some(a) = md.get_mut("annotations").and_then(Value::as_object_mut) {
             a.retain(|k, _| {
-                k.starts_with("kubectl-hpa.dev/")
+                READ_LIST_ANNOTATIONS.contains(&k.as_str())
                     || (kind == "HorizontalPodAutoscaler"
                         && ROUND_TRIP_ANNOTATIONS.contains(&k.as_str()))
             });

@@ -667,7 +667,7 @@ _kubectl__hpa() {
             return 0
             ;;
         kubectl__hpa__subcmd__snapshot)
-            opts="-o -s -v -A -n -h --output --kubeconfig --context --cluster --user --as --as-group --request-timeout --server --token --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --v --all-namespaces --namespace --help"
+            opts="-o -s -v -A -n -h --output --redact --kubeconfig --context --cluster --user --as --as-group --request-timeout --server --token --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --v --all-namespaces --namespace --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

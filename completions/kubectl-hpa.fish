@@ -27,12 +27,12 @@ end
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_needs_command" -s h -l help -d 'Print help'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_needs_command" -s V -l version -d 'Print version'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_needs_command" -f -a "explain" -d 'Recompute the HPA controller\'s decision and explain it step by step'
-complete -c kubectl-hpa -n "__fish_kubectl_hpa_needs_command" -f -a "snapshot" -d 'Write everything explain reads for one HPA, from the cluster, as a v1 List (YAML) to stdout'
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_needs_command" -f -a "snapshot" -d 'Write everything explain reads, from the cluster, as v1 Lists (YAML) to stdout: one HPA, or every HPA of the namespace (or of all with -A)'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_needs_command" -f -a "simulate" -d 'Run the controller\'s algorithm over time against hypothetical or recorded load'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_needs_command" -f -a "migrate" -d 'Hand spec.replicas of autoscaled workloads to their HPA without a dip (dry run by default)'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_needs_command" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish)'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l snapshot -d 'Read everything from a snapshot file (a v1 List of API objects, YAML or JSON) instead of a cluster' -r -F
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l snapshot -d 'Read everything from snapshot files instead of a cluster: v1 Lists or single API objects, YAML (several documents) or JSON; repeat it for several files; `-` reads standard input' -r -F
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l now -d 'Evaluation time (RFC3339); default: the snapshot\'s time, else the newest metric sample, else now' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l history -d 'The controller\'s in-memory history: `auto` (default) infers it from the HPA\'s status and SuccessfulRescale events; `none` assumes an empty memory; a FILE (YAML/JSON: recommendations, scaleUpEvents, scaleDownEvents) gives it exactly' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -s o -l output -d 'Output format: text, wide, json, yaml, name, or jsonpath=TEMPLATE (e.g. \'{.desiredReplicas}\')' -r -f -a "text\t''
@@ -89,9 +89,10 @@ complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -l cli
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -l client-key -d 'Path to a client key file for TLS (over the kubeconfig user\'s)' -r -F
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -l tls-server-name -d 'Server name to use for server certificate validation (default: the server URL\'s host)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -s v -l v -d 'Log level: 6 or more writes each API request (method, URL, status, time) to stderr' -r
-complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -s n -l namespace -d 'The namespace of the HPA' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -s n -l namespace -d 'The namespace of the HPA(s)' -r
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -l redact -d 'Replace what a bug report must not leak (env values, commands, images, annotations explain does not read, label values no selector reads, IPs); names are kept and the replay gives the same decision'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -l insecure-skip-tls-verify -d 'Do not check the server\'s certificate (insecure)'
-complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -s A -l all-namespaces -d 'Every namespace (not supported yet: snapshot writes one HPA; use -n)'
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -s A -l all-namespaces -d 'Every HPA of every namespace (one List per namespace)'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -s h -l help -d 'Print help'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l kubeconfig -d 'Path to the kubeconfig file to use' -r -F
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l context -d 'The name of the kubeconfig context to use' -r
@@ -180,7 +181,7 @@ complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -s A -l
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -s h -l help -d 'Print help'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand completion" -s h -l help -d 'Print help'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand help; and not __fish_seen_subcommand_from explain snapshot simulate migrate completion help" -f -a "explain" -d 'Recompute the HPA controller\'s decision and explain it step by step'
-complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand help; and not __fish_seen_subcommand_from explain snapshot simulate migrate completion help" -f -a "snapshot" -d 'Write everything explain reads for one HPA, from the cluster, as a v1 List (YAML) to stdout'
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand help; and not __fish_seen_subcommand_from explain snapshot simulate migrate completion help" -f -a "snapshot" -d 'Write everything explain reads, from the cluster, as v1 Lists (YAML) to stdout: one HPA, or every HPA of the namespace (or of all with -A)'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand help; and not __fish_seen_subcommand_from explain snapshot simulate migrate completion help" -f -a "simulate" -d 'Run the controller\'s algorithm over time against hypothetical or recorded load'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand help; and not __fish_seen_subcommand_from explain snapshot simulate migrate completion help" -f -a "migrate" -d 'Hand spec.replicas of autoscaled workloads to their HPA without a dip (dry run by default)'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand help; and not __fish_seen_subcommand_from explain snapshot simulate migrate completion help" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish)'

@@ -87,11 +87,12 @@ pub enum Command {
         mut_arg("all_namespaces", |a| a.help("Explain the HPAs of every namespace (the fleet overview)"))
     )]
     Explain(ExplainArgs),
-    /// Write everything explain reads for one HPA, from the cluster, as a v1 List (YAML) to stdout
+    /// Write everything explain reads, from the cluster, as v1 Lists (YAML) to stdout: one HPA,
+    /// or every HPA of the namespace (or of all with -A)
     #[command(
-        override_usage = "kubectl hpa snapshot NAME [-n NAMESPACE] [flags] > snapshot.yaml",
-        mut_arg("all_namespaces", |a| a.help("Every namespace (not supported yet: snapshot writes one HPA; use -n)")),
-        mut_arg("namespace", |a| a.help("The namespace of the HPA"))
+        override_usage = "kubectl hpa snapshot [NAME] [-n NAMESPACE | -A] [--redact] [flags] > snapshot.yaml",
+        mut_arg("all_namespaces", |a| a.help("Every HPA of every namespace (one List per namespace)")),
+        mut_arg("namespace", |a| a.help("The namespace of the HPA(s)"))
     )]
     Snapshot(crate::commands::snapshot::SnapshotArgs),
     /// Run the controller's algorithm over time against hypothetical or recorded load
@@ -245,9 +246,10 @@ pub struct ControllerFlags {
 pub struct ExplainArgs {
     /// Name of the HorizontalPodAutoscaler, or hpa/NAME (omit it for the fleet overview of the namespace, or of all with -A)
     pub name: Option<String>,
-    /// Read everything from a snapshot file (a v1 List of API objects, YAML or JSON) instead of a cluster
+    /// Read everything from snapshot files instead of a cluster: v1 Lists or single API objects,
+    /// YAML (several documents) or JSON; repeat it for several files; `-` reads standard input
     #[arg(long, value_name = "FILE")]
-    pub snapshot: Option<PathBuf>,
+    pub snapshot: Vec<PathBuf>,
     /// Evaluation time (RFC3339); default: the snapshot's time, else the newest metric sample, else now
     #[arg(long, value_name = "RFC3339")]
     pub now: Option<String>,
@@ -289,7 +291,8 @@ pub struct ExplainArgs {
 /// Where the objects come from.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Source {
-    Snapshot(PathBuf),
+    /// The snapshot files, merged (`-`: standard input).
+    Snapshot(Vec<PathBuf>),
     Cluster,
 }
 
@@ -704,9 +707,9 @@ impl ExplainArgs {
             name,
             namespace: self.kube.namespace.clone(),
             all_namespaces: self.kube.all_namespaces,
-            source: match &self.snapshot {
-                Some(p) => Source::Snapshot(p.clone()),
-                None => Source::Cluster,
+            source: match self.snapshot.is_empty() {
+                false => Source::Snapshot(self.snapshot.clone()),
+                true => Source::Cluster,
             },
             now,
             history,
@@ -742,7 +745,7 @@ impl ExplainArgs {
     /// Flags that cannot be used together.
     fn check_combinations(&self) -> Result<(), UsageError> {
         let watch = self.watch || self.watch_count.is_some();
-        if watch && self.snapshot.is_some() {
+        if watch && !self.snapshot.is_empty() {
             return Err(
                 "--watch re-reads the cluster every sync period; it cannot be used with --snapshot"
                     .into(),

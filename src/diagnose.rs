@@ -393,7 +393,10 @@ pub fn diagnose(snap: &Snapshot, input: &Input, d: &Decision, x: &Extras) -> Vec
     }
 
     held(d, &mut out);
-    if d.verdict.action == Action::Unknown {
+    snapshot_findings(snap, input, &mut out);
+    if d.verdict.decided_by == Rule::NoMetrics {
+        out.push(no_metrics(input));
+    } else if d.verdict.action == Action::Unknown {
         // Our read failed, not the controller's: no advice about the metrics pipeline.
         out.push(finding(
             "our-read-failed",
@@ -415,6 +418,82 @@ pub fn diagnose(snap: &Snapshot, input: &Input, d: &Decision, x: &Extras) -> Vec
     }
     out.sort_by_key(|f| f.severity);
     out
+}
+
+/// What reading the file noted: fields of another API version in the HPA (dropped by the API
+/// server), and objects explain passed over.
+fn snapshot_findings(snap: &Snapshot, input: &Input, out: &mut Vec<Finding>) {
+    let (ns, name) = (input.hpa.namespace.as_str(), input.hpa.name.as_str());
+    for text in snap.notes_for(ns, name, crate::snapshot::NoteKind::FieldIgnored) {
+        out.push(finding(
+            "hpa-field-ignored",
+            Severity::Warning,
+            format!("HorizontalPodAutoscaler {ns}/{name}: {text}"),
+            "write the target in spec.metrics as autoscaling/v2 does (e.g. type: Resource, resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}) and check the manifest that produced it".into(),
+        ));
+    }
+    if !snap.ignored.is_empty() {
+        out.push(finding(
+            "snapshot-objects-ignored",
+            Severity::Info,
+            format!(
+                "{} object(s) of the snapshot are of kinds explain does not read and were passed over: {}",
+                snap.ignored.len(),
+                list_some(&snap.ignored, 5)
+            ),
+            "nothing to do; leave them out of the file to keep it small".into(),
+        ));
+    }
+}
+
+/// A snapshot without any metric: what explain can still say.
+fn no_metrics(input: &Input) -> Finding {
+    let hpa = &input.hpa;
+    let status = match &hpa.status {
+        Some(s) => {
+            let conditions: Vec<String> = s
+                .conditions
+                .iter()
+                .flatten()
+                .map(|c| {
+                    format!(
+                        "{}={} {}",
+                        c.type_,
+                        c.status,
+                        c.reason.as_deref().unwrap_or("")
+                    )
+                })
+                .collect();
+            format!(
+                "the status the controller last wrote (currentReplicas {}, desiredReplicas {}{}{})",
+                s.current_replicas.unwrap_or(0),
+                s.desired_replicas,
+                if conditions.is_empty() { "" } else { "; " },
+                conditions.join(", ")
+            )
+        }
+        None => "the status (none written yet)".to_string(),
+    };
+    let ready = input
+        .pods
+        .iter()
+        .filter(|p| p.ready.as_ref().is_some_and(|r| r.status == "True"))
+        .count();
+    finding(
+        "snapshot-without-metrics",
+        Severity::Warning,
+        format!(
+            "the file holds no metrics (no PodMetrics, MetricValueList or ExternalMetricValueList), so the replica count cannot be recomputed. Still known: {status}; the spec (minReplicas {}, maxReplicas {}, {} metric(s)); the {} pod(s) the target selects ({ready} ready)",
+            hpa.min_replicas,
+            hpa.max_replicas,
+            hpa.metrics.len(),
+            input.pods.len()
+        ),
+        format!(
+            "take the file with `kubectl hpa snapshot {} -n {}` (it fetches the metrics), or add them to it: kubectl get --raw /apis/metrics.k8s.io/v1beta1/namespaces/{}/pods (and the custom or external metrics the HPA reads)",
+            hpa.name, hpa.namespace, hpa.namespace
+        ),
+    )
 }
 
 /// Why the target's scale cannot be read, from what the snapshot knows (typed, not re-parsed).

@@ -75,8 +75,8 @@ pub fn mode(opts: &ExplainOptions) -> Result<Mode> {
                 .unwrap_or_default();
             Ok(Mode::OfflineOne { snap, extras, name })
         }
-        [] if !fleet_flags => bail!(
-            "{}: the snapshot holds no autoscaling/v2 HorizontalPodAutoscaler",
+        [] if snap.hpas.is_empty() && !fleet_flags => bail!(
+            "{}: the snapshot holds no HorizontalPodAutoscaler",
             snap.source
         ),
         // Several HPAs and no NAME (or -A, -l, --sort-by): the fleet overview.

@@ -1,9 +1,13 @@
-//! `kubectl hpa snapshot NAME`: fetch what explain reads for one HPA and print it as a `v1 List`
-//! (YAML, or JSON with `-o json`) — the file `explain --snapshot` replays, with the time it was
-//! taken and the API calls that failed.
+//! `kubectl hpa snapshot [NAME]`: fetch what explain reads and print it as `v1 List`s (YAML, or
+//! JSON with `-o json`) — the file `explain --snapshot` replays, with the time it was taken and
+//! the API calls that failed. With NAME, one HPA; without, every HPA of the namespace (`-n`, or
+//! the context's), or of the cluster with `-A`: one List per namespace (YAML documents, or a
+//! stream of JSON documents), fetched like the live fleet overview. `--redact` removes what a bug
+//! report must not leak ([`crate::snapshot::redact`]).
 
 use anyhow::Result;
 use clap::Args;
+use serde_json::Value;
 
 use crate::cli::KubeFlags;
 use crate::cluster;
@@ -12,28 +16,81 @@ use crate::output::Format;
 /// Flags of `kubectl hpa snapshot`.
 #[derive(Debug, Clone, Args)]
 pub struct SnapshotArgs {
-    /// Name of the HorizontalPodAutoscaler
-    pub name: String,
+    /// Name of the HorizontalPodAutoscaler (omit it for every HPA of the namespace, or of all with -A)
+    pub name: Option<String>,
     /// Output format
     #[arg(short = 'o', long = "output", value_parser = crate::output::only(&[Format::Yaml, Format::Json]), default_value = "yaml")]
     pub output: Format,
+    /// Replace what a bug report must not leak (env values, commands, images, annotations
+    /// explain does not read, label values no selector reads, IPs); names are kept and the
+    /// replay gives the same decision
+    #[arg(long)]
+    pub redact: bool,
     #[command(flatten)]
     pub kube: KubeFlags,
 }
 
-/// Run `snapshot` and return the document.
+/// Run `snapshot` and return the document(s).
 pub fn run(args: &SnapshotArgs) -> Result<String> {
-    if args.kube.all_namespaces {
-        anyhow::bail!("snapshot takes one HPA: use -n NAMESPACE, not -A");
+    if args.kube.all_namespaces && args.name.is_some() {
+        return Err(anyhow::Error::new(crate::cli::UsageError(
+            "snapshot NAME takes one HPA: use -n NAMESPACE, or -A without NAME for every HPA"
+                .into(),
+        )));
+    }
+    if args.kube.all_namespaces && args.kube.namespace.is_some() {
+        return Err(anyhow::Error::new(crate::cli::UsageError(
+            "-A/--all-namespaces and -n/--namespace cannot be used together".into(),
+        )));
     }
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let fetched = rt.block_on(async {
-        let conn = cluster::connect(&args.kube).await?;
-        let ns = conn.namespace.clone();
-        cluster::fetch_hpa(&conn, &ns, &args.name).await
-    })?;
-    // A Kubernetes v1 List, not a document of the contract; printed by the same printers.
-    Ok(crate::output::document(&fetched.list, args.output)?)
+    let (mut lists, scope) = rt.block_on(fetch(args))?;
+    if lists.is_empty() {
+        note(&format!("No HorizontalPodAutoscalers found in {scope}."));
+    }
+    if args.redact {
+        lists.iter_mut().for_each(crate::snapshot::redact::redact);
+    }
+    render(&lists, args.output)
+}
+
+/// The Lists of the scope, and the scope in words.
+async fn fetch(args: &SnapshotArgs) -> Result<(Vec<Value>, String)> {
+    let conn = cluster::connect(&args.kube).await?;
+    let ns = conn.namespace.clone();
+    if let Some(name) = &args.name {
+        let fetched = cluster::fetch_hpa(&conn, &ns, name).await?;
+        return Ok((vec![fetched.list], format!("namespace {ns}")));
+    }
+    let scope = (!args.kube.all_namespaces).then_some(ns.as_str());
+    let fetched = cluster::fetch_fleet(&conn, scope, &cluster::Progress::off()).await?;
+    for n in &fetched.notes {
+        note(&format!("note: {n}"));
+    }
+    let words = match scope {
+        Some(ns) => format!("namespace {ns}"),
+        None => "any namespace".to_string(),
+    };
+    Ok((fetched.lists.into_iter().map(|(_, l)| l).collect(), words))
+}
+
+/// YAML documents separated by `---`, or one JSON document per line group.
+/// (Kubernetes v1 Lists, not documents of the contract; printed by the same printers.)
+fn render(lists: &[Value], format: Format) -> Result<String> {
+    let mut out = String::new();
+    for (i, l) in lists.iter().enumerate() {
+        if i > 0 && format == Format::Yaml {
+            out += "---\n";
+        }
+        out += &crate::output::document(l, format)?;
+    }
+    Ok(out)
+}
+
+/// A line on stderr (never `eprintln!`: it aborts on a closed stderr).
+fn note(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{line}");
 }

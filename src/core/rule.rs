@@ -71,6 +71,8 @@ rules! {
     ScaleFromZeroMinReplicas,
     /// Not the controller's: a read of ours failed, so its view is unknown.
     FetchFailed,
+    /// Not the controller's: the snapshot file holds no metrics, so the recomputation is unknown.
+    NoMetrics,
 }
 
 impl fmt::Display for Rule {

@@ -49,6 +49,6 @@ pub(crate) mod testing {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("examples")
             .join(file);
-        super::one::read_snapshot_file(&path).expect("example reads")
+        super::one::read_snapshot_file(std::slice::from_ref(&path)).expect("example reads")
     }
 }

@@ -2,7 +2,7 @@
 //! namespace, the controller's settings and memory, then the core's decision. Every mode of
 //! `explain` (one, fleet, live, watch) decides through [`decide_with_input`].
 
-use std::path::Path;
+use std::path::PathBuf;
 
 use anyhow::{anyhow, Result};
 use jiff::Timestamp;
@@ -13,10 +13,8 @@ use crate::diagnose::Extras;
 use crate::snapshot::Snapshot;
 
 /// Read a snapshot file and the diagnostic context it holds (the file is parsed once).
-pub fn read_snapshot_file(path: &Path) -> Result<(Snapshot, Extras)> {
-    let snap = Snapshot::from_file(path).map_err(|e| anyhow!(e))?;
-    let extras = Extras::from_snapshot(&snap);
-    Ok((snap, extras))
+pub fn read_snapshot_file(paths: &[PathBuf]) -> Result<(Snapshot, Extras)> {
+    Ok(Snapshot::read_with_extras(paths)?)
 }
 
 /// Where "now" came from, for the assumptions list.
@@ -124,6 +122,7 @@ pub fn decide_with_input(
         crate::note_own_failure();
     }
     d.assumptions.insert(0, now_note);
+    snap.amend(&input, &mut d);
     if !snap.has_pod_metrics
         && input.hpa.metrics.iter().any(|m| {
             matches!(

@@ -23,7 +23,11 @@ pub fn run_offline(opts: &ExplainOptions, snap: &Snapshot, extras: &Extras) -> R
     // A --feature-gates that the snapshot's release refuses is one error, not one per HPA.
     super::one::settings_for(opts, snap)?;
     let items = evaluate_snapshot(opts, snap, extras, ns);
-    if items.is_empty() {
+    let text = matches!(opts.output, OutputFormat::Text | OutputFormat::Wide);
+    if items.is_empty() && text && opts.selector.is_none() {
+        return Ok(snap.no_hpas_text(ns));
+    }
+    if items.is_empty() && opts.selector.is_some() {
         anyhow::bail!(
             "{}: no HorizontalPodAutoscaler in namespace {:?}{} (the snapshot holds: {})",
             snap.source,

@@ -193,6 +193,9 @@ fn head(d: &Decision, st: &Style) -> String {
         (Action::ScaleDown, Some(f), Some(t)) => format!("SCALE DOWN {f} → {t}"),
         (Action::Hold, Some(f), _) => format!("HOLD at {f}"),
         (Action::Disabled, _, _) => "SCALING DISABLED (target at 0 replicas)".to_string(),
+        (Action::Unknown, _, _) if d.verdict.decided_by == crate::core::Rule::NoMetrics => {
+            "UNKNOWN (the snapshot holds no metrics)".to_string()
+        }
         (Action::Unknown, _, _) => "UNKNOWN (a request of ours failed)".to_string(),
         (_, Some(f), _) => format!("CANNOT SCALE (stays at {f})"),
         _ => "CANNOT SCALE".to_string(),

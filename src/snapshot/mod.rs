@@ -13,9 +13,16 @@ use k8s_openapi::api::autoscaling::v2::{self as hpa_v2, HorizontalPodAutoscaler}
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use serde_json::Value;
 
+mod amend;
+pub mod convert;
 mod index;
 mod item;
+mod read;
+pub mod redact;
 pub mod wire;
+
+pub use convert::{HpaNote, NoteKind};
+pub use read::STDIN;
 
 use wire::AppsWorkload;
 pub use wire::Pod;
@@ -146,9 +153,23 @@ pub struct Snapshot {
     pub fetch_errors: BTreeMap<String, String>,
     /// The fetch errors that are our own failures (see [`OWN_FAILURES_ANNOTATION`]).
     pub own_failures: BTreeMap<String, String>,
+    /// Fetch errors and own failures of one namespace's List, when several documents were
+    /// merged (see [`Snapshot::errors_in`]).
+    scoped_errors: BTreeMap<String, ScopedErrors>,
+    /// Objects explain does not read, passed over (`ConfigMap shop/settings (v1)`).
+    pub ignored: Vec<String>,
+    /// What reading each HPA `(namespace, name)` involved: a version conversion, a field
+    /// that does not belong to its version.
+    pub hpa_notes: BTreeMap<(String, String), Vec<HpaNote>>,
+    /// Whether a document carried `kubectl-hpa.dev/taken-at` (written by `kubectl hpa snapshot`,
+    /// which always fetches the metrics an HPA reads).
+    pub written_by_tool: bool,
     /// Lookups by namespace, name, label and metric (built at the first lookup).
     index: std::sync::OnceLock<Index>,
 }
+
+/// A namespace's fetch errors and own failures.
+type ScopedErrors = (BTreeMap<String, String>, BTreeMap<String, String>);
 
 /// The List's own annotations (string values only).
 fn list_annotations(doc: &Item<'_>) -> BTreeMap<String, String> {
@@ -214,29 +235,6 @@ fn non_negative_milli(q: &str, ctx: &str, field: &str) -> Result<i64, SnapshotEr
 }
 
 impl Snapshot {
-    /// Read a snapshot file (YAML or JSON).
-    pub fn from_file(path: &std::path::Path) -> Result<Snapshot, SnapshotError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| err(format!("cannot read snapshot {}: {e}", path.display())))?;
-        Snapshot::from_text(&text, &path.display().to_string())
-    }
-
-    /// Parse snapshot text; `source` names it in errors. JSON is read straight into the
-    /// typed objects (no intermediate tree); YAML goes through a `Value`.
-    pub fn from_text(text: &str, source: &str) -> Result<Snapshot, SnapshotError> {
-        if text.trim_start().starts_with('{') {
-            if let Some(snap) = Snapshot::from_json_list(text, source)? {
-                return Ok(snap);
-            }
-            let raw: &RawValue = serde_json::from_str(text)
-                .map_err(|e| err(format!("{source}: invalid JSON: {e}")))?;
-            return Snapshot::from_item(Item::Raw(raw), source);
-        }
-        let doc: Value =
-            serde_yaml::from_str(text).map_err(|e| err(format!("{source}: invalid YAML: {e}")))?;
-        Snapshot::from_owned(doc, source)
-    }
-
     /// Read a snapshot from an already-parsed `v1 List` (what the cluster layer builds).
     pub fn from_value(doc: &Value, source: &str) -> Result<Snapshot, SnapshotError> {
         Snapshot::from_owned(doc.clone(), source)
@@ -307,6 +305,7 @@ impl Snapshot {
             ..Default::default()
         };
         if let Some(t) = annotations.get(TAKEN_AT_ANNOTATION) {
+            snap.written_by_tool = true;
             snap.taken_at = Some(parse_time(
                 t,
                 &format!("{source}: List"),
@@ -361,7 +360,7 @@ impl Snapshot {
         }
         keys.dedup();
         keys.iter()
-            .filter_map(|k| self.own_failures.get(k).cloned())
+            .filter_map(|k| self.own_failures_in(namespace).get(k).cloned())
             .collect()
     }
 
@@ -414,13 +413,12 @@ impl Snapshot {
                     }
                 }
             }
-            ("autoscaling/v2", "HorizontalPodAutoscaler") => {
-                let h: wire::Hpa = item.typed(&ctx)?;
-                self.hpas.push(h.into());
+            (v, "HorizontalPodAutoscaler") if convert::supported(v) => {
+                self.add_hpa(item, &head, &ctx)?;
             }
             (v, "HorizontalPodAutoscaler") => {
                 return Err(err(format!(
-                    "{ctx}: apiVersion {v} is not supported: use the autoscaling/v2 form (kubectl get hpa.v2.autoscaling -o yaml)"
+                    "{ctx}: apiVersion {v} is not supported: use autoscaling/v2 (kubectl get hpa.v2.autoscaling -o yaml), v2beta2, v2beta1 or v1"
                 )))
             }
             ("apps/v1", kind @ ("Deployment" | "StatefulSet" | "ReplicaSet")) => {
@@ -486,19 +484,50 @@ impl Snapshot {
                 self.pod_metrics.push(item.typed(&ctx)?);
             }
             (v, k) if PASSIVE_KINDS.contains(&(v, k)) => self.other.push(item.into_value(&ctx)?),
-            (v, k) => {
+            (v, _) => {
                 // A custom-resource target (e.g. an Argo Rollout) may be included as context
                 // (any named object with a spec); its scale comes from an autoscaling/v1 Scale.
+                // Anything else (ConfigMaps, Secrets, Ingresses...) is passed over and noted.
                 if head.has_spec && !head.name.is_empty() {
                     self.other.push(item.into_value(&ctx)?);
                 } else {
-                    return Err(err(format!(
-                        "{source}: {position}{}: unsupported kind {k} ({v}); a snapshot holds autoscaling/v2 HorizontalPodAutoscalers, apps/v1 Deployments/StatefulSets/ReplicaSets, autoscaling/v1 Scales, v1 Pods, PodMetrics, MetricValueLists and ExternalMetricValueLists",
-                        head.describe()
-                    )));
+                    self.ignored.push(format!("{} ({v})", head.describe()));
                 }
             }
         }
+        Ok(())
+    }
+
+    /// Read an HPA of any supported version, converted to `autoscaling/v2`.
+    fn add_hpa(
+        &mut self,
+        item: Item<'_>,
+        head: &item::Head,
+        ctx: &str,
+    ) -> Result<(), SnapshotError> {
+        let key = (
+            if head.namespace.is_empty() {
+                "default".to_string()
+            } else {
+                head.namespace.clone()
+            },
+            head.name.clone(),
+        );
+        let plain_v2 = head.api_version == "autoscaling/v2"
+            && match &item {
+                Item::Raw(r) => !convert::may_hold_foreign_fields(r.get()),
+                Item::Owned(v) => convert::foreign_fields("autoscaling/v2", v).is_empty(),
+            };
+        let h: wire::Hpa = if plain_v2 {
+            item.typed(ctx)?
+        } else {
+            let c = convert::to_v2(&head.api_version, item.into_value(ctx)?, ctx)?;
+            if !c.notes.is_empty() {
+                self.hpa_notes.entry(key).or_default().extend(c.notes);
+            }
+            Item::Owned(c.value).typed(ctx)?
+        };
+        self.hpas.push(h.into());
         Ok(())
     }
 
@@ -594,7 +623,7 @@ impl Snapshot {
                 "{}: no HorizontalPodAutoscaler {namespace}/{name} in the snapshot ({})",
                 self.source,
                 if have.is_empty() {
-                    "it holds no autoscaling/v2 HorizontalPodAutoscaler".to_string()
+                    "it holds no HorizontalPodAutoscaler".to_string()
                 } else {
                     format!("it holds: {}", have.join(", "))
                 }
@@ -605,14 +634,13 @@ impl Snapshot {
     /// The recorded error of reading HPA `namespace/name`'s target, if any (files written
     /// before per-HPA keys: `scale`, for the first HPA, the one the file was taken for).
     pub fn scale_error(&self, namespace: &str, name: &str) -> Option<&String> {
-        self.fetch_errors
-            .get(&scale_error_key(namespace, name))
-            .or_else(|| {
-                let first = self.hpas.first()?;
-                let is_first = first.metadata.name.as_deref() == Some(name)
-                    && first.metadata.namespace.as_deref().unwrap_or("default") == namespace;
-                self.fetch_errors.get("scale").filter(|_| is_first)
-            })
+        let errors = self.errors_in(namespace);
+        errors.get(&scale_error_key(namespace, name)).or_else(|| {
+            let first = self.hpas.first()?;
+            let is_first = first.metadata.name.as_deref() == Some(name)
+                && first.metadata.namespace.as_deref().unwrap_or("default") == namespace;
+            errors.get("scale").filter(|_| is_first)
+        })
     }
 
     /// Resolve a target as the controller's REST mapper and scale client would: by group and
@@ -656,7 +684,7 @@ impl Snapshot {
         }
         if let Some(e) = self.scale_error(namespace, name) {
             let not_found = self
-                .fetch_errors
+                .errors_in(namespace)
                 .contains_key(&scale_not_found_key(namespace, name));
             return TargetStatus::FetchFailed {
                 text: e.clone(),
@@ -742,7 +770,7 @@ impl Snapshot {
             .filter(|n| n != name)
             .collect();
 
-        let pod_metrics = match self.fetch_errors.get("resource-metrics") {
+        let pod_metrics = match self.errors_in(namespace).get("resource-metrics") {
             Some(e) => Err(e.clone()),
             None => Ok(usages),
         };
@@ -803,7 +831,7 @@ impl Snapshot {
     ) -> Result<Vec<MetricData>, SnapshotError> {
         let mut out = Vec::with_capacity(hpa.metrics.len());
         for (i, spec) in hpa.metrics.iter().enumerate() {
-            if let Some(e) = fetch_error_for(&self.fetch_errors, spec) {
+            if let Some(e) = fetch_error_for(self.errors_in(namespace), spec) {
                 out.push(e);
                 continue;
             }

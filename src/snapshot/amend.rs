@@ -1,0 +1,58 @@
+//! What reading a snapshot adds to one HPA's decision (one call after the evaluation):
+//! the version conversion among the assumptions, and the verdict of a file that holds no
+//! metrics at all (`kubectl get hpa,deploy,pods -o yaml`) — `Unknown`, decided by
+//! [`Rule::NoMetrics`], instead of the controller's `InvalidMetrics`, which would blame a
+//! metrics pipeline the file never asked.
+
+use crate::core::{Action, Decision, Input, Rule, Verdict};
+
+use super::{NoteKind, Snapshot};
+
+impl Snapshot {
+    /// Whether the file holds no metrics at all: no PodMetrics, MetricValue or
+    /// ExternalMetricValue item, no recorded fetch error, and not written by
+    /// `kubectl hpa snapshot` (which fetches every metric an HPA reads).
+    pub fn holds_no_metrics(&self) -> bool {
+        !self.written_by_tool
+            && !self.has_pod_metrics
+            && self.pod_metrics.is_empty()
+            && self.custom_metrics.is_empty()
+            && self.external_metrics.is_empty()
+            && self.fetch_errors.is_empty()
+            && self.scoped_errors.is_empty()
+    }
+
+    /// The notes of reading HPA `namespace/name` of this kind.
+    pub fn notes_for(&self, namespace: &str, name: &str, kind: NoteKind) -> Vec<&str> {
+        self.hpa_notes
+            .get(&(namespace.to_string(), name.to_string()))
+            .into_iter()
+            .flatten()
+            .filter(|n| n.kind == kind)
+            .map(|n| n.text.as_str())
+            .collect()
+    }
+
+    /// Add what the file says about this HPA to its decision (see the module doc).
+    pub fn amend(&self, input: &Input, d: &mut Decision) {
+        let (ns, name) = (input.hpa.namespace.as_str(), input.hpa.name.as_str());
+        for n in self.notes_for(ns, name, NoteKind::Converted) {
+            d.assumptions.push(n.to_string());
+        }
+        let metrics_failed = matches!(
+            d.verdict.decided_by,
+            Rule::InvalidMetrics | Rule::InvalidMetricBlocksScaleDown
+        );
+        if metrics_failed && self.holds_no_metrics() {
+            d.verdict = Verdict {
+                action: Action::Unknown,
+                from: d.verdict.from,
+                to: None,
+                decided_by: Rule::NoMetrics,
+                summary: "the snapshot holds no metrics (no PodMetrics, MetricValueList or ExternalMetricValueList), so the replica count cannot be recomputed; the status, the spec and the pods are still read".into(),
+            };
+            d.desired_replicas = None;
+            d.desired_range = None;
+        }
+    }
+}

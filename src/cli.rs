@@ -3,7 +3,10 @@
 //! Flags are parsed here and the environment (`NO_COLOR`, TTY) is read here, once; the commands
 //! receive plain structs and never look at `std::env` themselves.
 
+pub mod completion;
+pub mod migrate;
 pub mod simulate;
+pub mod snapshot;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -94,7 +97,7 @@ pub enum Command {
         mut_arg("all_namespaces", |a| a.help("Every HPA of every namespace (one List per namespace)")),
         mut_arg("namespace", |a| a.help("The namespace of the HPA(s)"))
     )]
-    Snapshot(crate::commands::snapshot::SnapshotArgs),
+    Snapshot(snapshot::SnapshotArgs),
     /// Run the controller's algorithm over time against hypothetical or recorded load
     #[command(
         override_usage = "kubectl hpa simulate [NAME] [flags]",
@@ -107,16 +110,16 @@ pub enum Command {
         override_usage = "kubectl hpa migrate [NAME | -A] [-f FILE|DIR ...] [--apply] [--write] [flags]",
         mut_arg("all_namespaces", |a| a.help("Migrate the autoscaled workloads of every namespace"))
     )]
-    Migrate(crate::commands::migrate::MigrateArgs),
+    Migrate(migrate::MigrateArgs),
     /// Print a shell completion script (bash, zsh, fish)
     #[command(
         override_usage = "kubectl hpa completion SHELL",
-        after_help = crate::completion::COMPLETION_AFTER_HELP
+        after_help = completion::COMPLETION_AFTER_HELP
     )]
-    Completion(crate::completion::CompletionArgs),
+    Completion(completion::CompletionArgs),
     /// Complete a command line (used by kubectl_complete-hpa)
     #[command(name = "__complete", hide = true)]
-    Complete(crate::completion::CompleteArgs),
+    Complete(completion::CompleteArgs),
 }
 
 /// Connection flags, as kubectl names them.
@@ -325,7 +328,7 @@ pub struct ExplainOptions {
     /// `-l/--selector`: the fleet's HPAs whose labels match.
     pub selector: Option<crate::labels::Selector>,
     /// `--sort-by`: the order of the fleet's rows.
-    pub sort_by: Option<crate::explain::sort::SortBy>,
+    pub sort_by: Option<crate::render::sort::SortBy>,
 }
 
 impl ExplainOptions {
@@ -727,7 +730,7 @@ impl ExplainArgs {
             sort_by: self
                 .sort_by
                 .as_deref()
-                .map(crate::explain::sort::SortBy::parse)
+                .map(crate::render::sort::SortBy::parse)
                 .transpose()
                 .map_err(|e| UsageError(format!("--sort-by: {e}")))?,
         })

@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 
 use crate::core::calc::Tolerances;
 use crate::core::{Action, Calculation, Decision, Input, MetricOutcome, MetricSpec, Rule};
-use crate::render::units::Unit;
+use crate::display::units::Unit;
 use crate::snapshot::{Pod, Snapshot, TargetStatus};
 
 /// How bad a finding is.
@@ -314,7 +314,7 @@ pub fn injected_by(container: &str) -> Option<&'static str> {
 
 /// A duration in whole seconds (`268d0h`, `2m45s`): no nanoseconds in a message.
 fn fmt_dur(d: SignedDuration) -> String {
-    crate::render::units::duration(d)
+    crate::display::units::duration(d)
 }
 
 fn list_some(names: &[String], max: usize) -> String {
@@ -1213,7 +1213,7 @@ fn metric_model<'a>(calc: &'a Calculation, input: &Input, unit: Unit) -> MetricM
 fn metric_identity(input: &Input, d: &Decision, i: usize, m: &MetricOutcome) -> (String, Unit) {
     match input.hpa.raw_metrics.get(i) {
         Some(spec) if input.hpa.raw_metrics.len() == d.metrics.len() => {
-            crate::render::names::metric(spec)
+            crate::display::names::metric(spec)
         }
         _ => (
             m.description.clone().unwrap_or_else(|| m.type_.clone()),

@@ -9,6 +9,7 @@ pub mod commands;
 pub mod completion;
 pub mod core;
 pub mod diagnose;
+pub mod display;
 pub mod duration;
 pub mod events;
 pub mod explain;
@@ -19,6 +20,7 @@ pub mod output;
 pub mod quantity;
 pub mod render;
 pub mod restmapper;
+pub mod schema;
 pub mod simulate;
 pub mod snapshot;
 

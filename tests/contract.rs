@@ -20,7 +20,8 @@ use std::path::PathBuf;
 
 use binary::*;
 use fake_apiserver::FakeApiServer;
-use kubectl_hpa::output::contract::{schema_text, API_VERSION, SCHEMA_PATH};
+use kubectl_hpa::output::contract::{API_VERSION, SCHEMA_PATH};
+use kubectl_hpa::schema::schema_text;
 use serde_json::{json, Value};
 
 fn committed_schema() -> Value {

@@ -5,8 +5,38 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use crate::simulate::memory::HistoryChoice;
-use crate::simulate::series::Interpolation;
+/// `--interpolation`: how recorded series are read between points.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Interpolation {
+    /// A point's value holds until the next point.
+    Step,
+    /// Straight line between neighbouring points.
+    Linear,
+}
+
+/// `--history`: `auto`, `none` or a history file.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum HistoryFlag {
+    /// The memory of the controller the user has (inferred).
+    #[default]
+    Auto,
+    /// An empty memory.
+    None,
+    /// A history file (YAML or JSON, as for explain).
+    File(PathBuf),
+}
+
+impl HistoryFlag {
+    /// Parse the flag's value: `auto`, `none` or a file path.
+    pub fn parse(s: &str) -> Result<HistoryFlag, super::UsageError> {
+        match s.trim() {
+            "" => Err("--history: expected auto, none or a history FILE".into()),
+            "auto" => Ok(HistoryFlag::Auto),
+            "none" => Ok(HistoryFlag::None),
+            path => Ok(HistoryFlag::File(PathBuf::from(path))),
+        }
+    }
+}
 
 const SIMULATE_AFTER: &str = "\
 Load (repeatable; METRIC is a resource such as cpu or memory, or a Pods/Object/External metric name):
@@ -162,10 +192,10 @@ pub struct SimulateArgs {
         long,
         value_name = "auto|none|FILE",
         default_value = "auto",
-        value_parser = HistoryChoice::parse,
+        value_parser = HistoryFlag::parse,
         help_heading = "World"
     )]
-    pub history: HistoryChoice,
+    pub history: HistoryFlag,
 
     /// Also draw the run as an SVG chart into FILE (one panel per configuration)
     #[arg(long, value_name = "FILE.svg")]

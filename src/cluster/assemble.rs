@@ -17,10 +17,7 @@ use crate::snapshot::{
     FETCH_ERRORS_ANNOTATION, OWN_FAILURES_ANNOTATION, TAKEN_AT_ANNOTATION,
 };
 
-/// Annotation on a fetched List: the API server's `gitVersion` (context only).
-pub const SERVER_VERSION_ANNOTATION: &str = "kubectl-hpa.dev/server-version";
-/// Annotation on a fetched List: where it was fetched from (context only).
-pub const SOURCE_ANNOTATION: &str = "kubectl-hpa.dev/source";
+pub use crate::snapshot::{SERVER_VERSION_ANNOTATION, SOURCE_ANNOTATION};
 
 /// Where and when the answers were read, for the annotations.
 pub struct Origin {

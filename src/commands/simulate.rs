@@ -83,3 +83,18 @@ fn fetch_live(args: &SimulateArgs) -> Result<(Snapshot, String, String)> {
     let snap = Snapshot::from_owned(list, &format!("cluster (HPA {ns}/{name})"))?;
     Ok((snap, ns, name))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usage_errors_reach_the_edge_as_usage_errors() {
+        let e = edge(SimulateError::Usage("--duration: invalid".into()));
+        assert!(e.downcast_ref::<UsageError>().is_some());
+        let io = std::io::Error::from(std::io::ErrorKind::BrokenPipe);
+        assert!(is_broken_pipe(&edge(SimulateError::Write(io))));
+        let e = edge(SimulateError::Source("no such file".into()));
+        assert!(e.downcast_ref::<UsageError>().is_none());
+    }
+}

@@ -96,7 +96,7 @@ pub fn explain_fetched(
     }
     Ok(match opts.output {
         f @ (OutputFormat::Json | OutputFormat::Yaml) => crate::output::document(
-            &crate::output::contract::explanation(&d, Some(&cmp), &findings),
+            &crate::output::contract::live_explanation(&d, Some(&cmp), &findings),
             f,
         )?,
         f => {

@@ -15,7 +15,7 @@ pub mod fleet_watch;
 pub mod live;
 pub mod one;
 pub mod overview;
-pub mod sort;
+
 pub mod watch;
 
 /// Options and decisions from the examples, for the unit tests of the feature.

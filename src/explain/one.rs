@@ -14,7 +14,9 @@ use crate::snapshot::Snapshot;
 
 /// Read a snapshot file and the diagnostic context it holds (the file is parsed once).
 pub fn read_snapshot_file(paths: &[PathBuf]) -> Result<(Snapshot, Extras)> {
-    Ok(Snapshot::read_with_extras(paths)?)
+    let snap = Snapshot::read_sources(paths)?;
+    let extras = Extras::from_snapshot(&snap);
+    Ok((snap, extras))
 }
 
 /// Where "now" came from, for the assumptions list.

@@ -1,5 +1,5 @@
 //! The fleet overview: `kubectl hpa explain` without NAME (the namespace) or with `-A` — the
-//! items of [`super::fleet`] in `--sort-by` order ([`super::sort`]), as the table
+//! items of [`super::fleet`] in `--sort-by` order ([`crate::render::sort`]), as the table
 //! ([`super::fleet_table`]) or the document.
 //!
 //! JSON (`-o json`, `kind: FleetExplanation`): `{apiVersion, kind, scope, source, notes[],

@@ -12,15 +12,10 @@ use jiff::Timestamp;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::Serialize;
 use serde_json::value::RawValue;
-use serde_json::{json, Map, Value};
 
 use crate::core::with_memory::MemorySource;
 use crate::core::{Decision, DesiredRange, History, Verdict};
 use crate::diagnose::Finding;
-use crate::explain::fleet::FleetItem;
-use crate::explain::live::LiveComparison;
-use crate::migrate::report::Report;
-use crate::simulate::summary::Summary;
 
 /// The `apiVersion` of every document (the only place it is spelled).
 pub const API_VERSION: &str = "kubectl-hpa.dev/v1";
@@ -99,21 +94,29 @@ impl<T> Document<T> {
 /// then `diagnostics`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct ExplanationBody<'a> {
+pub struct ExplanationBody<'a, L> {
     #[serde(flatten)]
     pub decision: &'a Decision,
     /// Live only: the HPA's status next to this recomputation.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub live_comparison: Option<&'a LiveComparison>,
+    pub live_comparison: Option<&'a L>,
     pub diagnostics: &'a [Finding],
 }
 
-/// The `Explanation` of one HPA.
+/// The `Explanation` of one HPA from a snapshot (no live comparison).
 pub fn explanation<'a>(
     decision: &'a Decision,
-    live_comparison: Option<&'a LiveComparison>,
     diagnostics: &'a [Finding],
-) -> Document<ExplanationBody<'a>> {
+) -> Document<ExplanationBody<'a, ()>> {
+    live_explanation(decision, None, diagnostics)
+}
+
+/// The `Explanation` of one HPA, with (live) its comparison with the HPA's status.
+pub fn live_explanation<'a, L>(
+    decision: &'a Decision,
+    live_comparison: Option<&'a L>,
+    diagnostics: &'a [Finding],
+) -> Document<ExplanationBody<'a, L>> {
     Document::new(
         Kind::Explanation,
         ExplanationBody {
@@ -152,21 +155,21 @@ pub fn embedded_explanation<S: serde::Serializer>(
 /// The body of a `FleetExplanation`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct FleetBody<'a> {
+pub struct FleetBody<'a, I> {
     /// `namespace shop`, `all namespaces`.
     pub scope: String,
     pub source: String,
     pub notes: &'a [String],
-    pub items: &'a [FleetItem],
+    pub items: &'a [I],
 }
 
 /// The `FleetExplanation` of several HPAs.
-pub fn fleet<'a>(
+pub fn fleet<'a, I>(
     scope: String,
     source: String,
     notes: &'a [String],
-    items: &'a [FleetItem],
-) -> Document<FleetBody<'a>> {
+    items: &'a [I],
+) -> Document<FleetBody<'a, I>> {
     Document::new(
         Kind::FleetExplanation,
         FleetBody {
@@ -222,12 +225,12 @@ pub fn watch_event<'a>(
 }
 
 /// The `FleetWatchEvent` of a fleet row that changed.
-pub fn fleet_watch_event(item: &FleetItem) -> Document<&FleetItem> {
+pub fn fleet_watch_event<I>(item: &I) -> Document<&I> {
     Document::new(Kind::FleetWatchEvent, item)
 }
 
 /// A `MigrationPlan`.
-pub fn migration_plan(report: &Report) -> Document<&Report> {
+pub fn migration_plan<R>(report: &R) -> Document<&R> {
     Document::new(Kind::MigrationPlan, report)
 }
 
@@ -275,21 +278,21 @@ pub struct SimulationHead<'a, W, L, C> {
 
 /// One configuration's summary (`summaries[]` of a `Simulation`).
 #[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct NamedSummary<'a> {
+pub struct NamedSummary<'a, S> {
     /// The configuration's label (`A`, `B`).
     pub config: &'a str,
     #[serde(flatten)]
-    pub summary: &'a Summary,
+    pub summary: &'a S,
 }
 
 /// The whole `Simulation` as one type, for the schema (it is written as a stream).
 #[derive(Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-struct SimulationSchema<W: 'static, L: 'static, C: 'static, R> {
+pub struct SimulationSchema<W: 'static, L: 'static, C: 'static, R, S: 'static> {
     #[serde(flatten)]
     head: SimulationHead<'static, W, L, C>,
     timeline: Vec<R>,
-    summaries: Vec<NamedSummary<'static>>,
+    summaries: Vec<NamedSummary<'static, S>>,
     /// B − A of each summary figure, with `--compare`.
     difference: Option<std::collections::BTreeMap<String, f64>>,
 }
@@ -314,9 +317,9 @@ where
 }
 
 /// Close a `Simulation`'s timeline and write its summaries and (two configurations) difference.
-pub fn write_simulation_tail<D: Serialize>(
+pub fn write_simulation_tail<S: Serialize, D: Serialize>(
     out: &mut dyn Write,
-    summaries: &[NamedSummary],
+    summaries: &[NamedSummary<S>],
     difference: &Option<D>,
 ) -> Result<(), super::OutputError> {
     writeln!(out, "\n],")?;
@@ -381,64 +384,4 @@ impl JsonSchema for crate::core::KubeVersion {
             "description": "A Kubernetes minor release, e.g. 1.37."
         })
     }
-}
-
-/// The JSON Schema (draft 2020-12) of every document: `oneOf` the kinds, each one's `apiVersion`
-/// and `kind` constant.
-pub fn schema() -> Value {
-    use crate::simulate::json::{JsonConfig, JsonLoad, JsonRow, JsonWorld};
-    let mut g = schemars::generate::SchemaSettings::draft2020_12()
-        .for_serialize()
-        .into_generator();
-    let refs = [
-        g.subschema_for::<Document<ExplanationBody<'static>>>(),
-        g.subschema_for::<Document<FleetBody<'static>>>(),
-        g.subschema_for::<Document<WatchBody<'static>>>(),
-        g.subschema_for::<Document<&'static FleetItem>>(),
-        g.subschema_for::<Document<
-            SimulationSchema<JsonWorld, JsonLoad<'static>, JsonConfig<'static>, JsonRow<'static>>,
-        >>(),
-        g.subschema_for::<Document<&'static Report>>(),
-    ];
-    let mut defs: Map<String, Value> = g.take_definitions(true);
-    if let Some(p) = defs
-        .get_mut("EmbeddedExplanation")
-        .and_then(|d| d.get_mut("properties"))
-        .and_then(Value::as_object_mut)
-    {
-        p.insert("apiVersion".into(), json!({"const": API_VERSION}));
-        p.insert("kind".into(), json!({"const": Kind::Explanation.as_str()}));
-    }
-    let mut one_of = Vec::new();
-    for (kind, r) in Kind::ALL.iter().zip(refs) {
-        let name = kind.as_str();
-        let mut doc = match r.get("$ref").and_then(Value::as_str) {
-            Some(p) => defs
-                .remove(p.trim_start_matches("#/$defs/"))
-                .unwrap_or(Value::Null),
-            None => r.to_value(),
-        };
-        if let Some(props) = doc.get_mut("properties").and_then(Value::as_object_mut) {
-            props.insert("apiVersion".into(), json!({"const": API_VERSION}));
-            props.insert("kind".into(), json!({"const": name}));
-        }
-        if let Some(o) = doc.as_object_mut() {
-            o.insert("title".into(), json!(name));
-        }
-        defs.insert(name.into(), doc);
-        one_of.push(json!({"$ref": format!("#/$defs/{name}")}));
-    }
-    json!({
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": format!("{API_VERSION}/schema"),
-        "title": "kubectl-hpa JSON contract",
-        "description": format!("Every JSON/YAML document of kubectl-hpa: apiVersion {API_VERSION}, one kind each. Generated from the output types (see README, JSON contract); do not edit."),
-        "oneOf": one_of,
-        "$defs": defs,
-    })
-}
-
-/// The schema as the committed file holds it: pretty JSON and a final newline.
-pub fn schema_text() -> String {
-    serde_json::to_string_pretty(&schema()).unwrap_or_default() + "\n"
 }

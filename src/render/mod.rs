@@ -3,23 +3,24 @@
 //! Every format renders the same [`Decision`]; nothing here computes a decision. The text fits a
 //! width (see [`TextOptions`]), puts the answer first (verdict, the controller's memory, why, what
 //! you can do) and the evidence after it (metrics, pods, steps, conditions); it speaks in the
-//! user's units ([`units`]) and names metrics the way people write them ([`names`]). JSON and YAML
+//! user's units ([`crate::display::units`]) and names metrics the way people write them
+//! ([`crate::display::names`]). JSON and YAML
 //! keep the controller's exact quantities, timestamps and texts.
 
 pub mod jsonpath;
 pub mod layout;
-pub mod names;
+pub mod sort;
+
 mod sections;
-pub mod units;
 
 use std::fmt::Write as _;
 
 use k8s_openapi::api::autoscaling::v2 as hpa_v2;
 use owo_colors::OwoColorize;
 
-use crate::cli::OutputFormat;
 use crate::core::{Action, Decision};
 use crate::diagnose::{Finding, Severity};
+use crate::output::Format as OutputFormat;
 
 pub use layout::DEFAULT_WIDTH;
 
@@ -76,7 +77,7 @@ pub fn render_explain(
 ) -> anyhow::Result<String> {
     Ok(match format {
         OutputFormat::Json | OutputFormat::Yaml => crate::output::document(
-            &crate::output::contract::explanation(d, None, cx.findings),
+            &crate::output::contract::explanation(d, cx.findings),
             format,
         )?,
         OutputFormat::Text => text(d, cx, o),
@@ -132,9 +133,14 @@ impl Style {
             (s, _) => s.as_str().to_string(),
         }
     }
-    /// A paragraph wrapped to the width, its timestamps tidied ([`units::tidy_times`]).
+    /// A paragraph wrapped to the width, its timestamps tidied ([`crate::display::units::tidy_times`]).
     fn para(&self, text: &str, first: &str, rest: &str) -> String {
-        layout::wrap(&units::tidy_times(text, self.now), self.width, first, rest)
+        layout::wrap(
+            &crate::display::units::tidy_times(text, self.now),
+            self.width,
+            first,
+            rest,
+        )
     }
     /// A bullet (`  - text`) wrapped to the width.
     fn bullet(&self, text: &str) -> String {
@@ -180,7 +186,7 @@ fn head(d: &Decision, st: &Style) -> String {
         "(controller of Kubernetes {} — {}; evaluated at {})",
         d.settings.kubernetes_version,
         d.settings.kubernetes_version_source,
-        units::full_time(d.now)
+        crate::display::units::full_time(d.now)
     );
     if layout::visible_width(&who) + 3 + context.chars().count() <= st.width {
         let _ = writeln!(o, "{who}   {}", st.dim(&context));

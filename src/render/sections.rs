@@ -3,12 +3,12 @@
 use std::fmt::Write as _;
 
 use super::layout::table_of;
-use super::names;
-use super::units::{self, Unit};
 use super::{Context, Style};
 use crate::core::calc::Rebalance;
 use crate::core::{Calculation, Decision, MetricOutcome, PodGroup, PodRow};
 use crate::diagnose::Severity;
+use crate::display::names;
+use crate::display::units::{self, Unit};
 
 /// Pods shown without `--pods all`/`-o wide` when every pod is ordinary.
 const PODS_SHOWN: usize = 12;

@@ -222,7 +222,7 @@ pub fn json_document_end(
     summaries: &[Summary],
 ) -> Result<()> {
     use crate::output::contract::{write_simulation_tail, NamedSummary};
-    let named: Vec<NamedSummary> = configs
+    let named: Vec<NamedSummary<Summary>> = configs
         .iter()
         .zip(summaries)
         .map(|(c, s)| NamedSummary {

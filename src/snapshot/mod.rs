@@ -40,6 +40,10 @@ use crate::restmapper::{builtin_mapping, qualified_guess};
 
 /// Annotation on the List's metadata recording when a snapshot was taken.
 pub const TAKEN_AT_ANNOTATION: &str = "kubectl-hpa.dev/taken-at";
+/// Annotation on a fetched List: the API server's `gitVersion` (context only).
+pub const SERVER_VERSION_ANNOTATION: &str = "kubectl-hpa.dev/server-version";
+/// Annotation on a fetched List: where it was fetched from (context only).
+pub const SOURCE_ANNOTATION: &str = "kubectl-hpa.dev/source";
 
 /// Annotation on the List's metadata recording the API calls that failed while the snapshot was
 /// taken: a JSON object from source key to the error as the controller's metrics client words it.
@@ -134,7 +138,7 @@ pub struct Snapshot {
     pub source: String,
     pub taken_at: Option<Timestamp>,
     /// The server's `gitVersion` when the snapshot was taken
-    /// ([`crate::cluster::SERVER_VERSION_ANNOTATION`]): the release explain models by default.
+    /// ([`SERVER_VERSION_ANNOTATION`]): the release explain models by default.
     pub server_version: Option<String>,
     pub hpas: Vec<HorizontalPodAutoscaler>,
     pub workloads: Vec<Workload>,
@@ -312,9 +316,7 @@ impl Snapshot {
                 &format!("metadata.annotations.{TAKEN_AT_ANNOTATION}"),
             )?);
         }
-        snap.server_version = annotations
-            .get(crate::cluster::SERVER_VERSION_ANNOTATION)
-            .cloned();
+        snap.server_version = annotations.get(SERVER_VERSION_ANNOTATION).cloned();
         if let Some(t) = annotations.get(FETCH_ERRORS_ANNOTATION) {
             snap.fetch_errors = serde_json::from_str(t).map_err(|e| {
                 err(format!(

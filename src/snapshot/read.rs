@@ -52,15 +52,6 @@ impl Snapshot {
         Ok(snap)
     }
 
-    /// [`Snapshot::read_sources`] and the diagnostic context the snapshot holds.
-    pub fn read_with_extras(
-        paths: &[PathBuf],
-    ) -> Result<(Snapshot, crate::diagnose::Extras), SnapshotError> {
-        let snap = Snapshot::read_sources(paths)?;
-        let extras = crate::diagnose::Extras::from_snapshot(&snap);
-        Ok((snap, extras))
-    }
-
     /// Read a snapshot file (YAML or JSON; `-`: standard input).
     pub fn from_file(path: &Path) -> Result<Snapshot, SnapshotError> {
         if path.as_os_str() == STDIN {

@@ -17,7 +17,7 @@ use crate::labels::{Requirement, Selector};
 /// is not one of them).
 const READ_LIST_ANNOTATIONS: [&str; 4] = [
     super::TAKEN_AT_ANNOTATION,
-    crate::cluster::SERVER_VERSION_ANNOTATION,
+    super::SERVER_VERSION_ANNOTATION,
     super::FETCH_ERRORS_ANNOTATION,
     super::OWN_FAILURES_ANNOTATION,
 ];

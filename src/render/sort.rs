@@ -153,35 +153,4 @@ mod tests {
             ]
         );
     }
-
-    #[test]
-    fn rows_sort_by_any_field_of_the_item() {
-        use crate::explain::fleet::evaluate_snapshot;
-        use crate::explain::testing::{example, options, NOW};
-        let opts = options(&["--now", NOW]);
-        let mut items = Vec::new();
-        for f in [
-            "scale-up-cpu.yaml",
-            "hold-within-tolerance.yaml",
-            "statefulset-memory.yaml",
-        ] {
-            let (snap, extras) = example(f);
-            items.extend(evaluate_snapshot(&opts, &snap, &extras, None));
-        }
-        let names = |by: &str| -> Vec<String> {
-            SortBy::parse(by)
-                .expect(by)
-                .sorted(&items)
-                .into_iter()
-                .map(|i| i.name)
-                .collect()
-        };
-        // 5, 4, 4 desired: ties keep their order.
-        assert_eq!(names(".desiredReplicas"), ["api", "session-cache", "web"]);
-        assert_eq!(names("currentReplicas"), ["web", "session-cache", "api"]);
-        assert_eq!(names(".metadata.name"), ["api", "session-cache", "web"]);
-        assert_eq!(names("{.target.kind}"), ["web", "api", "session-cache"]);
-        // Missing everywhere: the order stays.
-        assert_eq!(names(".nothing"), ["web", "api", "session-cache"]);
-    }
 }

@@ -389,31 +389,7 @@ impl Snapshot {
             | ("custom.metrics.k8s.io/v1beta2", "MetricValueList")
             | ("custom.metrics.k8s.io/v1beta1", "MetricValueList")
             | ("external.metrics.k8s.io/v1beta1", "ExternalMetricValueList") => {
-                let Some(items) = item.items(&ctx)? else {
-                    return Ok(());
-                };
-                if kind == "PodMetricsList" {
-                    self.has_pod_metrics = true;
-                }
-                for (i, sub) in items.into_iter().enumerate() {
-                    let pos = format!("{position}items[{i}] ");
-                    match kind {
-                        "MetricValueList" => {
-                            let v: MetricValue = sub.typed(&format!("{source}: {pos}MetricValue"))?;
-                            self.custom_metrics.push(v);
-                        }
-                        "ExternalMetricValueList" => {
-                            let v: ExternalMetricValue =
-                                sub.typed(&format!("{source}: {pos}ExternalMetricValue"))?;
-                            self.external_metrics.push(v);
-                        }
-                        "PodMetricsList" => {
-                            let v: PodMetrics = sub.typed(&format!("{source}: {pos}PodMetrics"))?;
-                            self.pod_metrics.push(v);
-                        }
-                        _ => self.add(sub, source, &pos)?,
-                    }
-                }
+                self.add_list(item, kind, &ctx, source, position)?;
             }
             (v, "HorizontalPodAutoscaler") if convert::supported(v) => {
                 self.add_hpa(item, &head, &ctx)?;
@@ -424,62 +400,9 @@ impl Snapshot {
                 )))
             }
             ("apps/v1", kind @ ("Deployment" | "StatefulSet" | "ReplicaSet")) => {
-                // The three workloads share the fields the scale subresource reads.
-                let w: AppsWorkload = item.typed(&ctx)?;
-                let spec = w.spec.unwrap_or_default();
-                let status = w.status.unwrap_or_default();
-                let (md, replicas, status_replicas, selector, updated) = (
-                    w.metadata,
-                    spec.replicas,
-                    status.replicas,
-                    spec.selector,
-                    status.updated_replicas,
-                );
-                if kind != "StatefulSet" {
-                    self.workload_status.push(WorkloadStatus {
-                        kind: kind.to_string(),
-                        namespace: md.namespace.clone().unwrap_or_else(|| "default".into()),
-                        name: md.name.clone().unwrap_or_default(),
-                        owner: md.owner_references.as_ref().and_then(|o| {
-                            o.iter()
-                                .find(|r| r.controller == Some(true))
-                                .or(o.first())
-                                .map(|r| (r.kind.clone(), r.name.clone()))
-                        }),
-                        spec_replicas: replicas.unwrap_or(1),
-                        status_replicas: status_replicas.unwrap_or(0),
-                        updated_replicas: updated,
-                    });
-                }
-                self.workloads.push(workload(
-                    kind,
-                    &md,
-                    replicas,
-                    status_replicas,
-                    Some(&selector),
-                    &ctx,
-                )?);
+                self.add_apps_workload(item, kind, &ctx)?;
             }
-            ("autoscaling/v1", "Scale") => {
-                let s: ScaleV1 = item.typed(&ctx)?;
-                let spec_replicas = s.spec.as_ref().and_then(|s| s.replicas).unwrap_or(0);
-                let status = s.status.as_ref();
-                let status_replicas = status.map(|s| s.replicas).unwrap_or(0);
-                if spec_replicas < 0 || status_replicas < 0 {
-                    return Err(err(format!("{ctx}: field spec.replicas/status.replicas: negative replica count")));
-                }
-                self.workloads.push(Workload {
-                    kind: "Scale".into(),
-                    namespace: s.metadata.namespace.clone().unwrap_or_default(),
-                    name: s.metadata.name.clone().unwrap_or_default(),
-                    scale: Scale {
-                        spec_replicas,
-                        status_replicas,
-                        selector: status.and_then(|s| s.selector.clone()).unwrap_or_default(),
-                    },
-                    uid: s.metadata.uid.clone(),
-                });
-            }
+            ("autoscaling/v1", "Scale") => self.add_scale(item, &ctx)?,
             ("v1", "Pod") => self.pods.push(item.typed(&ctx)?),
             ("metrics.k8s.io/v1beta1", "PodMetrics") => {
                 self.has_pod_metrics = true;
@@ -497,6 +420,107 @@ impl Snapshot {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// The items of a List or of a metrics API's list.
+    fn add_list(
+        &mut self,
+        item: Item<'_>,
+        kind: &str,
+        ctx: &str,
+        source: &str,
+        position: &str,
+    ) -> Result<(), SnapshotError> {
+        let Some(items) = item.items(ctx)? else {
+            return Ok(());
+        };
+        if kind == "PodMetricsList" {
+            self.has_pod_metrics = true;
+        }
+        for (i, sub) in items.into_iter().enumerate() {
+            let pos = format!("{position}items[{i}] ");
+            match kind {
+                "MetricValueList" => {
+                    let v: MetricValue = sub.typed(&format!("{source}: {pos}MetricValue"))?;
+                    self.custom_metrics.push(v);
+                }
+                "ExternalMetricValueList" => {
+                    let v: ExternalMetricValue =
+                        sub.typed(&format!("{source}: {pos}ExternalMetricValue"))?;
+                    self.external_metrics.push(v);
+                }
+                "PodMetricsList" => {
+                    let v: PodMetrics = sub.typed(&format!("{source}: {pos}PodMetrics"))?;
+                    self.pod_metrics.push(v);
+                }
+                _ => self.add(sub, source, &pos)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// A Deployment, StatefulSet or ReplicaSet: the three share the fields the scale
+    /// subresource reads.
+    fn add_apps_workload(
+        &mut self,
+        item: Item<'_>,
+        kind: &str,
+        ctx: &str,
+    ) -> Result<(), SnapshotError> {
+        let w: AppsWorkload = item.typed(ctx)?;
+        let spec = w.spec.unwrap_or_default();
+        let status = w.status.unwrap_or_default();
+        let md = w.metadata;
+        if kind != "StatefulSet" {
+            self.workload_status.push(WorkloadStatus {
+                kind: kind.to_string(),
+                namespace: md.namespace.clone().unwrap_or_else(|| "default".into()),
+                name: md.name.clone().unwrap_or_default(),
+                owner: md.owner_references.as_ref().and_then(|o| {
+                    o.iter()
+                        .find(|r| r.controller == Some(true))
+                        .or(o.first())
+                        .map(|r| (r.kind.clone(), r.name.clone()))
+                }),
+                spec_replicas: spec.replicas.unwrap_or(1),
+                status_replicas: status.replicas.unwrap_or(0),
+                updated_replicas: status.updated_replicas,
+            });
+        }
+        self.workloads.push(workload(
+            kind,
+            &md,
+            spec.replicas,
+            status.replicas,
+            Some(&spec.selector),
+            ctx,
+        )?);
+        Ok(())
+    }
+
+    /// An `autoscaling/v1` Scale (the scale of a custom-resource target).
+    fn add_scale(&mut self, item: Item<'_>, ctx: &str) -> Result<(), SnapshotError> {
+        let s: ScaleV1 = item.typed(ctx)?;
+        let spec_replicas = s.spec.as_ref().and_then(|s| s.replicas).unwrap_or(0);
+        let status = s.status.as_ref();
+        let status_replicas = status.map(|s| s.replicas).unwrap_or(0);
+        if spec_replicas < 0 || status_replicas < 0 {
+            return Err(err(format!(
+                "{ctx}: field spec.replicas/status.replicas: negative replica count"
+            )));
+        }
+        self.workloads.push(Workload {
+            kind: "Scale".into(),
+            namespace: s.metadata.namespace.clone().unwrap_or_default(),
+            name: s.metadata.name.clone().unwrap_or_default(),
+            scale: Scale {
+                spec_replicas,
+                status_replicas,
+                selector: status.and_then(|s| s.selector.clone()).unwrap_or_default(),
+            },
+            uid: s.metadata.uid.clone(),
+        });
         Ok(())
     }
 
@@ -1067,7 +1091,42 @@ fn convert_hpa(
     ctx: &str,
 ) -> Result<Hpa, SnapshotError> {
     let spec = &raw.spec;
-    // k8s-openapi fills absent required fields with defaults: check them here.
+    let min_replicas = check_bounds(spec, ctx)?;
+    let mut raw_metrics = spec.metrics.clone().unwrap_or_default();
+    if raw_metrics.is_empty() {
+        raw_metrics.push(default_cpu_metric());
+    }
+    let metrics = raw_metrics
+        .iter()
+        .enumerate()
+        .map(|(i, m)| convert_metric(m, i, ctx))
+        .collect::<Result<Vec<_>, _>>()?;
+    let behavior = spec
+        .behavior
+        .as_ref()
+        .map(|b| convert_behavior(b, ctx))
+        .transpose()?;
+    Ok(Hpa {
+        namespace: namespace.to_string(),
+        name: raw.metadata.name.clone().unwrap_or_default(),
+        min_replicas,
+        max_replicas: spec.max_replicas,
+        metrics,
+        behavior,
+        raw_metrics,
+        status: raw.status.clone(),
+        target_kind: spec.scale_target_ref.kind.clone(),
+        target_name: spec.scale_target_ref.name.clone(),
+        generation: raw.metadata.generation,
+    })
+}
+
+/// The target reference and the replica bounds, which k8s-openapi fills with defaults when
+/// absent; returns `minReplicas` (default 1).
+fn check_bounds(
+    spec: &hpa_v2::HorizontalPodAutoscalerSpec,
+    ctx: &str,
+) -> Result<i32, SnapshotError> {
     let r = &spec.scale_target_ref;
     if r.kind.is_empty() || r.name.is_empty() {
         return Err(err(format!(
@@ -1092,110 +1151,100 @@ fn convert_hpa(
             spec.max_replicas
         )));
     }
-    let mut raw_metrics = spec.metrics.clone().unwrap_or_default();
-    if raw_metrics.is_empty() {
-        raw_metrics.push(hpa_v2::MetricSpec {
-            type_: "Resource".into(),
-            resource: Some(hpa_v2::ResourceMetricSource {
-                name: "cpu".into(),
-                target: hpa_v2::MetricTarget {
-                    type_: "Utilization".into(),
-                    average_utilization: Some(80),
-                    ..Default::default()
-                },
-            }),
-            ..Default::default()
-        });
-    }
-    let mut metrics = Vec::with_capacity(raw_metrics.len());
-    for (i, m) in raw_metrics.iter().enumerate() {
-        let f = format!("spec.metrics[{i}]");
-        let missing = |what: &str| {
-            err(format!(
-                "{ctx}: field {f}.{what}: missing for type {}",
-                m.type_
-            ))
-        };
-        let named = |name: &str, what: &str| -> Result<(), SnapshotError> {
-            if name.is_empty() {
-                Err(missing(what))
-            } else {
-                Ok(())
-            }
-        };
-        metrics.push(match m.type_.as_str() {
-            "Resource" => {
-                let r = m.resource.as_ref().ok_or_else(|| missing("resource"))?;
-                named(&r.name, "resource.name")?;
-                MetricSpec::Resource {
-                    resource: r.name.clone(),
-                    target: target_of(&r.target, ctx, &format!("{f}.resource.target"))?,
-                }
-            }
-            "ContainerResource" => {
-                let r = m
-                    .container_resource
-                    .as_ref()
-                    .ok_or_else(|| missing("containerResource"))?;
-                named(&r.name, "containerResource.name")?;
-                named(&r.container, "containerResource.container")?;
-                MetricSpec::ContainerResource {
-                    resource: r.name.clone(),
-                    container: r.container.clone(),
-                    target: target_of(&r.target, ctx, &format!("{f}.containerResource.target"))?,
-                }
-            }
-            "Pods" => {
-                let p = m.pods.as_ref().ok_or_else(|| missing("pods"))?;
-                named(&p.metric.name, "pods.metric.name")?;
-                MetricSpec::Pods {
-                    metric: p.metric.name.clone(),
-                    target: target_of(&p.target, ctx, &format!("{f}.pods.target"))?,
-                }
-            }
-            "Object" => {
-                let o = m.object.as_ref().ok_or_else(|| missing("object"))?;
-                named(&o.metric.name, "object.metric.name")?;
-                named(&o.described_object.kind, "object.describedObject.kind")?;
-                named(&o.described_object.name, "object.describedObject.name")?;
-                MetricSpec::Object {
-                    kind: o.described_object.kind.clone(),
-                    object: o.described_object.name.clone(),
-                    metric: o.metric.name.clone(),
-                    target: target_of(&o.target, ctx, &format!("{f}.object.target"))?,
-                }
-            }
-            "External" => {
-                let e = m.external.as_ref().ok_or_else(|| missing("external"))?;
-                named(&e.metric.name, "external.metric.name")?;
-                MetricSpec::External {
-                    metric: e.metric.name.clone(),
-                    selector_text: selector_text(e.metric.selector.as_ref()),
-                    target: target_of(&e.target, ctx, &format!("{f}.external.target"))?,
-                }
-            }
-            other => MetricSpec::Unknown {
-                type_name: other.to_string(),
+    Ok(min_replicas)
+}
+
+/// The API server's default when an HPA has no metrics: 80% CPU utilization.
+fn default_cpu_metric() -> hpa_v2::MetricSpec {
+    hpa_v2::MetricSpec {
+        type_: "Resource".into(),
+        resource: Some(hpa_v2::ResourceMetricSource {
+            name: "cpu".into(),
+            target: hpa_v2::MetricTarget {
+                type_: "Utilization".into(),
+                average_utilization: Some(80),
+                ..Default::default()
             },
-        });
+        }),
+        ..Default::default()
     }
-    let behavior = spec
-        .behavior
-        .as_ref()
-        .map(|b| convert_behavior(b, ctx))
-        .transpose()?;
-    Ok(Hpa {
-        namespace: namespace.to_string(),
-        name: raw.metadata.name.clone().unwrap_or_default(),
-        min_replicas,
-        max_replicas: spec.max_replicas,
-        metrics,
-        behavior,
-        raw_metrics,
-        status: raw.status.clone(),
-        target_kind: spec.scale_target_ref.kind.clone(),
-        target_name: spec.scale_target_ref.name.clone(),
-        generation: raw.metadata.generation,
+}
+
+/// `spec.metrics[i]` as the core reads it; a required field that is missing is an error naming it.
+fn convert_metric(
+    m: &hpa_v2::MetricSpec,
+    i: usize,
+    ctx: &str,
+) -> Result<MetricSpec, SnapshotError> {
+    let f = format!("spec.metrics[{i}]");
+    let missing = |what: &str| {
+        err(format!(
+            "{ctx}: field {f}.{what}: missing for type {}",
+            m.type_
+        ))
+    };
+    let named = |name: &str, what: &str| -> Result<(), SnapshotError> {
+        if name.is_empty() {
+            Err(missing(what))
+        } else {
+            Ok(())
+        }
+    };
+    let target = |t: &hpa_v2::MetricTarget, at: &str| target_of(t, ctx, &format!("{f}.{at}"));
+    Ok(match m.type_.as_str() {
+        "Resource" => {
+            let r = m.resource.as_ref().ok_or_else(|| missing("resource"))?;
+            named(&r.name, "resource.name")?;
+            MetricSpec::Resource {
+                resource: r.name.clone(),
+                target: target(&r.target, "resource.target")?,
+            }
+        }
+        "ContainerResource" => {
+            let r = m
+                .container_resource
+                .as_ref()
+                .ok_or_else(|| missing("containerResource"))?;
+            named(&r.name, "containerResource.name")?;
+            named(&r.container, "containerResource.container")?;
+            MetricSpec::ContainerResource {
+                resource: r.name.clone(),
+                container: r.container.clone(),
+                target: target(&r.target, "containerResource.target")?,
+            }
+        }
+        "Pods" => {
+            let p = m.pods.as_ref().ok_or_else(|| missing("pods"))?;
+            named(&p.metric.name, "pods.metric.name")?;
+            MetricSpec::Pods {
+                metric: p.metric.name.clone(),
+                target: target(&p.target, "pods.target")?,
+            }
+        }
+        "Object" => {
+            let o = m.object.as_ref().ok_or_else(|| missing("object"))?;
+            named(&o.metric.name, "object.metric.name")?;
+            named(&o.described_object.kind, "object.describedObject.kind")?;
+            named(&o.described_object.name, "object.describedObject.name")?;
+            MetricSpec::Object {
+                kind: o.described_object.kind.clone(),
+                object: o.described_object.name.clone(),
+                metric: o.metric.name.clone(),
+                target: target(&o.target, "object.target")?,
+            }
+        }
+        "External" => {
+            let e = m.external.as_ref().ok_or_else(|| missing("external"))?;
+            named(&e.metric.name, "external.metric.name")?;
+            MetricSpec::External {
+                metric: e.metric.name.clone(),
+                selector_text: selector_text(e.metric.selector.as_ref()),
+                target: target(&e.target, "external.target")?,
+            }
+        }
+        other => MetricSpec::Unknown {
+            type_name: other.to_string(),
+        },
     })
 }
 

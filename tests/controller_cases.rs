@@ -1,5 +1,7 @@
 //! Runs every case in `tests/cases/*.yaml` — tests of the Kubernetes HPA controller, ported as
-//! data — through `kubectl hpa explain -o json` and compares the output with the case's
+//! data — twice: through the binary (`kubectl hpa explain -o json`) and through the library
+//! (the flags resolved by `cli`, the snapshot read by `Snapshot`, the decision made by
+//! `explain::one`, the document built by `output::contract`), and compares each with the case's
 //! expectation (a subset of the JSON contract).
 //!
 //! Matching rules: objects match when every expected key matches; lists match element by element
@@ -64,7 +66,42 @@ fn subset(expected: &Value, actual: &Value, path: &str, errors: &mut Vec<String>
     }
 }
 
-fn run_case(path: &Path, scratch: &Path) -> Result<(), String> {
+/// How a case is run.
+#[derive(Clone, Copy)]
+enum Via {
+    Binary,
+    Library,
+}
+
+/// The case's `explain -o json` document, computed by the library's own functions.
+fn explain_via_library(args: &[String]) -> Result<Value, String> {
+    use clap::Parser;
+    use kubectl_hpa::cli::{Cli, Command, Environment, Source};
+    let env = Environment {
+        stdout_is_tty: false,
+        no_color: true,
+        columns: None,
+    };
+    let Command::Explain(a) = Cli::try_parse_from(args)
+        .map_err(|e| e.to_string())?
+        .command
+    else {
+        return Err("not an explain command".into());
+    };
+    let opts = a.resolve(&env).map_err(|e| format!("{e:?}"))?;
+    let (Source::Snapshot(paths), Some(name)) = (&opts.source, &opts.name) else {
+        return Err("a case names its HPA and its snapshot".into());
+    };
+    let (snap, extras) = kubectl_hpa::explain::one::read_snapshot_file(paths.as_slice())
+        .map_err(|e| e.to_string())?;
+    let (input, d) = kubectl_hpa::explain::one::decide_with_input(&opts, &snap, name)
+        .map_err(|e| e.to_string())?;
+    let findings = kubectl_hpa::diagnose::diagnose(&snap, &input, &d, &extras);
+    serde_json::to_value(kubectl_hpa::output::contract::explanation(&d, &findings))
+        .map_err(|e| e.to_string())
+}
+
+fn run_case(path: &Path, scratch: &Path, via: Via) -> Result<(), String> {
     let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
     let case: Value = serde_yaml::from_str(&text).map_err(|e| format!("bad case file: {e}"))?;
     let stem = path.file_stem().unwrap().to_string_lossy().to_string();
@@ -110,6 +147,21 @@ fn run_case(path: &Path, scratch: &Path) -> Result<(), String> {
         args.push("--history".into());
         args.push(hp.display().to_string());
     }
+    let actual = match via {
+        Via::Binary => explain_via_binary(&args)?,
+        Via::Library => explain_via_library(&args)?,
+    };
+    let mut errors = Vec::new();
+    subset(&case["expect"], &actual, "", &mut errors);
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors.join("\n      "))
+    }
+}
+
+/// The case's `explain -o json` document, from the binary.
+fn explain_via_binary(args: &[String]) -> Result<Value, String> {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-hpa"))
         .args(&args[1..])
         .env("NO_COLOR", "1")
@@ -122,20 +174,26 @@ fn run_case(path: &Path, scratch: &Path) -> Result<(), String> {
             String::from_utf8_lossy(&out.stderr).trim()
         ));
     }
-    let actual: Value =
-        serde_json::from_slice(&out.stdout).map_err(|e| format!("output is not JSON: {e}"))?;
-    let mut errors = Vec::new();
-    subset(&case["expect"], &actual, "", &mut errors);
-    if errors.is_empty() {
-        Ok(())
-    } else {
-        Err(errors.join("\n      "))
-    }
+    serde_json::from_slice(&out.stdout).map_err(|e| format!("output is not JSON: {e}"))
 }
 
 #[test]
 fn ported_controller_cases() {
-    let scratch = std::env::temp_dir().join(format!("kubectl-hpa-cases-{}", std::process::id()));
+    run_all(Via::Binary);
+}
+
+#[test]
+fn ported_controller_cases_through_the_library() {
+    run_all(Via::Library);
+}
+
+fn run_all(via: Via) {
+    let tag = match via {
+        Via::Binary => "bin",
+        Via::Library => "lib",
+    };
+    let scratch =
+        std::env::temp_dir().join(format!("kubectl-hpa-cases-{tag}-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).unwrap();
     let mut files: Vec<PathBuf> = std::fs::read_dir(cases_dir())
         .expect("tests/cases exists")
@@ -150,7 +208,7 @@ fn ported_controller_cases() {
     );
     let mut failures = Vec::new();
     for f in &files {
-        if let Err(e) = run_case(f, &scratch) {
+        if let Err(e) = run_case(f, &scratch, via) {
             failures.push(format!(
                 "{}:\n      {e}",
                 f.file_name().unwrap().to_string_lossy()

@@ -43,9 +43,18 @@ pub fn tmpdir(tag: &str) -> PathBuf {
     d
 }
 
+/// The path of the binary under test.
+pub const BIN: &str = env!("CARGO_BIN_EXE_kubectl-hpa");
+
+/// The binary as the environment of the test leaves it (for the tests of colour, terminals and
+/// the environment itself); most tests want [`cmd`].
+pub fn bare() -> Command {
+    Command::new(BIN)
+}
+
 /// The binary with no colour and no access to the user's kubeconfig.
 pub fn cmd(args: &[&str], kubeconfig: Option<&Path>) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_kubectl-hpa"));
+    let mut c = bare();
     c.args(args)
         .current_dir(root())
         .env("NO_COLOR", "1")

@@ -162,7 +162,7 @@ fn run_case(path: &Path, scratch: &Path, via: Via) -> Result<(), String> {
 
 /// The case's `explain -o json` document, from the binary.
 fn explain_via_binary(args: &[String]) -> Result<Value, String> {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-hpa"))
+    let out = crate::support::binary::bare()
         .args(&args[1..])
         .env("NO_COLOR", "1")
         .output()

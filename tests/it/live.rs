@@ -1,13 +1,11 @@
 //! Live mode against the fake API server: the real binary, a generated kubeconfig, and every
 //! example snapshot as cluster contents.
 
-#[path = "support/binary.rs"]
-mod binary;
-#[path = "support/fake_apiserver.rs"]
-mod fake_apiserver;
+use crate::support::binary;
+use crate::support::fake_apiserver;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::{Duration, Instant};
 
 use binary::*;
@@ -393,7 +391,7 @@ fn namespace_defaults_to_the_context_and_context_selects() {
             .collect::<Vec<_>>()
     );
     // KUBECONFIG with several paths, the first missing
-    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-hpa"))
+    let out = crate::support::binary::bare()
         .args(["explain", "web", "-n", "shop", "-o", "json"])
         .env(
             "KUBECONFIG",
@@ -531,7 +529,7 @@ fn completion_lists_live_hpa_names_and_namespaces() {
     let c = cluster("several-metrics.yaml", "complete-live");
     // kubectl_complete-hpa has no --kubeconfig on its command line: it uses KUBECONFIG.
     let complete = |words: &[&str]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_kubectl-hpa"))
+        let out = crate::support::binary::bare()
             .arg("__complete")
             .arg("--")
             .args(words)

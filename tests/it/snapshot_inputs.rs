@@ -3,10 +3,8 @@
 //! a namespace the file lacks, deep nesting — and `snapshot -n/-A/--redact` against the fake
 //! API server, replayed to the same decision.
 
-#[path = "support/binary.rs"]
-mod binary;
-#[path = "support/fake_apiserver.rs"]
-mod fake_apiserver;
+use crate::support::binary;
+use crate::support::fake_apiserver;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

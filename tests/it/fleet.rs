@@ -1,10 +1,8 @@
 //! The fleet overview (`explain` without NAME, `-A`), diagnostics and `--watch`, offline and
 //! against the fake API server.
 
-#[path = "support/binary.rs"]
-mod binary;
-#[path = "support/fake_apiserver.rs"]
-mod fake_apiserver;
+use crate::support::binary;
+use crate::support::fake_apiserver;
 
 use std::path::PathBuf;
 use std::process::{Output, Stdio};
@@ -996,7 +994,7 @@ fn prose_too_long(text: &str, width: usize) -> Vec<String> {
         .collect()
 }
 
-// Regenerate with `UPDATE_GOLDEN=1 cargo test --test fleet golden`.
+// Regenerate with `UPDATE_GOLDEN=1 cargo test --test it fleet::golden`.
 #[test]
 fn fleet_golden_text_at_80_and_120_columns() {
     let update = std::env::var_os("UPDATE_GOLDEN").is_some();
@@ -1040,7 +1038,7 @@ fn fleet_golden_text_at_80_and_120_columns() {
     }
     assert!(
         stale.is_empty(),
-        "fleet text differs from the golden files (review, then regenerate with UPDATE_GOLDEN=1 cargo test --test fleet golden):\n  {}",
+        "fleet text differs from the golden files (review, then regenerate with UPDATE_GOLDEN=1 cargo test --test it fleet::golden):\n  {}",
         stale.join("\n  ")
     );
 }

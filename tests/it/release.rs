@@ -3,10 +3,8 @@
 //! explain (one HPA, fleet, --watch), simulate and the snapshot command; and the feature gates
 //! each release refuses.
 
-#[path = "support/binary.rs"]
-mod binary;
-#[path = "support/fake_apiserver.rs"]
-mod fake_apiserver;
+use crate::support::binary;
+use crate::support::fake_apiserver;
 
 use std::path::{Path, PathBuf};
 

@@ -10,7 +10,7 @@ fn root() -> PathBuf {
 }
 
 fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kubectl-hpa"))
+    crate::support::binary::bare()
         .args(args)
         .current_dir(root())
         .env("NO_COLOR", "1")
@@ -612,7 +612,7 @@ fn history_modes_answer_for_the_controller_that_wrote_the_status() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Golden text output. Regenerate with `UPDATE_GOLDEN=1 cargo test --test explain_cli golden`.
+// Golden text output. Regenerate with `UPDATE_GOLDEN=1 cargo test --test it explain_cli::golden`.
 
 /// The examples with one HPA each (the `.history.yaml` file is a --history input).
 fn example_files() -> Vec<String> {
@@ -627,7 +627,7 @@ fn example_files() -> Vec<String> {
 }
 
 fn run_env(args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_kubectl-hpa"));
+    let mut c = crate::support::binary::bare();
     c.args(args).current_dir(root()).env("NO_COLOR", "1");
     for (k, v) in env {
         c.env(k, v);
@@ -695,7 +695,7 @@ fn golden_text_output_at_80_and_120_columns() {
     }
     assert!(
         stale.is_empty(),
-        "text output differs from the golden files (review, then regenerate with UPDATE_GOLDEN=1 cargo test --test explain_cli golden):\n  {}",
+        "text output differs from the golden files (review, then regenerate with UPDATE_GOLDEN=1 cargo test --test it explain_cli::golden):\n  {}",
         stale.join("\n  ")
     );
 }
@@ -896,7 +896,7 @@ fn many_pods_snapshot(n: usize) -> String {
 #[test]
 fn colour_only_on_a_terminal_and_never_with_no_color() {
     // Piped: never colour (NO_COLOR or not).
-    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-hpa"))
+    let out = crate::support::binary::bare()
         .args(["explain", "--snapshot", "examples/scale-up-cpu.yaml"])
         .current_dir(root())
         .env_remove("NO_COLOR")
@@ -908,7 +908,7 @@ fn colour_only_on_a_terminal_and_never_with_no_color() {
         eprintln!("skipped: no `script` command for a pseudo-terminal");
         return;
     };
-    let bin = env!("CARGO_BIN_EXE_kubectl-hpa");
+    let bin = crate::support::binary::BIN;
     let on_pty = |no_color: Option<&str>| {
         let mut c = Command::new(&script);
         c.args([

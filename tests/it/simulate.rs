@@ -7,7 +7,7 @@ use std::process::{Command, Output};
 const DATA: &str = "tests/simulate_data";
 
 fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kubectl-hpa"))
+    crate::support::binary::bare()
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .env("NO_COLOR", "1")

@@ -2,10 +2,8 @@
 //! (the Events and status as the API server serves them) and offline (the same objects from
 //! `kubectl hpa snapshot`) give the same answer.
 
-#[path = "support/binary.rs"]
-mod binary;
-#[path = "support/fake_apiserver.rs"]
-mod fake_apiserver;
+use crate::support::binary;
+use crate::support::fake_apiserver;
 
 use binary::*;
 use fake_apiserver::FakeApiServer;

@@ -2,7 +2,7 @@
 //! generated from the output types, and every document the binary writes for the examples
 //! (explain, fleet, live explain, watch, simulate, migrate; JSON and YAML) validates against it.
 //!
-//! `UPDATE_SCHEMA=1 cargo test --test contract` rewrites the committed schema.
+//! `UPDATE_SCHEMA=1 cargo test --test it contract::` rewrites the committed schema.
 //!
 //! The validator is our own, below: the generated schema uses a small part of JSON Schema
 //! (`$ref`, `type`, `properties`, `required`, `items`, `prefixItems`, `anyOf`/`oneOf`/`allOf`,
@@ -11,10 +11,8 @@
 //! references) into the build for those few keywords. Any keyword it does not know fails the
 //! test, so a schema that grows past this subset cannot pass unchecked.
 
-#[path = "support/binary.rs"]
-mod binary;
-#[path = "support/fake_apiserver.rs"]
-mod fake_apiserver;
+use crate::support::binary;
+use crate::support::fake_apiserver;
 
 use std::path::PathBuf;
 
@@ -40,7 +38,7 @@ fn the_committed_schema_is_the_generated_one() {
     let committed = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         committed == generated,
-        "{SCHEMA_PATH} is stale: the output types changed; run `UPDATE_SCHEMA=1 cargo test --test contract` and commit it"
+        "{SCHEMA_PATH} is stale: the output types changed; run `UPDATE_SCHEMA=1 cargo test --test it contract::` and commit it"
     );
 }
 

@@ -2,8 +2,7 @@
 //! integration tests lean on, checked with a raw HTTP client, plus (when a
 //! `kubectl` is on PATH) a check that real kubectl reads the same objects.
 
-#[path = "support/fake_apiserver.rs"]
-mod fake_apiserver;
+use crate::support::fake_apiserver;
 
 use fake_apiserver::raw_http::{get, request, RawResponse};
 use fake_apiserver::{FakeApiServer, Fault, Options, PathMatch, WriteMode};

@@ -7,7 +7,7 @@ use std::process::Command;
 
 use serde_yaml::Value;
 
-const BIN: &str = env!("CARGO_BIN_EXE_kubectl-hpa");
+use crate::support::binary::BIN;
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// What an unbuilt platform's `sha256` holds (scripts/release.sh fills in the real one).
 const PLACEHOLDER: &str = "PLACEHOLDER_SHA256";
@@ -190,7 +190,7 @@ fn krew_manifest_platforms_have_uri_sha256_and_bin() {
     }
 }
 
-/// Run before submitting to krew-index: `cargo test --test packaging -- --ignored`.
+/// Run before submitting to krew-index: `cargo test --test it packaging:: -- --ignored`.
 #[test]
 #[ignore = "release gate: every platform's archive must have been built by scripts/release.sh"]
 fn krew_manifest_is_release_ready() {

@@ -1,14 +1,13 @@
 //! `kubectl hpa migrate`: manifest edits against golden files, and the real binary against the
 //! fake API server (exact requests, preconditions, conflicts, 403, verification).
 //!
-//! Regenerate the golden files with `UPDATE_GOLDEN=1 cargo test --test migrate` and review the
+//! Regenerate the golden files with `UPDATE_GOLDEN=1 cargo test --test it migrate::` and review the
 //! diff.
 
-#[path = "support/fake_apiserver.rs"]
-mod fake_apiserver;
+use crate::support::fake_apiserver;
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use fake_apiserver::{FakeApiServer, Fault, Options, PathMatch, RecordedRequest, WriteMode};
 use kubectl_hpa::migrate::manifest::{EditAction, Manifest, ObjectRef};
@@ -296,7 +295,7 @@ impl Cluster {
         std::fs::copy(data(src), self.dir.join(as_name)).unwrap();
     }
     fn run(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_kubectl-hpa"))
+        crate::support::binary::bare()
             .arg("migrate")
             .args(args)
             .arg("--kubeconfig")
@@ -1042,7 +1041,7 @@ impl Repo {
     fn run_with(&self, args: &[&str], stdin: Option<&str>) -> Output {
         use std::io::Write;
         use std::process::Stdio;
-        let mut child = Command::new(env!("CARGO_BIN_EXE_kubectl-hpa"))
+        let mut child = crate::support::binary::bare()
             .arg("migrate")
             .args(args)
             .current_dir(&self.dir)

@@ -25,7 +25,7 @@ fn t0() -> Timestamp {
 }
 
 fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_kubectl-hpa"));
+    let mut c = crate::support::binary::bare();
     c.current_dir(env!("CARGO_MANIFEST_DIR"))
         .env("NO_COLOR", "1");
     c

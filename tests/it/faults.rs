@@ -1,10 +1,8 @@
 //! Faults of the API server: retries recover where kubectl recovers, the in-flight bound holds,
 //! and a request of ours that still fails is never the controller's verdict.
 
-#[path = "support/binary.rs"]
-mod binary;
-#[path = "support/fake_apiserver.rs"]
-mod fake_apiserver;
+use crate::support::binary;
+use crate::support::fake_apiserver;
 
 use std::path::PathBuf;
 use std::process::Output;

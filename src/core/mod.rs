@@ -42,9 +42,6 @@ pub use rule::Rule;
 pub use settings::{Evidence, FeatureGates, KubeVersion, Settings, SettingsError};
 pub use with_memory::{evaluate_with_memory, DesiredRange, LastSync, MemoryReport, NextChange};
 
-/// Version of the JSON contract (`apiVersion` of the output): the contract module's one constant.
-pub use crate::output::contract::API_VERSION as CONTRACT_VERSION;
-
 /// What the controller would do now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub enum Action {
@@ -152,12 +149,6 @@ pub struct HistoryOut {
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Decision {
-    /// Not serialised: the document's envelope ([`crate::output::contract::explanation`]) writes it.
-    #[serde(skip)]
-    pub api_version: &'static str,
-    /// Not serialised: the document's envelope writes it.
-    #[serde(skip)]
-    pub kind: &'static str,
     pub namespace: String,
     pub name: String,
     pub target: TargetRef,

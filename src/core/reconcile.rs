@@ -10,7 +10,6 @@ use super::status::{finish, Ctx};
 use super::verdict::{assumptions, deciding_rule, describe_normalization, summary};
 use super::{
     Action, Decision, HistoryOut, MetricOutcome, StatusOut, TargetRef, Tolerances, Verdict,
-    CONTRACT_VERSION,
 };
 
 /// The controller's per-HPA tolerances.
@@ -439,8 +438,6 @@ fn new_decision(input: &Input, tol: Tolerances, generation: Option<i64>) -> Deci
     let hpa = &input.hpa;
     let full = input.detail == super::Detail::Full;
     Decision {
-        api_version: CONTRACT_VERSION,
-        kind: "Explanation",
         namespace: hpa.namespace.clone(),
         name: hpa.name.clone(),
         target: TargetRef {

@@ -448,7 +448,7 @@ pub struct OutputSpec {
 
 impl OutputSpec {
     /// Parse `text`, `wide`, `json`, `yaml`, `name`, `jsonpath=TEMPLATE` (also `jsonpath='…'`).
-    pub fn parse(s: &str) -> Result<OutputSpec, String> {
+    pub fn parse(s: &str) -> Result<OutputSpec, UsageError> {
         let plain = |format| OutputSpec {
             format,
             select: None,
@@ -464,16 +464,16 @@ impl OutputSpec {
             },
             _ => {
                 let Some(t) = s.strip_prefix("jsonpath=") else {
-                    return Err(format!(
+                    return Err(UsageError(format!(
                         "unknown output format {s:?} (text, wide, json, yaml, name, jsonpath=TEMPLATE)"
-                    ));
+                    )));
                 };
                 let t = t
                     .strip_prefix('\'')
                     .and_then(|x| x.strip_suffix('\''))
                     .unwrap_or(t);
-                let template =
-                    crate::render::jsonpath::Template::parse(t).map_err(|e| e.to_string())?;
+                let template = crate::render::jsonpath::Template::parse(t)
+                    .map_err(|e| UsageError(e.to_string()))?;
                 OutputSpec {
                     format: OutputFormat::Json,
                     select: Some(Select::JsonPath(template)),
@@ -521,15 +521,15 @@ impl clap::builder::TypedValueParser for OutputParser {
 }
 
 /// `--tolerance`: a fraction in [0, 1) (a band 1 ± t; 1 or more would make the band reach 0).
-fn tolerance_value(s: &str) -> Result<f64, String> {
+fn tolerance_value(s: &str) -> Result<f64, UsageError> {
     let t: f64 = s
         .trim()
         .parse()
-        .map_err(|_| format!("{s:?} is not a number"))?;
+        .map_err(|_| UsageError(format!("{s:?} is not a number")))?;
     if !t.is_finite() || !(0.0..1.0).contains(&t) {
-        return Err(format!(
+        return Err(UsageError(format!(
             "must be at least 0 and below 1 (e.g. 0.1), got {s}"
-        ));
+        )));
     }
     Ok(t)
 }
@@ -644,7 +644,7 @@ pub fn resolve_settings(f: &ControllerFlags) -> Result<Settings, UsageError> {
 }
 
 /// `--history auto|none|FILE`.
-pub fn history_mode(value: &str) -> Result<HistoryMode, String> {
+pub fn history_mode(value: &str) -> Result<HistoryMode, HistoryError> {
     Ok(match value {
         "auto" => HistoryMode::Auto,
         "none" => HistoryMode::None,
@@ -652,29 +652,63 @@ pub fn history_mode(value: &str) -> Result<HistoryMode, String> {
     })
 }
 
+/// A `--history` file that cannot be read or is not a history.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HistoryError {
+    /// The file cannot be read.
+    Unreadable { path: String, error: String },
+    /// The text is not a valid history: where (`scaleUpEvents[0].change`) and why.
+    Invalid {
+        source: String,
+        at: String,
+        problem: String,
+    },
+}
+
+impl std::fmt::Display for HistoryError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HistoryError::Unreadable { path, error } => {
+                write!(f, "cannot read history file {path}: {error}")
+            }
+            HistoryError::Invalid {
+                source,
+                at,
+                problem,
+            } => write!(f, "{source}: invalid history at {at}: {problem}"),
+        }
+    }
+}
+
+impl std::error::Error for HistoryError {}
+
 /// Read a `--history` file.
-pub fn read_history(path: &std::path::Path) -> Result<History, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read history file {}: {e}", path.display()))?;
+pub fn read_history(path: &std::path::Path) -> Result<History, HistoryError> {
+    let text = std::fs::read_to_string(path).map_err(|e| HistoryError::Unreadable {
+        path: path.display().to_string(),
+        error: e.to_string(),
+    })?;
     parse_history(&text, &path.display().to_string())
 }
 
 /// Parse history text (YAML or JSON).
-pub fn parse_history(text: &str, source: &str) -> Result<History, String> {
+pub fn parse_history(text: &str, source: &str) -> Result<History, HistoryError> {
     let de = serde_yaml::Deserializer::from_str(text);
-    let h: History = serde_path_to_error::deserialize(de).map_err(|e| {
-        let path = e.path().to_string();
-        format!("{source}: invalid history at {path}: {}", e.into_inner())
+    let h: History = serde_path_to_error::deserialize(de).map_err(|e| HistoryError::Invalid {
+        source: source.to_string(),
+        at: e.path().to_string(),
+        problem: e.into_inner().to_string(),
     })?;
     for (list, events) in [
         ("scaleUpEvents", &h.scale_up_events),
         ("scaleDownEvents", &h.scale_down_events),
     ] {
         if let Some((i, e)) = events.iter().enumerate().find(|(_, e)| e.change <= 0) {
-            return Err(format!(
-                "{source}: invalid history at {list}[{i}].change: must be a positive number of pods, got {}",
-                e.change
-            ));
+            return Err(HistoryError::Invalid {
+                source: source.to_string(),
+                at: format!("{list}[{i}].change"),
+                problem: format!("must be a positive number of pods, got {}", e.change),
+            });
         }
     }
     if let Some((i, r)) = h
@@ -683,10 +717,11 @@ pub fn parse_history(text: &str, source: &str) -> Result<History, String> {
         .enumerate()
         .find(|(_, r)| r.replicas < 0)
     {
-        return Err(format!(
-            "{source}: invalid history at recommendations[{i}].replicas: must be >= 0, got {}",
-            r.replicas
-        ));
+        return Err(HistoryError::Invalid {
+            source: source.to_string(),
+            at: format!("recommendations[{i}].replicas"),
+            problem: format!("must be >= 0, got {}", r.replicas),
+        });
     }
     Ok(h)
 }
@@ -702,7 +737,8 @@ impl ExplainArgs {
             ),
             None => None,
         };
-        let history = history_mode(&self.history).map_err(ResolveError::Input)?;
+        let history =
+            history_mode(&self.history).map_err(|e| ResolveError::Input(e.to_string()))?;
         self.check_combinations()?;
         let name = self.name.as_deref().map(hpa_name).transpose()?;
         let format = self.output.format;

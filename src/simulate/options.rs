@@ -164,7 +164,9 @@ pub fn resolve(args: &SimulateArgs, env: &Environment) -> Result<SimulateOptions
         HistoryFlag::File(p) => HistoryChoice::File(p.clone()),
     };
     let file_history = match &args.history {
-        HistoryFlag::File(p) => Some(read_history(p).map_err(SimulateError::Source)?),
+        HistoryFlag::File(p) => {
+            Some(read_history(p).map_err(|e| SimulateError::Source(e.to_string()))?)
+        }
         _ => None,
     };
     let compare = match &args.compare {

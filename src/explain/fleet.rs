@@ -10,7 +10,7 @@
 //! warnings[], error, diagnostics[], decision}` where `decision` is the full `Explanation` of
 //! `explain NAME -o json` (null when the HPA could not be evaluated; `error` says why).
 
-use anyhow::{anyhow, Result};
+use anyhow::Result;
 use k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler;
 use serde::Serialize;
 
@@ -198,7 +198,7 @@ pub fn evaluate_fetched_with(
     let mut items = Vec::new();
     let source = format!("cluster {context}");
     for (_, list) in fetched.lists {
-        let snap = Snapshot::from_owned(list, &source).map_err(|e| anyhow!(e))?;
+        let snap = Snapshot::from_owned(list, &source)?;
         let mut extras = Extras::from_snapshot(&snap);
         extras.metrics_api = fetched.metrics_api.clone();
         super::one::settings_for(opts, &snap)?;

@@ -3,7 +3,7 @@
 //! comparison with the HPA's live status (what the controller last wrote) — with the likely
 //! reasons for any difference. The decision itself is never computed a second way.
 
-use anyhow::{anyhow, Result};
+use anyhow::Result;
 use jiff::Timestamp;
 use k8s_openapi::api::autoscaling::v2::{
     HorizontalPodAutoscaler, HorizontalPodAutoscalerCondition, HorizontalPodAutoscalerStatus,
@@ -78,8 +78,7 @@ pub fn explain_fetched(
     let snap = Snapshot::from_owned(
         std::mem::take(&mut fetched.list),
         &format!("cluster {context}"),
-    )
-    .map_err(|e| anyhow!(e))?;
+    )?;
     let mut extras = crate::diagnose::Extras::from_snapshot(&snap);
     extras.metrics_api = fetched.metrics_api.clone();
     let mut o = opts.clone();

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::{anyhow, Result};
+use anyhow::Result;
 use jiff::Timestamp;
 
 use crate::cli::{ExplainOptions, Source};
@@ -101,9 +101,7 @@ pub fn decide_with_input(
     let namespace = resolve_namespace(opts, snap, name);
     let (now, now_note) = resolve_now(opts, snap);
     let settings = settings_for(opts, snap)?;
-    let mut input = snap
-        .input_for(&namespace, name, settings, History::default(), now)
-        .map_err(|e| anyhow!(e))?;
+    let mut input = snap.input_for(&namespace, name, settings, History::default(), now)?;
     // The controller's memory: inferred from the HPA's status and SuccessfulRescale Events (in
     // the snapshot, live or offline), empty, or exactly the --history file.
     let rescales = crate::events::rescales(snap.events_for(&namespace, name), &namespace, name);

@@ -9,7 +9,7 @@
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-use anyhow::{anyhow, bail, Result};
+use anyhow::{bail, Result};
 
 use crate::cli::{ExplainOptions, OutputFormat};
 use crate::cluster;
@@ -209,8 +209,7 @@ pub fn run(opts: &ExplainOptions, w: &mut dyn Write) -> Result<String> {
         let result = rt
             .block_on(cluster::fetch_hpa(&conn, &ns, &name))
             .and_then(|f| {
-                let snap = Snapshot::from_owned(f.list, &format!("cluster {}", conn.context))
-                    .map_err(|e| anyhow!(e))?;
+                let snap = Snapshot::from_owned(f.list, &format!("cluster {}", conn.context))?;
                 let mut o = opts.clone();
                 o.namespace = Some(ns.clone());
                 o.history = history.clone();

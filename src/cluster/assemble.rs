@@ -111,7 +111,7 @@ fn answer_for_target<'a>(
     if let Some(a) = answers.get(&scale) {
         return Some(a.as_ref().map(|b| match b {
             Body::Object(v) => Target::Found(v),
-            Body::Items(_) => Target::Absent(Coll::Pods),
+            Body::Items(_) | Body::MoreThanAPage => Target::Absent(Coll::Pods),
         }));
     }
     let coll = Coll::of_target(&h.target_api_version, &h.target_kind)?;
@@ -123,7 +123,7 @@ fn answer_for_target<'a>(
     if let Some(a) = answers.get(&get) {
         return Some(a.as_ref().map(|b| match b {
             Body::Object(v) => Target::Found(v),
-            Body::Items(_) => Target::Absent(coll),
+            Body::Items(_) | Body::MoreThanAPage => Target::Absent(coll),
         }));
     }
     for list_ns in [Some(ns.clone()), None] {
@@ -139,7 +139,7 @@ fn answer_for_target<'a>(
                     Body::Items(items) => items
                         .iter()
                         .find(|w| ns_of(w) == ns && name_of(w) == h.target_name),
-                    Body::Object(_) => None,
+                    Body::Object(_) | Body::MoreThanAPage => None,
                 };
                 found.map_or(Target::Absent(coll), Target::Found)
             }));
@@ -190,6 +190,7 @@ fn take_items(answers: &mut Answers, r: &Request) -> Option<Result<Vec<Value>, F
     match answers.map.remove(r)? {
         Ok(Body::Items(i)) => Some(Ok(i)),
         Ok(Body::Object(o)) => Some(Ok(vec![o])),
+        Ok(Body::MoreThanAPage) => None,
         Err(e) => Some(Err(e)),
     }
 }
@@ -271,6 +272,7 @@ fn add_answer(
             )),
         },
         Request::List { coll, .. } => add_list(scope, hpas, *coll, got, by_ns, out, uses_resource)?,
+        Request::FirstPage { .. } => {} // settled by the fetch (see `fetch::fetch`)
         Request::Get { .. } | Request::Scale { .. } => {
             if let Ok(v) = got {
                 push_by_ns(by_ns, v, |_| true);

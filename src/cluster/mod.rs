@@ -13,6 +13,7 @@ mod conn;
 pub mod fetch;
 pub mod plan;
 pub mod progress;
+mod slim;
 
 use std::fmt;
 

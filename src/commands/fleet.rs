@@ -196,10 +196,9 @@ pub fn run_live(opts: &ExplainOptions) -> Result<String> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let progress = cluster::Progress::on_terminal(matches!(
-        opts.output,
-        OutputFormat::Text | OutputFormat::Wide
-    ));
+    let progress = cluster::Progress::on_terminal(
+        !opts.kube.quiet && matches!(opts.output, OutputFormat::Text | OutputFormat::Wide),
+    );
     let (conn, fetched) = rt.block_on(async {
         let conn = cluster::connect(&opts.kube).await?;
         let ns = (!opts.all_namespaces).then(|| conn.namespace.clone());

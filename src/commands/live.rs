@@ -81,10 +81,9 @@ pub fn run(opts: &ExplainOptions) -> Result<String> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let progress = crate::cluster::Progress::on_terminal(matches!(
-        opts.output,
-        OutputFormat::Text | OutputFormat::Wide
-    ));
+    let progress = crate::cluster::Progress::on_terminal(
+        !opts.kube.quiet && matches!(opts.output, OutputFormat::Text | OutputFormat::Wide),
+    );
     let (context, namespace, mut fetched) = rt.block_on(async {
         let conn = cluster::connect(&opts.kube).await?;
         let ns = conn.namespace.clone();

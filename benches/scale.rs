@@ -274,10 +274,15 @@ fn main() {
     }
 }
 
-/// `SCALE_BENCH_SERVE=1`: serve the live fleet (500 HPAs, 20 ms per request) until killed,
+/// `SCALE_BENCH_SERVE=1`: serve the live fleet (500 HPAs, 20 ms per request) until killed
+/// (`SCALE_BENCH_SERVE=big`: the 10,000 annotated pods of the memory row),
 /// to profile by hand (`-v=6`, curl); prints the kubeconfig.
 fn serve_for_profiling(dir: &Path) {
-    let server = FakeApiServer::start(fleet(500));
+    let objects = match std::env::var("SCALE_BENCH_SERVE").as_deref() {
+        Ok("big") => big_annotated(10_000),
+        _ => fleet(500),
+    };
+    let server = FakeApiServer::start(objects);
     let kc = server.write_kubeconfig(dir);
     server.set_latency(LATENCY);
     println!("{}", kc.display());

@@ -65,7 +65,19 @@ fn name_of(v: &Value) -> &str {
 }
 
 fn metric_list(api_version: &str, kind: &str, items: Vec<Value>) -> Value {
-    json!({"apiVersion": api_version, "kind": kind, "metadata": {}, "items": items})
+    list_of(
+        json!({"apiVersion": api_version, "kind": kind, "metadata": {}}),
+        items,
+    )
+}
+
+/// `head` with `items` moved in: `json!` would serialize (deep-copy) them, which for 10,000 pods
+/// doubles the peak memory of a fetch.
+fn list_of(mut head: Value, items: Vec<Value>) -> Value {
+    if let Some(o) = head.as_object_mut() {
+        o.insert("items".into(), Value::Array(items));
+    }
+    head
 }
 
 /// A note for a denied (401/403) request: names the verb and the resource.
@@ -520,7 +532,9 @@ fn finish(by_ns: BTreeMap<String, NsList>, origin: &Origin, out: &mut Assembled)
             let text = serde_json::to_string(&l.own).unwrap_or_default();
             annotations.insert(OWN_FAILURES_ANNOTATION.into(), json!(text));
         }
-        let list = json!({"apiVersion": "v1", "kind": "List", "metadata": {"annotations": annotations}, "items": l.items});
+        let head =
+            json!({"apiVersion": "v1", "kind": "List", "metadata": {"annotations": annotations}});
+        let list = list_of(head, l.items);
         out.lists.push((ns, list));
     }
 }

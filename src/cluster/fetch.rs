@@ -335,6 +335,10 @@ pub async fn fetch(
         let sel = h.and_then(|h| Some((h, target_selector(&answers, h)?)));
         if let Some((h, sel)) = &sel {
             let have = matches!(namespace_pods(&answers, h), Some(Ok(Body::Items(_))));
+            if !have {
+                // Not used (listed by selector next): not held while the pods are read.
+                settle_namespace_lists(&mut answers, h, None);
+            }
             let third = plan::third_round(h, sel, have);
             round(conn, third, &mut answers, progress).await;
         }

@@ -1,6 +1,6 @@
 //! Live LIST items reduced, as each page arrives, to what the snapshot reads: a Pod becomes
-//! [`crate::snapshot::wire::Pod`] (names, labels, owners, requests, phase, start time,
-//! conditions) — its managedFields, annotations (a `last-applied-configuration` can be many
+//! [`crate::snapshot::wire::Pod`] (names, labels, owners, requests, phase, start time, the
+//! Ready condition — the only one the snapshot reads) — its managedFields, annotations (a `last-applied-configuration` can be many
 //! KB), env, probes, volumes and container statuses are dropped before the next page is
 //! read, so a LIST of 10,000 pods is never held whole. The snapshot, `kubectl hpa snapshot`'s
 //! file and the decision are the same as from the whole pods: the fields dropped are ones the
@@ -14,9 +14,12 @@ use crate::snapshot::wire::Pod;
 /// Reduce one Pod of a LIST to the fields the snapshot reads. A pod the snapshot could not
 /// read is kept whole, so the snapshot reports it in its own words.
 pub fn pod(v: &mut Value) {
-    let Ok(typed) = Pod::deserialize(&*v) else {
+    let Ok(mut typed) = Pod::deserialize(&*v) else {
         return;
     };
+    if let Some(cs) = typed.status.as_mut().and_then(|s| s.conditions.as_mut()) {
+        cs.retain(|c| c.type_ == "Ready");
+    }
     let Ok(mut slim) = serde_json::to_value(typed) else {
         return;
     };
@@ -58,10 +61,16 @@ mod tests {
             "spec": {"containers": [{"name": "app", "image": "i", "env": [{"name": "A", "value": "1"}],
                 "resources": {"requests": {"cpu": "100m"}}}], "volumes": [{"name": "v"}]},
             "status": {"phase": "Running", "startTime": "2026-03-01T08:00:00Z",
-                "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": "2026-03-01T08:01:00Z"}],
+                "conditions": [{"type": "PodScheduled", "status": "True", "lastTransitionTime": "2026-03-01T08:00:00Z"},
+                               {"type": "Ready", "status": "True", "lastTransitionTime": "2026-03-01T08:01:00Z"}],
                 "containerStatuses": [{"name": "app"}]}});
-        let whole: Pod = serde_json::from_value(p.clone()).expect("pod");
+        let mut whole: Pod = serde_json::from_value(p.clone()).expect("pod");
         pod(&mut p);
+        // The same pod as the snapshot reads it, but for the conditions besides Ready.
+        if let Some(cs) = whole.status.as_mut().and_then(|s| s.conditions.as_mut()) {
+            cs.remove(0);
+        }
+        assert_eq!(p["status"]["conditions"].as_array().map(Vec::len), Some(1));
         assert_eq!(
             serde_json::from_value::<Pod>(p.clone()).expect("slim"),
             whole

@@ -261,28 +261,56 @@ fn main() {
         std::env::temp_dir().join(format!("kubectl-hpa-bench-scale-{}", std::process::id()))
     });
     std::fs::create_dir_all(&dir).expect("dir");
+    if std::env::var_os("SCALE_BENCH_SERVE").is_some() {
+        return serve_for_profiling(&dir);
+    }
     println!("median (best) of {RUNS} runs\n");
+    if std::env::var("SCALE_BENCH_ONLY").as_deref() != Ok("live") {
+        offline_rows(&dir);
+    }
+    live_rows(&dir);
+    if keep.is_none() {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+/// `SCALE_BENCH_SERVE=1`: serve the live fleet (500 HPAs, 20 ms per request) until killed
+/// (`SCALE_BENCH_SERVE=big`: the 10,000 annotated pods of the memory row),
+/// to profile by hand (`-v=6`, curl); prints the kubeconfig.
+fn serve_for_profiling(dir: &Path) {
+    let objects = match std::env::var("SCALE_BENCH_SERVE").as_deref() {
+        Ok("big") => big_annotated(10_000),
+        _ => fleet(500),
+    };
+    let server = FakeApiServer::start(objects);
+    let kc = server.write_kubeconfig(dir);
+    server.set_latency(LATENCY);
+    println!("{}", kc.display());
+    std::thread::sleep(Duration::from_secs(3600));
+}
+
+fn offline_rows(dir: &Path) {
     println!("| work | file | kubectl-hpa | peak RSS | python3 json.load (RSS) | ratio |");
     println!("|---|---|---|---|---|---|");
-    let f500 = write(&dir, "fleet-500.json", fleet(500));
+    let f500 = write(dir, "fleet-500.json", fleet(500));
     let t500 = offline_row(
         "explain -A --snapshot, 500 HPAs",
         &f500,
         &["explain", "-A", "--now", NOW],
     );
-    let f2000 = write(&dir, "fleet-2000.json", fleet(2000));
+    let f2000 = write(dir, "fleet-2000.json", fleet(2000));
     let t2000 = offline_row(
         "explain -A --snapshot, 2,000 HPAs",
         &f2000,
         &["explain", "-A", "--now", NOW],
     );
-    let p1k = write(&dir, "pods-1000.json", big(1000));
+    let p1k = write(dir, "pods-1000.json", big(1000));
     offline_row(
         "explain NAME -o json, 1,000 pods",
         &p1k,
         &["explain", "big", "-n", "bench", "--now", NOW, "-o", "json"],
     );
-    let p10k = write(&dir, "pods-10000.json", big(10_000));
+    let p10k = write(dir, "pods-10000.json", big(10_000));
     offline_row(
         "explain NAME -o json, 10,000 pods",
         &p10k,
@@ -292,9 +320,11 @@ fn main() {
         "\ngrowth 500 → 2,000 HPAs (4× the data), best times: {:.1}×\n",
         t2000.as_secs_f64() / t500.as_secs_f64()
     );
+}
 
+fn live_rows(dir: &Path) {
     let server = FakeApiServer::start(fleet(500));
-    let kc = server.write_kubeconfig(&dir);
+    let kc = server.write_kubeconfig(dir);
     server.set_latency(LATENCY);
     println!(
         "live, fake API server with {} ms per request, 500 HPAs / 2,000 pods:\n",
@@ -330,7 +360,43 @@ fn main() {
         "kubectl describe hpa",
         &kubectl(&["describe", "hpa", "app-00007", "-n", "team-07"]),
     );
-    if keep.is_none() {
-        let _ = std::fs::remove_dir_all(&dir);
+    drop(server);
+    memory_row(dir);
+}
+
+/// One HPA over 10,000 pods, each with a 4 KB annotation (a `last-applied-configuration`, as
+/// `kubectl apply` leaves on every object): ~75 MB of pods on the wire.
+fn big_annotated(pods: usize) -> Vec<Value> {
+    let blob = "x".repeat(4096);
+    let mut o = big(pods);
+    for v in o.iter_mut().filter(|v| v["kind"] == "Pod") {
+        v["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"] =
+            json!(blob);
     }
+    o
+}
+
+/// Peak RSS of live `explain NAME` over 10,000 pods with large annotations (target: < 150 MB).
+fn memory_row(dir: &Path) {
+    let server = FakeApiServer::start(big_annotated(10_000));
+    let kc = server.write_kubeconfig(dir);
+    server.set_latency(LATENCY);
+    println!("\nlive, one HPA over 10,000 pods with a 4 KB annotation each (peak RSS target < 150 MB):\n");
+    println!("| work | kubectl-hpa | peak RSS |");
+    println!("|---|---|---|");
+    server.clear_requests();
+    let (t, tb, rss) = run("explain big (10,000 pods)", &|| {
+        ours(
+            &["explain", "big", "-n", "bench", "--now", NOW],
+            None,
+            Some(&kc),
+        )
+    });
+    let requests = server.requests().len() / RUNS;
+    println!(
+        "| explain big -n bench, 10,000 pods ({requests} requests) | {:.0} ms ({:.0}) | {} |",
+        ms(t),
+        ms(tb),
+        mib(rss)
+    );
 }

@@ -87,7 +87,7 @@ _kubectl__hpa() {
             return 0
             ;;
         kubectl__hpa__subcmd__explain)
-            opts="-o -l -w -n -s -v -A -h --snapshot --now --history --output --pods --no-headers --selector --sort-by --watch --watch-count --tolerance --cpu-initialization-period --initial-readiness-delay --downscale-stabilization --sync-period --kubernetes-version --feature-gates --kubeconfig --context --cluster --user --namespace --as --as-group --request-timeout --server --token --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --v --all-namespaces --help"
+            opts="-o -l -w -n -s -v -A -h --snapshot --now --history --output --pods --no-headers --selector --sort-by --watch --watch-count --tolerance --cpu-initialization-period --initial-readiness-delay --downscale-stabilization --sync-period --kubernetes-version --feature-gates --kubeconfig --context --cluster --user --namespace --as --as-group --request-timeout --server --token --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --v --quiet --all-namespaces --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -339,7 +339,7 @@ _kubectl__hpa() {
             return 0
             ;;
         kubectl__hpa__subcmd__migrate)
-            opts="-f -R -y -o -n -s -v -A -h --filename --recursive --hpa --offline --apply --server-dry-run --yes --write --output --kubeconfig --context --cluster --user --namespace --as --as-group --request-timeout --server --token --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --v --all-namespaces --help"
+            opts="-f -R -y -o -n -s -v -A -h --filename --recursive --hpa --offline --apply --server-dry-run --yes --write --output --kubeconfig --context --cluster --user --namespace --as --as-group --request-timeout --server --token --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --v --quiet --all-namespaces --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -445,7 +445,7 @@ _kubectl__hpa() {
             return 0
             ;;
         kubectl__hpa__subcmd__simulate)
-            opts="-s -v -o -A -n -h --kubeconfig --context --cluster --user --as --as-group --request-timeout --server --token --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --v --snapshot --hpa --replicas --requests --scenario --demand --per-pod --value --prometheus --since --until --query --interpolation --duration --now --pod-startup --startup-cpu --startup-burst --metrics-lag --metrics-window --history --chart --compare --output --timeline --width --tolerance --cpu-initialization-period --initial-readiness-delay --downscale-stabilization --sync-period --kubernetes-version --feature-gates --all-namespaces --namespace --help"
+            opts="-s -v -o -A -n -h --kubeconfig --context --cluster --user --as --as-group --request-timeout --server --token --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --v --quiet --snapshot --hpa --replicas --requests --scenario --demand --per-pod --value --prometheus --since --until --query --interpolation --duration --now --pod-startup --startup-cpu --startup-burst --metrics-lag --metrics-window --history --chart --compare --output --timeline --width --tolerance --cpu-initialization-period --initial-readiness-delay --downscale-stabilization --sync-period --kubernetes-version --feature-gates --all-namespaces --namespace --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -667,7 +667,7 @@ _kubectl__hpa() {
             return 0
             ;;
         kubectl__hpa__subcmd__snapshot)
-            opts="-o -s -v -A -n -h --output --redact --kubeconfig --context --cluster --user --as --as-group --request-timeout --server --token --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --v --all-namespaces --namespace --help"
+            opts="-o -s -v -A -n -h --output --redact --kubeconfig --context --cluster --user --as --as-group --request-timeout --server --token --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --v --quiet --all-namespaces --namespace --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

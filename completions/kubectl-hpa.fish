@@ -71,6 +71,7 @@ complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -s v -l
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l no-headers -d 'Fleet overview: leave out the table\'s header line'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -s w -l watch -d 'Live only: re-evaluate every --sync-period, keeping the controller\'s recommendation history ourselves, and print only the changes (with NAME: its decisions; without: the fleet\'s rows, like kubectl get -w)'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l insecure-skip-tls-verify -d 'Do not check the server\'s certificate (insecure)'
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -l quiet -d 'No progress on stderr while fetching from the cluster (it is shown only on a terminal, only once a fetch has taken a second, and never with -o json|yaml)'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -s A -l all-namespaces -d 'Explain the HPAs of every namespace (the fleet overview)'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -s o -l output -d 'Output format' -r -f -a "yaml\t''
@@ -92,6 +93,7 @@ complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -s v -
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -s n -l namespace -d 'The namespace of the HPA(s)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -l redact -d 'Replace what a bug report must not leak (env values, commands, images, annotations explain does not read, label values no selector reads, IPs); names are kept and the replay gives the same decision'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -l insecure-skip-tls-verify -d 'Do not check the server\'s certificate (insecure)'
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -l quiet -d 'No progress on stderr while fetching from the cluster (it is shown only on a terminal, only once a fetch has taken a second, and never with -o json|yaml)'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -s A -l all-namespaces -d 'Every HPA of every namespace (one List per namespace)'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -s h -l help -d 'Print help'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l kubeconfig -d 'Path to the kubeconfig file to use' -r -F
@@ -149,6 +151,7 @@ complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l kub
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l feature-gates -d 'Controller feature gates that change the algorithm, e.g. HPAScaleToZero=false,HPAConfigurableTolerance=true' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -s n -l namespace -d 'The namespace of the HPA (live simulation)' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l insecure-skip-tls-verify -d 'Do not check the server\'s certificate (insecure)'
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -l quiet -d 'No progress on stderr while fetching from the cluster (it is shown only on a terminal, only once a fetch has taken a second, and never with -o json|yaml)'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -s A -l all-namespaces -d 'Every namespace'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -s f -l filename -d 'Manifests: files, directories (a Helm chart, kustomizations) or - for stdin' -r -F
@@ -177,6 +180,7 @@ complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l serv
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -s y -l yes -d 'Do not ask before -A --apply writes to several namespaces (required when stdin is not a terminal)'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l write -d 'Edit the local files (with a cluster: only after the cluster steps succeeded)'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l insecure-skip-tls-verify -d 'Do not check the server\'s certificate (insecure)'
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l quiet -d 'No progress on stderr while fetching from the cluster (it is shown only on a terminal, only once a fetch has taken a second, and never with -o json|yaml)'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -s A -l all-namespaces -d 'Migrate the autoscaled workloads of every namespace'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -s h -l help -d 'Print help'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand completion" -s h -l help -d 'Print help'

@@ -182,6 +182,10 @@ pub struct KubeFlags {
         default_value_t = 0
     )]
     pub verbosity: u8,
+    /// No progress on stderr while fetching from the cluster (it is shown only on a terminal,
+    /// only once a fetch has taken a second, and never with -o json|yaml)
+    #[arg(long, global = true)]
+    pub quiet: bool,
 }
 
 /// The one resolution of kubectl's connection flags into the cluster layer's plain options.

@@ -1113,6 +1113,23 @@ impl Conn {
         item_type: (&str, &str),
         what: What<'_>,
     ) -> Result<Vec<Value>, ApiFailure> {
+        self.list_each(path, query, page, item_type, what, &|_| {})
+            .await
+    }
+
+    /// [`Conn::list`], with `each` applied to every item as its page arrives (to drop what
+    /// is not read before the next page: the pages of a big LIST are not all held whole).
+    /// A `resourceVersion` in `query` is sent with the first page only (the API server
+    /// refuses it beside a `continue` token).
+    pub(super) async fn list_each(
+        &self,
+        path: &str,
+        query: &[(&str, String)],
+        page: Option<u32>,
+        item_type: (&str, &str),
+        what: What<'_>,
+        each: &(dyn Fn(&mut Value) + Sync),
+    ) -> Result<Vec<Value>, ApiFailure> {
         let mut items = Vec::new();
         let mut cont = String::new();
         let mut pages = 0;
@@ -1121,6 +1138,9 @@ impl Conn {
             if let Some(limit) = page {
                 q.push(("limit", limit.to_string()));
                 q.push(("continue", cont.clone()));
+            }
+            if !cont.is_empty() {
+                q.retain(|(k, _)| *k != "resourceVersion");
             }
             let mut body = self
                 .get(
@@ -1138,7 +1158,9 @@ impl Conn {
                 .and_then(Value::as_str)
                 .unwrap_or_default()
                 .to_string();
+            let first = items.len();
             take_typed_items(&mut body, item_type, &mut items);
+            items[first..].iter_mut().for_each(each);
             if page.is_none() || next.is_empty() {
                 return Ok(items);
             }

@@ -20,6 +20,8 @@ const EXTERNAL: &str = "/apis/external.metrics.k8s.io/v1beta1";
 pub enum Body {
     Items(Vec<Value>),
     Object(Value),
+    /// A [`Request::FirstPage`] that is not the whole collection (not used).
+    MoreThanAPage,
 }
 
 pub type Answer = Result<Body, FetchError>;
@@ -42,6 +44,7 @@ async fn one(conn: &Conn, r: &Request) -> Answer {
     match r {
         Request::Version => conn.version().await.map(Body::Object).map_err(api),
         Request::List { .. } => list(conn, r).await,
+        Request::FirstPage { coll, namespace } => first_page(conn, r, *coll, namespace).await,
         Request::Get {
             coll,
             namespace,
@@ -118,11 +121,13 @@ async fn list(conn: &Conn, r: &Request) -> Answer {
         Some(ns) => in_ns(ns),
         None => "in all namespaces".to_string(),
     };
-    conn.list(
+    let rv = r.resource_version().unwrap_or_default().to_string();
+    conn.list_each(
         &coll.path(namespace.as_deref()),
         &[
             ("labelSelector", label_selector.clone()),
             ("fieldSelector", field_selector.clone()),
+            ("resourceVersion", rv),
         ],
         r.page(),
         (gv, kind),
@@ -131,10 +136,52 @@ async fn list(conn: &Conn, r: &Request) -> Answer {
             resource,
             object,
         },
+        slimmer(*coll),
     )
     .await
     .map(Body::Items)
     .map_err(FetchError::from_api)
+}
+
+/// What is dropped from the items of a collection as each page arrives (see [`super::slim`]).
+fn slimmer(coll: Coll) -> &'static (dyn Fn(&mut Value) + Sync) {
+    match coll {
+        Coll::Pods => &super::slim::pod,
+        _ => &|_| {},
+    }
+}
+
+/// The first page of a namespace's collection: its items when it is the whole collection.
+async fn first_page(conn: &Conn, r: &Request, coll: Coll, namespace: &str) -> Answer {
+    let (gv, _, kind, resource) = coll.describe();
+    let limit = r.page().unwrap_or(plan::PAGE_ONE).to_string();
+    let what = What {
+        verb: "list",
+        resource,
+        object: in_ns(namespace),
+    };
+    let mut page = conn
+        .get(&coll.path(Some(namespace)), &[("limit", limit)], what)
+        .await
+        .map_err(FetchError::from_api)?;
+    let more = page
+        .pointer("/metadata/continue")
+        .and_then(Value::as_str)
+        .is_some_and(|c| !c.is_empty());
+    if more {
+        return Ok(Body::MoreThanAPage);
+    }
+    let Some(Value::Array(mut items)) = page.get_mut("items").map(Value::take) else {
+        return Ok(Body::Items(vec![]));
+    };
+    for i in &mut items {
+        slimmer(coll)(i);
+        if let Some(o) = i.as_object_mut() {
+            o.entry("apiVersion").or_insert_with(|| gv.into());
+            o.entry("kind").or_insert_with(|| kind.into());
+        }
+    }
+    Ok(Body::Items(items))
 }
 
 /// GET one object of a collection, with its apiVersion and kind.
@@ -222,7 +269,7 @@ pub fn hpas_of(answers: &Answers, scope: &Scope) -> Result<Vec<HpaNeeds>, FetchE
     };
     let items = match list {
         Ok(Body::Items(items)) => items,
-        Ok(Body::Object(_)) => return Ok(vec![]),
+        Ok(Body::Object(_) | Body::MoreThanAPage) => return Ok(vec![]),
         Err(e) => return Err(e.clone()),
     };
     Ok(items
@@ -285,9 +332,191 @@ pub async fn fetch(
     .await;
     if let Scope::One { name, .. } = scope {
         let h = hpas.iter().find(|h| &h.name == name);
-        if let Some((h, sel)) = h.and_then(|h| Some((h, target_selector(&answers, h)?))) {
-            round(conn, plan::third_round(h, &sel), &mut answers, progress).await;
+        let sel = h.and_then(|h| Some((h, target_selector(&answers, h)?)));
+        if let Some((h, sel)) = &sel {
+            let have = matches!(namespace_pods(&answers, h), Some(Ok(Body::Items(_))));
+            if !have {
+                // Not used (listed by selector next): not held while the pods are read.
+                settle_namespace_lists(&mut answers, h, None);
+            }
+            let third = plan::third_round(h, sel, have);
+            round(conn, third, &mut answers, progress).await;
+        }
+        if let Some(h) = h {
+            settle_namespace_lists(&mut answers, h, sel.map(|(_, s)| s).as_deref());
         }
     }
     Ok((answers, hpas))
+}
+
+/// The first round's page of the namespace's pods, for one HPA.
+fn namespace_pods<'a>(answers: &'a Answers, h: &HpaNeeds) -> Option<&'a Answer> {
+    answers.get(&Request::FirstPage {
+        coll: Coll::Pods,
+        namespace: h.namespace.clone(),
+    })
+}
+
+/// One HPA: the first round's namespace-wide pods and PodMetrics become the answers of the
+/// LISTs by the target's selector (the pods it picks, and their PodMetrics by name, as
+/// metrics-server picks a pod's metrics by its pod), or are dropped when those LISTs were sent
+/// (a namespace of more than a page) or the selector is unknown — so what follows sees exactly
+/// what the LISTs by selector would have answered.
+fn settle_namespace_lists(answers: &mut Answers, h: &HpaNeeds, selector: Option<&str>) {
+    let ns = Some(h.namespace.clone());
+    let first = Request::FirstPage {
+        coll: Coll::Pods,
+        namespace: h.namespace.clone(),
+    };
+    let metrics = Request::List {
+        coll: Coll::PodMetrics,
+        namespace: ns.clone(),
+        label_selector: String::new(),
+        field_selector: String::new(),
+    };
+    let pods = answers.map.remove(&first);
+    let pod_metrics = answers.map.remove(&metrics);
+    let Some(sel) = selector else { return };
+    let by = |coll| Request::List {
+        coll,
+        namespace: ns.clone(),
+        label_selector: sel.to_string(),
+        field_selector: String::new(),
+    };
+    let Some(Ok(Body::Items(pods))) = pods else {
+        return;
+    };
+    if answers.map.contains_key(&by(Coll::Pods)) {
+        return;
+    }
+    let Ok(parsed) = crate::labels::Selector::parse(sel) else {
+        return;
+    };
+    let picked: Vec<Value> = pods
+        .into_iter()
+        .filter(|p| parsed.matches(&labels_of(p)))
+        .collect();
+    let names: BTreeSet<&str> = picked
+        .iter()
+        .filter_map(|p| p.pointer("/metadata/name").and_then(Value::as_str))
+        .collect();
+    if h.uses_resource {
+        let m = pod_metrics.map(|a| match a {
+            Ok(Body::Items(items)) => Ok(Body::Items(
+                items
+                    .into_iter()
+                    .filter(|m| {
+                        let name = m.pointer("/metadata/name").and_then(Value::as_str);
+                        name.is_some_and(|n| names.contains(n))
+                    })
+                    .collect(),
+            )),
+            other => other,
+        });
+        if let Some(m) = m {
+            answers.map.insert(by(Coll::PodMetrics), m);
+        }
+    }
+    answers.map.insert(by(Coll::Pods), Ok(Body::Items(picked)));
+}
+
+/// The labels of an object.
+fn labels_of(v: &Value) -> BTreeMap<String, String> {
+    v.pointer("/metadata/labels")
+        .and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
+                .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn needs(uses_resource: bool) -> HpaNeeds {
+        HpaNeeds {
+            namespace: "shop".into(),
+            name: "web".into(),
+            target_api_version: "apps/v1".into(),
+            target_kind: "Deployment".into(),
+            target_name: "web".into(),
+            uses_resource,
+            metrics: vec![],
+        }
+    }
+
+    fn pod(name: &str, app: &str) -> Value {
+        json!({"kind": "Pod", "metadata": {"name": name, "namespace": "shop", "labels": {"app": app}}})
+    }
+
+    fn by(coll: Coll, sel: &str) -> Request {
+        Request::List {
+            coll,
+            namespace: Some("shop".into()),
+            label_selector: sel.into(),
+            field_selector: String::new(),
+        }
+    }
+
+    fn answers(first: Body) -> Answers {
+        let mut a = Answers::default();
+        let first_page = Request::FirstPage {
+            coll: Coll::Pods,
+            namespace: "shop".into(),
+        };
+        a.map.insert(first_page, Ok(first));
+        let metrics = vec![
+            json!({"metadata": {"name": "web-1"}}),
+            json!({"metadata": {"name": "api-1"}}),
+        ];
+        a.map
+            .insert(by(Coll::PodMetrics, ""), Ok(Body::Items(metrics)));
+        a
+    }
+
+    fn names(a: &Answers, r: &Request) -> Vec<String> {
+        match a.get(r) {
+            Some(Ok(Body::Items(i))) => i
+                .iter()
+                .map(|v| {
+                    v["metadata"]["name"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_string()
+                })
+                .collect(),
+            other => panic!("{r:?}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_whole_first_page_answers_the_lists_by_selector() {
+        let mut a = answers(Body::Items(vec![pod("web-1", "web"), pod("api-1", "api")]));
+        settle_namespace_lists(&mut a, &needs(true), Some("app=web"));
+        assert_eq!(names(&a, &by(Coll::Pods, "app=web")), ["web-1"]);
+        assert_eq!(names(&a, &by(Coll::PodMetrics, "app=web")), ["web-1"]);
+        assert_eq!(a.map.len(), 2, "the namespace-wide answers are gone: {a:?}");
+        // No resource metric: no PodMetrics (as no PodMetrics LIST would have been sent).
+        let mut a = answers(Body::Items(vec![pod("web-1", "web")]));
+        settle_namespace_lists(&mut a, &needs(false), Some("app=web"));
+        assert!(a.get(&by(Coll::PodMetrics, "app=web")).is_none());
+    }
+
+    #[test]
+    fn more_than_a_page_or_no_selector_leaves_only_what_was_listed_by_selector() {
+        let mut a = answers(Body::MoreThanAPage);
+        a.map.insert(
+            by(Coll::Pods, "app=web"),
+            Ok(Body::Items(vec![pod("web-1", "web")])),
+        );
+        settle_namespace_lists(&mut a, &needs(true), Some("app=web"));
+        assert_eq!(a.map.len(), 1);
+        let mut a = answers(Body::Items(vec![pod("web-1", "web")]));
+        settle_namespace_lists(&mut a, &needs(true), None);
+        assert!(a.map.is_empty());
+    }
 }

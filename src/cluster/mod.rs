@@ -14,6 +14,7 @@ pub mod fetch;
 pub mod incluster;
 pub mod plan;
 pub mod progress;
+mod slim;
 pub mod tls;
 
 use std::fmt;

@@ -92,10 +92,9 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
 
 /// Progress on stderr for the text formats, on a terminal.
 fn progress(opts: &ExplainOptions) -> cluster::Progress {
-    cluster::Progress::on_terminal(matches!(
-        opts.output,
-        OutputFormat::Text | OutputFormat::Wide
-    ))
+    cluster::Progress::on_terminal(
+        !opts.kube.quiet && matches!(opts.output, OutputFormat::Text | OutputFormat::Wide),
+    )
 }
 
 /// Live `explain NAME`: fetch → decide and compare → output.

@@ -309,11 +309,11 @@ fn the_number_of_requests_does_not_grow_with_the_number_of_hpas() {
     assert_eq!(bv["items"].as_array().map(Vec::len), Some(50));
     assert_eq!(small, big);
     let want = vec![
-        "GET /api/v1/pods?limit=5000",
-        "GET /apis/apps/v1/deployments?limit=5000",
-        "GET /apis/apps/v1/replicasets?limit=5000",
-        "GET /apis/apps/v1/statefulsets?limit=5000",
-        "GET /apis/autoscaling/v2/horizontalpodautoscalers?limit=5000",
+        "GET /api/v1/pods?limit=5000&resourceVersion=0",
+        "GET /apis/apps/v1/deployments?limit=5000&resourceVersion=0",
+        "GET /apis/apps/v1/replicasets?limit=5000&resourceVersion=0",
+        "GET /apis/apps/v1/statefulsets?limit=5000&resourceVersion=0",
+        "GET /apis/autoscaling/v2/horizontalpodautoscalers?limit=5000&resourceVersion=0",
         "GET /apis/metrics.k8s.io/v1beta1/pods?",
         "GET /version?",
     ];

@@ -158,15 +158,17 @@ fn the_exact_requests_of_one_explain_and_none_writes() {
     let sel = "app=orders";
     // The HPA is read once (the namespace's LIST, which also gives the other HPAs for
     // AmbiguousSelector), the target once (its Deployment: the scale subresource's source).
+    // The namespace's pods fit in the first round's page, so they (and the namespace's
+    // PodMetrics) are selected locally instead of listed again by the target's selector.
     let mut want = vec![
         "GET /apis/apps/v1/namespaces/shop/deployments/orders?".to_string(),
-        format!("GET /api/v1/namespaces/shop/pods?continue=&labelSelector={sel}&limit=500"),
-        format!("GET /apis/metrics.k8s.io/v1beta1/namespaces/shop/pods?labelSelector={sel}"),
+        "GET /api/v1/namespaces/shop/pods?limit=500".into(),
+        "GET /apis/metrics.k8s.io/v1beta1/namespaces/shop/pods?".into(),
         format!("GET /apis/custom.metrics.k8s.io/v1beta2/namespaces/shop/pods/*/http_requests_per_second?labelSelector={sel}"),
         "GET /apis/external.metrics.k8s.io/v1beta1/namespaces/shop/queue_messages_ready?labelSelector=queue=orders".into(),
-        "GET /api/v1/namespaces/shop/events?fieldSelector=involvedObject.kind=HorizontalPodAutoscaler,involvedObject.name=orders,involvedObject.namespace=shop".into(),
+        "GET /api/v1/namespaces/shop/events?fieldSelector=involvedObject.kind=HorizontalPodAutoscaler,involvedObject.name=orders,involvedObject.namespace=shop&resourceVersion=0".into(),
         "GET /version?".into(),
-        "GET /apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers?limit=500".into(),
+        "GET /apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers?limit=500&resourceVersion=0".into(),
     ];
     want.sort();
     // the empty continue of the first page is not sent
@@ -480,11 +482,15 @@ fn pods_are_listed_in_pages() {
     let v = ok_json(&out, "explain big");
     // 75 % of request vs 50 %: ceil(1.5 × 1001) = 1502, within the scale-up limit 2 × 1001
     assert_eq!(v["desiredReplicas"], 1502, "{}", v["verdict"]);
-    let pages: Vec<RecordedRequest> = server
+    // The first round's page of the namespace (no selector) was not the whole namespace:
+    // the pods are then listed by the target's selector, in pages.
+    let (first, pages): (Vec<RecordedRequest>, Vec<RecordedRequest>) = server
         .requests()
         .into_iter()
         .filter(|r| r.path == "/api/v1/namespaces/shop/pods")
-        .collect();
+        .partition(|r| r.query_param("labelSelector").is_none());
+    assert_eq!(first.len(), 1);
+    assert_eq!(first[0].query_param("limit"), Some("500"));
     assert_eq!(pages.len(), 3);
     assert!(pages.iter().all(|r| r.query_param("limit") == Some("500")));
     assert!(pages[1].query_param("continue").is_some());

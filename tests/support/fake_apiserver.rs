@@ -696,9 +696,26 @@ struct Stored {
     plural: String,
     namespaced: bool,
     obj: Value,
+    /// The object serialized, with the resourceVersion it was serialized at: a LIST copies
+    /// these bytes instead of cloning and re-serializing every object (every write to a
+    /// stored object sets a new resourceVersion, which invalidates them).
+    wire: std::cell::RefCell<Option<(String, Bytes)>>,
 }
 
 impl Stored {
+    /// The object as JSON bytes, serialized once per resourceVersion.
+    fn json(&self) -> Bytes {
+        let rv = meta_str(&self.obj, "resourceVersion");
+        let mut wire = self.wire.borrow_mut();
+        match &*wire {
+            Some((at, b)) if at == rv => b.clone(),
+            _ => {
+                let b = Bytes::from(serde_json::to_vec(&self.obj).expect("json"));
+                *wire = Some((rv.to_string(), b.clone()));
+                b
+            }
+        }
+    }
     fn ns(&self) -> &str {
         meta_str(&self.obj, "namespace")
     }
@@ -910,6 +927,7 @@ impl State {
             plural,
             namespaced,
             obj,
+            wire: Default::default(),
         };
         let same = |s: &Stored| {
             s.group == stored.group
@@ -1200,6 +1218,8 @@ enum Reply {
     Text(u16, String),
     /// Code, content type, body, extra headers.
     Raw(u16, &'static str, String, Vec<(&'static str, String)>),
+    /// A JSON body already serialized (a LIST, assembled from each object's bytes).
+    JsonBytes(u16, Vec<u8>),
 }
 
 /// Counts a request in flight while alive.
@@ -1249,6 +1269,9 @@ fn repeat_continue(reply: Reply) -> Reply {
         Reply::Json(c, mut v) if v.get("items").is_some() => {
             v["metadata"]["continue"] = json!("same-token");
             Reply::Json(c, v)
+        }
+        Reply::JsonBytes(c, b) => {
+            repeat_continue(Reply::Json(c, serde_json::from_slice(&b).expect("json")))
         }
         other => other,
     }
@@ -1338,6 +1361,7 @@ async fn handle(
             vec![],
         ),
         Reply::Text(c, t) => (c, "text/plain; charset=utf-8", t.into_bytes(), vec![]),
+        Reply::JsonBytes(c, b) => (c, "application/json", b, vec![]),
         Reply::Raw(c, ct, b, h) => (c, ct, b.into_bytes(), h),
     };
     let mut resp = hyper::Response::builder()
@@ -1767,17 +1791,13 @@ fn list(st: &State, rt: &ResType, ns: &str, rec: &RecordedRequest) -> Reply {
             && labels.matches_labels(&l)
             && fields.matches_fields(o)
     };
-    let mut items: Vec<Value> = st
+    let mut items: Vec<&Stored> = st
         .objects
         .iter()
         .filter(|s| s.group == rt.group && s.version == rt.version && s.plural == rt.plural)
         .filter(|s| keep(&s.obj))
-        .map(|s| s.obj.clone())
         .collect();
-    items.sort_by(|a, b| {
-        (meta_str(a, "namespace"), meta_str(a, "name"))
-            .cmp(&(meta_str(b, "namespace"), meta_str(b, "name")))
-    });
+    items.sort_by(|a, b| (a.ns(), a.name()).cmp(&(b.ns(), b.name())));
     let rv = st.next_rv.to_string();
     let start = match rec.query_param("continue").filter(|c| !c.is_empty()) {
         None => 0,
@@ -1799,7 +1819,7 @@ fn list(st: &State, rt: &ResType, ns: &str, rec: &RecordedRequest) -> Reply {
         .filter(|l| *l > 0)
         .unwrap_or(usize::MAX);
     let total = items.len();
-    let page: Vec<Value> = items.into_iter().skip(start).take(limit).collect();
+    let page: Vec<&Stored> = items.into_iter().skip(start).take(limit).collect();
     let mut meta = json!({"resourceVersion": rv});
     let end = start + page.len();
     if end < total {
@@ -1811,10 +1831,29 @@ fn list(st: &State, rt: &ResType, ns: &str, rec: &RecordedRequest) -> Reply {
     } else {
         format!("{}/{}", rt.group, rt.version)
     };
-    Reply::Json(
-        200,
-        json!({"apiVersion": gv, "kind": format!("{}List", rt.kind), "metadata": meta, "items": page}),
+    list_body(
+        json!({"apiVersion": gv, "kind": format!("{}List", rt.kind), "metadata": meta}),
+        &page,
     )
+}
+
+/// A LIST's JSON: `head` (apiVersion, kind, metadata) and the items' bytes, serialized once
+/// per object (see [`Stored::json`]) — served as fast as a real API server's watch cache
+/// serves a LIST, so the fake does not dominate what it measures.
+fn list_body(head: Value, page: &[&Stored]) -> Reply {
+    let mut body = serde_json::to_vec(&head).expect("json");
+    body.pop(); // the closing brace
+    let wire: Vec<Bytes> = page.iter().map(|s| s.json()).collect();
+    body.reserve(wire.iter().map(|b| b.len() + 1).sum::<usize>() + 12);
+    body.extend_from_slice(b",\"items\":[");
+    for (i, b) in wire.iter().enumerate() {
+        if i > 0 {
+            body.push(b',');
+        }
+        body.extend_from_slice(b);
+    }
+    body.extend_from_slice(b"]}");
+    Reply::JsonBytes(200, body)
 }
 
 fn encode_continue(offset: usize) -> String {

@@ -20,6 +20,7 @@ mod compute_replicas;
 pub mod memory;
 mod metric_sources;
 pub mod model;
+mod name_map;
 pub mod normalize;
 mod reconcile;
 mod rule;

@@ -70,7 +70,7 @@ pub struct Simulation {
     pending_pods: Option<Vec<PodInfo>>,
     record: TickRecord,
     /// The decision of the last sync, whose buffers the next one reuses.
-    decision: Option<Decision>,
+    decision: Option<Box<Decision>>,
     /// The (scale-down, scale-up) tolerances the controller applied at the last sync.
     tolerances: (f64, f64),
 }
@@ -176,6 +176,7 @@ impl Simulation {
                 now,
             );
         }
+        // Boxed: taking it out and putting it back moves a pointer, not the decision.
         let mut decision = self.decision.take().unwrap_or_default();
         evaluate_into(&self.input, &mut decision);
         self.tolerances = (decision.tolerance.down, decision.tolerance.up);

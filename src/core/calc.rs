@@ -884,7 +884,7 @@ fn rebalance<'a>(
     let mut missing_fill_milli = None;
     for name in &g.missing {
         if let Some(v) = missing_fill(frame, ratio, requests, name, version) {
-            samples.insert(*name, assumed(v));
+            samples.insert(name, assumed(v));
             missing_fill_milli = Some(v);
             if let Some(row) = rows.iter_mut().find(|r| &r.pod == name) {
                 row.assumed_milli = Some(v);
@@ -894,7 +894,7 @@ fn rebalance<'a>(
     let mut unready_fill = None;
     if scale_up_with_unready {
         for name in &g.unready {
-            samples.insert(*name, assumed(0));
+            samples.insert(name, assumed(0));
             if let Some(row) = rows.iter_mut().find(|r| &r.pod == name) {
                 row.assumed_milli = Some(0);
             }

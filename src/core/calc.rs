@@ -2,7 +2,8 @@
 //! metrics client's sample extraction, each step recorded for the trace.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+
+use super::name_map::NameMap;
 
 use jiff::{SignedDuration, Timestamp};
 use serde::Serialize;
@@ -219,8 +220,8 @@ fn resource_samples<'a>(
     container: Option<&str>,
     version: KubeVersion,
     namespace: &str,
-) -> Result<BTreeMap<&'a str, Sample>, String> {
-    let mut out = BTreeMap::new();
+) -> Result<NameMap<'a, Sample>, String> {
+    let mut out = Vec::with_capacity(usages.len());
     for m in usages {
         let value = match container {
             None => {
@@ -253,17 +254,17 @@ fn resource_samples<'a>(
             },
         };
         if let Some(value) = value {
-            out.insert(
+            out.push((
                 m.pod.as_str(),
                 Sample {
                     value,
                     timestamp: m.timestamp,
                     window: m.window,
                 },
-            );
+            ));
         }
     }
-    Ok(out)
+    Ok(NameMap::from_entries(out))
 }
 
 /// The classification of the controller's `groupPods`.
@@ -278,7 +279,7 @@ struct Grouping<'a> {
 /// Mirrors `groupPods`: ready, unready, missing (no sample) and ignored pods, with why.
 fn group_pods<'a>(
     pods: &'a [PodInfo],
-    samples: &BTreeMap<&'a str, Sample>,
+    samples: &NameMap<'a, Sample>,
     cpu_rules: bool,
     input: &Input,
 ) -> Grouping<'a> {
@@ -423,18 +424,18 @@ fn pod_requests<'a>(
     resource: &str,
     container: Option<&str>,
     input: &Input,
-) -> Result<BTreeMap<&'a str, i64>, String> {
+) -> Result<NameMap<'a, i64>, String> {
     let version = input.settings.version();
     // The HPA reads pod-level requests only from 1.34 (kubernetes#132430), whatever the gate.
     let pod_level_on = input.settings.feature_gates.pod_level_resources && version.at_least(34);
-    let mut out = BTreeMap::new();
+    let mut out = Vec::with_capacity(pods.len());
     for pod in pods {
         let pod_level_set = pod
             .pod_requests
             .as_ref()
             .is_some_and(|r| r.keys().any(|k| is_pod_level_resource(k)));
         if pod_level_on && pod_level_set && container.is_none() {
-            out.insert(pod.name.as_str(), pod_level_request(pod, resource)?);
+            out.push((pod.name.as_str(), pod_level_request(pod, resource)?));
             continue;
         }
         let mut sum: i64 = 0;
@@ -459,9 +460,9 @@ fn pod_requests<'a>(
                 return Err(format!("container {name} not found in Pod {}", pod.name));
             }
         }
-        out.insert(pod.name.as_str(), sum);
+        out.push((pod.name.as_str(), sum));
     }
-    Ok(out)
+    Ok(NameMap::from_entries(out))
 }
 
 /// `resourcehelpers.PodRequests`: container aggregation (init containers by max), overridden by
@@ -509,14 +510,14 @@ fn pod_level_request(pod: &PodInfo, resource: &str) -> Result<i64, String> {
 
 /// `GetResourceUtilizationRatio`: (ratio, utilization %, raw average).
 fn utilization_ratio(
-    samples: &BTreeMap<&str, Sample>,
-    requests: &BTreeMap<&str, i64>,
+    samples: &NameMap<'_, Sample>,
+    requests: &NameMap<'_, i64>,
     target: i32,
 ) -> Result<(f64, i32, i64), String> {
     let mut total: i128 = 0;
     let mut req_total: i128 = 0;
     let mut n: i128 = 0;
-    for (pod, s) in samples {
+    for (pod, s) in samples.iter() {
         if let Some(r) = requests.get(pod) {
             total += s.value as i128;
             req_total += *r as i128;
@@ -532,7 +533,7 @@ fn utilization_ratio(
 }
 
 /// `GetMetricUsageRatio`: (ratio, average).
-fn usage_ratio(samples: &BTreeMap<&str, Sample>, target: i64) -> (f64, i64) {
+fn usage_ratio(samples: &NameMap<'_, Sample>, target: i64) -> (f64, i64) {
     let total: i128 = samples.values().map(|s| s.value as i128).sum();
     let avg =
         (total / samples.len().max(1) as i128).clamp(i64::MIN as i128, i64::MAX as i128) as i64;
@@ -655,7 +656,7 @@ fn pod_resource_samples<'a>(
     input: &'a Input,
     resource: &str,
     container: Option<&str>,
-) -> Result<BTreeMap<&'a str, Sample>, Failure> {
+) -> Result<NameMap<'a, Sample>, Failure> {
     let failed = |e: &str| {
         fail(format!(
             "unable to get metrics for resource {resource}: {e}"
@@ -670,10 +671,10 @@ fn pod_resource_samples<'a>(
 }
 
 /// Samples of pods the selector did not list.
-fn foreign_samples(input: &Input, samples: &BTreeMap<&str, Sample>) -> usize {
+fn foreign_samples(input: &Input, samples: &NameMap<'_, Sample>) -> usize {
     let listed: std::collections::HashSet<&str> =
         input.pods.iter().map(|p| p.name.as_str()).collect();
-    samples.keys().filter(|k| !listed.contains(**k)).count()
+    samples.keys().filter(|k| !listed.contains(*k)).count()
 }
 
 /// What every pod-average [`Calculation`] of one metric shares.
@@ -764,8 +765,8 @@ impl Frame<'_> {
 
 /// `GetResourceUtilizationRatio` or `GetMetricUsageRatio` over the counted samples.
 fn first_ratio(
-    samples: &BTreeMap<&str, Sample>,
-    requests: Option<&BTreeMap<&str, i64>>,
+    samples: &NameMap<'_, Sample>,
+    requests: Option<&NameMap<'_, i64>>,
     target: i64,
 ) -> Result<FirstRatio, String> {
     Ok(match requests {
@@ -791,8 +792,8 @@ fn first_ratio(
 /// Marks the counted pods and fills in requests and utilization.
 fn annotate_rows(
     rows: &mut [PodRow],
-    samples: &BTreeMap<&str, Sample>,
-    requests: Option<&BTreeMap<&str, i64>>,
+    samples: &NameMap<'_, Sample>,
+    requests: Option<&NameMap<'_, i64>>,
 ) {
     for row in rows {
         row.counted = samples.contains_key(row.pod.as_str());
@@ -844,7 +845,7 @@ fn plain_proposal(frame: &Frame, mut g: Grouping, first: FirstRatio) -> Proposal
 fn missing_fill(
     frame: &Frame,
     ratio: f64,
-    requests: Option<&BTreeMap<&str, i64>>,
+    requests: Option<&NameMap<'_, i64>>,
     pod: &str,
     version: KubeVersion,
 ) -> Option<i64> {
@@ -875,8 +876,8 @@ fn rebalance<'a>(
     input: &Input,
     frame: &Frame,
     g: &Grouping<'a>,
-    mut samples: BTreeMap<&'a str, Sample>,
-    requests: Option<&BTreeMap<&str, i64>>,
+    mut samples: NameMap<'a, Sample>,
+    requests: Option<&NameMap<'_, i64>>,
     first: FirstRatio,
 ) -> CalcResult {
     let version = input.settings.version();
@@ -891,7 +892,7 @@ fn rebalance<'a>(
     let mut missing_fill_milli = None;
     for name in &g.missing {
         if let Some(v) = missing_fill(frame, ratio, requests, name, version) {
-            samples.insert(*name, assumed(v));
+            samples.insert(name, assumed(v));
             missing_fill_milli = Some(v);
             if let Some(row) = rows.iter_mut().find(|r| &r.pod == name) {
                 row.assumed_milli = Some(v);
@@ -901,7 +902,7 @@ fn rebalance<'a>(
     let mut unready_fill = None;
     if scale_up_with_unready {
         for name in &g.unready {
-            samples.insert(*name, assumed(0));
+            samples.insert(name, assumed(0));
             if let Some(row) = rows.iter_mut().find(|r| &r.pod == name) {
                 row.assumed_milli = Some(0);
             }
@@ -970,7 +971,7 @@ fn rebalanced_outcome(frame: &Frame, ratio: f64, rebalance: Rebalance) -> Outcom
 fn pods_metric_samples<'a>(
     metric: &str,
     data: &'a MetricData,
-) -> Result<BTreeMap<&'a str, Sample>, Failure> {
+) -> Result<NameMap<'a, Sample>, Failure> {
     let no_metrics = || {
         fail(format!(
             "unable to get metric {metric}: no metrics returned from custom metrics API"

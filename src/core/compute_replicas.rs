@@ -170,7 +170,7 @@ fn validate_and_parse_selector(
         );
         return Err((Rule::InvalidSelector, "selector is required".to_string()));
     }
-    if let Err(e) = crate::labels::Selector::parse(&scale.selector) {
+    if let Err(e) = parse_selector(&scale.selector) {
         let msg =
             format!("couldn't convert selector into a corresponding internal selector object: {e}");
         ctx.event("Warning", "InvalidSelector", msg.clone());
@@ -208,4 +208,24 @@ fn validate_and_parse_selector(
         format_args!("{msg}"),
     );
     Err((Rule::AmbiguousSelector, msg))
+}
+
+thread_local! {
+    /// The last selector that parsed: `simulate` validates the same one every sync.
+    static LAST_VALID_SELECTOR: std::cell::RefCell<String> =
+        const { std::cell::RefCell::new(String::new()) };
+}
+
+/// Whether `selector` parses (`labels.Parse`), remembering the last one that did.
+fn parse_selector(selector: &str) -> Result<(), crate::labels::SelectorError> {
+    LAST_VALID_SELECTOR.with(|last| {
+        if *last.borrow() == selector {
+            return Ok(());
+        }
+        crate::labels::Selector::parse(selector)?;
+        let mut last = last.borrow_mut();
+        last.clear();
+        last.push_str(selector);
+        Ok(())
+    })
 }

@@ -20,6 +20,7 @@ mod compute_replicas;
 pub mod memory;
 mod metric_sources;
 pub mod model;
+mod name_map;
 pub mod normalize;
 mod reconcile;
 mod rule;
@@ -37,7 +38,7 @@ pub use memory::{HistoryMode, RescaleRecord};
 pub use metric_sources::selector_text;
 pub use model::*;
 pub use normalize::Normalization;
-pub use reconcile::{evaluate, tolerances};
+pub use reconcile::{evaluate, evaluate_into, tolerances};
 pub use rule::Rule;
 pub use settings::{Evidence, FeatureGates, KubeVersion, Settings, SettingsError};
 pub use with_memory::{evaluate_with_memory, DesiredRange, LastSync, MemoryReport, NextChange};
@@ -184,6 +185,13 @@ pub struct Decision {
     pub last_sync: Option<LastSync>,
     /// When a hold by a stabilization window or a rate policy ends.
     pub next_change: Option<NextChange>,
+}
+
+impl Default for Decision {
+    /// An empty decision, before any sync (what [`evaluate_into`] writes over).
+    fn default() -> Decision {
+        reconcile::blank_decision()
+    }
 }
 
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]

@@ -137,7 +137,7 @@ pub fn without_behavior(
     let cutoff = sub(now, downscale_window);
     let mut best = proposal;
     let mut old_index = None;
-    let mut considered = Vec::new();
+    let mut considered = Vec::with_capacity(history.recommendations.len());
     for (i, r) in history.recommendations.iter().enumerate() {
         if r.time < cutoff {
             old_index = Some(i);
@@ -280,7 +280,7 @@ fn stabilize_with_behaviors(
     let mut up_rec = proposal;
     let mut down_rec = proposal;
     let mut old_index = None;
-    let mut considered = Vec::new();
+    let mut considered = Vec::with_capacity(history.recommendations.len());
     for (i, r) in history.recommendations.iter().enumerate() {
         let in_up = r.time > up_cutoff;
         let in_down = r.time > down_cutoff;
@@ -423,7 +423,7 @@ fn rate_limit(
     // Up: Max picks the largest limit; down: Max (biggest change) picks the smallest.
     let pick_largest = (rules.select_policy == SelectPolicy::Max) == up;
     let mut result = if pick_largest { i32::MIN } else { i32::MAX };
-    let mut evals = Vec::new();
+    let mut evals = Vec::with_capacity(rules.policies.len());
     for p in &rules.policies {
         let mut added = change_in_period(&history.scale_up_events, now, p.period_seconds);
         let mut removed = change_in_period(&history.scale_down_events, now, p.period_seconds);

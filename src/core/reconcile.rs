@@ -5,7 +5,7 @@ use super::compute_replicas::compute_replicas_for_metrics;
 use super::model::{History, Input, MetricSpec, Scale};
 use super::normalize::{self, Normalization};
 use super::rule::Rule;
-use super::settings::KubeVersion;
+use super::settings::{KubeVersion, Settings};
 use super::status::{finish, Ctx};
 use super::verdict::{assumptions, deciding_rule, describe_normalization, summary};
 use super::{
@@ -37,15 +37,16 @@ pub fn tolerances(input: &Input) -> Tolerances {
     t
 }
 
-/// One sync in progress: the answer being built and what the controller records.
-struct Sync<'a> {
+/// One sync in progress: the answer being built (over the buffers of an earlier decision) and
+/// what the controller records. The controller's memory is `decision.history.after`, updated in
+/// place.
+struct Sync<'a, 'd> {
     input: &'a Input,
     version: KubeVersion,
     tol: Tolerances,
-    decision: Decision,
+    decision: &'d mut Decision,
     ctx: Ctx,
     metrics: Vec<MetricOutcome>,
-    history: History,
 }
 
 /// Scale to and from zero (HPAScaleToZero, 1.36+).
@@ -69,7 +70,16 @@ struct Desired {
 /// Mirrors `reconcileAutoscaler`: one sync of one HPA. Never fails: what the controller treats
 /// as an error is part of the answer.
 pub fn evaluate(input: &Input) -> Decision {
-    let mut sync = Sync::start(input);
+    let mut d = blank_decision();
+    evaluate_into(input, &mut d);
+    d
+}
+
+/// [`evaluate`], written over `out`: a decision of an earlier sync whose strings and vectors
+/// are reused (for `simulate`, which runs the algorithm hundreds of thousands of times). Every
+/// field of `out` is rewritten; the result is the one [`evaluate`] returns.
+pub fn evaluate_into(input: &Input, out: &mut Decision) {
+    let mut sync = Sync::start(input, out);
     let scale = match &input.scale {
         Err(e) => {
             sync.failed_get_scale(e);
@@ -92,41 +102,27 @@ pub fn evaluate(input: &Input) -> Decision {
     sync.finish()
 }
 
-impl<'a> Sync<'a> {
-    fn start(input: &'a Input) -> Sync<'a> {
+impl<'a, 'd> Sync<'a, 'd> {
+    fn start(input: &'a Input, decision: &'d mut Decision) -> Sync<'a, 'd> {
         let version = input.settings.version();
         // HPAGeneration (1.37): status.observedGeneration and each condition's observedGeneration.
         let generation = input.hpa.generation.filter(|_| version.at_least(37));
         let tol = tolerances(input);
-        let metrics = input
-            .hpa
-            .metrics
-            .iter()
-            .map(|m| MetricOutcome {
-                type_: m.type_name().to_string(),
-                description: None,
-                proposed_replicas: None,
-                error: None,
-                status: None,
-                winner: false,
-                // Every path of the sync sets it (None once the metric is evaluated).
-                skipped: None,
-                calculation: None,
-            })
-            .collect();
+        reset_decision(decision, input, tol, generation);
+        let mut metrics = std::mem::take(&mut decision.metrics);
+        reset_outcomes(&mut metrics, &input.hpa.metrics);
         Sync {
             input,
             version,
-            decision: new_decision(input, tol, generation),
             tol,
-            ctx: Ctx::new(input, generation),
+            ctx: Ctx::new(input, generation, decision),
+            decision,
             metrics,
-            history: input.history.clone(),
         }
     }
 
-    fn finish(self) -> Decision {
-        finish(self.decision, self.ctx, self.metrics, self.history)
+    fn finish(self) {
+        finish(self.decision, self.ctx, self.metrics)
     }
 
     fn skip_all(&mut self, why: &str) {
@@ -334,7 +330,7 @@ impl<'a> Sync<'a> {
         let (hpa, s) = (&input.hpa, &input.settings);
         let (min, max) = (hpa.min_replicas, hpa.max_replicas);
         let window = s.downscale_stabilization;
-        let history = &mut self.history;
+        let history = &mut self.decision.history.after;
         let norm = match &hpa.behavior {
             None => {
                 normalize::without_behavior(history, input.now, window, current, proposal, min, max)
@@ -389,7 +385,13 @@ impl<'a> Sync<'a> {
             format!("New size: {to}; reason: {}", desired.reason),
         );
         if let Some(b) = &input.hpa.behavior {
-            normalize::store_scale_event(&mut self.history, b, input.now, current, to);
+            normalize::store_scale_event(
+                &mut self.decision.history.after,
+                b,
+                input.now,
+                current,
+                to,
+            );
         }
         if zero.gate {
             if current > 0 && to == 0 && min == 0 && zero.has_obj_ext {
@@ -417,7 +419,7 @@ impl<'a> Sync<'a> {
 
     /// Mirrors `setStatus`' desiredReplicas, and the verdict's action and sentence.
     fn conclude(&mut self, current: i32, final_desired: i32, reason: &str) {
-        let d = &mut self.decision;
+        let d = &mut *self.decision;
         d.desired_replicas = Some(final_desired);
         d.status.desired_replicas = Some(final_desired);
         d.verdict.action = match final_desired.cmp(&current) {
@@ -433,28 +435,25 @@ impl<'a> Sync<'a> {
     }
 }
 
-/// The decision before the sync starts: nothing read yet.
-fn new_decision(input: &Input, tol: Tolerances, generation: Option<i64>) -> Decision {
-    let hpa = &input.hpa;
-    let full = input.detail == super::Detail::Full;
+/// An empty decision, before any sync: what [`evaluate_into`] writes over.
+pub(super) fn blank_decision() -> Decision {
     Decision {
-        namespace: hpa.namespace.clone(),
-        name: hpa.name.clone(),
+        namespace: String::new(),
+        name: String::new(),
         target: TargetRef {
-            kind: hpa.target_kind.clone(),
-            name: hpa.target_name.clone(),
+            kind: String::new(),
+            name: String::new(),
         },
-        now: input.now,
+        now: jiff::Timestamp::UNIX_EPOCH,
         current_replicas: None,
         desired_replicas: None,
         desired_range: None,
-        min_replicas: hpa.min_replicas,
-        max_replicas: hpa.max_replicas,
+        min_replicas: 0,
+        max_replicas: 0,
         verdict: Verdict {
             action: Action::CannotScale,
             from: None,
             to: None,
-            // Every path of the sync sets the rule; until the scale is read, nothing else applies.
             decided_by: Rule::FailedGetScale,
             summary: String::new(),
         },
@@ -466,30 +465,118 @@ fn new_decision(input: &Input, tol: Tolerances, generation: Option<i64>) -> Deci
         events: vec![],
         status: StatusOut {
             current_replicas: None,
-            desired_replicas: hpa.status.as_ref().map(|s| s.desired_replicas),
+            desired_replicas: None,
             current_metrics: vec![],
-            last_scale_time: hpa
-                .status
-                .as_ref()
-                .and_then(|s| s.last_scale_time.as_ref())
-                .map(|t| t.0),
-            observed_generation: generation,
+            last_scale_time: None,
+            observed_generation: None,
         },
         steps: vec![],
-        tolerance: tol,
-        behavior: hpa.behavior.clone(),
-        settings: input.settings.clone(),
-        assumptions: if full { assumptions(input) } else { vec![] },
+        tolerance: Tolerances {
+            down: 0.0,
+            up: 0.0,
+            legacy_abs: false,
+            source: "",
+        },
+        behavior: None,
+        settings: Settings::default(),
+        assumptions: vec![],
         history: HistoryOut {
-            given: if full {
-                input.history.clone()
-            } else {
-                History::default()
-            },
+            given: History::default(),
             after: History::default(),
         },
         memory: None,
         last_sync: None,
         next_change: None,
+    }
+}
+
+/// The decision before the sync starts: nothing read yet. Written over `d` in place, reusing
+/// its buffers; the controller's memory (`history.after`) starts as the given one.
+fn reset_decision(d: &mut Decision, input: &Input, tol: Tolerances, generation: Option<i64>) {
+    let hpa = &input.hpa;
+    let full = input.detail == super::Detail::Full;
+    d.namespace.clone_from(&hpa.namespace);
+    d.name.clone_from(&hpa.name);
+    d.target.kind.clone_from(&hpa.target_kind);
+    d.target.name.clone_from(&hpa.target_name);
+    d.now = input.now;
+    d.current_replicas = None;
+    d.desired_replicas = None;
+    d.desired_range = None;
+    d.min_replicas = hpa.min_replicas;
+    d.max_replicas = hpa.max_replicas;
+    d.verdict.action = Action::CannotScale;
+    d.verdict.from = None;
+    d.verdict.to = None;
+    // Every path of the sync sets the rule; until the scale is read, nothing else applies.
+    d.verdict.decided_by = Rule::FailedGetScale;
+    d.verdict.summary.clear();
+    d.proposal = None;
+    d.rescale_reason = None;
+    d.normalization = None;
+    d.status.current_replicas = None;
+    d.status.desired_replicas = hpa.status.as_ref().map(|s| s.desired_replicas);
+    d.status.last_scale_time = hpa
+        .status
+        .as_ref()
+        .and_then(|s| s.last_scale_time.as_ref())
+        .map(|t| t.0);
+    d.status.observed_generation = generation;
+    d.tolerance = tol;
+    if d.behavior != hpa.behavior {
+        d.behavior.clone_from(&hpa.behavior);
+    }
+    if d.settings != input.settings {
+        d.settings.clone_from(&input.settings);
+    }
+    if full {
+        d.assumptions = assumptions(input);
+        copy_history(&mut d.history.given, &input.history);
+    } else {
+        d.assumptions.clear();
+        copy_history(&mut d.history.given, &History::default());
+    }
+    copy_history(&mut d.history.after, &input.history);
+    d.memory = None;
+    d.last_sync = None;
+    d.next_change = None;
+}
+
+/// `*to = from.clone()`, reusing `to`'s vectors.
+fn copy_history(to: &mut History, from: &History) {
+    to.recommendations.clone_from(&from.recommendations);
+    to.scale_up_events.clone_from(&from.scale_up_events);
+    to.scale_down_events.clone_from(&from.scale_down_events);
+}
+
+/// One outcome per `spec.metrics` entry, nothing evaluated yet (reusing `out`'s strings).
+fn reset_outcomes(out: &mut Vec<MetricOutcome>, specs: &[MetricSpec]) {
+    out.truncate(specs.len());
+    for (i, m) in specs.iter().enumerate() {
+        if i == out.len() {
+            out.push(MetricOutcome {
+                type_: String::new(),
+                description: None,
+                proposed_replicas: None,
+                error: None,
+                status: None,
+                winner: false,
+                skipped: None,
+                calculation: None,
+            });
+        }
+        let o = &mut out[i];
+        if o.type_ != m.type_name() {
+            o.type_.clear();
+            o.type_.push_str(m.type_name());
+        }
+        o.description = None;
+        o.proposed_replicas = None;
+        o.error = None;
+        o.status = None;
+        o.winner = false;
+        // Every path of the sync sets it (None once the metric is evaluated).
+        o.skipped = None;
+        o.calculation = None;
     }
 }

@@ -6,7 +6,7 @@ use std::fmt::{self, Write};
 use jiff::Timestamp;
 use k8s_openapi::api::autoscaling::v2 as hpa_v2;
 
-use super::model::{Detail, History, Input};
+use super::model::{Detail, Input};
 use super::{Condition, Decision, Event, MetricOutcome, Step};
 
 /// The conditions, events and steps of one sync, as it goes.
@@ -22,13 +22,20 @@ pub(super) struct Ctx {
 }
 
 impl Ctx {
-    /// Starts from the conditions of the HPA's last status.
-    pub(super) fn new(input: &Input, generation: Option<i64>) -> Ctx {
+    /// Starts from the conditions of the HPA's last status, in the buffers of `d` (a decision
+    /// of an earlier sync, see [`finish`]).
+    pub(super) fn new(input: &Input, generation: Option<i64>, d: &mut Decision) -> Ctx {
+        let mut conditions = std::mem::take(&mut d.conditions);
+        previous_conditions(input, &mut conditions);
+        let mut events = std::mem::take(&mut d.events);
+        events.clear();
+        let mut steps = std::mem::take(&mut d.steps);
+        steps.clear();
         Ctx {
             narrate: input.detail == Detail::Full,
-            conditions: previous_conditions(input),
-            events: vec![],
-            steps: vec![],
+            conditions,
+            events,
+            steps,
             now: input.now,
             generation,
         }
@@ -107,43 +114,48 @@ fn replace(s: &mut String, new: &str) {
     }
 }
 
-/// The conditions of the HPA's last status, as this sync starts from them.
-fn previous_conditions(input: &Input) -> Vec<Condition> {
-    let Some(cs) = input
+/// The conditions of the HPA's last status, as this sync starts from them (written over `out`,
+/// reusing its strings).
+fn previous_conditions(input: &Input, out: &mut Vec<Condition>) {
+    let cs = input
         .hpa
         .status
         .as_ref()
-        .and_then(|st| st.conditions.as_ref())
-    else {
-        return vec![];
-    };
-    cs.iter()
-        .map(|c| Condition {
-            type_: c.type_.clone(),
-            status: c.status.clone(),
-            reason: c.reason.clone().unwrap_or_default(),
-            message: c.message.clone().unwrap_or_default(),
-            last_transition_time: c.last_transition_time.as_ref().map(|t| t.0),
-            observed_generation: None,
-            set_this_sync: false,
-        })
-        .collect()
+        .and_then(|st| st.conditions.as_deref())
+        .unwrap_or_default();
+    out.truncate(cs.len());
+    for (i, c) in cs.iter().enumerate() {
+        if i == out.len() {
+            out.push(Condition {
+                type_: String::new(),
+                status: String::new(),
+                reason: String::new(),
+                message: String::new(),
+                last_transition_time: None,
+                observed_generation: None,
+                set_this_sync: false,
+            });
+        }
+        let o = &mut out[i];
+        replace(&mut o.type_, &c.type_);
+        replace(&mut o.status, &c.status);
+        replace(&mut o.reason, c.reason.as_deref().unwrap_or_default());
+        replace(&mut o.message, c.message.as_deref().unwrap_or_default());
+        o.last_transition_time = c.last_transition_time.as_ref().map(|t| t.0);
+        o.observed_generation = None;
+        o.set_this_sync = false;
+    }
 }
 
 /// Mirrors `setCurrentReplicasAndMetricsInStatus`: the metric statuses of the metrics evaluated,
-/// with the conditions, events, steps and the memory after this sync.
-pub(super) fn finish(
-    mut d: Decision,
-    ctx: Ctx,
-    metrics: Vec<MetricOutcome>,
-    history: History,
-) -> Decision {
+/// with the conditions, events, steps and the memory after this sync (already in
+/// `d.history.after`), written into `d`.
+pub(super) fn finish(d: &mut Decision, ctx: Ctx, mut metrics: Vec<MetricOutcome>) {
     let brief = !ctx.narrate;
-    let mut metrics = metrics;
-    d.status.current_metrics = metrics
-        .iter_mut()
-        .filter(|m| m.skipped.is_none())
-        .map(|m| {
+    d.status.current_metrics.clear();
+    d.status
+        .current_metrics
+        .extend(metrics.iter_mut().filter(|m| m.skipped.is_none()).map(|m| {
             // Brief: moved rather than copied (a brief decision's metrics carry no status).
             let status = if brief {
                 m.status.take()
@@ -154,12 +166,9 @@ pub(super) fn finish(
                 type_: String::new(),
                 ..Default::default()
             })
-        })
-        .collect();
+        }));
     d.metrics = metrics;
     d.conditions = ctx.conditions;
     d.events = ctx.events;
     d.steps = ctx.steps;
-    d.history.after = history;
-    d
 }

@@ -1,6 +1,8 @@
 //! The tick loop: each sync builds the core's [`Input`] from the world, calls
-//! [`core::evaluate`](crate::core::evaluate), sets the replicas it decides and carries its
-//! history (`decision.history.after`) into the next sync. No algorithm lives here.
+//! [`core::evaluate_into`](crate::core::evaluate_into) (the controller's algorithm, as `explain`
+//! runs it, written over the decision of the last sync so that its buffers are reused), sets
+//! the replicas it decides and carries its history (`decision.history.after`) into the next
+//! sync. No algorithm lives here, and a sync allocates nothing while the pods stay the same.
 
 use jiff::{SignedDuration, Timestamp};
 use k8s_openapi::api::autoscaling::v2 as hpa_v2;
@@ -8,7 +10,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use serde::Serialize;
 
 use super::world::{bind, Binding, Load, Truth, World};
-use crate::core::{evaluate, Action, Calculation, Decision, Detail, Input, PodInfo, Scale};
+use crate::core::{evaluate_into, Action, Calculation, Decision, Detail, Input, PodInfo, Scale};
 
 /// One metric's numbers at one tick, as the controller saw them.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -67,6 +69,8 @@ pub struct Simulation {
     /// for tick 0, so it equals `explain`).
     pending_pods: Option<Vec<PodInfo>>,
     record: TickRecord,
+    /// The decision of the last sync, whose buffers the next one reuses.
+    decision: Option<Box<Decision>>,
     /// The (scale-down, scale-up) tolerances the controller applied at the last sync.
     tolerances: (f64, f64),
 }
@@ -116,6 +120,7 @@ impl Simulation {
             tick: 0,
             pending_pods,
             record: TickRecord::default(),
+            decision: None,
         })
     }
 
@@ -171,7 +176,9 @@ impl Simulation {
                 now,
             );
         }
-        let decision = evaluate(&self.input);
+        // Boxed: taking it out and putting it back moves a pointer, not the decision.
+        let mut decision = self.decision.take().unwrap_or_default();
+        evaluate_into(&self.input, &mut decision);
         self.tolerances = (decision.tolerance.down, decision.tolerance.up);
         let hpa = &self.input.hpa;
         let truth = self.world.truth(
@@ -185,7 +192,8 @@ impl Simulation {
         );
         let desired = decision.desired_replicas.unwrap_or(current);
         self.fill_record(&decision, now, current, desired, truth);
-        self.carry_over(decision, desired);
+        self.carry_over(&mut decision, desired);
+        self.decision = Some(decision);
 
         if let Some(pods) = self.pending_pods.take() {
             self.input.pods = pods;
@@ -259,7 +267,7 @@ impl Simulation {
     }
 
     /// What the controller keeps for the next sync: its memory and the HPA status it wrote.
-    fn carry_over(&mut self, d: Decision, desired: i32) {
+    fn carry_over(&mut self, d: &mut Decision, desired: i32) {
         let rescaled = d.status.last_scale_time.is_some()
             && d.status.last_scale_time
                 != self
@@ -311,7 +319,8 @@ impl Simulation {
                     .collect(),
             );
         }
-        self.input.history = d.history.after;
+        // Swapped, not copied: the next sync copies it back into the decision's buffers.
+        std::mem::swap(&mut self.input.history, &mut d.history.after);
     }
 }
 

@@ -419,7 +419,8 @@ impl World {
     }
 
     /// Fill `input.pods`' conditions, `input.pod_metrics` and `input.metric_data` for `now`,
-    /// `t0` being the start of the simulation (signal time 0).
+    /// `t0` being the start of the simulation (signal time 0). Reuses the buffers of the last
+    /// sync: nothing is allocated while the pods stay the same.
     pub fn fill(
         &mut self,
         input: &mut Input,
@@ -430,203 +431,222 @@ impl World {
     ) {
         self.update_pods(&mut input.pods, now);
         let tau = now - self.params.metrics_lag;
-        let t = tau.duration_since(t0).as_secs_f64();
-        let window = self.params.metrics_window;
-        let n = self.lives.len();
-        let sampled = |l: &PodLife| l.created + window <= tau;
         // Pods removed before the sample's time no longer matter.
         self.gone.retain(|g| g.removed > tau);
-        let mut ready_tau = std::mem::take(&mut self.ready_tau);
-        ready_tau.clear();
-        ready_tau.extend(self.lives.iter().map(|l| l.ready_at <= tau));
-        // The demand of time tau was served by the pods Ready then, removed ones included.
-        let n_ready = self.served_at(tau);
+        self.ready_tau.clear();
+        self.ready_tau
+            .extend(self.lives.iter().map(|l| l.ready_at <= tau));
+        let at = SampleTime {
+            tau,
+            t: tau.duration_since(t0).as_secs_f64(),
+            window: self.params.metrics_window,
+            // The demand of time tau was served by the pods Ready then, removed ones included.
+            served: self.served_at(tau),
+        };
+        self.fill_resource_metrics(input, loads, bindings, &at);
+        self.fill_custom_metrics(input, loads, bindings, &at);
+    }
 
-        // Per pod, the value of load `li` at tau (milli).
+    /// Whether pod `l` has a sample at `at` (it has run for one metrics window).
+    fn sampled(l: &PodLife, at: &SampleTime) -> bool {
+        l.created + at.window <= at.tau
+    }
+
+    /// Per pod, the value of load `li` at the sample time (milli), into `self.shares`.
+    fn compute_shares(&mut self, load: &Load, at: &SampleTime) {
         let shares = &mut self.shares;
-        let per_pod = |li: usize, shares: &mut Vec<i64>| {
-            shares.clear();
-            let l = &loads[li];
-            let v = (l.signal.value_at(t) * 1000.0).round() as i64;
-            match l.kind {
-                LoadKind::Demand => {
-                    let (q, mut r) = if n_ready > 0 {
-                        (v / n_ready as i64, v % n_ready as i64)
+        shares.clear();
+        let v = (load.signal.value_at(at.t) * 1000.0).round() as i64;
+        match load.kind {
+            LoadKind::Demand => {
+                let n = at.served as i64;
+                let (q, mut r) = if n > 0 { (v / n, v % n) } else { (0, 0) };
+                for ready in &self.ready_tau {
+                    if *ready {
+                        shares.push(q + i64::from(r > 0));
+                        r -= 1;
                     } else {
-                        (0, 0)
-                    };
-                    for ready in &ready_tau {
-                        if *ready {
-                            shares.push(q + i64::from(r > 0));
-                            r -= 1;
-                        } else {
-                            shares.push(0);
-                        }
+                        shares.push(0);
                     }
                 }
-                _ => shares.extend(std::iter::repeat_n(v, n)),
             }
-        };
+            _ => shares.extend(std::iter::repeat_n(v, self.lives.len())),
+        }
+    }
 
-        // Resource metrics: one PodUsage per sampled pod.
+    /// Resource metrics: one PodUsage per sampled pod, each container's share of every
+    /// resource that has a load.
+    fn fill_resource_metrics(
+        &mut self,
+        input: &mut Input,
+        loads: &[Load],
+        bindings: &[Binding],
+        at: &SampleTime,
+    ) {
         let mut usages =
             std::mem::replace(&mut input.pod_metrics, Ok(Vec::new())).unwrap_or_default();
-        let sampled_count = self.lives.iter().filter(|l| sampled(l)).count();
+        let sampled_count = self.lives.iter().filter(|l| Self::sampled(l, at)).count();
         usages.truncate(sampled_count);
-        let mut resource_loads: Vec<(&str, usize)> = Vec::new();
-        for b in bindings {
-            if let Binding::Resource { resource, load, .. } = b {
-                if !resource_loads.iter().any(|(r, _)| r == resource) {
-                    resource_loads.push((resource, *load));
-                }
+        let resources = bindings.iter().filter_map(|b| match b {
+            Binding::Resource { resource, load, .. } => Some((resource.as_str(), *load)),
+            _ => None,
+        });
+        let mut aligned = false;
+        for (i, (resource, li)) in resources.clone().enumerate() {
+            // A resource bound twice (Resource and ContainerResource) is filled once.
+            if resources.clone().take(i).any(|(r, _)| r == resource) {
+                continue;
             }
-        }
-        if !resource_loads.is_empty() {
-            let mut k = 0;
-            for (p, l) in input.pods.iter().zip(&self.lives) {
-                if !sampled(l) {
-                    continue;
-                }
-                if k == usages.len() {
-                    usages.push(PodUsage {
-                        pod: String::new(),
-                        timestamp: tau,
-                        window,
-                        containers: Vec::new(),
-                    });
-                }
-                let u = &mut usages[k];
-                k += 1;
-                if u.pod != p.name {
-                    u.pod.clone_from(&p.name);
-                }
-                u.timestamp = tau;
-                u.window = window;
-                if u.containers.len() != p.containers.len()
-                    || u.containers
-                        .iter()
-                        .zip(&p.containers)
-                        .any(|(a, b)| a.0 != b.name)
-                {
-                    u.containers = p
-                        .containers
-                        .iter()
-                        .map(|c| (c.name.clone(), BTreeMap::new()))
-                        .collect();
-                }
+            if !aligned {
+                self.align_usages(&input.pods, &mut usages, at);
+                aligned = true;
             }
-            for (resource, li) in &resource_loads {
-                per_pod(*li, shares);
-                let split: &[f64] = self
-                    .splits
-                    .get(*resource)
-                    .map(Vec::as_slice)
-                    .unwrap_or(&[1.0]);
-                let mut k = 0;
-                for (i, l) in self.lives.iter().enumerate() {
-                    if !sampled(l) {
-                        continue;
-                    }
-                    let mut total = shares[i];
-                    if *resource == "cpu" && tau < l.created + self.params.startup_burst {
-                        total += self.params.startup_cpu_milli;
-                    }
-                    let u = &mut usages[k];
-                    k += 1;
-                    let mut left = total;
-                    let last = u.containers.len().saturating_sub(1);
-                    for (ci, (_, map)) in u.containers.iter_mut().enumerate() {
-                        let v = if ci == last {
-                            left
-                        } else {
-                            let v = (total as f64 * split.get(ci).copied().unwrap_or(0.0)).floor()
-                                as i64;
-                            left -= v;
-                            v
-                        };
-                        match map.get_mut(*resource) {
-                            Some(x) => *x = v,
-                            None => {
-                                map.insert(resource.to_string(), v);
-                            }
-                        }
-                    }
-                }
-            }
+            self.compute_shares(&loads[li], at);
+            self.write_usage(&mut usages, resource, at);
         }
         input.pod_metrics = Ok(usages);
+    }
 
-        // Custom and external metrics.
+    /// One PodUsage per sampled pod, in pod order, with the pod's containers (kept from the
+    /// last sync when they are the same).
+    fn align_usages(&self, pods: &[PodInfo], usages: &mut Vec<PodUsage>, at: &SampleTime) {
+        let mut k = 0;
+        for (p, l) in pods.iter().zip(&self.lives) {
+            if !Self::sampled(l, at) {
+                continue;
+            }
+            if k == usages.len() {
+                usages.push(PodUsage {
+                    pod: String::new(),
+                    timestamp: at.tau,
+                    window: at.window,
+                    containers: Vec::new(),
+                });
+            }
+            let u = &mut usages[k];
+            k += 1;
+            if u.pod != p.name {
+                u.pod.clone_from(&p.name);
+            }
+            u.timestamp = at.tau;
+            u.window = at.window;
+            if u.containers.len() != p.containers.len()
+                || u.containers
+                    .iter()
+                    .zip(&p.containers)
+                    .any(|(a, b)| a.0 != b.name)
+            {
+                u.containers = p
+                    .containers
+                    .iter()
+                    .map(|c| (c.name.clone(), BTreeMap::new()))
+                    .collect();
+            }
+        }
+    }
+
+    /// Each sampled pod's share of `resource` (plus the start-up burst for cpu), split across
+    /// its containers in proportion to their requests.
+    fn write_usage(&self, usages: &mut [PodUsage], resource: &str, at: &SampleTime) {
+        let split: &[f64] = self
+            .splits
+            .get(resource)
+            .map(Vec::as_slice)
+            .unwrap_or(&[1.0]);
+        let mut k = 0;
+        for (i, l) in self.lives.iter().enumerate() {
+            if !Self::sampled(l, at) {
+                continue;
+            }
+            let mut total = self.shares[i];
+            if resource == "cpu" && at.tau < l.created + self.params.startup_burst {
+                total += self.params.startup_cpu_milli;
+            }
+            let u = &mut usages[k];
+            k += 1;
+            let mut left = total;
+            let last = u.containers.len().saturating_sub(1);
+            for (ci, (_, map)) in u.containers.iter_mut().enumerate() {
+                let v = if ci == last {
+                    left
+                } else {
+                    let v = (total as f64 * split.get(ci).copied().unwrap_or(0.0)).floor() as i64;
+                    left -= v;
+                    v
+                };
+                match map.get_mut(resource) {
+                    Some(x) => *x = v,
+                    None => {
+                        map.insert(resource.to_string(), v);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Custom and external metrics: the Pods metrics' per-pod samples, the Object and External
+    /// metrics' values.
+    fn fill_custom_metrics(
+        &mut self,
+        input: &mut Input,
+        loads: &[Load],
+        bindings: &[Binding],
+        at: &SampleTime,
+    ) {
         for (mi, b) in bindings.iter().enumerate() {
             let Some(slot) = input.metric_data.get_mut(mi) else {
                 continue;
             };
             match b {
                 Binding::Pods { load, .. } => {
-                    per_pod(*load, shares);
-                    let mut items = match std::mem::take(slot) {
-                        MetricData::Pods(Ok(v)) => v,
-                        _ => Vec::new(),
-                    };
-                    items.truncate(sampled_count);
-                    let mut k = 0;
-                    for (i, (p, l)) in input.pods.iter().zip(&self.lives).enumerate() {
-                        if !sampled(l) {
-                            continue;
-                        }
-                        if k == items.len() {
-                            items.push(MetricSample {
-                                name: String::new(),
-                                value: 0,
-                                timestamp: tau,
-                                window,
-                            });
-                        }
-                        let s = &mut items[k];
-                        k += 1;
-                        if s.name != p.name {
-                            s.name.clone_from(&p.name);
-                        }
-                        s.value = shares[i];
-                        s.timestamp = tau;
-                        s.window = window;
-                    }
-                    *slot = MetricData::Pods(Ok(items));
+                    self.compute_shares(&loads[*load], at);
+                    self.write_pods_metric(&input.pods, slot, at);
                 }
                 Binding::Object { load, .. } | Binding::External { load, .. } => {
-                    let value = (loads[*load].signal.value_at(t) * 1000.0).round() as i64;
+                    let value = (loads[*load].signal.value_at(at.t) * 1000.0).round() as i64;
                     let name = match &input.hpa.metrics[mi] {
                         MetricSpec::Object { object, .. } => object,
                         MetricSpec::External { metric, .. } => metric,
                         _ => continue,
                     };
-                    let sample = |name: &String| MetricSample {
-                        name: name.clone(),
-                        value,
-                        timestamp: tau,
-                        window,
-                    };
-                    match (b, &mut *slot) {
-                        (Binding::Object { .. }, MetricData::Object(Ok(s))) if s.name == *name => {
-                            s.value = value;
-                            s.timestamp = tau;
-                            s.window = window;
-                        }
-                        (Binding::External { .. }, MetricData::External(Ok(v)))
-                            if v.len() == 1 && v[0].name == *name =>
-                        {
-                            v[0].value = value;
-                            v[0].timestamp = tau;
-                            v[0].window = window;
-                        }
-                        (Binding::Object { .. }, _) => *slot = MetricData::Object(Ok(sample(name))),
-                        _ => *slot = MetricData::External(Ok(vec![sample(name)])),
-                    }
+                    write_value_metric(slot, b, name, value, at);
                 }
                 _ => {}
             }
         }
-        self.ready_tau = ready_tau;
+    }
+
+    /// A Pods metric: one sample per sampled pod, from `self.shares`.
+    fn write_pods_metric(&self, pods: &[PodInfo], slot: &mut MetricData, at: &SampleTime) {
+        let mut items = match std::mem::take(slot) {
+            MetricData::Pods(Ok(v)) => v,
+            _ => Vec::new(),
+        };
+        let sampled_count = self.lives.iter().filter(|l| Self::sampled(l, at)).count();
+        items.truncate(sampled_count);
+        let mut k = 0;
+        for (i, (p, l)) in pods.iter().zip(&self.lives).enumerate() {
+            if !Self::sampled(l, at) {
+                continue;
+            }
+            if k == items.len() {
+                items.push(MetricSample {
+                    name: String::new(),
+                    value: 0,
+                    timestamp: at.tau,
+                    window: at.window,
+                });
+            }
+            let s = &mut items[k];
+            k += 1;
+            if s.name != p.name {
+                s.name.clone_from(&p.name);
+            }
+            s.value = self.shares[i];
+            s.timestamp = at.tau;
+            s.window = at.window;
+        }
+        *slot = MetricData::Pods(Ok(items));
     }
 
     /// The truth at `now` (signal time `now - t0`): Ready pods, the replicas needed, and
@@ -757,6 +777,49 @@ impl World {
                 pods.remove(i);
             }
         }
+    }
+}
+
+/// The time a sync's samples describe.
+struct SampleTime {
+    /// `now - metricsLag`.
+    tau: Timestamp,
+    /// Signal time of `tau`, seconds.
+    t: f64,
+    window: SignedDuration,
+    /// Pods that served the load at `tau`.
+    served: usize,
+}
+
+/// An Object or External metric's value, written in place when the slot already holds it.
+fn write_value_metric(
+    slot: &mut MetricData,
+    b: &Binding,
+    name: &String,
+    value: i64,
+    at: &SampleTime,
+) {
+    let sample = |name: &String| MetricSample {
+        name: name.clone(),
+        value,
+        timestamp: at.tau,
+        window: at.window,
+    };
+    match (b, &mut *slot) {
+        (Binding::Object { .. }, MetricData::Object(Ok(s))) if s.name == *name => {
+            s.value = value;
+            s.timestamp = at.tau;
+            s.window = at.window;
+        }
+        (Binding::External { .. }, MetricData::External(Ok(v)))
+            if v.len() == 1 && v[0].name == *name =>
+        {
+            v[0].value = value;
+            v[0].timestamp = at.tau;
+            v[0].window = at.window;
+        }
+        (Binding::Object { .. }, _) => *slot = MetricData::Object(Ok(sample(name))),
+        _ => *slot = MetricData::External(Ok(vec![sample(name)])),
     }
 }
 

@@ -19,4 +19,5 @@ mod packaging;
 mod release;
 mod simulate;
 mod simulate_backtest;
+mod simulate_regression;
 mod snapshot_inputs;

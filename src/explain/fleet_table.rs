@@ -36,7 +36,7 @@ pub fn render(items: &[FleetItem], opts: &ExplainOptions, notes: &[String]) -> S
     for n in notes {
         out += &wrap(n, width, "note: ", "      ");
     }
-    out += &footer(items.len(), wide, width);
+    out += &footer(items.len(), wide, width, &left_out(items, opts, all_ns));
     out
 }
 
@@ -123,12 +123,63 @@ fn column_widths(header: &[&str], rows: &[Vec<String>]) -> Vec<usize> {
     widths
 }
 
+/// Columns the text leaves out, in this order, while the table (its REASON cut to the least it
+/// keeps) is wider than the terminal; `-o wide` shows every column.
+const DROPPABLE: [&str; 4] = ["TARGET", "MIN/MAX", "WARNINGS", "CURRENT"];
+
+/// The columns left out of the text table so that it fits `opts.width` (none in `-o wide`).
+pub fn left_out(items: &[FleetItem], opts: &ExplainOptions, all_ns: bool) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    if opts.output == OutputFormat::Wide {
+        return out;
+    }
+    let header = headers(all_ns);
+    let rows: Vec<Vec<String>> = items.iter().map(|i| cells(i, all_ns)).collect();
+    let widths = column_widths(&header, &rows);
+    let least = |out: &[&str]| -> usize {
+        header
+            .iter()
+            .zip(&widths)
+            .filter(|(h, _)| !out.contains(*h))
+            .map(|(h, w)| match *h {
+                "REASON" => (*w).min(MIN_REASON),
+                _ => w + GAP,
+            })
+            .sum()
+    };
+    for col in DROPPABLE {
+        if least(&out) <= opts.width.max(MIN_WIDTH) {
+            break;
+        }
+        out.push(col);
+    }
+    out
+}
+
 /// The rows of `items` (the header unless `--no-headers`), each line ending in a newline.
 pub fn table(items: &[FleetItem], opts: &ExplainOptions, all_ns: bool) -> String {
     let wide = opts.output == OutputFormat::Wide;
-    let header = headers(all_ns);
-    let reason_col = header.len() - 2;
-    let mut rows: Vec<Vec<String>> = items.iter().map(|i| cells(i, all_ns)).collect();
+    let dropped = left_out(items, opts, all_ns);
+    let keep: Vec<bool> = headers(all_ns)
+        .iter()
+        .map(|h| !dropped.contains(h))
+        .collect();
+    let header: Vec<&str> = headers(all_ns)
+        .into_iter()
+        .filter(|h| !dropped.contains(h))
+        .collect();
+    let reason_col = header.iter().position(|h| *h == "REASON").unwrap_or(0);
+    let mut rows: Vec<Vec<String>> = items
+        .iter()
+        .map(|i| {
+            cells(i, all_ns)
+                .into_iter()
+                .zip(&keep)
+                .filter(|(_, k)| **k)
+                .map(|(c, _)| c)
+                .collect()
+        })
+        .collect();
     let room = reason_room(&column_widths(&header, &rows), reason_col, opts.width);
     if !wide {
         for (r, i) in rows.iter_mut().zip(items) {
@@ -222,14 +273,21 @@ fn problems(items: &[FleetItem], wide: bool, width: usize) -> String {
     out
 }
 
-fn footer(count: usize, wide: bool, width: usize) -> String {
+fn footer(count: usize, wide: bool, width: usize, left_out: &[&str]) -> String {
+    let shows = match left_out {
+        [] => "full reasons and what to do".to_string(),
+        cols => format!(
+            "{} (left out to fit {width} columns), full reasons and what to do",
+            cols.join(", ")
+        ),
+    };
     let text = format!(
         "{} HPA(s); `kubectl hpa explain NAME -n NAMESPACE` explains one step by step{}",
         count,
         if wide {
-            ""
+            String::new()
         } else {
-            "; -o wide shows full reasons and what to do"
+            format!("; -o wide shows {shows}")
         }
     );
     "\n".to_string() + &wrap(&text, width, "", "")

@@ -672,21 +672,6 @@ fn metrics_api_findings(
     }
 }
 
-/// `missing request for cpu in container X of Pod Y` → (resource, container, pod).
-fn parse_missing_request(e: &str) -> Option<(String, String, String)> {
-    let rest = &e[e.find("missing request for ")? + "missing request for ".len()..];
-    let (res, rest) = rest.split_once(" in container ")?;
-    let (container, pod) = rest.split_once(" of Pod ")?;
-    Some((
-        res.to_string(),
-        container.to_string(),
-        pod.split_whitespace()
-            .next()
-            .unwrap_or_default()
-            .to_string(),
-    ))
-}
-
 fn missing_requests(
     input: &Input,
     d: &Decision,
@@ -695,7 +680,12 @@ fn missing_requests(
 ) {
     let mut seen = BTreeSet::new();
     for m in &d.metrics {
-        let Some((res, container, pod)) = m.error.as_deref().and_then(parse_missing_request) else {
+        let Some(crate::core::calc::MissingRequest {
+            resource: res,
+            container,
+            pod,
+        }) = m.missing_request.clone()
+        else {
             continue;
         };
         if !seen.insert((res.clone(), container.clone())) {
@@ -1474,14 +1464,16 @@ mod tests {
     }
 
     #[test]
-    fn parses_the_missing_request_error() {
-        assert_eq!(
-            parse_missing_request(
-                "failed to get cpu utilization: missing request for cpu in container istio-proxy of Pod reviews-7d9f-abc"
-            ),
-            Some(("cpu".into(), "istio-proxy".into(), "reviews-7d9f-abc".into()))
-        );
-        assert_eq!(parse_missing_request("something else"), None);
+    fn the_missing_request_travels_as_a_fact() {
+        let found = run_example("sidecar-without-cpu-request.yaml", "reviews");
+        let f = found
+            .iter()
+            .find(|f| f.id == "missing-request")
+            .expect("a missing-request finding");
+        let d = f.details.as_ref().expect("details");
+        assert_eq!(d["resource"], "cpu");
+        assert_eq!(d["container"], "istio-proxy");
+        assert_eq!(d["pods"].as_array().map(Vec::len), Some(3));
     }
 
     #[test]

@@ -181,6 +181,8 @@ pub struct Proposal {
 pub struct Failure {
     pub error: String,
     pub partial: Option<Box<Calculation>>,
+    /// The fact behind a `missing request for …` error (the diagnostics read it, not the text).
+    pub missing_request: Option<MissingRequest>,
 }
 
 type CalcResult = Result<Proposal, Failure>;
@@ -189,8 +191,49 @@ fn fail(error: impl Into<String>) -> Failure {
     Failure {
         error: error.into(),
         partial: None,
+        missing_request: None,
     }
 }
+
+/// A container of a pod without a request for the resource a utilization target needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MissingRequest {
+    pub resource: String,
+    pub container: String,
+    pub pod: String,
+}
+
+/// Why the selected pods' requests cannot be summed (`calculatePodRequests`); `Display` is the
+/// controller's wording.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RequestError {
+    /// `missing request for cpu in container app of Pod web-1`.
+    Missing(MissingRequest),
+    /// A ContainerResource metric's container is not in the pod (1.35+).
+    ContainerNotFound { container: String, pod: String },
+    /// Pod-level requests are in use and give none for the resource.
+    MissingPodLevel { resource: String, pod: String },
+}
+
+impl std::fmt::Display for RequestError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RequestError::Missing(m) => write!(
+                f,
+                "missing request for {} in container {} of Pod {}",
+                m.resource, m.container, m.pod
+            ),
+            RequestError::ContainerNotFound { container, pod } => {
+                write!(f, "container {container} not found in Pod {pod}")
+            }
+            RequestError::MissingPodLevel { resource, pod } => {
+                write!(f, "missing pod-level request for {resource} in Pod {pod}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for RequestError {}
 
 /// Go's zero `time.Time`, used for absent timestamps.
 pub fn go_zero_time() -> Timestamp {
@@ -424,7 +467,7 @@ fn pod_requests<'a>(
     resource: &str,
     container: Option<&str>,
     input: &Input,
-) -> Result<NameMap<'a, i64>, String> {
+) -> Result<NameMap<'a, i64>, RequestError> {
     let version = input.settings.version();
     // The HPA reads pod-level requests only from 1.34 (kubernetes#132430), whatever the gate.
     let pod_level_on = input.settings.feature_gates.pod_level_resources && version.at_least(34);
@@ -446,10 +489,11 @@ fn pod_requests<'a>(
                 match c.requests.get(resource) {
                     Some(v) => sum = sum.saturating_add(*v),
                     None => {
-                        return Err(format!(
-                            "missing request for {resource} in container {} of Pod {}",
-                            c.name, pod.name
-                        ))
+                        return Err(RequestError::Missing(MissingRequest {
+                            resource: resource.to_string(),
+                            container: c.name.clone(),
+                            pod: pod.name.clone(),
+                        }))
                     }
                 }
             }
@@ -457,7 +501,10 @@ fn pod_requests<'a>(
         if let Some(name) = container {
             // 1.35+ (kubernetes#133415); before, such a container adds 0.
             if !found && version.at_least(35) {
-                return Err(format!("container {name} not found in Pod {}", pod.name));
+                return Err(RequestError::ContainerNotFound {
+                    container: name.to_string(),
+                    pod: pod.name.clone(),
+                });
             }
         }
         out.push((pod.name.as_str(), sum));
@@ -467,7 +514,7 @@ fn pod_requests<'a>(
 
 /// `resourcehelpers.PodRequests`: container aggregation (init containers by max), overridden by
 /// pod-level requests, plus overhead.
-fn pod_level_request(pod: &PodInfo, resource: &str) -> Result<i64, String> {
+fn pod_level_request(pod: &PodInfo, resource: &str) -> Result<i64, RequestError> {
     let mut present = false;
     let mut regular: i64 = 0;
     let mut sidecars: i64 = 0;
@@ -500,10 +547,10 @@ fn pod_level_request(pod: &PodInfo, resource: &str) -> Result<i64, String> {
         value = value.saturating_add(*v);
     }
     if !present {
-        return Err(format!(
-            "missing pod-level request for {resource} in Pod {}",
-            pod.name
-        ));
+        return Err(RequestError::MissingPodLevel {
+            resource: resource.to_string(),
+            pod: pod.name.clone(),
+        });
     }
     Ok(value)
 }
@@ -635,8 +682,13 @@ pub fn pod_average(
         return Err(frame.failure(&g, e.into(), "no counted samples"));
     }
     let requests = if is_util {
-        let r = pod_requests(&input.pods, resource, container, input)
-            .map_err(|e| frame.failure(&g, e, "a pod lacks the request"))?;
+        let r = pod_requests(&input.pods, resource, container, input).map_err(|e| {
+            let mut f = frame.failure(&g, e.to_string(), "a pod lacks the request");
+            if let RequestError::Missing(m) = e {
+                f.missing_request = Some(m);
+            }
+            f
+        })?;
         Some(r)
     } else {
         None
@@ -745,6 +797,7 @@ impl Frame<'_> {
         Failure {
             error,
             partial: Some(Box::new(self.calculation(g, None, g.rows.clone(), o))),
+            missing_request: None,
         }
     }
 

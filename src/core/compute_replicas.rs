@@ -111,6 +111,7 @@ fn record_failure(
     });
     o.error = Some(f.error.clone());
     o.calculation = f.partial.map(|b| *b);
+    o.missing_request = f.missing_request;
     o.description = f.description;
     FirstError {
         reason: f.reason.to_string(),

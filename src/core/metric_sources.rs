@@ -42,6 +42,8 @@ pub(super) struct MetricErr {
     pub wrapped: String,
     pub description: Option<String>,
     pub partial: Option<Box<Calculation>>,
+    /// The fact behind a `missing request for …` error.
+    pub missing_request: Option<calc::MissingRequest>,
 }
 
 impl MetricErr {
@@ -57,6 +59,7 @@ impl MetricErr {
             error,
             description: None,
             partial,
+            missing_request: None,
         }
     }
 }
@@ -133,7 +136,10 @@ fn resource_metric(
     let p = calc::pod_average(m.input, kind, m.data, m.current, m.tol).map_err(|f| {
         let what = if is_util { "utilization" } else { "usage" };
         let e = format!("failed to get {resource} {what}: {}", f.error);
-        MetricErr::new(reason, e, wrap, f.partial)
+        MetricErr {
+            missing_request: f.missing_request,
+            ..MetricErr::new(reason, e, wrap, f.partial)
+        }
     })?;
     let description = match (container.is_some(), is_util) {
         (false, true) => format!("{resource} resource utilization (percentage of request)"),

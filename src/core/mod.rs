@@ -88,6 +88,10 @@ pub struct MetricOutcome {
     /// Why the metric was not evaluated, if it was not.
     pub skipped: Option<String>,
     pub calculation: Option<Calculation>,
+    /// The fact behind a `missing request for …` error, for the diagnostics (not serialised:
+    /// `error` words it).
+    #[serde(skip)]
+    pub missing_request: Option<calc::MissingRequest>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]

@@ -563,6 +563,7 @@ fn reset_outcomes(out: &mut Vec<MetricOutcome>, specs: &[MetricSpec]) {
                 winner: false,
                 skipped: None,
                 calculation: None,
+                missing_request: None,
             });
         }
         let o = &mut out[i];
@@ -578,5 +579,6 @@ fn reset_outcomes(out: &mut Vec<MetricOutcome>, specs: &[MetricSpec]) {
         // Every path of the sync sets it (None once the metric is evaluated).
         o.skipped = None;
         o.calculation = None;
+        o.missing_request = None;
     }
 }

@@ -111,7 +111,7 @@ fn record_failure(
     });
     o.error = Some(f.error.clone());
     o.calculation = f.partial.map(|b| *b);
-    o.missing_request = f.missing_request;
+    o.missing_request = f.missing_request.map(|b| *b);
     o.description = f.description;
     FirstError {
         reason: f.reason.to_string(),

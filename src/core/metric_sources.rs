@@ -43,7 +43,7 @@ pub(super) struct MetricErr {
     pub description: Option<String>,
     pub partial: Option<Box<Calculation>>,
     /// The fact behind a `missing request for …` error.
-    pub missing_request: Option<calc::MissingRequest>,
+    pub missing_request: Option<Box<calc::MissingRequest>>,
 }
 
 impl MetricErr {
@@ -137,7 +137,7 @@ fn resource_metric(
         let what = if is_util { "utilization" } else { "usage" };
         let e = format!("failed to get {resource} {what}: {}", f.error);
         MetricErr {
-            missing_request: f.missing_request,
+            missing_request: f.missing_request.map(Box::new),
             ..MetricErr::new(reason, e, wrap, f.partial)
         }
     })?;

@@ -321,6 +321,24 @@ fn live_explain_and_watch_events_validate() {
         "the YAML event has the JSON event's keys"
     );
     check(&docs[0], "WatchEvent", "watch -o yaml");
+
+    // The fleet watch (no NAME): a FleetWatchEvent per changed row.
+    let args = [
+        "explain",
+        "-n",
+        "shop",
+        "--watch",
+        "--watch-count",
+        "1",
+        "--sync-period",
+        "1s",
+        "-o",
+        "json",
+    ];
+    let rows = ok(&run(&args, Some(&kc)), "fleet watch");
+    let first = rows.lines().next().expect("a fleet watch line");
+    let row: Value = serde_json::from_str(first).expect("a JSON line");
+    check(&row, "FleetWatchEvent", "fleet watch -o json");
 }
 
 #[test]

@@ -162,15 +162,7 @@ pub fn run(opts: &ExplainOptions, w: &mut dyn std::io::Write) -> Result<String> 
         }
         std::thread::sleep(period.saturating_sub(tick.elapsed()));
     }
-    if !json {
-        let _ = out(
-            w,
-            &format!(
-                "stopped after {n} evaluation(s) in {:.1}s\n",
-                started.elapsed().as_secs_f64()
-            ),
-        );
-    }
+    super::watch::stopped(w, json, n, started);
     Ok(String::new())
 }
 

@@ -251,16 +251,19 @@ pub fn run(opts: &ExplainOptions, w: &mut dyn Write) -> Result<String> {
         let spent = tick.elapsed();
         std::thread::sleep(period.saturating_sub(spent));
     }
-    if !json {
-        let _ = out(
-            w,
-            &format!(
-                "stopped after {n} evaluation(s) in {:.1}s\n",
-                started.elapsed().as_secs_f64()
-            ),
-        );
-    }
+    stopped(w, json, n, started);
     Ok(String::new())
+}
+
+/// The last line of a watch in text: how many evaluations in how long.
+pub(super) fn stopped(w: &mut dyn Write, json: bool, n: u32, started: Instant) {
+    if !json {
+        let line = format!(
+            "stopped after {n} evaluation(s) in {:.1}s\n",
+            started.elapsed().as_secs_f64()
+        );
+        let _ = out(w, &line);
+    }
 }
 
 #[cfg(test)]

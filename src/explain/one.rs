@@ -106,35 +106,11 @@ pub fn decide_with_input(
     // the snapshot, live or offline), empty, or exactly the --history file.
     let rescales = crate::events::rescales(snap.events_for(&namespace, name), &namespace, name);
     let mut d = evaluate_with_memory(&mut input, &opts.history, &rescales);
-    let own = snap.own_failures_for(&namespace, name, &input.hpa.metrics);
-    if !own.is_empty() {
-        d.verdict = crate::core::Verdict {
-            action: crate::core::Action::Unknown,
-            from: d.verdict.from,
-            to: None,
-            decided_by: crate::core::Rule::FetchFailed,
-            summary: format!(
-                "could not read {}; the controller's own view is unknown",
-                own.join(", ")
-            ),
-        };
-        d.desired_range = None;
-        crate::note_own_failure();
-    }
     d.assumptions.insert(0, now_note);
+    // What the file or fetch adds: our own failed reads, conversions, missing metrics.
     snap.amend(&input, &mut d);
-    if !snap.has_pod_metrics
-        && input.hpa.metrics.iter().any(|m| {
-            matches!(
-                m,
-                crate::core::MetricSpec::Resource { .. }
-                    | crate::core::MetricSpec::ContainerResource { .. }
-            )
-        })
-    {
-        d.assumptions.push(
-            "the snapshot holds no PodMetrics (metrics.k8s.io): resource metrics are treated as returning no data".into(),
-        );
+    if d.verdict.decided_by == crate::core::Rule::FetchFailed {
+        crate::note_own_failure();
     }
     Ok((input, d))
 }

@@ -1,10 +1,11 @@
-//! What reading a snapshot adds to one HPA's decision (one call after the evaluation):
-//! the version conversion among the assumptions, and the verdict of a file that holds no
-//! metrics at all (`kubectl get hpa,deploy,pods -o yaml`) — `Unknown`, decided by
+//! What reading a snapshot adds to one HPA's decision (one call after the evaluation): the
+//! verdict when a read of ours failed (`Unknown`, decided by [`Rule::FetchFailed`]: the
+//! controller's own view is unknown), the version conversion among the assumptions, the missing
+//! PodMetrics among them, and the verdict of a file that holds no metrics at all (`kubectl get hpa,deploy,pods -o yaml`) — `Unknown`, decided by
 //! [`Rule::NoMetrics`], instead of the controller's `InvalidMetrics`, which would blame a
 //! metrics pipeline the file never asked.
 
-use crate::core::{Action, Decision, Input, Rule, Verdict};
+use crate::core::{Action, Decision, Input, MetricSpec, Rule, Verdict};
 
 use super::{NoteKind, Snapshot};
 
@@ -36,6 +37,20 @@ impl Snapshot {
     /// Add what the file says about this HPA to its decision (see the module doc).
     pub fn amend(&self, input: &Input, d: &mut Decision) {
         let (ns, name) = (input.hpa.namespace.as_str(), input.hpa.name.as_str());
+        let own = self.own_failures_for(ns, name, &input.hpa.metrics);
+        if !own.is_empty() {
+            d.verdict = Verdict {
+                action: Action::Unknown,
+                from: d.verdict.from,
+                to: None,
+                decided_by: Rule::FetchFailed,
+                summary: format!(
+                    "could not read {}; the controller's own view is unknown",
+                    own.join(", ")
+                ),
+            };
+            d.desired_range = None;
+        }
         for n in self.notes_for(ns, name, NoteKind::Converted) {
             d.assumptions.push(n.to_string());
         }
@@ -53,6 +68,17 @@ impl Snapshot {
             };
             d.desired_replicas = None;
             d.desired_range = None;
+        }
+        let reads_resources = input.hpa.metrics.iter().any(|m| {
+            matches!(
+                m,
+                MetricSpec::Resource { .. } | MetricSpec::ContainerResource { .. }
+            )
+        });
+        if !self.has_pod_metrics && reads_resources {
+            d.assumptions.push(
+                "the snapshot holds no PodMetrics (metrics.k8s.io): resource metrics are treated as returning no data".into(),
+            );
         }
     }
 }

@@ -154,6 +154,20 @@ fn invalid_metrics(
     (rule, msg)
 }
 
+/// Whether `selector` parses (`labels.Parse`); `last_valid` remembers the last one that did.
+fn parse_selector(
+    selector: &str,
+    last_valid: &mut String,
+) -> Result<(), crate::labels::SelectorError> {
+    if last_valid == selector {
+        return Ok(());
+    }
+    crate::labels::Selector::parse(selector)?;
+    last_valid.clear();
+    last_valid.push_str(selector);
+    Ok(())
+}
+
 /// Mirrors `validateAndParseSelector`: the selector is set, parses, and no other HPA selects
 /// the same pods.
 fn validate_and_parse_selector(
@@ -171,7 +185,7 @@ fn validate_and_parse_selector(
         );
         return Err((Rule::InvalidSelector, "selector is required".to_string()));
     }
-    if let Err(e) = parse_selector(&scale.selector) {
+    if let Err(e) = parse_selector(&scale.selector, &mut ctx.valid_selector) {
         let msg =
             format!("couldn't convert selector into a corresponding internal selector object: {e}");
         ctx.event("Warning", "InvalidSelector", msg.clone());
@@ -209,24 +223,4 @@ fn validate_and_parse_selector(
         format_args!("{msg}"),
     );
     Err((Rule::AmbiguousSelector, msg))
-}
-
-thread_local! {
-    /// The last selector that parsed: `simulate` validates the same one every sync.
-    static LAST_VALID_SELECTOR: std::cell::RefCell<String> =
-        const { std::cell::RefCell::new(String::new()) };
-}
-
-/// Whether `selector` parses (`labels.Parse`), remembering the last one that did.
-fn parse_selector(selector: &str) -> Result<(), crate::labels::SelectorError> {
-    LAST_VALID_SELECTOR.with(|last| {
-        if *last.borrow() == selector {
-            return Ok(());
-        }
-        crate::labels::Selector::parse(selector)?;
-        let mut last = last.borrow_mut();
-        last.clear();
-        last.push_str(selector);
-        Ok(())
-    })
 }

@@ -177,6 +177,10 @@ pub struct Decision {
     pub events: Vec<Event>,
     pub status: StatusOut,
     pub steps: Vec<Step>,
+    /// The last scale selector a sync of this decision found valid: a decision written over
+    /// sync after sync ([`evaluate_into`], `simulate`) parses the same selector once.
+    #[serde(skip)]
+    pub valid_selector: String,
     pub tolerance: Tolerances,
     /// The effective behavior, defaults filled in (null: the no-behavior path).
     pub behavior: Option<Behavior>,

@@ -471,6 +471,7 @@ pub(super) fn blank_decision() -> Decision {
             observed_generation: None,
         },
         steps: vec![],
+        valid_selector: String::new(),
         tolerance: Tolerances {
             down: 0.0,
             up: 0.0,

@@ -13,6 +13,8 @@ use super::{Condition, Decision, Event, MetricOutcome, Step};
 pub(super) struct Ctx {
     /// Build the narration (steps)?
     narrate: bool,
+    /// The last selector found valid ([`Decision::valid_selector`]).
+    pub(super) valid_selector: String,
     pub(super) conditions: Vec<Condition>,
     events: Vec<Event>,
     steps: Vec<Step>,
@@ -32,6 +34,7 @@ impl Ctx {
         let mut steps = std::mem::take(&mut d.steps);
         steps.clear();
         Ctx {
+            valid_selector: std::mem::take(&mut d.valid_selector),
             narrate: input.detail == Detail::Full,
             conditions,
             events,
@@ -171,4 +174,5 @@ pub(super) fn finish(d: &mut Decision, ctx: Ctx, mut metrics: Vec<MetricOutcome>
     d.conditions = ctx.conditions;
     d.events = ctx.events;
     d.steps = ctx.steps;
+    d.valid_selector = ctx.valid_selector;
 }

@@ -1105,22 +1105,29 @@ struct MetricModel<'a> {
     caveat: String,
 }
 
-/// The model of a pod-average calculation (Resource, ContainerResource, Pods metrics).
-fn pod_average_model<'a>(calc: &'a Calculation, unit: Unit) -> Option<MetricModel<'a>> {
-    let Calculation::PodAverage {
-        mode,
+/// What a pod-average calculation (Resource, ContainerResource, Pods metrics) says.
+struct PodAverageFacts<'a> {
+    utilization: bool,
+    current: i64,
+    target: i64,
+    ready_pods: usize,
+    unready_pods: usize,
+    missing_pods: usize,
+    pods: &'a [crate::core::PodRow],
+}
+
+/// The model of a pod-average calculation.
+fn pod_average_model(f: PodAverageFacts<'_>, unit: Unit) -> MetricModel<'static> {
+    let PodAverageFacts {
+        utilization,
         current,
         target,
         ready_pods,
         unready_pods,
         missing_pods,
         pods,
-        ..
-    } = calc
-    else {
-        return None;
-    };
-    let caveat = if *unready_pods > 0 || *missing_pods > 0 {
+    } = f;
+    let caveat = if unready_pods > 0 || missing_pods > 0 {
         format!(
             " (with {unready_pods} unready and {missing_pods} missing pods the controller re-computes with assumed values, so the real thresholds differ)"
         )
@@ -1128,10 +1135,10 @@ fn pod_average_model<'a>(calc: &'a Calculation, unit: Unit) -> Option<MetricMode
         String::new()
     };
     let model = ProposalModel::Ratio {
-        pods: (*ready_pods).max(1) as f64,
-        denom: *target as f64,
+        pods: ready_pods.max(1) as f64,
+        denom: target as f64,
     };
-    let fmt: ValueFormat = if mode == "Utilization" {
+    let fmt: ValueFormat = if utilization {
         let reqs: Vec<i64> = pods
             .iter()
             .filter(|r| r.counted)
@@ -1145,18 +1152,38 @@ fn pod_average_model<'a>(calc: &'a Calculation, unit: Unit) -> Option<MetricMode
     } else {
         Box::new(move |v: i64| format!("{}/pod", unit.show(v)))
     };
-    Some(MetricModel {
-        now: *current,
+    MetricModel {
+        now: current,
         model,
         fmt,
         caveat,
-    })
+    }
 }
 
 /// The model of any calculation: pod averages, a Value target, an AverageValue target.
 fn metric_model<'a>(calc: &'a Calculation, input: &Input, unit: Unit) -> MetricModel<'a> {
     match calc {
-        Calculation::PodAverage { .. } => pod_average_model(calc, unit).expect("a pod average"),
+        Calculation::PodAverage {
+            mode,
+            current,
+            target,
+            ready_pods,
+            unready_pods,
+            missing_pods,
+            pods,
+            ..
+        } => pod_average_model(
+            PodAverageFacts {
+                utilization: mode == "Utilization",
+                current: *current,
+                target: *target,
+                ready_pods: *ready_pods,
+                unready_pods: *unready_pods,
+                missing_pods: *missing_pods,
+                pods,
+            },
+            unit,
+        ),
         Calculation::Value {
             value_milli,
             target_milli,

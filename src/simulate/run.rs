@@ -132,10 +132,14 @@ fn run_configs(
                 t.add(r);
             }
         }
+        // One or two configurations (`--compare`): no allocation per tick for those.
         match &*configs {
             [a] => sink.row(out, &[a.sim.record()], configs)?,
             [a, b] => sink.row(out, &[a.sim.record(), b.sim.record()], configs)?,
-            _ => unreachable!("one or two configurations"),
+            more => {
+                let recs: Vec<_> = more.iter().map(|c| c.sim.record()).collect();
+                sink.row(out, &recs, configs)?
+            }
         }
     }
     let summaries: Vec<Summary> = configs.iter().map(|c| c.summary.finish()).collect();

@@ -330,11 +330,16 @@ fn load_decl(
         LoadSource::Csv(base_dir.join(c), interp)
     } else if let Some(p) = &l.prometheus {
         LoadSource::Prometheus(base_dir.join(p), interp)
-    } else {
+    } else if let Some(decl) = &l.shape {
         let sf = at(&format!("{f}.shape"));
-        let shape = shape(l.shape.as_ref().expect("one source is set"), &sf)?;
+        let shape = shape(decl, &sf)?;
         series::validate_shape(&shape, &sf)?;
         LoadSource::Signal(Signal::Shape(shape))
+    } else {
+        return Err(SimulateError::Scenario(format!(
+            "{}: give one of points, csv, prometheus, shape",
+            at(&f)
+        )));
     };
     Ok(LoadDecl {
         metric: l.metric.clone(),

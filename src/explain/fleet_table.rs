@@ -31,12 +31,12 @@ pub fn render(items: &[FleetItem], opts: &ExplainOptions, notes: &[String]) -> S
         > 1
         || opts.all_namespaces;
     let width = opts.width.max(MIN_WIDTH);
-    let mut out = table(items, opts, all_ns);
+    let (mut out, left_out) = table_and_left_out(items, opts, all_ns);
     out += &problems(items, wide, width);
     for n in notes {
         out += &wrap(n, width, "note: ", "      ");
     }
-    out += &footer(items.len(), wide, width, &left_out(items, opts, all_ns));
+    out += &footer(items.len(), wide, width, &left_out);
     out
 }
 
@@ -127,15 +127,9 @@ fn column_widths(header: &[&str], rows: &[Vec<String>]) -> Vec<usize> {
 /// keeps) is wider than the terminal; `-o wide` shows every column.
 const DROPPABLE: [&str; 4] = ["TARGET", "MIN/MAX", "WARNINGS", "CURRENT"];
 
-/// The columns left out of the text table so that it fits `opts.width` (none in `-o wide`).
-pub fn left_out(items: &[FleetItem], opts: &ExplainOptions, all_ns: bool) -> Vec<&'static str> {
-    let mut out = Vec::new();
-    if opts.output == OutputFormat::Wide {
-        return out;
-    }
-    let header = headers(all_ns);
-    let rows: Vec<Vec<String>> = items.iter().map(|i| cells(i, all_ns)).collect();
-    let widths = column_widths(&header, &rows);
+/// The columns left out of the text table of `rows` so that it fits `width`.
+fn left_out(header: &[&'static str], rows: &[Vec<String>], width: usize) -> Vec<&'static str> {
+    let widths = column_widths(header, rows);
     let least = |out: &[&str]| -> usize {
         header
             .iter()
@@ -147,8 +141,9 @@ pub fn left_out(items: &[FleetItem], opts: &ExplainOptions, all_ns: bool) -> Vec
             })
             .sum()
     };
+    let mut out = Vec::new();
     for col in DROPPABLE {
-        if least(&out) <= opts.width.max(MIN_WIDTH) {
+        if least(&out) <= width.max(MIN_WIDTH) {
             break;
         }
         out.push(col);
@@ -158,28 +153,38 @@ pub fn left_out(items: &[FleetItem], opts: &ExplainOptions, all_ns: bool) -> Vec
 
 /// The rows of `items` (the header unless `--no-headers`), each line ending in a newline.
 pub fn table(items: &[FleetItem], opts: &ExplainOptions, all_ns: bool) -> String {
+    table_and_left_out(items, opts, all_ns).0
+}
+
+/// [`table`], and the columns it left out to fit the width (none in `-o wide`).
+fn table_and_left_out(
+    items: &[FleetItem],
+    opts: &ExplainOptions,
+    all_ns: bool,
+) -> (String, Vec<&'static str>) {
     let wide = opts.output == OutputFormat::Wide;
-    let dropped = left_out(items, opts, all_ns);
-    let keep: Vec<bool> = headers(all_ns)
+    let all_header = headers(all_ns);
+    let all_rows: Vec<Vec<String>> = items.iter().map(|i| cells(i, all_ns)).collect();
+    let dropped = if wide {
+        Vec::new()
+    } else {
+        left_out(&all_header, &all_rows, opts.width)
+    };
+    let keep: Vec<bool> = all_header.iter().map(|h| !dropped.contains(h)).collect();
+    let kept = |r: Vec<String>| -> Vec<String> {
+        r.into_iter()
+            .zip(&keep)
+            .filter(|(_, k)| **k)
+            .map(|(c, _)| c)
+            .collect()
+    };
+    let header: Vec<&str> = all_header
         .iter()
-        .map(|h| !dropped.contains(h))
-        .collect();
-    let header: Vec<&str> = headers(all_ns)
-        .into_iter()
+        .copied()
         .filter(|h| !dropped.contains(h))
         .collect();
     let reason_col = header.iter().position(|h| *h == "REASON").unwrap_or(0);
-    let mut rows: Vec<Vec<String>> = items
-        .iter()
-        .map(|i| {
-            cells(i, all_ns)
-                .into_iter()
-                .zip(&keep)
-                .filter(|(_, k)| **k)
-                .map(|(c, _)| c)
-                .collect()
-        })
-        .collect();
+    let mut rows: Vec<Vec<String>> = all_rows.into_iter().map(kept).collect();
     let room = reason_room(&column_widths(&header, &rows), reason_col, opts.width);
     if !wide {
         for (r, i) in rows.iter_mut().zip(items) {
@@ -216,10 +221,12 @@ pub fn table(items: &[FleetItem], opts: &ExplainOptions, all_ns: bool) -> String
     if opts.color {
         t.enforce_styling();
     }
-    t.lines()
+    let text = t
+        .lines()
         .skip(usize::from(opts.no_headers))
         .map(|l| trim_line(&l) + "\n")
-        .collect()
+        .collect();
+    (text, dropped)
 }
 
 /// A line without its trailing padding, also when a colour ends it.

@@ -42,19 +42,18 @@ fn all_examples_file() -> PathBuf {
 
 /// The parts of a decision that must agree between the fleet and a single explain.
 fn decision(v: &Value) -> Value {
-    let mut d = serde_json::Map::new();
-    for k in [
-        "currentReplicas",
-        "desiredReplicas",
-        "verdict",
-        "proposal",
-        "conditions",
-        "events",
-        "status",
-    ] {
-        d.insert(k.into(), v[k].clone());
-    }
-    Value::Object(d)
+    decision_parts(
+        v,
+        &[
+            "currentReplicas",
+            "desiredReplicas",
+            "verdict",
+            "proposal",
+            "conditions",
+            "events",
+            "status",
+        ],
+    )
 }
 
 #[test]

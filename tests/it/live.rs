@@ -63,31 +63,21 @@ fn offline_json(name: &str, file: &Path) -> Value {
 
 /// The parts of a decision that must agree between live and offline.
 fn decision(v: &Value) -> Value {
-    let mut d = serde_json::Map::new();
-    for k in [
-        "currentReplicas",
-        "desiredReplicas",
-        "verdict",
-        "metrics",
-        "proposal",
-        "rescaleReason",
-        "conditions",
-        "events",
-        "status",
-        "steps",
-    ] {
-        d.insert(k.into(), v[k].clone());
-    }
-    // The API server lists pods sorted by name; a file may hold them in any order.
-    for m in d["metrics"].as_array_mut().into_iter().flatten() {
-        if let Some(pods) = m
-            .pointer_mut("/calculation/pods")
-            .and_then(Value::as_array_mut)
-        {
-            pods.sort_by_key(|p| p["pod"].as_str().unwrap_or_default().to_string());
-        }
-    }
-    Value::Object(d)
+    decision_parts(
+        v,
+        &[
+            "currentReplicas",
+            "desiredReplicas",
+            "verdict",
+            "metrics",
+            "proposal",
+            "rescaleReason",
+            "conditions",
+            "events",
+            "status",
+            "steps",
+        ],
+    )
 }
 
 #[test]

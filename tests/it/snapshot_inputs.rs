@@ -45,30 +45,21 @@ fn explain_json(name: &str, files: &[&Path]) -> Value {
 
 /// The parts of a decision that must agree whatever form the file takes.
 fn decision(v: &Value) -> Value {
-    let mut d = serde_json::Map::new();
-    for k in [
-        "currentReplicas",
-        "desiredReplicas",
-        "verdict",
-        "metrics",
-        "proposal",
-        "conditions",
-        "events",
-        "status",
-        "steps",
-        "memory",
-    ] {
-        d.insert(k.into(), v[k].clone());
-    }
-    for m in d["metrics"].as_array_mut().into_iter().flatten() {
-        if let Some(pods) = m
-            .pointer_mut("/calculation/pods")
-            .and_then(Value::as_array_mut)
-        {
-            pods.sort_by_key(|p| p["pod"].as_str().unwrap_or_default().to_string());
-        }
-    }
-    Value::Object(d)
+    decision_parts(
+        v,
+        &[
+            "currentReplicas",
+            "desiredReplicas",
+            "verdict",
+            "metrics",
+            "proposal",
+            "conditions",
+            "events",
+            "status",
+            "steps",
+            "memory",
+        ],
+    )
 }
 
 /// The example's objects as JSON values (its Lists flattened; PodMetricsLists kept whole).

@@ -90,3 +90,26 @@ pub fn ok_json(out: &Output, what: &str) -> Value {
 pub fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).to_string()
 }
+
+/// The fields `keys` of a decision's JSON, its pod rows sorted by name (an API server lists pods
+/// by name; a file may hold them in any order): what must agree between two ways of deciding.
+pub fn decision_parts(v: &Value, keys: &[&str]) -> Value {
+    let mut d = serde_json::Map::new();
+    for k in keys {
+        d.insert((*k).into(), v[*k].clone());
+    }
+    for m in d
+        .get_mut("metrics")
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(pods) = m
+            .pointer_mut("/calculation/pods")
+            .and_then(Value::as_array_mut)
+        {
+            pods.sort_by_key(|p| p["pod"].as_str().unwrap_or_default().to_string());
+        }
+    }
+    Value::Object(d)
+}

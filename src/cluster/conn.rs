@@ -9,6 +9,8 @@ use anyhow::{anyhow, bail, Result};
 use http::Request;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 pub use crate::restmapper::{builtin_mapping, Gvr, Unmapped};
@@ -975,6 +977,19 @@ impl Conn {
         query: &[(&str, String)],
         what: What<'_>,
     ) -> Result<Value, ApiFailure> {
+        self.get_as(path, query, what, &|b| serde_json::from_slice(b))
+            .await
+    }
+
+    /// GET `path`, the body read by `decode` straight from its bytes (a LIST's page into
+    /// reduced items, without building the whole page as a `Value` first).
+    async fn get_as<T>(
+        &self,
+        path: &str,
+        query: &[(&str, String)],
+        what: What<'_>,
+        decode: &Decode<'_, T>,
+    ) -> Result<T, ApiFailure> {
         let mut url = path.trim_start_matches('/').to_string();
         let q: Vec<String> = query
             .iter()
@@ -996,24 +1011,25 @@ impl Conn {
         let req = kube::core::Request::new("")
             .get(&url, &Default::default())
             .map_err(|e| fail(Failure::Other(e.to_string())))?;
-        self.send(req, true, fail).await
+        self.send(req, true, fail, decode).await
     }
 
     /// Send one request under `--request-timeout`, at most [`MAX_IN_FLIGHT`] at once; failures
     /// are classified for one-line messages by `fail`. Idempotent requests (GET, LIST) are
     /// retried as client-go retries them (see [`retry_wait`]); the whole call, retries and
     /// their waits included, stays within `--request-timeout`.
-    async fn send(
+    async fn send<T>(
         &self,
         req: Request<Vec<u8>>,
         idempotent: bool,
         fail: impl Fn(Failure) -> ApiFailure,
-    ) -> Result<Value, ApiFailure> {
+        decode: &Decode<'_, T>,
+    ) -> Result<T, ApiFailure> {
         let deadline = self.timeout.map(|t| tokio::time::Instant::now() + t);
         let work = async {
             let mut attempt = 1;
             loop {
-                let res = self.attempt(clone_request(&req)).await;
+                let res = self.attempt(clone_request(&req), decode).await;
                 let wait = match &res {
                     Err((_, hint)) if idempotent && attempt < MAX_ATTEMPTS => *hint,
                     _ => None,
@@ -1042,13 +1058,17 @@ impl Conn {
     }
 
     /// One attempt: a permit of the in-flight bound, the request, its whole body.
-    async fn attempt(&self, req: Request<Vec<u8>>) -> Result<Value, (Failure, Option<Duration>)> {
+    async fn attempt<T>(
+        &self,
+        req: Request<Vec<u8>>,
+        decode: &Decode<'_, T>,
+    ) -> Result<T, (Failure, Option<Duration>)> {
         if self.verbosity < 6 {
-            return self.attempt_quiet(req).await;
+            return self.attempt_quiet(req, decode).await;
         }
         let (method, uri) = (req.method().clone(), req.uri().clone());
         let start = std::time::Instant::now();
-        let res = self.attempt_quiet(req).await;
+        let res = self.attempt_quiet(req, decode).await;
         let status = match &res {
             Ok(_) => "OK".to_string(),
             Err((Failure::Status { code, .. }, _)) => code.to_string(),
@@ -1066,10 +1086,11 @@ impl Conn {
     }
 
     /// One attempt, not logged.
-    async fn attempt_quiet(
+    async fn attempt_quiet<T>(
         &self,
         mut req: Request<Vec<u8>>,
-    ) -> Result<Value, (Failure, Option<Duration>)> {
+        decode: &Decode<'_, T>,
+    ) -> Result<T, (Failure, Option<Duration>)> {
         let _permit = self.permits.acquire().await;
         let headers = req.headers_mut();
         for (k, v) in [
@@ -1101,7 +1122,7 @@ impl Conn {
             let hint = retry_hint(code, retry_after);
             return Err((status_failure(code, &body), hint));
         }
-        serde_json::from_slice(&body).map_err(|e| (unreadable(&content_type, &body, &e), None))
+        decode(&body).map_err(|e| (unreadable(&content_type, &body, &e), None))
     }
     /// A LIST, paged with `limit`/`continue` when `page` is given; the items with
     /// apiVersion/kind set.
@@ -1113,14 +1134,27 @@ impl Conn {
         item_type: (&str, &str),
         what: What<'_>,
     ) -> Result<Vec<Value>, ApiFailure> {
-        self.list_each(path, query, page, item_type, what, &|_| {})
+        self.list_each(path, query, page, item_type, what, &whole)
             .await
     }
 
-    /// [`Conn::list`], with `each` applied to every item as its page arrives (to drop what
-    /// is not read before the next page: the pages of a big LIST are not all held whole).
-    /// A `resourceVersion` in `query` is sent with the first page only (the API server
-    /// refuses it beside a `continue` token).
+    /// One page of a LIST: its continue token and its items, each read by `reduce`.
+    pub(super) async fn page(
+        &self,
+        path: &str,
+        query: &[(&str, String)],
+        item_type: (&str, &str),
+        what: What<'_>,
+        reduce: &Reduce,
+    ) -> Result<(String, Vec<Value>), ApiFailure> {
+        let decode = move |b: &[u8]| read_page(b, reduce, item_type);
+        self.get_as(path, query, what, &decode).await
+    }
+
+    /// [`Conn::list`], each item read by `reduce` from its JSON text as its page arrives (to
+    /// build only what is read: the pages of a big LIST are never held whole, as text or as
+    /// `Value`s). A `resourceVersion` in `query` is sent with the first page only (the API
+    /// server refuses it beside a `continue` token).
     pub(super) async fn list_each(
         &self,
         path: &str,
@@ -1128,7 +1162,7 @@ impl Conn {
         page: Option<u32>,
         item_type: (&str, &str),
         what: What<'_>,
-        each: &(dyn Fn(&mut Value) + Sync),
+        reduce: &Reduce,
     ) -> Result<Vec<Value>, ApiFailure> {
         let mut items = Vec::new();
         let mut cont = String::new();
@@ -1142,25 +1176,13 @@ impl Conn {
             if !cont.is_empty() {
                 q.retain(|(k, _)| *k != "resourceVersion");
             }
-            let mut body = self
-                .get(
-                    path,
-                    &q,
-                    What {
-                        verb: what.verb,
-                        resource: what.resource,
-                        object: what.object.clone(),
-                    },
-                )
-                .await?;
-            let next = body
-                .pointer("/metadata/continue")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string();
-            let first = items.len();
-            take_typed_items(&mut body, item_type, &mut items);
-            items[first..].iter_mut().for_each(each);
+            let what_now = What {
+                verb: what.verb,
+                resource: what.resource,
+                object: what.object.clone(),
+            };
+            let (next, mut got) = self.page(path, &q, item_type, what_now, reduce).await?;
+            items.append(&mut got);
             if page.is_none() || next.is_empty() {
                 return Ok(items);
             }
@@ -1259,14 +1281,45 @@ impl Conn {
     }
 }
 
-/// Move a page's items into `out`, setting apiVersion/kind where the server left them out
-/// (moved, not copied).
-fn take_typed_items(page: &mut Value, (api_version, kind): (&str, &str), out: &mut Vec<Value>) {
-    let Some(Value::Array(items)) = page.get_mut("items").map(Value::take) else {
-        return;
-    };
-    out.reserve(items.len());
-    for mut i in items {
+/// Reads one item of a LIST from its JSON text.
+pub(super) type Reduce = dyn Fn(&RawValue) -> serde_json::Result<Value> + Sync;
+
+/// Reads a body from its bytes.
+type Decode<'a, T> = dyn Fn(&[u8]) -> serde_json::Result<T> + Sync + 'a;
+
+/// An item kept whole.
+pub(super) fn whole(item: &RawValue) -> serde_json::Result<Value> {
+    serde_json::from_str(item.get())
+}
+
+/// A LIST page as it arrives: its continue token and its items, not yet read.
+#[derive(Deserialize)]
+struct PageWire<'a> {
+    #[serde(default)]
+    metadata: Option<ListMetaWire>,
+    #[serde(default, borrow)]
+    items: Option<Vec<&'a RawValue>>,
+}
+
+#[derive(Deserialize)]
+struct ListMetaWire {
+    #[serde(default, rename = "continue")]
+    cont: Option<String>,
+}
+
+/// A page's continue token and its items, each read by `reduce`, with apiVersion/kind set
+/// where the server left them out (LIST items usually have neither).
+fn read_page(
+    body: &[u8],
+    reduce: &Reduce,
+    (api_version, kind): (&str, &str),
+) -> serde_json::Result<(String, Vec<Value>)> {
+    let page: PageWire = serde_json::from_slice(body)?;
+    let next = page.metadata.and_then(|m| m.cont).unwrap_or_default();
+    let raw = page.items.unwrap_or_default();
+    let mut items = Vec::with_capacity(raw.len());
+    for r in raw {
+        let mut i = reduce(r)?;
         if let Some(obj) = i.as_object_mut().filter(|_| !kind.is_empty()) {
             if obj.get("apiVersion").is_none_or(Value::is_null) {
                 obj.insert("apiVersion".into(), json!(api_version));
@@ -1275,8 +1328,9 @@ fn take_typed_items(page: &mut Value, (api_version, kind): (&str, &str), out: &m
                 obj.insert("kind".into(), json!(kind));
             }
         }
-        out.push(i);
+        items.push(i);
     }
+    Ok((next, items))
 }
 
 /// For shell completion: the HPA names of `namespace` (`None`: the context's namespace), or
@@ -1490,7 +1544,8 @@ impl Conn {
             .patch(path.trim_start_matches('/'), &pp, &patch)
             .map_err(|e| fail(Failure::Other(e.to_string())))?;
         *req.body_mut() = body.as_bytes().to_vec();
-        self.send(req, false, fail).await
+        self.send(req, false, fail, &|b| serde_json::from_slice(b))
+            .await
     }
 }
 
@@ -1549,5 +1604,28 @@ mod tests {
         assert!(!no_proxy_covers("127.0.0.1", "127.0.0.2"));
         assert!(no_proxy_covers("fd00::/8", "fd12::1"));
         assert!(!no_proxy_covers("", "x"));
+    }
+
+    #[test]
+    fn a_page_is_read_into_typed_items_and_its_continue_token() {
+        use super::{read_page, whole};
+        let body = br#"{"kind": "PodList", "metadata": {"continue": "abc"},
+            "items": [{"metadata": {"name": "a"}}, {"kind": "Other", "metadata": {"name": "b"}}]}"#;
+        let (next, items) = read_page(body, &whole, ("v1", "Pod")).expect("page");
+        assert_eq!(next, "abc");
+        assert_eq!(items.len(), 2);
+        assert_eq!(
+            (items[0]["apiVersion"].as_str(), items[0]["kind"].as_str()),
+            (Some("v1"), Some("Pod"))
+        );
+        assert_eq!(items[1]["kind"], "Other", "a kind the item has is kept");
+        // The last page: no token; no items at all is an empty page.
+        let (next, items) =
+            read_page(br#"{"metadata": {}, "items": null}"#, &whole, ("v1", "Pod")).expect("page");
+        assert_eq!((next.as_str(), items.len()), ("", 0));
+        // What is not a LIST page is an error, not an empty list.
+        assert!(read_page(b"[1, 2]", &whole, ("v1", "Pod")).is_err());
+        assert!(read_page(br#"{"items": {"a": 1}}"#, &whole, ("v1", "Pod")).is_err());
+        assert!(read_page(b"<html>", &whole, ("v1", "Pod")).is_err());
     }
 }

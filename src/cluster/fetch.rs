@@ -8,7 +8,7 @@ use k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::conn::{in_ns, named, Conn, FetchError, What};
+use super::conn::{in_ns, named, whole, Conn, FetchError, Reduce, What};
 use super::plan::{self, Coll, HpaNeeds, Request, Scope};
 use super::progress::Progress;
 
@@ -143,11 +143,11 @@ async fn list(conn: &Conn, r: &Request) -> Answer {
     .map_err(FetchError::from_api)
 }
 
-/// What is dropped from the items of a collection as each page arrives (see [`super::slim`]).
-fn slimmer(coll: Coll) -> &'static (dyn Fn(&mut Value) + Sync) {
+/// How the items of a collection are read as each page arrives (see [`super::slim`]).
+fn slimmer(coll: Coll) -> &'static Reduce {
     match coll {
         Coll::Pods => &super::slim::pod,
-        _ => &|_| {},
+        _ => &whole,
     }
 }
 
@@ -160,26 +160,18 @@ async fn first_page(conn: &Conn, r: &Request, coll: Coll, namespace: &str) -> An
         resource,
         object: in_ns(namespace),
     };
-    let mut page = conn
-        .get(&coll.path(Some(namespace)), &[("limit", limit)], what)
+    let (more, items) = conn
+        .page(
+            &coll.path(Some(namespace)),
+            &[("limit", limit)],
+            (gv, kind),
+            what,
+            slimmer(coll),
+        )
         .await
         .map_err(FetchError::from_api)?;
-    let more = page
-        .pointer("/metadata/continue")
-        .and_then(Value::as_str)
-        .is_some_and(|c| !c.is_empty());
-    if more {
+    if !more.is_empty() {
         return Ok(Body::MoreThanAPage);
-    }
-    let Some(Value::Array(mut items)) = page.get_mut("items").map(Value::take) else {
-        return Ok(Body::Items(vec![]));
-    };
-    for i in &mut items {
-        slimmer(coll)(i);
-        if let Some(o) = i.as_object_mut() {
-            o.entry("apiVersion").or_insert_with(|| gv.into());
-            o.entry("kind").or_insert_with(|| kind.into());
-        }
     }
     Ok(Body::Items(items))
 }

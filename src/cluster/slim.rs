@@ -1,37 +1,47 @@
-//! Live LIST items reduced, as each page arrives, to what the snapshot reads: a Pod becomes
-//! [`crate::snapshot::wire::Pod`] (names, labels, owners, requests, phase, start time, the
-//! Ready condition — the only one the snapshot reads) — its managedFields, annotations (a `last-applied-configuration` can be many
-//! KB), env, probes, volumes and container statuses are dropped before the next page is
-//! read, so a LIST of 10,000 pods is never held whole. The snapshot, `kubectl hpa snapshot`'s
-//! file and the decision are the same as from the whole pods: the fields dropped are ones the
-//! evaluation never reads.
+//! Live LIST items reduced, as each page arrives, to what the snapshot reads: a Pod is read
+//! from its JSON text straight into [`crate::snapshot::wire::Pod`]'s fields (names, labels,
+//! owners, requests, phase, start time, the Ready condition — the only one the snapshot
+//! reads). Its managedFields, annotations (a `last-applied-configuration` can be many KB),
+//! env, probes, volumes and container statuses are skipped, never built, and the page's text
+//! is dropped before the next page is read, so a LIST of 10,000 pods is never held whole.
+//! The snapshot, `kubectl hpa snapshot`'s file and the decision are the same as from the
+//! whole pods: the fields skipped are ones the evaluation never reads.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::Value;
 
-use crate::snapshot::wire::Pod;
+use crate::snapshot::wire::{Meta, PodSpec, PodStatus};
 
-/// Reduce one Pod of a LIST to the fields the snapshot reads. A pod the snapshot could not
+/// [`crate::snapshot::wire::Pod`] with the type fields an item may carry: read straight from
+/// the item's text, everything else skipped unbuilt.
+#[derive(Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SlimPod {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    api_version: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    kind: Option<String>,
+    #[serde(default)]
+    metadata: Meta,
+    #[serde(default)]
+    spec: Option<PodSpec>,
+    #[serde(default)]
+    status: Option<PodStatus>,
+}
+
+/// One Pod of a LIST reduced to the fields the snapshot reads. A pod the snapshot could not
 /// read is kept whole, so the snapshot reports it in its own words.
-pub fn pod(v: &mut Value) {
-    let Ok(mut typed) = Pod::deserialize(&*v) else {
-        return;
+pub fn pod(raw: &RawValue) -> serde_json::Result<Value> {
+    let Ok(mut typed) = serde_json::from_str::<SlimPod>(raw.get()) else {
+        return serde_json::from_str(raw.get());
     };
     if let Some(cs) = typed.status.as_mut().and_then(|s| s.conditions.as_mut()) {
         cs.retain(|c| c.type_ == "Ready");
     }
-    let Ok(mut slim) = serde_json::to_value(typed) else {
-        return;
-    };
+    let mut slim = serde_json::to_value(typed)?;
     drop_nulls(&mut slim);
-    if let (Some(o), Some(whole)) = (slim.as_object_mut(), v.as_object()) {
-        for k in ["apiVersion", "kind"] {
-            if let Some(t) = whole.get(k) {
-                o.insert(k.into(), t.clone());
-            }
-        }
-    }
-    *v = slim;
+    Ok(slim)
 }
 
 /// Remove the `null`s an `Option::None` serializes to (absent, as the server wrote it).
@@ -49,11 +59,18 @@ fn drop_nulls(v: &mut Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::snapshot::wire::Pod;
     use serde_json::json;
+
+    fn slim(v: &Value) -> Value {
+        let text = v.to_string();
+        let raw: &RawValue = serde_json::from_str(&text).expect("raw");
+        pod(raw).expect("pod")
+    }
 
     #[test]
     fn a_pod_keeps_what_the_snapshot_reads_and_nothing_else() {
-        let mut p = json!({"apiVersion": "v1", "kind": "Pod",
+        let p = json!({"apiVersion": "v1", "kind": "Pod",
             "metadata": {"name": "web-1", "namespace": "shop", "labels": {"app": "web"},
                 "annotations": {"kubectl.kubernetes.io/last-applied-configuration": "x".repeat(4096)},
                 "managedFields": [{"manager": "kubectl"}],
@@ -65,7 +82,7 @@ mod tests {
                                {"type": "Ready", "status": "True", "lastTransitionTime": "2026-03-01T08:01:00Z"}],
                 "containerStatuses": [{"name": "app"}]}});
         let mut whole: Pod = serde_json::from_value(p.clone()).expect("pod");
-        pod(&mut p);
+        let p = slim(&p);
         // The same pod as the snapshot reads it, but for the conditions besides Ready.
         if let Some(cs) = whole.status.as_mut().and_then(|s| s.conditions.as_mut()) {
             cs.remove(0);
@@ -92,10 +109,8 @@ mod tests {
 
     #[test]
     fn a_pod_the_snapshot_cannot_read_is_kept_whole() {
-        let mut p = json!({"kind": "Pod", "metadata": {"name": "x"},
+        let p = json!({"kind": "Pod", "metadata": {"name": "x"},
             "spec": {"containers": "not a list"}});
-        let before = p.clone();
-        pod(&mut p);
-        assert_eq!(p, before);
+        assert_eq!(slim(&p), p);
     }
 }

@@ -154,34 +154,65 @@ fn write(dir: &Path, name: &str, objects: Vec<Value>) -> PathBuf {
     p
 }
 
-/// Median and best wall time and the peak RSS (KiB) of a command, through
-/// `/usr/bin/time -f %M` (the best is steadier on a machine shared with other work).
+/// One timed run of a command through `/usr/bin/time -f %M`: its wall time and peak RSS (KiB).
+fn once(what: &str, make: &dyn Fn() -> Command) -> (Duration, Option<u64>) {
+    let cmd = make();
+    let mut timed = Command::new("/usr/bin/time");
+    timed
+        .arg("-f")
+        .arg("%M")
+        .arg(cmd.get_program())
+        .args(cmd.get_args());
+    for (k, v) in cmd.get_envs() {
+        match v {
+            Some(v) => timed.env(k, v),
+            None => timed.env_remove(k),
+        };
+    }
+    let t = Instant::now();
+    let out = timed.output().expect("runs");
+    let took = t.elapsed();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{what}: {err}");
+    (took, err.lines().last().and_then(|l| l.trim().parse().ok()))
+}
+
+/// Median and best wall time and the peak RSS (KiB) of a command (the best is steadier on a
+/// machine shared with other work).
 fn run(what: &str, make: &dyn Fn() -> Command) -> (Duration, Duration, Option<u64>) {
     let mut times = Vec::new();
     let mut rss = None;
     for _ in 0..RUNS {
-        let cmd = make();
-        let mut timed = Command::new("/usr/bin/time");
-        timed
-            .arg("-f")
-            .arg("%M")
-            .arg(cmd.get_program())
-            .args(cmd.get_args());
-        for (k, v) in cmd.get_envs() {
-            match v {
-                Some(v) => timed.env(k, v),
-                None => timed.env_remove(k),
-            };
-        }
-        let t = Instant::now();
-        let out = timed.output().expect("runs");
-        times.push(t.elapsed());
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(out.status.success(), "{what}: {err}");
-        rss = err.lines().last().and_then(|l| l.trim().parse().ok());
+        let (t, r) = once(what, make);
+        times.push(t);
+        rss = r;
     }
     times.sort();
     (times[RUNS / 2], times[0], rss)
+}
+
+/// [`run`] of two commands, their runs interleaved (a, b, a, b, …) so that both see the same
+/// load of a shared machine; `a`'s requests to the server counted apart from `b`'s.
+fn run_pair(
+    server: &FakeApiServer,
+    (what_a, a): (&str, &dyn Fn() -> Command),
+    (what_b, b): (&str, &dyn Fn() -> Command),
+) -> ([(Duration, Duration, Option<u64>); 2], usize) {
+    let (mut ta, mut tb, mut ra, mut rb, mut requests) = (vec![], vec![], None, None, 0);
+    for _ in 0..RUNS {
+        server.clear_requests();
+        let (t, r) = once(what_a, a);
+        requests = server.requests().len();
+        ta.push(t);
+        ra = r;
+        let (t, r) = once(what_b, b);
+        tb.push(t);
+        rb = r;
+    }
+    ta.sort();
+    tb.sort();
+    let row = |t: &[Duration], r| (t[RUNS / 2], t[0], r);
+    ([row(&ta, ra), row(&tb, rb)], requests)
 }
 
 fn ours(args: &[&str], file: Option<&Path>, kc: Option<&Path>) -> Command {
@@ -238,10 +269,8 @@ fn live_row(
     theirs: &str,
     kubectl: &dyn Fn() -> Command,
 ) {
-    server.clear_requests();
-    let (t, tb, rss) = run(label, ours_cmd);
-    let requests = server.requests().len() / RUNS;
-    let (k, kb, _) = run(theirs, kubectl);
+    let ([(t, tb, rss), (k, kb, _)], requests) =
+        run_pair(server, (label, ours_cmd), (theirs, kubectl));
     println!(
         "| {label} ({requests} requests) | {:.0} ms ({:.0}) | {} | {theirs}: {:.0} ms ({:.0}) | {:.2}× ({:.2}×) |",
         ms(t),
@@ -264,7 +293,7 @@ fn main() {
     if std::env::var_os("SCALE_BENCH_SERVE").is_some() {
         return serve_for_profiling(&dir);
     }
-    println!("median (best) of {RUNS} runs\n");
+    println!("median (best) of {RUNS} runs; the live rows alternate the two commands run by run\n");
     if std::env::var("SCALE_BENCH_ONLY").as_deref() != Ok("live") {
         offline_rows(&dir);
     }

@@ -5,7 +5,7 @@
 //! (`scale/<namespace>/<name>`), with `scale-not-found/...` when the server said it does not
 //! exist.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde_json::{json, Map, Value};
 
@@ -93,7 +93,8 @@ fn denied_note(e: &FetchError, what: &str) -> Option<String> {
 /// The object the target's scale comes from: its apps/v1 workload (GET or in a LIST), or its
 /// Scale.
 pub fn target_object<'a>(answers: &'a Answers, h: &HpaNeeds) -> Option<&'a Value> {
-    answer_for_target(answers, h).and_then(|a| match a {
+    let index = Workloads::of(answers);
+    answer_for_target(answers, &index, h).and_then(|a| match a {
         Ok(Target::Found(v)) => Some(v),
         _ => None,
     })
@@ -105,9 +106,47 @@ enum Target<'a> {
     Absent(Coll),
 }
 
+/// The workloads of the LISTs without selectors, by (collection, the LIST's namespace,
+/// namespace, name): each HPA finds its target at once, not by scanning the LIST (the first of
+/// equal names wins, as a scan would find it).
+struct Workloads<'a> {
+    map: HashMap<WorkloadKey<'a>, &'a Value>,
+}
+
+type WorkloadKey<'a> = (Coll, Option<&'a str>, &'a str, &'a str);
+
+impl<'a> Workloads<'a> {
+    fn of(answers: &'a Answers) -> Workloads<'a> {
+        let mut map = HashMap::new();
+        for (r, a) in &answers.map {
+            let (
+                Request::List {
+                    coll: coll @ (Coll::Deployments | Coll::StatefulSets | Coll::ReplicaSets),
+                    namespace,
+                    label_selector,
+                    field_selector,
+                },
+                Ok(Body::Items(items)),
+            ) = (r, a)
+            else {
+                continue;
+            };
+            if !label_selector.is_empty() || !field_selector.is_empty() {
+                continue;
+            }
+            for w in items {
+                let key = (*coll, namespace.as_deref(), ns_of(w), name_of(w));
+                map.entry(key).or_insert(w);
+            }
+        }
+        Workloads { map }
+    }
+}
+
 /// What the answers say about an HPA's target (`None`: not asked).
 fn answer_for_target<'a>(
     answers: &'a Answers,
+    index: &Workloads<'a>,
     h: &HpaNeeds,
 ) -> Option<Result<Target<'a>, &'a FetchError>> {
     let ns = &h.namespace;
@@ -135,22 +174,20 @@ fn answer_for_target<'a>(
             Body::Items(_) | Body::MoreThanAPage => Target::Absent(coll),
         }));
     }
-    for list_ns in [Some(ns.clone()), None] {
+    for list_ns in [Some(ns.as_str()), None] {
         let list = Request::List {
             coll,
-            namespace: list_ns,
+            namespace: list_ns.map(str::to_string),
             label_selector: String::new(),
             field_selector: String::new(),
         };
         if let Some(a) = answers.get(&list) {
-            return Some(a.as_ref().map(|b| {
-                let found = match b {
-                    Body::Items(items) => items
-                        .iter()
-                        .find(|w| ns_of(w) == ns && name_of(w) == h.target_name),
-                    Body::Object(_) | Body::MoreThanAPage => None,
-                };
-                found.map_or(Target::Absent(coll), Target::Found)
+            return Some(a.as_ref().map(|_| {
+                let key = (coll, list_ns, ns.as_str(), h.target_name.as_str());
+                index
+                    .map
+                    .get(&key)
+                    .map_or(Target::Absent(coll), |w| Target::Found(w))
             }));
         }
     }
@@ -159,11 +196,12 @@ fn answer_for_target<'a>(
 
 /// Record why each HPA's target cannot be read (the controller's FailedGetScale text).
 fn target_errors(answers: &Answers, hpas: &[HpaNeeds], by_ns: &mut BTreeMap<String, NsList>) {
+    let index = Workloads::of(answers);
     for h in hpas {
         let Some(l) = by_ns.get_mut(&h.namespace) else {
             continue;
         };
-        let (text, not_found) = match answer_for_target(answers, h) {
+        let (text, not_found) = match answer_for_target(answers, &index, h) {
             None | Some(Ok(Target::Found(_))) => continue,
             Some(Ok(Target::Absent(coll))) => (
                 format!("{} {:?} not found", coll.describe().3, h.target_name),
@@ -184,7 +222,7 @@ fn target_errors(answers: &Answers, hpas: &[HpaNeeds], by_ns: &mut BTreeMap<Stri
             );
         }
         let key = scale_error_key(&h.namespace, &h.name);
-        if let Some(own) = answer_for_target(answers, h)
+        if let Some(own) = answer_for_target(answers, &index, h)
             .and_then(|a| a.err())
             .and_then(FetchError::own_failure)
         {
@@ -710,5 +748,46 @@ mod tests {
             .filter_map(|i| i["metadata"]["name"].as_str())
             .collect();
         assert_eq!(deployments, ["one", "two"]);
+    }
+
+    #[test]
+    fn a_target_is_found_in_a_cluster_wide_list_by_its_own_namespace_and_name() {
+        let needs = |ns: &str, target: &str| {
+            HpaNeeds::of(&serde_json::from_value(hpa(ns, "h", target, json!([]))).expect("HPA"))
+        };
+        let mut answers = Answers::default();
+        let deployments = Request::List {
+            coll: Coll::Deployments,
+            namespace: None,
+            label_selector: String::new(),
+            field_selector: String::new(),
+        };
+        let mut first = deployment("a", "web");
+        first["spec"] = json!({"replicas": 1});
+        let mut second = deployment("a", "web");
+        second["spec"] = json!({"replicas": 2});
+        let items = vec![
+            deployment("b", "api"),
+            first,
+            second,
+            deployment("b", "web"),
+        ];
+        answers.map.insert(deployments, Ok(Body::Items(items)));
+        let found = |ns, target| target_object(&answers, &needs(ns, target)).cloned();
+        // The first of equal names, as a scan finds it; the namespace counts.
+        assert_eq!(
+            found("a", "web").map(|w| w["spec"]["replicas"].clone()),
+            Some(json!(1))
+        );
+        assert_eq!(
+            found("b", "web").map(|w| w["metadata"]["namespace"].clone()),
+            Some(json!("b"))
+        );
+        assert_eq!(found("a", "api"), None);
+        let index = Workloads::of(&answers);
+        assert!(matches!(
+            answer_for_target(&answers, &index, &needs("a", "api")),
+            Some(Ok(Target::Absent(Coll::Deployments)))
+        ));
     }
 }

@@ -125,7 +125,7 @@ pub fn selected(opts: &ExplainOptions, h: &HorizontalPodAutoscaler) -> bool {
 }
 
 /// An HPA's own memory, by namespace and name (what the fleet watch kept); None: `--history`.
-pub type Memory<'a> = &'a dyn Fn(&str, &str) -> Option<HistoryMode>;
+pub type Memory<'a> = &'a (dyn Fn(&str, &str) -> Option<HistoryMode> + Sync);
 
 /// Every HPA of a snapshot (optionally of one namespace) that `-l` picks, in namespace/name
 /// order (each name once).
@@ -164,19 +164,17 @@ pub fn evaluate_snapshot_with(
         .collect();
     hpas.sort_by_cached_key(|h| key(h));
     hpas.dedup_by(|a, b| key(a) == key(b));
-    hpas.into_iter()
-        .map(|h| {
-            let (ns, name) = key(h);
-            match memory(&ns, &name) {
-                Some(m) => {
-                    let mut o = opts.clone();
-                    o.history = m;
-                    item_from(&o, snap, extras, h)
-                }
-                None => item_from(opts, snap, extras, h),
+    super::parallel::map(hpas, |h| {
+        let (ns, name) = key(h);
+        match memory(&ns, &name) {
+            Some(m) => {
+                let mut o = opts.clone();
+                o.history = m;
+                item_from(&o, snap, extras, h)
             }
-        })
-        .collect()
+            None => item_from(opts, snap, extras, h),
+        }
+    })
 }
 
 /// Evaluate every HPA of a fleet fetch: one Snapshot per namespace (each List consumed).
@@ -195,14 +193,19 @@ pub fn evaluate_fetched_with(
     fetched: cluster::FleetFetched,
     memory: Memory,
 ) -> Result<Vec<FleetItem>> {
-    let mut items = Vec::new();
     let source = format!("cluster {context}");
-    for (_, list) in fetched.lists {
+    let api = &fetched.metrics_api;
+    let lists: Vec<serde_json::Value> = fetched.lists.into_iter().map(|(_, l)| l).collect();
+    let per_namespace = super::parallel::map(lists, |list| -> Result<Vec<FleetItem>> {
         let snap = Snapshot::from_owned(list, &source)?;
         let mut extras = Extras::from_snapshot(&snap);
-        extras.metrics_api = fetched.metrics_api.clone();
+        extras.metrics_api = api.clone();
         super::one::settings_for(opts, &snap)?;
-        items.extend(evaluate_snapshot_with(opts, &snap, &extras, None, memory));
+        Ok(evaluate_snapshot_with(opts, &snap, &extras, None, memory))
+    });
+    let mut items = Vec::new();
+    for ns in per_namespace {
+        items.extend(ns?);
     }
     Ok(items)
 }
@@ -236,13 +239,13 @@ mod tests {
         let (snap, extras) = example("scale-down-stabilized.yaml");
         let opts = options(&["--now", NOW]);
         let auto = evaluate_snapshot(&opts, &snap, &extras, None);
-        let asked = std::cell::Cell::new(0);
+        let asked = std::sync::atomic::AtomicUsize::new(0);
         let none = evaluate_snapshot_with(&opts, &snap, &extras, None, &|ns, name| {
-            asked.set(asked.get() + 1);
+            asked.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             assert_eq!((ns, name), ("shop", "frontend"));
             Some(HistoryMode::None)
         });
-        assert_eq!(asked.get(), 1);
+        assert_eq!(asked.into_inner(), 1);
         // The inferred memory holds the scale-down back; an empty one does not.
         assert_eq!(auto[0].desired_replicas, Some(8));
         assert_ne!(none[0].desired_replicas, auto[0].desired_replicas);

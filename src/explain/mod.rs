@@ -15,6 +15,7 @@ pub mod fleet_watch;
 pub mod live;
 pub mod one;
 pub mod overview;
+mod parallel;
 
 pub mod watch;
 

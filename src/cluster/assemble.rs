@@ -7,10 +7,12 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use serde_json::{json, Map, Value};
+use serde::Serialize;
+use serde_json::Value;
 
 use super::conn::{FetchError, Unmapped};
 use super::fetch::{Answers, Body};
+use super::obj::{self, Obj};
 use super::plan::{Coll, HpaNeeds, Request, Scope};
 use crate::snapshot::{
     external_metric_key, object_metric_key, pods_metric_key, scale_error_key, scale_not_found_key,
@@ -29,8 +31,9 @@ pub struct Origin {
 /// The Lists of a fetch and what could not be read besides metrics.
 #[derive(Debug, Default)]
 pub struct Assembled {
-    /// One `v1 List` per namespace with HPAs in the scope, namespaces in order.
-    pub lists: Vec<(String, Value)>,
+    /// One List per namespace with HPAs in the scope, namespaces in order, not yet closed:
+    /// what the controller would meet too can still be told apart ([`NsList::not_ours`]).
+    pub lists: Vec<(String, NsList)>,
     pub notes: Vec<String>,
     pub server_version: Option<String>,
     /// Whether the PodMetrics LIST failed while some HPA reads resource metrics.
@@ -38,9 +41,9 @@ pub struct Assembled {
 }
 
 /// One namespace's List under construction.
-#[derive(Default)]
-struct NsList {
-    items: Vec<Value>,
+#[derive(Debug, Default)]
+pub struct NsList {
+    items: Vec<Entry>,
     errors: BTreeMap<String, String>,
     /// The errors (by key) that are our own failures, not the controller's (see
     /// [`FetchError::own_failure`]), in a few words.
@@ -49,32 +52,64 @@ struct NsList {
     metric_at: BTreeMap<String, usize>,
 }
 
-fn ns_of(v: &Value) -> &str {
-    v.pointer("/metadata/namespace")
-        .and_then(Value::as_str)
-        .unwrap_or("default")
+/// An item of a List: an object, or the List of a metric's values.
+#[derive(Debug)]
+enum Entry {
+    Object(Obj),
+    Metric(MetricList),
 }
 
-fn name_of(v: &Value) -> &str {
-    v.pointer("/metadata/name")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct MetricList {
+    api_version: &'static str,
+    kind: &'static str,
+    metadata: BTreeMap<String, String>,
+    items: Vec<Obj>,
 }
 
-fn metric_list(api_version: &str, kind: &str, items: Vec<Value>) -> Value {
-    list_of(
-        json!({"apiVersion": api_version, "kind": kind, "metadata": {}}),
-        items,
-    )
-}
-
-/// `head` with `items` moved in: `json!` would serialize (deep-copy) them, which for 10,000 pods
-/// doubles the peak memory of a fetch.
-fn list_of(mut head: Value, items: Vec<Value>) -> Value {
-    if let Some(o) = head.as_object_mut() {
-        o.insert("items".into(), Value::Array(items));
+impl Serialize for Entry {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Entry::Object(o) => o.serialize(s),
+            Entry::Metric(m) => m.serialize(s),
+        }
     }
-    head
+}
+
+impl NsList {
+    /// The fetch-errors keys marked as our own failures.
+    pub fn own_failure_keys(&self) -> impl Iterator<Item = &String> {
+        self.own.keys()
+    }
+
+    /// The failure under `key` is one the controller meets too (the metrics APIService is
+    /// not available): no longer marked as ours.
+    pub fn not_ours(&mut self, key: &str) {
+        self.own.remove(key);
+    }
+
+    /// An object the List gains after the fetch (the APIService that explains a failure).
+    pub fn push(&mut self, v: &Value) {
+        self.items.push(Entry::Object(obj::of_value(v)));
+    }
+
+    /// The first object of the List (the HPA a one-HPA List is about).
+    pub fn first_object(&self) -> Option<&Obj> {
+        self.items.iter().find_map(|e| match e {
+            Entry::Object(o) => Some(o),
+            Entry::Metric(_) => None,
+        })
+    }
+}
+
+fn metric_list(api_version: &'static str, kind: &'static str, items: Vec<Obj>) -> Entry {
+    Entry::Metric(MetricList {
+        api_version,
+        kind,
+        metadata: BTreeMap::new(),
+        items,
+    })
 }
 
 /// A note for a denied (401/403) request: names the verb and the resource.
@@ -92,16 +127,20 @@ fn denied_note(e: &FetchError, what: &str) -> Option<String> {
 
 /// The object the target's scale comes from: its apps/v1 workload (GET or in a LIST), or its
 /// Scale.
-pub fn target_object<'a>(answers: &'a Answers, h: &HpaNeeds) -> Option<&'a Value> {
+pub fn target_object(answers: &Answers, h: &HpaNeeds) -> Option<Value> {
     let index = Workloads::of(answers);
     answer_for_target(answers, &index, h).and_then(|a| match a {
-        Ok(Target::Found(v)) => Some(v),
+        Ok(Target::Found(v)) => Some(v.clone()),
+        Ok(Target::Listed(o)) => Some(obj::to_value(o)),
         _ => None,
     })
 }
 
 enum Target<'a> {
+    /// A GET's answer.
     Found(&'a Value),
+    /// In a LIST.
+    Listed(&'a Obj),
     /// The LIST that should hold it does not.
     Absent(Coll),
 }
@@ -110,10 +149,10 @@ enum Target<'a> {
 /// namespace, name): each HPA finds its target at once, not by scanning the LIST (the first of
 /// equal names wins, as a scan would find it).
 struct Workloads<'a> {
-    map: HashMap<WorkloadKey<'a>, &'a Value>,
+    map: HashMap<WorkloadKey<'a>, &'a Obj>,
 }
 
-type WorkloadKey<'a> = (Coll, Option<&'a str>, &'a str, &'a str);
+type WorkloadKey<'a> = (Coll, Option<&'a str>, String, String);
 
 impl<'a> Workloads<'a> {
     fn of(answers: &'a Answers) -> Workloads<'a> {
@@ -135,7 +174,8 @@ impl<'a> Workloads<'a> {
                 continue;
             }
             for w in items {
-                let key = (*coll, namespace.as_deref(), ns_of(w), name_of(w));
+                let h = obj::head(w);
+                let key = (*coll, namespace.as_deref(), h.namespace, h.name);
                 map.entry(key).or_insert(w);
             }
         }
@@ -183,11 +223,11 @@ fn answer_for_target<'a>(
         };
         if let Some(a) = answers.get(&list) {
             return Some(a.as_ref().map(|_| {
-                let key = (coll, list_ns, ns.as_str(), h.target_name.as_str());
+                let key = (coll, list_ns, ns.clone(), h.target_name.clone());
                 index
                     .map
                     .get(&key)
-                    .map_or(Target::Absent(coll), |w| Target::Found(w))
+                    .map_or(Target::Absent(coll), |w| Target::Listed(w))
             }));
         }
     }
@@ -202,7 +242,7 @@ fn target_errors(answers: &Answers, hpas: &[HpaNeeds], by_ns: &mut BTreeMap<Stri
             continue;
         };
         let (text, not_found) = match answer_for_target(answers, &index, h) {
-            None | Some(Ok(Target::Found(_))) => continue,
+            None | Some(Ok(Target::Found(_) | Target::Listed(_))) => continue,
             Some(Ok(Target::Absent(coll))) => (
                 format!("{} {:?} not found", coll.describe().3, h.target_name),
                 true,
@@ -232,11 +272,12 @@ fn target_errors(answers: &Answers, hpas: &[HpaNeeds], by_ns: &mut BTreeMap<Stri
     }
 }
 
-/// Items of a LIST answer; `None` when it is not there, `Some(Err)` when it failed.
-fn take_items(answers: &mut Answers, r: &Request) -> Option<Result<Vec<Value>, FetchError>> {
+/// Items of a LIST answer (a GET's object as one item); `None` when it is not there,
+/// `Some(Err)` when it failed.
+fn take_items(answers: &mut Answers, r: &Request) -> Option<Result<Vec<Obj>, FetchError>> {
     match answers.map.remove(r)? {
         Ok(Body::Items(i)) => Some(Ok(i)),
-        Ok(Body::Object(o)) => Some(Ok(vec![o])),
+        Ok(Body::Object(o)) => Some(Ok(vec![obj::of_value(&o)])),
         Ok(Body::MoreThanAPage) => None,
         Err(e) => Some(Err(e)),
     }
@@ -244,15 +285,16 @@ fn take_items(answers: &mut Answers, r: &Request) -> Option<Result<Vec<Value>, F
 
 fn push_by_ns(
     by_ns: &mut BTreeMap<String, NsList>,
-    items: Vec<Value>,
-    keep: impl Fn(&Value) -> bool,
+    items: Vec<Obj>,
+    keep: impl Fn(&obj::Head) -> bool,
 ) {
-    for v in items {
-        if !keep(&v) {
+    for o in items {
+        let h = obj::head(&o);
+        if !keep(&h) {
             continue;
         }
-        if let Some(l) = by_ns.get_mut(ns_of(&v)) {
-            l.items.push(v);
+        if let Some(l) = by_ns.get_mut(&h.namespace) {
+            l.items.push(Entry::Object(o));
         }
     }
 }
@@ -262,7 +304,6 @@ pub fn assemble(
     scope: &Scope,
     hpas: &[HpaNeeds],
     mut answers: Answers,
-    origin: &Origin,
 ) -> Result<Assembled, FetchError> {
     let mut out = Assembled::default();
     let mut by_ns: BTreeMap<String, NsList> = BTreeMap::new();
@@ -288,7 +329,7 @@ pub fn assemble(
             uses_resource,
         )?;
     }
-    finish(by_ns, origin, &mut out);
+    out.lists = by_ns.into_iter().collect();
     Ok(out)
 }
 
@@ -302,22 +343,24 @@ fn add_answer(
     out: &mut Assembled,
     uses_resource: bool,
 ) -> Result<(), FetchError> {
+    if r == &Request::Version {
+        match answers.map.remove(r) {
+            Some(Ok(Body::Object(v))) => {
+                out.server_version = v["gitVersion"].as_str().map(String::from)
+            }
+            Some(Err(e)) => out.notes.push(format!(
+                "the server version could not be read: {}",
+                e.client_go_text()
+            )),
+            _ => {}
+        }
+        return Ok(());
+    }
     let Some(got) = take_items(answers, r) else {
         return Ok(());
     };
     match r {
-        Request::Version => match got {
-            Ok(v) => {
-                out.server_version = v
-                    .first()
-                    .and_then(|v| v["gitVersion"].as_str())
-                    .map(String::from)
-            }
-            Err(e) => out.notes.push(format!(
-                "the server version could not be read: {}",
-                e.client_go_text()
-            )),
-        },
+        Request::Version => {}
         Request::List { coll, .. } => add_list(scope, hpas, *coll, got, by_ns, out, uses_resource)?,
         Request::FirstPage { .. } => {} // settled by the fetch (see `fetch::fetch`)
         Request::Get { .. } | Request::Scale { .. } => {
@@ -375,8 +418,8 @@ fn add_answer(
 fn add_metric(
     by_ns: &mut BTreeMap<String, NsList>,
     ns: &str,
-    got: Result<Vec<Value>, FetchError>,
-    (api_version, kind): (&str, &str),
+    got: Result<Vec<Obj>, FetchError>,
+    (api_version, kind): (&'static str, &'static str),
     key: String,
     api: &str,
     notes: &mut Vec<String>,
@@ -389,13 +432,13 @@ fn add_metric(
         Ok(items) => {
             // Another request read the same metric (another selector): one List, no copies.
             let at = l.metric_at.get(&key).copied();
-            match at
-                .and_then(|i| l.items[i].get_mut("items"))
-                .and_then(Value::as_array_mut)
-            {
+            match at.and_then(|i| match l.items.get_mut(i) {
+                Some(Entry::Metric(m)) => Some(&mut m.items),
+                _ => None,
+            }) {
                 Some(have) => {
                     for v in items {
-                        if !have.contains(&v) {
+                        if !have.iter().any(|h| h.get() == v.get()) {
                             have.push(v);
                         }
                     }
@@ -422,12 +465,43 @@ fn add_metric(
     }
 }
 
+/// The PodMetrics LIST failed: every List records it, with an empty PodMetricsList.
+fn resource_metrics_failed(
+    e: &FetchError,
+    by_ns: &mut BTreeMap<String, NsList>,
+    out: &mut Assembled,
+    uses_resource: bool,
+) {
+    if uses_resource {
+        out.notes
+            .extend(denied_note(e, "resource metrics (cpu, memory)"));
+        out.resource_metrics_failed = true;
+    }
+    for l in by_ns.values_mut() {
+        if let Some(own) = e.own_failure() {
+            l.own.insert("resource-metrics".into(), own);
+        }
+        l.errors.insert(
+            "resource-metrics".into(),
+            format!(
+                "unable to fetch metrics from resource metrics API: {}",
+                e.client_go_text()
+            ),
+        );
+        l.items.push(metric_list(
+            "metrics.k8s.io/v1beta1",
+            "PodMetricsList",
+            vec![],
+        ));
+    }
+}
+
 /// A LIST answer: HPAs, workloads, pods, PodMetrics or events.
 fn add_list(
     scope: &Scope,
     hpas: &[HpaNeeds],
     coll: Coll,
-    got: Result<Vec<Value>, FetchError>,
+    got: Result<Vec<Obj>, FetchError>,
     by_ns: &mut BTreeMap<String, NsList>,
     out: &mut Assembled,
     uses_resource: bool,
@@ -436,28 +510,7 @@ fn add_list(
         (_, Ok(items)) => items,
         (Coll::Hpas | Coll::Pods, Err(e)) => return Err(e),
         (Coll::PodMetrics, Err(e)) => {
-            if uses_resource {
-                out.notes
-                    .extend(denied_note(&e, "resource metrics (cpu, memory)"));
-                out.resource_metrics_failed = true;
-            }
-            for l in by_ns.values_mut() {
-                if let Some(own) = e.own_failure() {
-                    l.own.insert("resource-metrics".into(), own);
-                }
-                l.errors.insert(
-                    "resource-metrics".into(),
-                    format!(
-                        "unable to fetch metrics from resource metrics API: {}",
-                        e.client_go_text()
-                    ),
-                );
-                l.items.push(metric_list(
-                    "metrics.k8s.io/v1beta1",
-                    "PodMetricsList",
-                    vec![],
-                ));
-            }
+            resource_metrics_failed(&e, by_ns, out, uses_resource);
             return Ok(());
         }
         (Coll::Events, Err(e)) => {
@@ -482,9 +535,9 @@ fn add_list(
     };
     match coll {
         Coll::PodMetrics => {
-            let mut per: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+            let mut per: BTreeMap<String, Vec<Obj>> = BTreeMap::new();
             for m in items {
-                per.entry(ns_of(&m).to_string()).or_default().push(m);
+                per.entry(obj::head(&m).namespace).or_default().push(m);
             }
             for (ns, l) in by_ns.iter_mut() {
                 let mine = per.remove(ns).unwrap_or_default();
@@ -504,7 +557,9 @@ fn add_list(
                 .filter(|h| Coll::of_target(&h.target_api_version, &h.target_kind) == Some(coll))
                 .map(|h| (h.namespace.as_str(), h.target_name.as_str()))
                 .collect();
-            push_by_ns(by_ns, items, |w| wanted.contains(&(ns_of(w), name_of(w))));
+            push_by_ns(by_ns, items, |w| {
+                wanted.contains(&(w.namespace.as_str(), w.name.as_str()))
+            });
         }
         Coll::Hpas => {
             // The named HPA first: the List is about it.
@@ -512,8 +567,9 @@ fn add_list(
                 Scope::One { name, .. } => Some(name.as_str()),
                 _ => None,
             };
-            let (mut named, others): (Vec<Value>, Vec<Value>) =
-                items.into_iter().partition(|h| Some(name_of(h)) == first);
+            let (mut named, others): (Vec<Obj>, Vec<Obj>) = items
+                .into_iter()
+                .partition(|h| first.is_some_and(|f| obj::head(h).name == f));
             named.extend(others);
             push_by_ns(by_ns, named, |_| true);
         }
@@ -524,53 +580,53 @@ fn add_list(
 
 /// The failure under `key` is one the controller meets too (the metrics APIService is not
 /// available): it is no longer marked as ours in any List.
-pub fn not_ours(lists: &mut [(String, Value)], key: &str) {
-    for (_, list) in lists {
-        let Some(ann) = list
-            .pointer_mut("/metadata/annotations")
-            .and_then(Value::as_object_mut)
-        else {
-            continue;
-        };
-        let Some(mut own) = ann
-            .get(OWN_FAILURES_ANNOTATION)
-            .and_then(Value::as_str)
-            .and_then(|t| serde_json::from_str::<BTreeMap<String, String>>(t).ok())
-        else {
-            continue;
-        };
-        own.remove(key);
-        match own.is_empty() {
-            true => ann.remove(OWN_FAILURES_ANNOTATION),
-            false => ann.insert(
-                OWN_FAILURES_ANNOTATION.into(),
-                json!(serde_json::to_string(&own).unwrap_or_default()),
-            ),
-        };
+pub fn not_ours(lists: &mut [(String, NsList)], key: &str) {
+    for (_, l) in lists {
+        l.not_ours(key);
     }
 }
 
-/// Close each namespace's List with its annotations.
-fn finish(by_ns: BTreeMap<String, NsList>, origin: &Origin, out: &mut Assembled) {
-    for (ns, l) in by_ns {
-        let mut annotations = Map::new();
-        annotations.insert(TAKEN_AT_ANNOTATION.into(), json!(origin.taken_at));
-        annotations.insert(SOURCE_ANNOTATION.into(), json!(origin.source));
-        if let Some(v) = &out.server_version {
-            annotations.insert(SERVER_VERSION_ANNOTATION.into(), json!(v));
+/// A closed List: `apiVersion: v1, kind: List`, the annotations, the items' text as read.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ListOut<'a> {
+    api_version: &'static str,
+    kind: &'static str,
+    metadata: ListMeta,
+    items: &'a [Entry],
+}
+
+#[derive(Serialize)]
+struct ListMeta {
+    annotations: BTreeMap<&'static str, String>,
+}
+
+impl NsList {
+    /// Close the List with its annotations: its JSON text (what `kubectl hpa snapshot` writes
+    /// and the snapshot reads, as from a file).
+    pub fn finish(self, origin: &Origin, server_version: Option<&str>) -> String {
+        let mut annotations = BTreeMap::new();
+        annotations.insert(TAKEN_AT_ANNOTATION, origin.taken_at.clone());
+        annotations.insert(SOURCE_ANNOTATION, origin.source.clone());
+        if let Some(v) = server_version {
+            annotations.insert(SERVER_VERSION_ANNOTATION, v.to_string());
         }
-        if !l.errors.is_empty() {
-            let text = serde_json::to_string(&l.errors).unwrap_or_default();
-            annotations.insert(FETCH_ERRORS_ANNOTATION.into(), json!(text));
+        if !self.errors.is_empty() {
+            let text = serde_json::to_string(&self.errors).unwrap_or_default();
+            annotations.insert(FETCH_ERRORS_ANNOTATION, text);
         }
-        if !l.own.is_empty() {
-            let text = serde_json::to_string(&l.own).unwrap_or_default();
-            annotations.insert(OWN_FAILURES_ANNOTATION.into(), json!(text));
+        if !self.own.is_empty() {
+            let text = serde_json::to_string(&self.own).unwrap_or_default();
+            annotations.insert(OWN_FAILURES_ANNOTATION, text);
         }
-        let head =
-            json!({"apiVersion": "v1", "kind": "List", "metadata": {"annotations": annotations}});
-        let list = list_of(head, l.items);
-        out.lists.push((ns, list));
+        let list = ListOut {
+            api_version: "v1",
+            kind: "List",
+            metadata: ListMeta { annotations },
+            items: &self.items,
+        };
+        // Strings, maps and JSON text only: this cannot fail.
+        serde_json::to_string(&list).unwrap_or_default()
     }
 }
 
@@ -580,6 +636,23 @@ mod tests {
     use crate::cluster::conn::{ApiFailure, Failure};
     use crate::cluster::plan::{first_round, second_round};
     use crate::snapshot::Snapshot;
+    use serde_json::json;
+
+    fn objs(v: Vec<Value>) -> Vec<Obj> {
+        v.iter().map(obj::of_value).collect()
+    }
+
+    /// The closed List of each namespace, as a Value.
+    fn closed(out: Assembled) -> Vec<(String, Value)> {
+        let version = out.server_version.clone();
+        out.lists
+            .into_iter()
+            .map(|(ns, l)| {
+                let text = l.finish(&origin(), version.as_deref());
+                (ns, serde_json::from_str(&text).expect("JSON"))
+            })
+            .collect()
+    }
 
     fn hpa(ns: &str, name: &str, target: &str, metrics: Value) -> Value {
         json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
@@ -624,7 +697,7 @@ mod tests {
             .collect();
         let mut answers = Answers::default();
         let mut first = first_round(&Scope::All).into_iter();
-        let items = |v: Vec<Value>| Ok(Body::Items(v));
+        let items = |v: Vec<Value>| Ok(Body::Items(objs(v)));
         let mut put = |r: Request, a: Result<Body, FetchError>| {
             answers.map.insert(r, a);
         };
@@ -676,7 +749,7 @@ mod tests {
     #[test]
     fn a_fleet_is_one_list_per_namespace_with_the_failures_recorded() {
         let (needs, answers) = fleet_answers();
-        let out = assemble(&Scope::All, &needs, answers, &origin()).expect("assembled");
+        let out = assemble(&Scope::All, &needs, answers).expect("assembled");
         assert_eq!(out.server_version.as_deref(), Some("v1.33.1"));
         assert!(out.resource_metrics_failed);
         assert!(
@@ -684,9 +757,14 @@ mod tests {
             "{:?}",
             out.notes
         );
-        let names: Vec<&str> = out.lists.iter().map(|(n, _)| n.as_str()).collect();
+        let lists = closed(out);
+        let names: Vec<&str> = lists.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(names, ["a", "b"]);
-        let (_, a) = &out.lists[0];
+        assert_eq!(
+            lists[0].1["metadata"]["annotations"][SERVER_VERSION_ANNOTATION],
+            "v1.33.1"
+        );
+        let (_, a) = &lists[0];
         let snap = Snapshot::from_value(a, "a").expect("snapshot a");
         assert_eq!(snap.hpas.len(), 2);
         assert_eq!(snap.workloads.len(), 2);
@@ -698,7 +776,7 @@ mod tests {
             snap.external_metrics
         );
         assert!(snap.fetch_errors["resource-metrics"].contains("forbidden"));
-        let (_, b) = &out.lists[1];
+        let (_, b) = &lists[1];
         let snap = Snapshot::from_value(b, "b").expect("snapshot b");
         assert_eq!(
             snap.scale_error("b", "ghost").map(String::as_str),
@@ -729,18 +807,21 @@ mod tests {
             .collect();
         let mut answers = Answers::default();
         let first = first_round(&scope);
-        answers.map.insert(first[0].clone(), Ok(Body::Items(hpas)));
+        answers
+            .map
+            .insert(first[0].clone(), Ok(Body::Items(objs(hpas))));
         for r in second_round(&scope, &needs, &BTreeSet::new()) {
-            let body = Body::Items(vec![
+            let body = Body::Items(objs(vec![
                 deployment("a", "one"),
                 deployment("a", "two"),
                 deployment("a", "unrelated"),
-            ]);
+            ]));
             answers.map.insert(r, Ok(body));
         }
-        let out = assemble(&scope, &needs, answers, &origin()).expect("assembled");
-        assert_eq!(out.lists.len(), 1);
-        let items = out.lists[0].1["items"].as_array().expect("items");
+        let out = assemble(&scope, &needs, answers).expect("assembled");
+        let lists = closed(out);
+        assert_eq!(lists.len(), 1);
+        let items = lists[0].1["items"].as_array().expect("items");
         assert_eq!(items[0]["metadata"]["name"], "two");
         let deployments: Vec<&str> = items
             .iter()
@@ -772,8 +853,10 @@ mod tests {
             second,
             deployment("b", "web"),
         ];
-        answers.map.insert(deployments, Ok(Body::Items(items)));
-        let found = |ns, target| target_object(&answers, &needs(ns, target)).cloned();
+        answers
+            .map
+            .insert(deployments, Ok(Body::Items(objs(items))));
+        let found = |ns, target| target_object(&answers, &needs(ns, target));
         // The first of equal names, as a scan finds it; the namespace counts.
         assert_eq!(
             found("a", "web").map(|w| w["spec"]["replicas"].clone()),

@@ -15,6 +15,7 @@ use serde_json::{json, Value};
 
 pub use crate::restmapper::{builtin_mapping, Gvr, Unmapped};
 
+use super::obj::{self, Obj};
 use crate::metrics_api::{MetricsApi, MetricsGroup, METRICS_APISERVICE};
 
 /// Requests in flight at once, per connection. 10 is client-go's default burst (kubectl's
@@ -1133,9 +1134,22 @@ impl Conn {
         page: Option<u32>,
         item_type: (&str, &str),
         what: What<'_>,
-    ) -> Result<Vec<Value>, ApiFailure> {
+    ) -> Result<Vec<Obj>, ApiFailure> {
         self.list_each(path, query, page, item_type, what, &whole)
             .await
+    }
+
+    /// [`Conn::list`], each item as a `Value`.
+    pub(super) async fn list_values(
+        &self,
+        path: &str,
+        query: &[(&str, String)],
+        page: Option<u32>,
+        item_type: (&str, &str),
+        what: What<'_>,
+    ) -> Result<Vec<Value>, ApiFailure> {
+        let items = self.list(path, query, page, item_type, what).await?;
+        Ok(items.iter().map(|o| obj::to_value(o)).collect())
     }
 
     /// One page of a LIST: its continue token and its items, each read by `reduce`.
@@ -1146,7 +1160,7 @@ impl Conn {
         item_type: (&str, &str),
         what: What<'_>,
         reduce: &Reduce,
-    ) -> Result<(String, Vec<Value>), ApiFailure> {
+    ) -> Result<(String, Vec<Obj>), ApiFailure> {
         let decode = move |b: &[u8]| read_page(b, reduce, item_type);
         self.get_as(path, query, what, &decode).await
     }
@@ -1163,7 +1177,7 @@ impl Conn {
         item_type: (&str, &str),
         what: What<'_>,
         reduce: &Reduce,
-    ) -> Result<Vec<Value>, ApiFailure> {
+    ) -> Result<Vec<Obj>, ApiFailure> {
         let mut items = Vec::new();
         let mut cont = String::new();
         let mut pages = 0;
@@ -1282,14 +1296,14 @@ impl Conn {
 }
 
 /// Reads one item of a LIST from its JSON text.
-pub(super) type Reduce = dyn Fn(&RawValue) -> serde_json::Result<Value> + Sync;
+pub(super) type Reduce = dyn Fn(&RawValue) -> serde_json::Result<Obj> + Sync;
 
 /// Reads a body from its bytes.
 type Decode<'a, T> = dyn Fn(&[u8]) -> serde_json::Result<T> + Sync + 'a;
 
 /// An item kept whole.
-pub(super) fn whole(item: &RawValue) -> serde_json::Result<Value> {
-    serde_json::from_str(item.get())
+pub(super) fn whole(item: &RawValue) -> serde_json::Result<Obj> {
+    Ok(item.to_owned())
 }
 
 /// A LIST page as it arrives: its continue token and its items, not yet read.
@@ -1312,23 +1326,14 @@ struct ListMetaWire {
 fn read_page(
     body: &[u8],
     reduce: &Reduce,
-    (api_version, kind): (&str, &str),
-) -> serde_json::Result<(String, Vec<Value>)> {
+    item_type: (&str, &str),
+) -> serde_json::Result<(String, Vec<Obj>)> {
     let page: PageWire = serde_json::from_slice(body)?;
     let next = page.metadata.and_then(|m| m.cont).unwrap_or_default();
     let raw = page.items.unwrap_or_default();
     let mut items = Vec::with_capacity(raw.len());
     for r in raw {
-        let mut i = reduce(r)?;
-        if let Some(obj) = i.as_object_mut().filter(|_| !kind.is_empty()) {
-            if obj.get("apiVersion").is_none_or(Value::is_null) {
-                obj.insert("apiVersion".into(), json!(api_version));
-            }
-            if obj.get("kind").is_none_or(Value::is_null) {
-                obj.insert("kind".into(), json!(kind));
-            }
-        }
-        items.push(i);
+        items.push(obj::with_type(reduce(r)?, item_type)?);
     }
     Ok((next, items))
 }
@@ -1362,7 +1367,7 @@ pub fn list_names(hpas: bool, namespace: Option<&str>, timeout: Duration) -> Vec
             ("/api/v1/namespaces".to_string(), "namespaces")
         };
         let items = conn
-            .list(
+            .list_values(
                 &path,
                 &[],
                 None,
@@ -1472,7 +1477,7 @@ impl Conn {
         resource: &str,
         object: String,
     ) -> Result<Vec<Value>, ApiFailure> {
-        self.list(
+        self.list_values(
             path,
             &[],
             Some(500),
@@ -1614,6 +1619,7 @@ mod tests {
         let (next, items) = read_page(body, &whole, ("v1", "Pod")).expect("page");
         assert_eq!(next, "abc");
         assert_eq!(items.len(), 2);
+        let items: Vec<serde_json::Value> = items.iter().map(|o| super::obj::to_value(o)).collect();
         assert_eq!(
             (items[0]["apiVersion"].as_str(), items[0]["kind"].as_str()),
             (Some("v1"), Some("Pod"))

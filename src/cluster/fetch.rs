@@ -9,6 +9,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::conn::{in_ns, named, whole, Conn, FetchError, Reduce, What};
+use super::obj::{self, Obj};
 use super::plan::{self, Coll, HpaNeeds, Request, Scope};
 use super::progress::Progress;
 
@@ -18,7 +19,8 @@ const EXTERNAL: &str = "/apis/external.metrics.k8s.io/v1beta1";
 /// The answer to one request: a LIST's items, or one object.
 #[derive(Debug, Clone)]
 pub enum Body {
-    Items(Vec<Value>),
+    /// Each item's JSON text (see [`super::obj`]).
+    Items(Vec<Obj>),
     Object(Value),
     /// A [`Request::FirstPage`] that is not the whole collection (not used).
     MoreThanAPage,
@@ -266,7 +268,7 @@ pub fn hpas_of(answers: &Answers, scope: &Scope) -> Result<Vec<HpaNeeds>, FetchE
     };
     Ok(items
         .iter()
-        .filter_map(|h| HorizontalPodAutoscaler::deserialize(h).ok())
+        .filter_map(|h| serde_json::from_str::<HorizontalPodAutoscaler>(h.get()).ok())
         .map(|h| HpaNeeds::of(&h))
         .collect())
 }
@@ -274,6 +276,7 @@ pub fn hpas_of(answers: &Answers, scope: &Scope) -> Result<Vec<HpaNeeds>, FetchE
 /// The selector of a target as its scale reports it, from the second round's answers.
 pub fn target_selector(answers: &Answers, h: &HpaNeeds) -> Option<String> {
     let target = super::assemble::target_object(answers, h)?;
+    let target = &target;
     let sel = match target.get("kind").and_then(Value::as_str) {
         Some("Scale") => target.pointer("/status/selector")?.as_str()?.to_string(),
         _ => {
@@ -384,23 +387,17 @@ fn settle_namespace_lists(answers: &mut Answers, h: &HpaNeeds, selector: Option<
     let Ok(parsed) = crate::labels::Selector::parse(sel) else {
         return;
     };
-    let picked: Vec<Value> = pods
+    let picked: Vec<Obj> = pods
         .into_iter()
-        .filter(|p| parsed.matches(&labels_of(p)))
+        .filter(|p| parsed.matches(&obj::head(p).labels))
         .collect();
-    let names: BTreeSet<&str> = picked
-        .iter()
-        .filter_map(|p| p.pointer("/metadata/name").and_then(Value::as_str))
-        .collect();
+    let names: BTreeSet<String> = picked.iter().map(|p| obj::head(p).name).collect();
     if h.uses_resource {
         let m = pod_metrics.map(|a| match a {
             Ok(Body::Items(items)) => Ok(Body::Items(
                 items
                     .into_iter()
-                    .filter(|m| {
-                        let name = m.pointer("/metadata/name").and_then(Value::as_str);
-                        name.is_some_and(|n| names.contains(n))
-                    })
+                    .filter(|m| names.contains(&obj::head(m).name))
                     .collect(),
             )),
             other => other,
@@ -410,18 +407,6 @@ fn settle_namespace_lists(answers: &mut Answers, h: &HpaNeeds, selector: Option<
         }
     }
     answers.map.insert(by(Coll::Pods), Ok(Body::Items(picked)));
-}
-
-/// The labels of an object.
-fn labels_of(v: &Value) -> BTreeMap<String, String> {
-    v.pointer("/metadata/labels")
-        .and_then(Value::as_object)
-        .map(|m| {
-            m.iter()
-                .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -441,8 +426,10 @@ mod tests {
         }
     }
 
-    fn pod(name: &str, app: &str) -> Value {
-        json!({"kind": "Pod", "metadata": {"name": name, "namespace": "shop", "labels": {"app": app}}})
+    fn pod(name: &str, app: &str) -> Obj {
+        obj::of_value(
+            &json!({"kind": "Pod", "metadata": {"name": name, "namespace": "shop", "labels": {"app": app}}}),
+        )
     }
 
     fn by(coll: Coll, sel: &str) -> Request {
@@ -462,8 +449,8 @@ mod tests {
         };
         a.map.insert(first_page, Ok(first));
         let metrics = vec![
-            json!({"metadata": {"name": "web-1"}}),
-            json!({"metadata": {"name": "api-1"}}),
+            obj::of_value(&json!({"metadata": {"name": "web-1"}})),
+            obj::of_value(&json!({"metadata": {"name": "api-1"}})),
         ];
         a.map
             .insert(by(Coll::PodMetrics, ""), Ok(Body::Items(metrics)));
@@ -472,15 +459,7 @@ mod tests {
 
     fn names(a: &Answers, r: &Request) -> Vec<String> {
         match a.get(r) {
-            Some(Ok(Body::Items(i))) => i
-                .iter()
-                .map(|v| {
-                    v["metadata"]["name"]
-                        .as_str()
-                        .unwrap_or_default()
-                        .to_string()
-                })
-                .collect(),
+            Some(Ok(Body::Items(i))) => i.iter().map(|v| obj::head(v).name).collect(),
             other => panic!("{r:?}: {other:?}"),
         }
     }

@@ -12,6 +12,7 @@ pub mod assemble;
 mod conn;
 pub mod fetch;
 pub mod incluster;
+pub mod obj;
 pub mod plan;
 pub mod progress;
 mod slim;
@@ -21,8 +22,6 @@ use std::fmt;
 
 use jiff::Timestamp;
 use k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler;
-use serde::Deserialize;
-use serde_json::Value;
 
 pub use assemble::{SERVER_VERSION_ANNOTATION, SOURCE_ANNOTATION};
 pub use conn::{
@@ -105,8 +104,9 @@ impl From<FetchError> for Error {
 
 /// Everything fetched for one HPA.
 pub struct Fetched {
-    /// The `v1 List` (what `kubectl hpa snapshot` prints).
-    pub list: Value,
+    /// The `v1 List` as JSON text (what `kubectl hpa snapshot` prints; what
+    /// [`crate::snapshot::Snapshot::from_text`] reads, as from a file).
+    pub list: String,
     /// The HPA as the server returned it.
     pub hpa: HorizontalPodAutoscaler,
     /// What could not be read besides the metrics sources, and denied requests, in words.
@@ -118,8 +118,8 @@ pub struct Fetched {
 
 /// Everything fetched for the HPAs of a namespace or of the cluster.
 pub struct FleetFetched {
-    /// One `v1 List` per namespace that has HPAs, namespaces in order.
-    pub lists: Vec<(String, Value)>,
+    /// One `v1 List` per namespace that has HPAs, namespaces in order, as JSON text.
+    pub lists: Vec<(String, String)>,
     /// What could not be read besides metrics, in words.
     pub notes: Vec<String>,
     pub server_version: Option<String>,
@@ -127,13 +127,13 @@ pub struct FleetFetched {
     pub metrics_api: Option<MetricsApi>,
 }
 
-/// Plan, fetch and assemble one scope; the APIService of the resource metrics when their
-/// LIST failed.
+/// Plan, fetch and assemble one scope (the Lists not yet closed); the APIService of the
+/// resource metrics when their LIST failed.
 async fn run(
     conn: &Conn,
     scope: &Scope,
     progress: &Progress,
-) -> Result<(Assembled, Option<MetricsApi>), Error> {
+) -> Result<(Assembled, Option<MetricsApi>, Origin), Error> {
     let fetch = fetch::fetch(conn, scope, progress);
     tokio::pin!(fetch);
     let answers = loop {
@@ -158,7 +158,7 @@ async fn run(
         source: format!("cluster {} ({})", conn.context, conn.server),
         taken_at: Timestamp::now().to_string(),
     };
-    let mut assembled = assemble::assemble(scope, &hpas, answers, &origin)?;
+    let mut assembled = assemble::assemble(scope, &hpas, answers)?;
     let api = match assembled.resource_metrics_failed {
         true => Some(metrics_apiservice(conn).await),
         false => None,
@@ -168,17 +168,7 @@ async fn run(
         assemble::not_ours(&mut assembled.lists, "resource-metrics");
     }
     unavailable_metrics_apis(conn, &mut assembled).await;
-    Ok((assembled, api))
-}
-
-/// The fetch-errors keys each List marks as our own failures.
-fn own_failure_keys(list: &Value) -> Vec<String> {
-    list.pointer("/metadata/annotations")
-        .and_then(|a| a.get(crate::snapshot::OWN_FAILURES_ANNOTATION))
-        .and_then(Value::as_str)
-        .and_then(|t| serde_json::from_str::<std::collections::BTreeMap<String, String>>(t).ok())
-        .map(|m| m.into_keys().collect())
-        .unwrap_or_default()
+    Ok((assembled, api, origin))
 }
 
 /// Custom or external metrics that failed for us while their APIService is not `Available`:
@@ -191,9 +181,9 @@ async fn unavailable_metrics_apis(conn: &Conn, a: &mut Assembled) {
             .lists
             .iter()
             .map(|(_, l)| {
-                own_failure_keys(l)
-                    .into_iter()
+                l.own_failure_keys()
                     .filter(|k| MetricsGroup::of_key(k) == Some(group))
+                    .cloned()
                     .collect()
             })
             .collect();
@@ -209,11 +199,8 @@ async fn unavailable_metrics_apis(conn: &Conn, a: &mut Assembled) {
             if keys.is_empty() {
                 continue;
             }
-            if let (Some(items), Some(obj)) = (
-                list.get_mut("items").and_then(Value::as_array_mut),
-                obj.as_ref(),
-            ) {
-                items.push(obj.clone());
+            if let Some(obj) = obj.as_ref() {
+                list.push(obj);
             }
         }
         for k in keys.iter().flatten() {
@@ -242,20 +229,19 @@ pub async fn fetch_hpa_with(
         namespace: ns.to_string(),
         name: name.to_string(),
     };
-    let (mut a, metrics_api) = run(conn, &scope, progress).await?;
+    let (mut a, metrics_api, origin) = run(conn, &scope, progress).await?;
     let list = a.lists.pop().map(|(_, l)| l).unwrap_or_default();
     let raw = list
-        .get("items")
-        .and_then(Value::as_array)
-        .and_then(|i| i.first())
+        .first_object()
         .ok_or_else(|| Error::Other(format!("HPA {ns}/{name}: nothing fetched")))?;
-    let hpa = HorizontalPodAutoscaler::deserialize(raw).map_err(|e| Error::BadHpa {
-        namespace: ns.to_string(),
-        name: name.to_string(),
-        error: e.to_string(),
-    })?;
+    let hpa: HorizontalPodAutoscaler =
+        serde_json::from_str(raw.get()).map_err(|e| Error::BadHpa {
+            namespace: ns.to_string(),
+            name: name.to_string(),
+            error: e.to_string(),
+        })?;
     Ok(Fetched {
-        list,
+        list: list.finish(&origin, a.server_version.as_deref()),
         hpa,
         notes: a.notes,
         server_version: a.server_version,
@@ -277,9 +263,14 @@ pub async fn fetch_fleet(
         Some(ns) => Scope::Namespace(ns.to_string()),
         None => Scope::All,
     };
-    let (a, metrics_api) = run(conn, &scope, progress).await?;
+    let (a, metrics_api, origin) = run(conn, &scope, progress).await?;
+    let version = a.server_version.as_deref();
     Ok(FleetFetched {
-        lists: a.lists,
+        lists: a
+            .lists
+            .into_iter()
+            .map(|(ns, l)| (ns, l.finish(&origin, version)))
+            .collect(),
         notes: a.notes,
         server_version: a.server_version,
         metrics_api,

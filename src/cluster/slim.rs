@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
+use super::obj::Obj;
 use crate::snapshot::wire::{Meta, PodSpec, PodStatus};
 
 /// [`crate::snapshot::wire::Pod`] with the type fields an item may carry: read straight from
@@ -32,16 +33,16 @@ struct SlimPod {
 
 /// One Pod of a LIST reduced to the fields the snapshot reads. A pod the snapshot could not
 /// read is kept whole, so the snapshot reports it in its own words.
-pub fn pod(raw: &RawValue) -> serde_json::Result<Value> {
+pub fn pod(raw: &RawValue) -> serde_json::Result<Obj> {
     let Ok(mut typed) = serde_json::from_str::<SlimPod>(raw.get()) else {
-        return serde_json::from_str(raw.get());
+        return Ok(raw.to_owned());
     };
     if let Some(cs) = typed.status.as_mut().and_then(|s| s.conditions.as_mut()) {
         cs.retain(|c| c.type_ == "Ready");
     }
     let mut slim = serde_json::to_value(typed)?;
     drop_nulls(&mut slim);
-    Ok(slim)
+    Ok(super::obj::of_value(&slim))
 }
 
 /// Remove the `null`s an `Option::None` serializes to (absent, as the server wrote it).
@@ -65,7 +66,7 @@ mod tests {
     fn slim(v: &Value) -> Value {
         let text = v.to_string();
         let raw: &RawValue = serde_json::from_str(&text).expect("raw");
-        pod(raw).expect("pod")
+        crate::cluster::obj::to_value(&pod(raw).expect("pod"))
     }
 
     #[test]

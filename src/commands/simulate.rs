@@ -80,7 +80,7 @@ fn fetch_live(args: &SimulateArgs) -> Result<(Snapshot, String, String)> {
         let fetched = crate::cluster::fetch_hpa(&conn, &ns, &name).await?;
         anyhow::Ok((fetched.list, ns))
     })?;
-    let snap = Snapshot::from_owned(list, &format!("cluster (HPA {ns}/{name})"))?;
+    let snap = Snapshot::from_text(&list, &format!("cluster (HPA {ns}/{name})"))?;
     Ok((snap, ns, name))
 }
 

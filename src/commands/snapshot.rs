@@ -45,7 +45,10 @@ async fn fetch(args: &SnapshotArgs) -> Result<(Vec<Value>, String)> {
     let ns = conn.namespace.clone();
     if let Some(name) = &args.name {
         let fetched = cluster::fetch_hpa(&conn, &ns, name).await?;
-        return Ok((vec![fetched.list], format!("namespace {ns}")));
+        return Ok((
+            vec![serde_json::from_str(&fetched.list)?],
+            format!("namespace {ns}"),
+        ));
     }
     let scope = (!args.kube.all_namespaces).then_some(ns.as_str());
     let fetched = cluster::fetch_fleet(&conn, scope, &cluster::Progress::off()).await?;
@@ -56,7 +59,8 @@ async fn fetch(args: &SnapshotArgs) -> Result<(Vec<Value>, String)> {
         Some(ns) => format!("namespace {ns}"),
         None => "any namespace".to_string(),
     };
-    Ok((fetched.lists.into_iter().map(|(_, l)| l).collect(), words))
+    let lists = fetched.lists.iter().map(|(_, l)| serde_json::from_str(l));
+    Ok((lists.collect::<Result<_, _>>()?, words))
 }
 
 /// YAML documents separated by `---`, or one JSON document per line group.

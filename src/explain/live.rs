@@ -74,9 +74,9 @@ pub fn explain_fetched(
     namespace: String,
     mut fetched: Fetched,
 ) -> Result<String> {
-    // The list is read once as the snapshot (consumed: no copy of the whole list).
-    let snap = Snapshot::from_owned(
-        std::mem::take(&mut fetched.list),
+    // The list is read as a snapshot file is, then freed.
+    let snap = Snapshot::from_text(
+        &std::mem::take(&mut fetched.list),
         &format!("cluster {context}"),
     )?;
     let mut extras = crate::diagnose::Extras::from_snapshot(&snap);

@@ -209,7 +209,7 @@ pub fn run(opts: &ExplainOptions, w: &mut dyn Write) -> Result<String> {
         let result = rt
             .block_on(cluster::fetch_hpa(&conn, &ns, &name))
             .and_then(|f| {
-                let snap = Snapshot::from_owned(f.list, &format!("cluster {}", conn.context))?;
+                let snap = Snapshot::from_text(&f.list, &format!("cluster {}", conn.context))?;
                 let mut o = opts.clone();
                 o.namespace = Some(ns.clone());
                 o.history = history.clone();

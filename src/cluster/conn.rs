@@ -1125,6 +1125,7 @@ impl Conn {
         }
         decode(&body).map_err(|e| (unreadable(&content_type, &body, &e), None))
     }
+
     /// A LIST, paged with `limit`/`continue` when `page` is given; the items with
     /// apiVersion/kind set.
     pub(super) async fn list(

@@ -111,7 +111,7 @@ pub enum Calculation {
     /// Resource/ContainerResource utilization, resource averageValue and Pods metrics.
     PodAverage {
         /// `Utilization` (percent of request) or `AverageValue` (milli-units per pod).
-        mode: String,
+        mode: &'static str,
         /// Current utilization % or per-pod average (milli) over counted pods.
         current: i64,
         /// Average usage in milli over counted pods (utilization mode: `averageValue` in status).
@@ -767,7 +767,7 @@ impl Frame<'_> {
         o: Outcome,
     ) -> Calculation {
         Calculation::PodAverage {
-            mode: self.mode.to_string(),
+            mode: self.mode,
             current: first.map_or(0, |f| f.value),
             raw_average_milli: first.and_then(|f| f.raw),
             target: self.target,

@@ -35,10 +35,12 @@ pub struct Input {
 }
 
 /// How much of the explanation the core builds. `Brief` (used by `simulate`, which runs the
-/// algorithm hundreds of thousands of times) skips per-pod rows, rule texts, steps,
-/// assumptions, the verdict's summary and the copy of the given history (`history.given`), and
-/// its metrics' `status` is moved to `status.currentMetrics` instead of copied; every number
-/// and decision is computed the same way.
+/// algorithm hundreds of thousands of times) skips every text and copy a sync's numbers do not
+/// need: per-pod rows, rule texts, steps, assumptions, the verdict's summary, the copy of the
+/// given history (`history.given`), the settings and behavior, the events, the conditions'
+/// messages, the metrics' descriptions and statuses (`status.currentMetrics` stays empty) and
+/// the rescale's reason. Every number and decision (conditions' types, statuses, reasons and
+/// transition times included) is computed the same way.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Detail {
     #[default]

@@ -243,8 +243,41 @@ pub fn with_behavior(
     max: i32,
     own_direction_only: bool,
 ) -> Normalization {
-    let stabilization =
-        stabilize_with_behaviors(history, now, b, downscale_default, current, proposal);
+    let window = (downscale_default, Vec::new());
+    let bounds = (min, max);
+    with_behavior_into(
+        history,
+        now,
+        b,
+        window,
+        current,
+        proposal,
+        bounds,
+        own_direction_only,
+    )
+}
+
+/// [`with_behavior`], its considered recommendations written into `considered` (a buffer of an
+/// earlier sync, cleared first).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn with_behavior_into(
+    history: &mut History,
+    now: Timestamp,
+    b: &Behavior,
+    (downscale_default, considered): (SignedDuration, Vec<ConsideredRecommendation>),
+    current: i32,
+    proposal: i32,
+    (min, max): (i32, i32),
+    own_direction_only: bool,
+) -> Normalization {
+    let stabilization = stabilize_with_behaviors(
+        history,
+        now,
+        b,
+        (downscale_default, considered),
+        current,
+        proposal,
+    );
     let (limits, result) = convert_with_behavior_rate(
         history,
         now,
@@ -269,10 +302,11 @@ fn stabilize_with_behaviors(
     history: &mut History,
     now: Timestamp,
     b: &Behavior,
-    downscale_default: SignedDuration,
+    (downscale_default, mut considered): (SignedDuration, Vec<ConsideredRecommendation>),
     current: i32,
     proposal: i32,
 ) -> Stabilization {
+    considered.clear();
     let up_window = b.scale_up.stabilization_window_seconds.unwrap_or(0) as i64;
     let down_window = scale_down_window(b, downscale_default);
     let up_cutoff = sub(now, secs(up_window));
@@ -280,7 +314,6 @@ fn stabilize_with_behaviors(
     let mut up_rec = proposal;
     let mut down_rec = proposal;
     let mut old_index = None;
-    let mut considered = Vec::with_capacity(history.recommendations.len());
     for (i, r) in history.recommendations.iter().enumerate() {
         let in_up = r.time > up_cutoff;
         let in_down = r.time > down_cutoff;

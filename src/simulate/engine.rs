@@ -232,7 +232,7 @@ impl Simulation {
                     ratio,
                     ..
                 }) if ratio.is_finite() => {
-                    if mode == "Utilization" {
+                    if *mode == "Utilization" {
                         (Some(*current as f64), "%")
                     } else {
                         (Some(*current as f64 / 1000.0), "")

@@ -280,6 +280,14 @@ pub struct World {
     shares: Vec<i64>,
     /// Scratch: per pod, whether it was Ready at the sample time.
     ready_tau: Vec<bool>,
+    /// Per pod, whether `input.pods` shows it Ready (`Some` once [`World::update_pods`] has
+    /// written every pod; kept in step by [`World::scale_to`]): only a change is written.
+    shown_ready: Option<Vec<bool>>,
+    /// Bumped whenever a pod is added or removed.
+    generation: u64,
+    /// The (generation, sampled pods) for which `input.pod_metrics` holds one entry per sampled
+    /// pod with its name and containers: the same layout is not compared again.
+    usage_layout: Option<(u64, usize)>,
 }
 
 fn ready_condition(status: &str, t: Timestamp) -> ReadyCondition {
@@ -322,12 +330,18 @@ impl World {
             gone: Vec::new(),
             shares: Vec::new(),
             ready_tau: Vec::new(),
+            shown_ready: None,
+            generation: 0,
+            usage_layout: None,
         }
     }
 
     /// A new, Ready, long-running pod for the initial replicas of a manifest run.
     pub fn initial_pods(&mut self, n: i32, now: Timestamp) -> Vec<PodInfo> {
         let created = now - SignedDuration::from_hours(1);
+        // The next update writes every pod again.
+        self.shown_ready = None;
+        self.generation += 1;
         (0..n.max(0))
             .map(|_| {
                 let p = self.new_pod(created);
@@ -401,8 +415,17 @@ impl World {
     }
 
     /// Update the pods' phase and Ready condition for `now` (in place; allocates only when a
-    /// pod turns Ready).
-    pub fn update_pods(&self, pods: &mut [PodInfo], now: Timestamp) {
+    /// pod turns Ready). After the first call only the pods turning Ready are written.
+    pub fn update_pods(&mut self, pods: &mut [PodInfo], now: Timestamp) {
+        if let Some(shown) = &mut self.shown_ready {
+            for ((p, life), shown) in pods.iter_mut().zip(&self.lives).zip(shown.iter_mut()) {
+                if !*shown && life.ready_at <= now {
+                    p.ready = Some(ready_condition("True", life.ready_at));
+                    *shown = true;
+                }
+            }
+            return;
+        }
         for (p, life) in pods.iter_mut().zip(&self.lives) {
             let ready = life.ready_at <= now;
             let is_ready = p.ready.as_ref().is_some_and(|r| r.status == "True");
@@ -416,6 +439,11 @@ impl World {
             }
             p.start_time = Some(life.created);
         }
+        let shown = pods
+            .iter()
+            .map(|p| p.ready.as_ref().is_some_and(|r| r.status == "True"))
+            .collect();
+        self.shown_ready = Some(shown);
     }
 
     /// Fill `input.pods`' conditions, `input.pod_metrics` and `input.metric_data` for `now`,
@@ -498,7 +526,11 @@ impl World {
                 continue;
             }
             if !aligned {
-                self.align_usages(&input.pods, &mut usages, at);
+                let layout = (self.generation, sampled_count);
+                if self.usage_layout != Some(layout) || usages.len() != sampled_count {
+                    self.align_usages(&input.pods, &mut usages, at);
+                    self.usage_layout = Some(layout);
+                }
                 aligned = true;
             }
             self.compute_shares(&loads[li], at);
@@ -528,8 +560,6 @@ impl World {
             if u.pod != p.name {
                 u.pod.clone_from(&p.name);
             }
-            u.timestamp = at.tau;
-            u.window = at.window;
             if u.containers.len() != p.containers.len()
                 || u.containers
                     .iter()
@@ -564,6 +594,8 @@ impl World {
             }
             let u = &mut usages[k];
             k += 1;
+            u.timestamp = at.tau;
+            u.window = at.window;
             let mut left = total;
             let last = u.containers.len().saturating_sub(1);
             for (ci, (_, map)) in u.containers.iter_mut().enumerate() {
@@ -749,6 +781,9 @@ impl World {
     /// first, then the newest.
     pub fn scale_to(&mut self, pods: &mut Vec<PodInfo>, desired: i32, now: Timestamp) {
         let desired = desired.max(0) as usize;
+        if self.lives.len() != desired {
+            self.generation += 1;
+        }
         while self.lives.len() < desired {
             let p = self.new_pod(now);
             pods.push(p);
@@ -756,6 +791,10 @@ impl World {
                 created: now,
                 ready_at: now + self.params.pod_startup,
             });
+            // A new pod shows Ready=False.
+            if let Some(shown) = &mut self.shown_ready {
+                shown.push(false);
+            }
         }
         if self.lives.len() > desired {
             let mut order: Vec<usize> = (0..self.lives.len()).collect();
@@ -775,6 +814,9 @@ impl World {
                     removed: now,
                 });
                 pods.remove(i);
+                if let Some(shown) = &mut self.shown_ready {
+                    shown.remove(i);
+                }
             }
         }
     }

@@ -322,7 +322,7 @@ struct Grouping<'a> {
 /// Mirrors `groupPods`: ready, unready, missing (no sample) and ignored pods, with why.
 fn group_pods<'a>(
     pods: &'a [PodInfo],
-    samples: &NameMap<'a, Sample>,
+    samples: &mut NameMap<'a, Sample>,
     cpu_rules: bool,
     input: &Input,
 ) -> Grouping<'a> {
@@ -335,7 +335,10 @@ fn group_pods<'a>(
         rows: Vec::with_capacity(if full { pods.len() } else { 0 }),
     };
     for pod in pods {
-        let sample = samples.get(pod.name.as_str());
+        // The sample's key becomes the pod's name: the requests, keyed by the pods' names,
+        // then find it without comparing the text again.
+        let sample = samples.get_adopting(pod.name.as_str()).copied();
+        let sample = sample.as_ref();
         let (group, why) = classify(pod, sample, cpu_rules, input);
         let name = pod.name.as_str();
         match group {
@@ -673,7 +676,7 @@ pub fn pod_average(
     };
     // `groupPods` (the cpu readiness rules apply to the cpu resource only), then
     // `removeMetricsForPods` for the ignored and unready pods.
-    let mut g = group_pods(&input.pods, &samples, resource == "cpu", input);
+    let mut g = group_pods(&input.pods, &mut samples, resource == "cpu", input);
     for name in g.ignored.iter().chain(g.unready.iter()) {
         samples.remove(name);
     }

@@ -38,8 +38,8 @@ pub struct Input {
 /// algorithm hundreds of thousands of times) skips every text and copy a sync's numbers do not
 /// need: per-pod rows, rule texts, steps, assumptions, the verdict's summary, the copy of the
 /// given history (`history.given`), the settings and behavior, the events, the conditions'
-/// messages, the metrics' descriptions and statuses (`status.currentMetrics` stays empty) and
-/// the rescale's reason. Every number and decision (conditions' types, statuses, reasons and
+/// messages, the metrics' descriptions and statuses (`status.currentMetrics` stays empty),
+/// the rescale's reason and the stabilization's considered recommendations (with a behavior). Every number and decision (conditions' types, statuses, reasons and
 /// transition times included) is computed the same way.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Detail {

@@ -38,7 +38,7 @@ impl<'a, V> NameMap<'a, V> {
     fn find(&self, name: &str) -> Result<usize, usize> {
         let h = self.hint.get();
         let found = match self.entries.get(h) {
-            Some(e) if e.0 == name => Ok(h),
+            Some(e) if same(e.0, name) => Ok(h),
             _ => self.entries.binary_search_by(|e| e.0.cmp(name)),
         };
         if let Ok(i) = found {
@@ -49,6 +49,14 @@ impl<'a, V> NameMap<'a, V> {
 
     pub(super) fn get(&self, name: &str) -> Option<&V> {
         self.find(name).ok().map(|i| &self.entries[i].1)
+    }
+
+    /// [`NameMap::get`]; the entry found takes `name` as its key (the same text, so the order
+    /// holds): a later lookup with this very `&str` compares no bytes.
+    pub(super) fn get_adopting(&mut self, name: &'a str) -> Option<&V> {
+        let i = self.find(name).ok()?;
+        self.entries[i].0 = name;
+        Some(&self.entries[i].1)
     }
 
     pub(super) fn contains_key(&self, name: &str) -> bool {
@@ -90,6 +98,11 @@ impl<'a, V> NameMap<'a, V> {
     pub(super) fn values(&self) -> impl Iterator<Item = &V> + '_ {
         self.entries.iter().map(|(_, v)| v)
     }
+}
+
+/// Whether two names are equal; the same memory is, without comparing bytes.
+fn same(a: &str, b: &str) -> bool {
+    (a.as_ptr() == b.as_ptr() && a.len() == b.len()) || a == b
 }
 
 impl<'a, V> FromIterator<(&'a str, V)> for NameMap<'a, V> {

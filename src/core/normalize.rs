@@ -243,7 +243,7 @@ pub fn with_behavior(
     max: i32,
     own_direction_only: bool,
 ) -> Normalization {
-    let window = (downscale_default, Vec::new());
+    let window = (downscale_default, Some(Vec::new()));
     let bounds = (min, max);
     with_behavior_into(
         history,
@@ -258,13 +258,13 @@ pub fn with_behavior(
 }
 
 /// [`with_behavior`], its considered recommendations written into `considered` (a buffer of an
-/// earlier sync, cleared first).
+/// earlier sync, cleared first); None lists none (a brief decision's).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn with_behavior_into(
     history: &mut History,
     now: Timestamp,
     b: &Behavior,
-    (downscale_default, considered): (SignedDuration, Vec<ConsideredRecommendation>),
+    (downscale_default, considered): (SignedDuration, Option<Vec<ConsideredRecommendation>>),
     current: i32,
     proposal: i32,
     (min, max): (i32, i32),
@@ -302,11 +302,13 @@ fn stabilize_with_behaviors(
     history: &mut History,
     now: Timestamp,
     b: &Behavior,
-    (downscale_default, mut considered): (SignedDuration, Vec<ConsideredRecommendation>),
+    (downscale_default, mut considered): (SignedDuration, Option<Vec<ConsideredRecommendation>>),
     current: i32,
     proposal: i32,
 ) -> Stabilization {
-    considered.clear();
+    if let Some(c) = &mut considered {
+        c.clear();
+    }
     let up_window = b.scale_up.stabilization_window_seconds.unwrap_or(0) as i64;
     let down_window = scale_down_window(b, downscale_default);
     let up_cutoff = sub(now, secs(up_window));
@@ -323,7 +325,7 @@ fn stabilize_with_behaviors(
         if in_down {
             down_rec = down_rec.max(r.replicas);
         }
-        if in_up || in_down {
+        if let (true, Some(considered)) = (in_up || in_down, &mut considered) {
             considered.push(ConsideredRecommendation {
                 time: r.time,
                 replicas: r.replicas,
@@ -353,7 +355,7 @@ fn stabilize_with_behaviors(
     Stabilization {
         scale_up_window_seconds: Some(up_window),
         scale_down_window_seconds: down_window,
-        considered,
+        considered: considered.unwrap_or_default(),
         up_recommendation: Some(up_rec),
         down_recommendation: down_rec,
         stabilized,

@@ -345,7 +345,9 @@ impl<'a, 'd> Sync<'a, 'd> {
                 normalize::without_behavior(history, input.now, window, current, proposal, min, max)
             }
             Some(b) => {
-                let buffer = std::mem::take(&mut self.considered);
+                // A brief decision lists no considered recommendations.
+                let full = input.detail == super::Detail::Full;
+                let buffer = full.then(|| std::mem::take(&mut self.considered));
                 normalize::with_behavior_into(
                     history,
                     input.now,

@@ -468,6 +468,7 @@ impl World {
             tau,
             t: tau.duration_since(t0).as_secs_f64(),
             window: self.params.metrics_window,
+            sampled_by: tau.checked_sub(self.params.metrics_window).ok(),
             // The demand of time tau was served by the pods Ready then, removed ones included.
             served: self.served_at(tau),
         };
@@ -477,7 +478,8 @@ impl World {
 
     /// Whether pod `l` has a sample at `at` (it has run for one metrics window).
     fn sampled(l: &PodLife, at: &SampleTime) -> bool {
-        l.created + at.window <= at.tau
+        // `created + window <= tau`, without an addition per pod.
+        at.sampled_by.is_some_and(|t| l.created <= t)
     }
 
     /// Per pod, the value of load `li` at the sample time (milli), into `self.shares`.
@@ -829,6 +831,8 @@ struct SampleTime {
     /// Signal time of `tau`, seconds.
     t: f64,
     window: SignedDuration,
+    /// `tau - window`: a pod created by then has a sample (None: before the start of time).
+    sampled_by: Option<Timestamp>,
     /// Pods that served the load at `tau`.
     served: usize,
 }

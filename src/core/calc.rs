@@ -366,6 +366,11 @@ fn group_pods<'a>(
     g
 }
 
+/// `s == lit`, the comparison of a known length done in line (no call to `memcmp` per pod).
+fn is<const N: usize>(s: &str, lit: &[u8; N]) -> bool {
+    s.as_bytes() == lit
+}
+
 /// One pod's group in `groupPods`, and why.
 fn classify(
     pod: &PodInfo,
@@ -381,12 +386,12 @@ fn classify(
             PodGroup::Ignored,
             Cow::Borrowed("being deleted (deletionTimestamp set)"),
         )
-    } else if pod.phase == "Failed" || (terminal_succeeded && pod.phase == "Succeeded") {
+    } else if is(&pod.phase, b"Failed") || (terminal_succeeded && is(&pod.phase, b"Succeeded")) {
         (
             PodGroup::Ignored,
             Cow::Owned(format!("phase {}", pod.phase)),
         )
-    } else if pod.phase == "Pending" {
+    } else if is(&pod.phase, b"Pending") {
         (PodGroup::Unready, Cow::Borrowed("phase Pending"))
     } else if let Some(sample) = sample {
         if cpu_rules {
@@ -411,7 +416,7 @@ fn cpu_readiness(pod: &PodInfo, sample: &Sample, input: &Input) -> (PodGroup, Co
     };
     let init_end = add(start, s.cpu_initialization_period);
     if init_end > input.now {
-        if ready.status == "False" {
+        if is(&ready.status, b"False") {
             (
                 PodGroup::Unready,
                 Cow::Borrowed("within cpu-initialization-period and not Ready"),
@@ -432,14 +437,14 @@ fn cpu_readiness(pod: &PodInfo, sample: &Sample, input: &Input) -> (PodGroup, Co
                 Cow::Borrowed("within cpu-initialization-period, Ready and the sample is a full window after the transition"),
             )
         }
-    } else if ready.status == "False"
+    } else if is(&ready.status, b"False")
         && add(start, s.initial_readiness_delay) > ready.last_transition_time
     {
         (
             PodGroup::Unready,
             Cow::Borrowed("not Ready and has never been Ready (last transition within initial-readiness-delay of start)"),
         )
-    } else if ready.status == "True" {
+    } else if is(&ready.status, b"True") {
         (PodGroup::Ready, Cow::Borrowed("Ready"))
     } else {
         (

@@ -697,10 +697,24 @@ impl World {
         max: i32,
         up_tolerance: f64,
     ) -> Truth {
+        let t = now.duration_since(t0).as_secs_f64();
+        let values: Vec<f64> = loads.iter().map(|l| l.signal.value_at(t)).collect();
+        self.truth_of(loads, &values, bindings, now, (min, max), up_tolerance)
+    }
+
+    /// [`World::truth`], each load's value now given (`values`, in the order of `loads`).
+    pub fn truth_of(
+        &self,
+        loads: &[Load],
+        values: &[f64],
+        bindings: &[Binding],
+        now: Timestamp,
+        (min, max): (i32, i32),
+        up_tolerance: f64,
+    ) -> Truth {
         let band = 1.0 + up_tolerance.max(0.0);
         // ceil, forgiving the floating-point noise of an exact quotient.
         let ceil = |x: f64| (x - 1e-9).ceil();
-        let t = now.duration_since(t0).as_secs_f64();
         let ready = self.ready_at(now);
         let mut truth = Truth {
             ready,
@@ -711,7 +725,7 @@ impl World {
         for b in bindings {
             let Some(li) = b.load() else { continue };
             let l = &loads[li];
-            let v = l.signal.value_at(t) * 1000.0;
+            let v = values[li] * 1000.0;
             // The per-pod value a Ready pod sees now (milli).
             let per_pod = match l.kind {
                 LoadKind::Demand if ready == 0 => {

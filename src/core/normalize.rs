@@ -315,6 +315,8 @@ fn stabilize_with_behaviors(
     let down_cutoff = sub(now, secs(down_window));
     let mut up_rec = proposal;
     let mut down_rec = proposal;
+    // Older than both cutoffs: older than the earlier one (one comparison per record).
+    let old_cutoff = up_cutoff.min(down_cutoff);
     let mut old_index = None;
     for (i, r) in history.recommendations.iter().enumerate() {
         let in_up = r.time > up_cutoff;
@@ -333,7 +335,7 @@ fn stabilize_with_behaviors(
                 in_scale_down_window: in_down,
             });
         }
-        if r.time < up_cutoff && r.time < down_cutoff {
+        if r.time < old_cutoff {
             old_index = Some(i);
         }
     }

@@ -574,6 +574,13 @@ impl World {
                     .map(|c| (c.name.clone(), BTreeMap::new()))
                     .collect();
             }
+            // Each container's usage names exactly the resources with a load (the keys of
+            // `splits`), so that `write_usage` finds a resource by its rank.
+            for (_, map) in &mut u.containers {
+                if !map.keys().eq(self.splits.keys()) {
+                    *map = self.splits.keys().map(|r| (r.clone(), 0)).collect();
+                }
+            }
         }
     }
 
@@ -585,13 +592,16 @@ impl World {
             .get(resource)
             .map(Vec::as_slice)
             .unwrap_or(&[1.0]);
+        // The resource's place among the keys of every usage map (see `align_usages`).
+        let rank = self.splits.keys().position(|r| r == resource);
+        let burst = resource == "cpu" && self.params.startup_cpu_milli != 0;
         let mut k = 0;
         for (i, l) in self.lives.iter().enumerate() {
             if !Self::sampled(l, at) {
                 continue;
             }
             let mut total = self.shares[i];
-            if resource == "cpu" && at.tau < l.created + self.params.startup_burst {
+            if burst && at.tau < l.created + self.params.startup_burst {
                 total += self.params.startup_cpu_milli;
             }
             let u = &mut usages[k];
@@ -608,7 +618,11 @@ impl World {
                     left -= v;
                     v
                 };
-                match map.get_mut(resource) {
+                let slot = match rank {
+                    Some(r) if map.len() == self.splits.len() => map.values_mut().nth(r),
+                    _ => map.get_mut(resource),
+                };
+                match slot {
                     Some(x) => *x = v,
                     None => {
                         map.insert(resource.to_string(), v);

@@ -317,6 +317,9 @@ struct Grouping<'a> {
     missing: Vec<&'a str>,
     ignored: Vec<&'a str>,
     rows: Vec<PodRow>,
+    /// Every pod has a sample, in the samples' (name) order: the pods' names are strictly
+    /// increasing, known without comparing them.
+    pods_in_name_order: bool,
 }
 
 /// Mirrors `groupPods`: ready, unready, missing (no sample) and ignored pods, with why.
@@ -333,12 +336,19 @@ fn group_pods<'a>(
         missing: vec![],
         ignored: vec![],
         rows: Vec::with_capacity(if full { pods.len() } else { 0 }),
+        pods_in_name_order: true,
     };
+    let mut last: Option<usize> = None;
     for pod in pods {
         // The sample's key becomes the pod's name: the requests, keyed by the pods' names,
         // then find it without comparing the text again.
-        let sample = samples.get_adopting(pod.name.as_str()).copied();
-        let sample = sample.as_ref();
+        let found = samples
+            .get_adopting(pod.name.as_str())
+            .map(|(i, s)| (i, *s));
+        let index = found.map(|(i, _)| i);
+        g.pods_in_name_order &= index.is_some_and(|i| last.is_none_or(|l| l < i));
+        last = index;
+        let sample = found.as_ref().map(|(_, s)| s);
         let (group, why) = classify(pod, sample, cpu_rules, input);
         let name = pod.name.as_str();
         match group {
@@ -475,6 +485,7 @@ fn pod_requests<'a>(
     resource: &str,
     container: Option<&str>,
     input: &Input,
+    in_name_order: bool,
 ) -> Result<NameMap<'a, i64>, RequestError> {
     let version = input.settings.version();
     // The HPA reads pod-level requests only from 1.34 (kubernetes#132430), whatever the gate.
@@ -517,7 +528,7 @@ fn pod_requests<'a>(
         }
         out.push((pod.name.as_str(), sum));
     }
-    Ok(NameMap::from_entries(out))
+    Ok(NameMap::from_entries_in_order(out, in_name_order))
 }
 
 /// `resourcehelpers.PodRequests`: container aggregation (init containers by max), overridden by
@@ -690,7 +701,8 @@ pub fn pod_average(
         return Err(frame.failure(&g, e.into(), "no counted samples"));
     }
     let requests = if is_util {
-        let r = pod_requests(&input.pods, resource, container, input).map_err(|e| {
+        let in_order = g.pods_in_name_order;
+        let r = pod_requests(&input.pods, resource, container, input, in_order).map_err(|e| {
             let mut f = frame.failure(&g, e.to_string(), "a pod lacks the request");
             if let RequestError::Missing(m) = e {
                 f.missing_request = Some(m);

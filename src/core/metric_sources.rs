@@ -29,10 +29,15 @@ impl MetricInputs<'_> {
     fn full<T>(&self, f: impl FnOnce() -> T) -> Option<T> {
         (self.input.detail == Detail::Full).then(f)
     }
+
+    /// `f()` (the metric's status) unless the decision is [`Detail::Numbers`].
+    fn status<T>(&self, f: impl FnOnce() -> T) -> Option<T> {
+        (self.input.detail != Detail::Numbers).then(f)
+    }
 }
 
-/// A metric's proposal. The description and the status are words and quantities for the full
-/// explanation and the status written: a brief decision (see [`Detail`]) builds neither.
+/// A metric's proposal. The description is words for the full explanation (a brief decision
+/// has none); the status is the one written (a [`Detail::Numbers`] decision has none).
 pub(super) struct MetricOk {
     pub replicas: i32,
     pub description: Option<String>,
@@ -157,7 +162,7 @@ fn resource_metric(
         (false, false) => format!("{resource} resource"),
         (true, false) => format!("{resource} container resource"),
     });
-    let status = m.full(|| resource_status(resource, container, is_util, &p, m.version));
+    let status = m.status(|| resource_status(resource, container, is_util, &p, m.version));
     Ok(MetricOk {
         replicas: p.replicas,
         description,
@@ -218,7 +223,7 @@ fn pods_metric(m: &MetricInputs, metric: &str, target: &Target) -> MetricResult 
         .raw
         .and_then(|r| r.pods.as_ref())
         .map(|p| p.metric.clone());
-    let status = m.full(|| hpa_v2::MetricStatus {
+    let status = m.status(|| hpa_v2::MetricStatus {
         type_: "Pods".into(),
         pods: Some(hpa_v2::PodsMetricStatus {
             metric: raw_metric.unwrap_or(hpa_v2::MetricIdentifier {
@@ -270,7 +275,7 @@ fn object_metric(
         Ok(MetricOk {
             replicas: p.replicas,
             description: m.full(|| format!("{kind} metric {metric}")),
-            status: m.full(|| {
+            status: m.status(|| {
                 status(hpa_v2::MetricValueStatus {
                     value: Some(Quantity(format_decimal_si(usage))),
                     ..Default::default()
@@ -288,7 +293,7 @@ fn object_metric(
         Ok(MetricOk {
             replicas: p.replicas,
             description: m.full(|| format!("external metric {metric}({selector})")),
-            status: m.full(|| {
+            status: m.status(|| {
                 status(hpa_v2::MetricValueStatus {
                     average_value: Some(Quantity(format_decimal_si(p.current_value))),
                     ..Default::default()
@@ -356,7 +361,7 @@ fn external_metric(
         Ok(MetricOk {
             replicas: p.replicas,
             description: m.full(description),
-            status: m.full(|| {
+            status: m.status(|| {
                 status(hpa_v2::MetricValueStatus {
                     average_value: Some(Quantity(format_decimal_si(p.current_value))),
                     ..Default::default()
@@ -375,7 +380,7 @@ fn external_metric(
         Ok(MetricOk {
             replicas: p.replicas,
             description: m.full(description),
-            status: m.full(|| {
+            status: m.status(|| {
                 status(hpa_v2::MetricValueStatus {
                     value: Some(Quantity(format_decimal_si(usage))),
                     ..Default::default()

@@ -34,18 +34,21 @@ pub struct Input {
     pub detail: Detail,
 }
 
-/// How much of the explanation the core builds. `Brief` (used by `simulate`, which runs the
-/// algorithm hundreds of thousands of times) skips every text and copy a sync's numbers do not
-/// need: per-pod rows, rule texts, steps, assumptions, the verdict's summary, the copy of the
-/// given history (`history.given`), the settings and behavior, the events, the conditions'
-/// messages, the metrics' descriptions and statuses (`status.currentMetrics` stays empty),
-/// the rescale's reason and the stabilization's considered recommendations (with a behavior). Every number and decision (conditions' types, statuses, reasons and
-/// transition times included) is computed the same way.
+/// How much of the explanation the core builds. Every number and decision (conditions' types,
+/// statuses, reasons and transition times included) is computed the same way at every level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Detail {
     #[default]
     Full,
+    /// The memory inference's probes: no text or copy a sync's numbers do not need (per-pod
+    /// rows, rule texts, steps, assumptions, the verdict's summary, the copy of the given
+    /// history (`history.given`), the settings and behavior, the events, the conditions'
+    /// messages, the metrics' descriptions, the rescale's reason, the stabilization's considered
+    /// recommendations); the metrics' statuses are moved to `status.currentMetrics`.
     Brief,
+    /// `simulate`, which runs the algorithm hundreds of thousands of times: `Brief` without the
+    /// metrics' statuses (`status.currentMetrics` stays empty).
+    Numbers,
 }
 
 /// The HPA with API defaults applied.

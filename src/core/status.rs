@@ -13,6 +13,8 @@ use super::{Condition, Decision, Event, MetricOutcome, Step};
 pub(super) struct Ctx {
     /// Build the narration (steps)?
     narrate: bool,
+    /// Write the metrics' statuses into `status.currentMetrics`?
+    statuses: bool,
     /// The last selector found valid ([`Decision::valid_selector`]).
     pub(super) valid_selector: String,
     pub(super) conditions: Vec<Condition>,
@@ -36,6 +38,7 @@ impl Ctx {
         Ctx {
             valid_selector: std::mem::take(&mut d.valid_selector),
             narrate: input.detail == Detail::Full,
+            statuses: input.detail != Detail::Numbers,
             conditions,
             events,
             steps,
@@ -178,14 +181,21 @@ fn previous_conditions(input: &Input, out: &mut Vec<Condition>) {
 /// Mirrors `setCurrentReplicasAndMetricsInStatus`: the metric statuses of the metrics evaluated,
 /// with the conditions, events, steps and the memory after this sync (already in
 /// `d.history.after`), written into `d`.
-pub(super) fn finish(d: &mut Decision, ctx: Ctx, metrics: Vec<MetricOutcome>) {
+pub(super) fn finish(d: &mut Decision, ctx: Ctx, mut metrics: Vec<MetricOutcome>) {
+    let brief = !ctx.narrate;
     d.status.current_metrics.clear();
-    // A brief decision builds no metric status (see `Detail`).
-    if ctx.narrate {
+    // A `Detail::Numbers` decision builds no metric status.
+    if ctx.statuses {
         d.status
             .current_metrics
-            .extend(metrics.iter().filter(|m| m.skipped.is_none()).map(|m| {
-                m.status.clone().unwrap_or(hpa_v2::MetricStatus {
+            .extend(metrics.iter_mut().filter(|m| m.skipped.is_none()).map(|m| {
+                // Brief: moved rather than copied (a brief decision's metrics carry no status).
+                let status = if brief {
+                    m.status.take()
+                } else {
+                    m.status.clone()
+                };
+                status.unwrap_or(hpa_v2::MetricStatus {
                     type_: String::new(),
                     ..Default::default()
                 })

@@ -92,8 +92,8 @@ impl Simulation {
         let bindings = bind(&input.hpa.metrics, &loads, world.template_containers())?;
         world.prepare(&bindings);
         let start = input.now;
-        // The timeline needs the numbers, not the per-pod narration of every sync.
-        input.detail = Detail::Brief;
+        // The timeline needs the numbers, not the per-pod narration nor the status of every sync.
+        input.detail = Detail::Numbers;
         let sync = input.settings.sync_period;
         if sync <= SignedDuration::ZERO {
             return Err("the sync period must be greater than zero".into());

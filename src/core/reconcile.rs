@@ -79,7 +79,9 @@ pub fn evaluate(input: &Input) -> Decision {
 
 /// [`evaluate`], written over `out`: a decision of an earlier sync whose strings and vectors
 /// are reused (for `simulate`, which runs the algorithm hundreds of thousands of times). Every
-/// field of `out` is rewritten; the result is the one [`evaluate`] returns.
+/// field of `out` is rewritten and the result is the one [`evaluate`] returns, except that a
+/// decision less than [`Detail::Full`](super::Detail) leaves its settings and behavior as they
+/// were (it does not copy them).
 pub fn evaluate_into(input: &Input, out: &mut Decision) {
     let mut sync = Sync::start(input, out);
     let scale = match &input.scale {

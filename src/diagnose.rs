@@ -1174,7 +1174,7 @@ fn metric_model<'a>(calc: &'a Calculation, input: &Input, unit: Unit) -> MetricM
             ..
         } => pod_average_model(
             PodAverageFacts {
-                utilization: mode == "Utilization",
+                utilization: *mode == "Utilization",
                 current: *current,
                 target: *target,
                 ready_pods: *ready_pods,

@@ -111,7 +111,7 @@ pub enum Calculation {
     /// Resource/ContainerResource utilization, resource averageValue and Pods metrics.
     PodAverage {
         /// `Utilization` (percent of request) or `AverageValue` (milli-units per pod).
-        mode: String,
+        mode: &'static str,
         /// Current utilization % or per-pod average (milli) over counted pods.
         current: i64,
         /// Average usage in milli over counted pods (utilization mode: `averageValue` in status).
@@ -317,12 +317,15 @@ struct Grouping<'a> {
     missing: Vec<&'a str>,
     ignored: Vec<&'a str>,
     rows: Vec<PodRow>,
+    /// Every pod has a sample, in the samples' (name) order: the pods' names are strictly
+    /// increasing, known without comparing them.
+    pods_in_name_order: bool,
 }
 
 /// Mirrors `groupPods`: ready, unready, missing (no sample) and ignored pods, with why.
 fn group_pods<'a>(
     pods: &'a [PodInfo],
-    samples: &NameMap<'a, Sample>,
+    samples: &mut NameMap<'a, Sample>,
     cpu_rules: bool,
     input: &Input,
 ) -> Grouping<'a> {
@@ -333,9 +336,19 @@ fn group_pods<'a>(
         missing: vec![],
         ignored: vec![],
         rows: Vec::with_capacity(if full { pods.len() } else { 0 }),
+        pods_in_name_order: true,
     };
+    let mut last: Option<usize> = None;
     for pod in pods {
-        let sample = samples.get(pod.name.as_str());
+        // The sample's key becomes the pod's name: the requests, keyed by the pods' names,
+        // then find it without comparing the text again.
+        let found = samples
+            .get_adopting(pod.name.as_str())
+            .map(|(i, s)| (i, *s));
+        let index = found.map(|(i, _)| i);
+        g.pods_in_name_order &= index.is_some_and(|i| last.is_none_or(|l| l < i));
+        last = index;
+        let sample = found.as_ref().map(|(_, s)| s);
         let (group, why) = classify(pod, sample, cpu_rules, input);
         let name = pod.name.as_str();
         match group {
@@ -363,6 +376,11 @@ fn group_pods<'a>(
     g
 }
 
+/// `s == lit`, the comparison of a known length done in line (no call to `memcmp` per pod).
+fn is<const N: usize>(s: &str, lit: &[u8; N]) -> bool {
+    s.as_bytes() == lit
+}
+
 /// One pod's group in `groupPods`, and why.
 fn classify(
     pod: &PodInfo,
@@ -378,12 +396,12 @@ fn classify(
             PodGroup::Ignored,
             Cow::Borrowed("being deleted (deletionTimestamp set)"),
         )
-    } else if pod.phase == "Failed" || (terminal_succeeded && pod.phase == "Succeeded") {
+    } else if is(&pod.phase, b"Failed") || (terminal_succeeded && is(&pod.phase, b"Succeeded")) {
         (
             PodGroup::Ignored,
             Cow::Owned(format!("phase {}", pod.phase)),
         )
-    } else if pod.phase == "Pending" {
+    } else if is(&pod.phase, b"Pending") {
         (PodGroup::Unready, Cow::Borrowed("phase Pending"))
     } else if let Some(sample) = sample {
         if cpu_rules {
@@ -408,7 +426,7 @@ fn cpu_readiness(pod: &PodInfo, sample: &Sample, input: &Input) -> (PodGroup, Co
     };
     let init_end = add(start, s.cpu_initialization_period);
     if init_end > input.now {
-        if ready.status == "False" {
+        if is(&ready.status, b"False") {
             (
                 PodGroup::Unready,
                 Cow::Borrowed("within cpu-initialization-period and not Ready"),
@@ -429,14 +447,14 @@ fn cpu_readiness(pod: &PodInfo, sample: &Sample, input: &Input) -> (PodGroup, Co
                 Cow::Borrowed("within cpu-initialization-period, Ready and the sample is a full window after the transition"),
             )
         }
-    } else if ready.status == "False"
+    } else if is(&ready.status, b"False")
         && add(start, s.initial_readiness_delay) > ready.last_transition_time
     {
         (
             PodGroup::Unready,
             Cow::Borrowed("not Ready and has never been Ready (last transition within initial-readiness-delay of start)"),
         )
-    } else if ready.status == "True" {
+    } else if is(&ready.status, b"True") {
         (PodGroup::Ready, Cow::Borrowed("Ready"))
     } else {
         (
@@ -467,6 +485,7 @@ fn pod_requests<'a>(
     resource: &str,
     container: Option<&str>,
     input: &Input,
+    in_name_order: bool,
 ) -> Result<NameMap<'a, i64>, RequestError> {
     let version = input.settings.version();
     // The HPA reads pod-level requests only from 1.34 (kubernetes#132430), whatever the gate.
@@ -509,7 +528,7 @@ fn pod_requests<'a>(
         }
         out.push((pod.name.as_str(), sum));
     }
-    Ok(NameMap::from_entries(out))
+    Ok(NameMap::from_entries_in_order(out, in_name_order))
 }
 
 /// `resourcehelpers.PodRequests`: container aggregation (init containers by max), overridden by
@@ -673,7 +692,7 @@ pub fn pod_average(
     };
     // `groupPods` (the cpu readiness rules apply to the cpu resource only), then
     // `removeMetricsForPods` for the ignored and unready pods.
-    let mut g = group_pods(&input.pods, &samples, resource == "cpu", input);
+    let mut g = group_pods(&input.pods, &mut samples, resource == "cpu", input);
     for name in g.ignored.iter().chain(g.unready.iter()) {
         samples.remove(name);
     }
@@ -682,7 +701,8 @@ pub fn pod_average(
         return Err(frame.failure(&g, e.into(), "no counted samples"));
     }
     let requests = if is_util {
-        let r = pod_requests(&input.pods, resource, container, input).map_err(|e| {
+        let in_order = g.pods_in_name_order;
+        let r = pod_requests(&input.pods, resource, container, input, in_order).map_err(|e| {
             let mut f = frame.failure(&g, e.to_string(), "a pod lacks the request");
             if let RequestError::Missing(m) = e {
                 f.missing_request = Some(m);
@@ -767,7 +787,7 @@ impl Frame<'_> {
         o: Outcome,
     ) -> Calculation {
         Calculation::PodAverage {
-            mode: self.mode.to_string(),
+            mode: self.mode,
             current: first.map_or(0, |f| f.value),
             raw_average_milli: first.and_then(|f| f.raw),
             target: self.target,

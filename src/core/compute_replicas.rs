@@ -89,11 +89,12 @@ pub(super) fn compute_replicas_for_metrics(
 
 fn record_proposal(ctx: &mut Ctx, o: &mut MetricOutcome, ok: MetricOk) {
     ctx.step("MetricProposal", || {
-        format!("{}: proposes {} replicas.", ok.description, ok.replicas)
+        let description = ok.description.as_deref().unwrap_or_default();
+        format!("{description}: proposes {} replicas.", ok.replicas)
     });
     o.proposed_replicas = Some(ok.replicas);
-    o.description = Some(ok.description);
-    o.status = Some(ok.status);
+    o.description = ok.description;
+    o.status = ok.status;
     o.calculation = Some(ok.calc);
 }
 
@@ -105,7 +106,7 @@ fn record_failure(
     type_name: &str,
     f: MetricErr,
 ) -> FirstError {
-    ctx.event("Warning", f.reason, f.error.clone());
+    ctx.event("Warning", f.reason, || f.error.clone());
     ctx.step(f.reason, || {
         format!("metric {} ({type_name}) failed: {}", i + 1, f.error)
     });
@@ -176,7 +177,7 @@ fn validate_and_parse_selector(
     ctx: &mut Ctx,
 ) -> Result<(), (Rule, String)> {
     if scale.selector.is_empty() {
-        ctx.event("Warning", "SelectorRequired", "selector is required");
+        ctx.event("Warning", "SelectorRequired", || "selector is required");
         ctx.set_condition(
             "ScalingActive",
             "False",
@@ -188,7 +189,7 @@ fn validate_and_parse_selector(
     if let Err(e) = parse_selector(&scale.selector, &mut ctx.valid_selector) {
         let msg =
             format!("couldn't convert selector into a corresponding internal selector object: {e}");
-        ctx.event("Warning", "InvalidSelector", msg.clone());
+        ctx.event("Warning", "InvalidSelector", || msg.clone());
         ctx.set_condition(
             "ScalingActive",
             "False",
@@ -215,7 +216,7 @@ fn validate_and_parse_selector(
         scale.selector,
         keys.join(" ")
     );
-    ctx.event("Warning", "AmbiguousSelector", msg.clone());
+    ctx.event("Warning", "AmbiguousSelector", || msg.clone());
     ctx.set_condition(
         "ScalingActive",
         "False",

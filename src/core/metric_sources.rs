@@ -6,7 +6,7 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
 use super::calc::{self, Calculation, PodMetricKind, Proposal, Tolerances};
-use super::model::{Input, MetricData, MetricSpec, Target};
+use super::model::{Detail, Input, MetricData, MetricSpec, Target};
 use super::settings::KubeVersion;
 use crate::quantity::{format_binary_si, format_decimal_si};
 
@@ -24,11 +24,24 @@ pub(super) struct MetricInputs<'a> {
     pub version: KubeVersion,
 }
 
-/// A metric's proposal.
+impl MetricInputs<'_> {
+    /// `f()` for the full explanation, None for a brief decision.
+    fn full<T>(&self, f: impl FnOnce() -> T) -> Option<T> {
+        (self.input.detail == Detail::Full).then(f)
+    }
+
+    /// `f()` (the metric's status) unless the decision is [`Detail::Numbers`].
+    fn status<T>(&self, f: impl FnOnce() -> T) -> Option<T> {
+        (self.input.detail != Detail::Numbers).then(f)
+    }
+}
+
+/// A metric's proposal. The description is words for the full explanation (a brief decision
+/// has none); the status is the one written (a [`Detail::Numbers`] decision has none).
 pub(super) struct MetricOk {
     pub replicas: i32,
-    pub description: String,
-    pub status: hpa_v2::MetricStatus,
+    pub description: Option<String>,
+    pub status: Option<hpa_v2::MetricStatus>,
     pub calc: Calculation,
 }
 
@@ -141,15 +154,15 @@ fn resource_metric(
             ..MetricErr::new(reason, e, wrap, f.partial)
         }
     })?;
-    let description = match (container.is_some(), is_util) {
+    let description = m.full(|| match (container.is_some(), is_util) {
         (false, true) => format!("{resource} resource utilization (percentage of request)"),
         (true, true) => {
             format!("{resource} container resource utilization (percentage of request)")
         }
         (false, false) => format!("{resource} resource"),
         (true, false) => format!("{resource} container resource"),
-    };
-    let status = resource_status(resource, container, is_util, &p, m.version);
+    });
+    let status = m.status(|| resource_status(resource, container, is_util, &p, m.version));
     Ok(MetricOk {
         replicas: p.replicas,
         description,
@@ -210,7 +223,7 @@ fn pods_metric(m: &MetricInputs, metric: &str, target: &Target) -> MetricResult 
         .raw
         .and_then(|r| r.pods.as_ref())
         .map(|p| p.metric.clone());
-    let status = hpa_v2::MetricStatus {
+    let status = m.status(|| hpa_v2::MetricStatus {
         type_: "Pods".into(),
         pods: Some(hpa_v2::PodsMetricStatus {
             metric: raw_metric.unwrap_or(hpa_v2::MetricIdentifier {
@@ -223,10 +236,10 @@ fn pods_metric(m: &MetricInputs, metric: &str, target: &Target) -> MetricResult 
             },
         }),
         ..Default::default()
-    };
+    });
     Ok(MetricOk {
         replicas: p.replicas,
-        description: format!("pods metric {metric}"),
+        description: m.full(|| format!("pods metric {metric}")),
         status,
         calc: p.calc,
     })
@@ -261,10 +274,12 @@ fn object_metric(
             .map_err(|e| MetricErr::new(REASON, e, wrap_value, None))?;
         Ok(MetricOk {
             replicas: p.replicas,
-            description: format!("{kind} metric {metric}"),
-            status: status(hpa_v2::MetricValueStatus {
-                value: Some(Quantity(format_decimal_si(usage))),
-                ..Default::default()
+            description: m.full(|| format!("{kind} metric {metric}")),
+            status: m.status(|| {
+                status(hpa_v2::MetricValueStatus {
+                    value: Some(Quantity(format_decimal_si(usage))),
+                    ..Default::default()
+                })
             }),
             calc: p.calc,
         })
@@ -277,10 +292,12 @@ fn object_metric(
         let selector = selector_text(raw_obj.and_then(|o| o.metric.selector.as_ref()));
         Ok(MetricOk {
             replicas: p.replicas,
-            description: format!("external metric {metric}({selector})"),
-            status: status(hpa_v2::MetricValueStatus {
-                average_value: Some(Quantity(format_decimal_si(p.current_value))),
-                ..Default::default()
+            description: m.full(|| format!("external metric {metric}({selector})")),
+            status: m.status(|| {
+                status(hpa_v2::MetricValueStatus {
+                    average_value: Some(Quantity(format_decimal_si(p.current_value))),
+                    ..Default::default()
+                })
             }),
             calc: p.calc,
         })
@@ -333,7 +350,7 @@ fn external_metric(
         }),
         ..Default::default()
     };
-    let description = format!("external metric {metric}({selector_text})");
+    let description = || format!("external metric {metric}({selector_text})");
     if let Some(t) = target.average_value {
         let wrap = |e: &str| {
             format!("failed to get {metric} external metric value: failed to get {metric} external metric: {e}")
@@ -343,10 +360,12 @@ fn external_metric(
         let p = calc::average_value_target(usage, t, m.status_replicas, true, m.tol);
         Ok(MetricOk {
             replicas: p.replicas,
-            description,
-            status: status(hpa_v2::MetricValueStatus {
-                average_value: Some(Quantity(format_decimal_si(p.current_value))),
-                ..Default::default()
+            description: m.full(description),
+            status: m.status(|| {
+                status(hpa_v2::MetricValueStatus {
+                    average_value: Some(Quantity(format_decimal_si(p.current_value))),
+                    ..Default::default()
+                })
             }),
             calc: p.calc,
         })
@@ -360,10 +379,12 @@ fn external_metric(
             .map_err(|e| MetricErr::new(REASON, e, wrap, None))?;
         Ok(MetricOk {
             replicas: p.replicas,
-            description,
-            status: status(hpa_v2::MetricValueStatus {
-                value: Some(Quantity(format_decimal_si(usage))),
-                ..Default::default()
+            description: m.full(description),
+            status: m.status(|| {
+                status(hpa_v2::MetricValueStatus {
+                    value: Some(Quantity(format_decimal_si(usage))),
+                    ..Default::default()
+                })
             }),
             calc: p.calc,
         })

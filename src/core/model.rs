@@ -34,16 +34,21 @@ pub struct Input {
     pub detail: Detail,
 }
 
-/// How much of the explanation the core builds. `Brief` (used by `simulate`, which runs the
-/// algorithm hundreds of thousands of times) skips per-pod rows, rule texts, steps,
-/// assumptions, the verdict's summary and the copy of the given history (`history.given`), and
-/// its metrics' `status` is moved to `status.currentMetrics` instead of copied; every number
-/// and decision is computed the same way.
+/// How much of the explanation the core builds. Every number and decision (conditions' types,
+/// statuses, reasons and transition times included) is computed the same way at every level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Detail {
     #[default]
     Full,
+    /// The memory inference's probes: no text or copy a sync's numbers do not need (per-pod
+    /// rows, rule texts, steps, assumptions, the verdict's summary, the copy of the given
+    /// history (`history.given`), the settings and behavior, the events, the conditions'
+    /// messages, the metrics' descriptions, the rescale's reason, the stabilization's considered
+    /// recommendations); the metrics' statuses are moved to `status.currentMetrics`.
     Brief,
+    /// `simulate`, which runs the algorithm hundreds of thousands of times: `Brief` without the
+    /// metrics' statuses (`status.currentMetrics` stays empty).
+    Numbers,
 }
 
 /// The HPA with API defaults applied.
@@ -321,14 +326,14 @@ pub struct History {
     pub scale_down_events: Vec<ScaleEvent>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Recommendation {
     pub time: Timestamp,
     pub replicas: i32,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ScaleEvent {
     pub time: Timestamp,

@@ -35,10 +35,23 @@ impl<'a, V> NameMap<'a, V> {
         }
     }
 
+    /// [`NameMap::from_entries`] of entries the caller knows to be in strictly increasing name
+    /// order (`in_order`), which are then not compared again.
+    pub(super) fn from_entries_in_order(entries: Vec<(&'a str, V)>, in_order: bool) -> Self {
+        if in_order {
+            NameMap {
+                entries,
+                hint: Cell::new(0),
+            }
+        } else {
+            NameMap::from_entries(entries)
+        }
+    }
+
     fn find(&self, name: &str) -> Result<usize, usize> {
         let h = self.hint.get();
         let found = match self.entries.get(h) {
-            Some(e) if e.0 == name => Ok(h),
+            Some(e) if same(e.0, name) => Ok(h),
             _ => self.entries.binary_search_by(|e| e.0.cmp(name)),
         };
         if let Ok(i) = found {
@@ -49,6 +62,15 @@ impl<'a, V> NameMap<'a, V> {
 
     pub(super) fn get(&self, name: &str) -> Option<&V> {
         self.find(name).ok().map(|i| &self.entries[i].1)
+    }
+
+    /// [`NameMap::get`]; the entry found takes `name` as its key (the same text, so the order
+    /// holds): a later lookup with this very `&str` compares no bytes.
+    /// Also returns the entry's index (in name order).
+    pub(super) fn get_adopting(&mut self, name: &'a str) -> Option<(usize, &V)> {
+        let i = self.find(name).ok()?;
+        self.entries[i].0 = name;
+        Some((i, &self.entries[i].1))
     }
 
     pub(super) fn contains_key(&self, name: &str) -> bool {
@@ -92,6 +114,11 @@ impl<'a, V> NameMap<'a, V> {
     }
 }
 
+/// Whether two names are equal; the same memory is, without comparing bytes.
+fn same(a: &str, b: &str) -> bool {
+    (a.as_ptr() == b.as_ptr() && a.len() == b.len()) || a == b
+}
+
 impl<'a, V> FromIterator<(&'a str, V)> for NameMap<'a, V> {
     fn from_iter<I: IntoIterator<Item = (&'a str, V)>>(iter: I) -> NameMap<'a, V> {
         NameMap::from_entries(iter.into_iter().collect())
@@ -121,5 +148,19 @@ mod tests {
         assert_eq!(m.values().copied().collect::<Vec<_>>(), [3, 5, 6]);
         assert_eq!(m.len(), 3);
         assert!(m.contains_key("bb") && !m.contains_key("a"));
+    }
+
+    #[test]
+    fn an_adopted_key_and_entries_known_in_order_change_no_answer() {
+        let owned = String::from("b");
+        let mut m: NameMap<i32> = [("c", 1), ("b", 2)].into_iter().collect();
+        assert_eq!(m.get_adopting(owned.as_str()), Some((0, &2)));
+        assert_eq!(m.get("b"), Some(&2));
+        assert_eq!(m.keys().collect::<Vec<_>>(), ["b", "c"]);
+        // Not known to be in order: sorted, the last of equal names wins.
+        let m = NameMap::from_entries_in_order(vec![("b", 1), ("a", 2), ("b", 3)], false);
+        assert_eq!(m.iter().collect::<Vec<_>>(), [("a", &2), ("b", &3)]);
+        let m = NameMap::from_entries_in_order(vec![("a", 1), ("b", 2)], true);
+        assert_eq!(m.get("b"), Some(&2));
     }
 }

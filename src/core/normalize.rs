@@ -243,8 +243,41 @@ pub fn with_behavior(
     max: i32,
     own_direction_only: bool,
 ) -> Normalization {
-    let stabilization =
-        stabilize_with_behaviors(history, now, b, downscale_default, current, proposal);
+    let window = (downscale_default, Some(Vec::new()));
+    let bounds = (min, max);
+    with_behavior_into(
+        history,
+        now,
+        b,
+        window,
+        current,
+        proposal,
+        bounds,
+        own_direction_only,
+    )
+}
+
+/// [`with_behavior`], its considered recommendations written into `considered` (a buffer of an
+/// earlier sync, cleared first); None lists none (a brief decision's).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn with_behavior_into(
+    history: &mut History,
+    now: Timestamp,
+    b: &Behavior,
+    (downscale_default, considered): (SignedDuration, Option<Vec<ConsideredRecommendation>>),
+    current: i32,
+    proposal: i32,
+    (min, max): (i32, i32),
+    own_direction_only: bool,
+) -> Normalization {
+    let stabilization = stabilize_with_behaviors(
+        history,
+        now,
+        b,
+        (downscale_default, considered),
+        current,
+        proposal,
+    );
     let (limits, result) = convert_with_behavior_rate(
         history,
         now,
@@ -269,18 +302,22 @@ fn stabilize_with_behaviors(
     history: &mut History,
     now: Timestamp,
     b: &Behavior,
-    downscale_default: SignedDuration,
+    (downscale_default, mut considered): (SignedDuration, Option<Vec<ConsideredRecommendation>>),
     current: i32,
     proposal: i32,
 ) -> Stabilization {
+    if let Some(c) = &mut considered {
+        c.clear();
+    }
     let up_window = b.scale_up.stabilization_window_seconds.unwrap_or(0) as i64;
     let down_window = scale_down_window(b, downscale_default);
     let up_cutoff = sub(now, secs(up_window));
     let down_cutoff = sub(now, secs(down_window));
     let mut up_rec = proposal;
     let mut down_rec = proposal;
+    // Older than both cutoffs: older than the earlier one (one comparison per record).
+    let old_cutoff = up_cutoff.min(down_cutoff);
     let mut old_index = None;
-    let mut considered = Vec::with_capacity(history.recommendations.len());
     for (i, r) in history.recommendations.iter().enumerate() {
         let in_up = r.time > up_cutoff;
         let in_down = r.time > down_cutoff;
@@ -290,7 +327,7 @@ fn stabilize_with_behaviors(
         if in_down {
             down_rec = down_rec.max(r.replicas);
         }
-        if in_up || in_down {
+        if let (true, Some(considered)) = (in_up || in_down, &mut considered) {
             considered.push(ConsideredRecommendation {
                 time: r.time,
                 replicas: r.replicas,
@@ -298,7 +335,7 @@ fn stabilize_with_behaviors(
                 in_scale_down_window: in_down,
             });
         }
-        if r.time < up_cutoff && r.time < down_cutoff {
+        if r.time < old_cutoff {
             old_index = Some(i);
         }
     }
@@ -320,7 +357,7 @@ fn stabilize_with_behaviors(
     Stabilization {
         scale_up_window_seconds: Some(up_window),
         scale_down_window_seconds: down_window,
-        considered,
+        considered: considered.unwrap_or_default(),
         up_recommendation: Some(up_rec),
         down_recommendation: down_rec,
         stabilized,

@@ -3,7 +3,7 @@
 
 use super::compute_replicas::compute_replicas_for_metrics;
 use super::model::{History, Input, MetricSpec, Scale};
-use super::normalize::{self, Normalization};
+use super::normalize::{self, ConsideredRecommendation, Normalization};
 use super::rule::Rule;
 use super::settings::{KubeVersion, Settings};
 use super::status::{finish, Ctx};
@@ -47,6 +47,8 @@ struct Sync<'a, 'd> {
     decision: &'d mut Decision,
     ctx: Ctx,
     metrics: Vec<MetricOutcome>,
+    /// The buffer of the last sync's considered recommendations.
+    considered: Vec<ConsideredRecommendation>,
 }
 
 /// Scale to and from zero (HPAScaleToZero, 1.36+).
@@ -77,7 +79,9 @@ pub fn evaluate(input: &Input) -> Decision {
 
 /// [`evaluate`], written over `out`: a decision of an earlier sync whose strings and vectors
 /// are reused (for `simulate`, which runs the algorithm hundreds of thousands of times). Every
-/// field of `out` is rewritten; the result is the one [`evaluate`] returns.
+/// field of `out` is rewritten and the result is the one [`evaluate`] returns, except that a
+/// decision less than [`Detail::Full`](super::Detail) leaves its settings and behavior as they
+/// were (it does not copy them).
 pub fn evaluate_into(input: &Input, out: &mut Decision) {
     let mut sync = Sync::start(input, out);
     let scale = match &input.scale {
@@ -108,6 +112,10 @@ impl<'a, 'd> Sync<'a, 'd> {
         // HPAGeneration (1.37): status.observedGeneration and each condition's observedGeneration.
         let generation = input.hpa.generation.filter(|_| version.at_least(37));
         let tol = tolerances(input);
+        let considered = decision
+            .normalization
+            .take()
+            .map_or_else(Vec::new, |n| n.stabilization.considered);
         reset_decision(decision, input, tol, generation);
         let mut metrics = std::mem::take(&mut decision.metrics);
         reset_outcomes(&mut metrics, &input.hpa.metrics);
@@ -118,6 +126,7 @@ impl<'a, 'd> Sync<'a, 'd> {
             ctx: Ctx::new(input, generation, decision),
             decision,
             metrics,
+            considered,
         }
     }
 
@@ -155,7 +164,7 @@ impl<'a, 'd> Sync<'a, 'd> {
             "FailedGetScale",
             format_args!("the HPA controller was unable to get the target's current scale: {e}"),
         );
-        self.ctx.event("Warning", "FailedGetScale", e);
+        self.ctx.event("Warning", "FailedGetScale", || e);
         self.ctx.step(Rule::FailedGetScale.as_str(), || {
             format!(
                 "The target {} {} cannot be read: {e}. The controller stops here; nothing changes.",
@@ -275,7 +284,9 @@ impl<'a, 'd> Sync<'a, 'd> {
             }
         };
         self.decision.proposal = Some(proposal);
+        // The rescale's reason is words (event, summary): a brief decision has none.
         let mut reason = match proposal.max(0).cmp(&current) {
+            _ if !self.ctx.narrates() => String::new(),
             std::cmp::Ordering::Greater => {
                 let winner = self.metrics.iter().find(|m| m.winner);
                 let name = winner.and_then(|m| m.description.as_deref());
@@ -309,7 +320,7 @@ impl<'a, 'd> Sync<'a, 'd> {
     /// No proposal: the `FailedComputeMetricsReplicas` event; the replica count stays.
     fn failed_compute_metrics_replicas(&mut self, current: i32, rule: Rule, err: String) {
         self.ctx
-            .event("Warning", "FailedComputeMetricsReplicas", err.clone());
+            .event("Warning", "FailedComputeMetricsReplicas", || err.clone());
         self.ctx.step(rule.as_str(), || {
             format!("No decision: {err}. The replica count stays at {current}.")
         });
@@ -335,17 +346,21 @@ impl<'a, 'd> Sync<'a, 'd> {
             None => {
                 normalize::without_behavior(history, input.now, window, current, proposal, min, max)
             }
-            Some(b) => normalize::with_behavior(
-                history,
-                input.now,
-                b,
-                window,
-                current,
-                proposal,
-                min,
-                max,
-                !self.version.at_least(25),
-            ),
+            Some(b) => {
+                // A brief decision lists no considered recommendations.
+                let full = input.detail == super::Detail::Full;
+                let buffer = full.then(|| std::mem::take(&mut self.considered));
+                normalize::with_behavior_into(
+                    history,
+                    input.now,
+                    b,
+                    (window, buffer),
+                    current,
+                    proposal,
+                    (min, max),
+                    !self.version.at_least(25),
+                )
+            }
         };
         self.ctx.set_condition(
             "AbleToScale",
@@ -379,11 +394,9 @@ impl<'a, 'd> Sync<'a, 'd> {
             "SucceededRescale",
             format_args!("the HPA controller was able to update the target scale to {to}"),
         );
-        self.ctx.event(
-            "Normal",
-            "SuccessfulRescale",
-            format!("New size: {to}; reason: {}", desired.reason),
-        );
+        self.ctx.event("Normal", "SuccessfulRescale", || {
+            format!("New size: {to}; reason: {}", desired.reason)
+        });
         if let Some(b) = &input.hpa.behavior {
             normalize::store_scale_event(
                 &mut self.decision.history.after,
@@ -524,13 +537,11 @@ fn reset_decision(d: &mut Decision, input: &Input, tol: Tolerances, generation: 
         .map(|t| t.0);
     d.status.observed_generation = generation;
     d.tolerance = tol;
-    if d.behavior != hpa.behavior {
-        d.behavior.clone_from(&hpa.behavior);
-    }
-    if d.settings != input.settings {
-        d.settings.clone_from(&input.settings);
-    }
     if full {
+        // What the explanation renders; a brief decision (written over sync after sync) keeps
+        // neither, so they are not compared every sync.
+        d.behavior.clone_from(&hpa.behavior);
+        d.settings.clone_from(&input.settings);
         d.assumptions = assumptions(input);
         copy_history(&mut d.history.given, &input.history);
     } else {

@@ -13,6 +13,8 @@ use super::{Condition, Decision, Event, MetricOutcome, Step};
 pub(super) struct Ctx {
     /// Build the narration (steps)?
     narrate: bool,
+    /// Write the metrics' statuses into `status.currentMetrics`?
+    statuses: bool,
     /// The last selector found valid ([`Decision::valid_selector`]).
     pub(super) valid_selector: String,
     pub(super) conditions: Vec<Condition>,
@@ -36,6 +38,7 @@ impl Ctx {
         Ctx {
             valid_selector: std::mem::take(&mut d.valid_selector),
             narrate: input.detail == Detail::Full,
+            statuses: input.detail != Detail::Numbers,
             conditions,
             events,
             steps,
@@ -60,7 +63,9 @@ impl Ctx {
             }
             replace(&mut c.reason, reason);
             c.message.clear();
-            let _ = c.message.write_fmt(message);
+            if self.narrate {
+                let _ = c.message.write_fmt(message);
+            }
             c.observed_generation = self.generation;
             c.set_this_sync = true;
         } else {
@@ -68,7 +73,11 @@ impl Ctx {
                 type_: type_.into(),
                 status: status.into(),
                 reason: reason.into(),
-                message: fmt::format(message),
+                message: if self.narrate {
+                    fmt::format(message)
+                } else {
+                    String::new()
+                },
                 last_transition_time: Some(self.now),
                 observed_generation: self.generation,
                 set_this_sync: true,
@@ -88,13 +97,27 @@ impl Ctx {
             .is_some_and(|c| c.status == "True")
     }
 
-    /// Mirrors `eventRecorder.Event`.
-    pub(super) fn event(&mut self, type_: &str, reason: &str, message: impl Into<String>) {
+    /// Mirrors `eventRecorder.Event` (recorded for the full explanation only: a brief decision
+    /// carries no events).
+    pub(super) fn event<S: Into<String>>(
+        &mut self,
+        type_: &str,
+        reason: &str,
+        message: impl FnOnce() -> S,
+    ) {
+        if !self.narrate {
+            return;
+        }
         self.events.push(Event {
             type_: type_.into(),
             reason: reason.into(),
-            message: message.into(),
+            message: message().into(),
         });
+    }
+
+    /// Whether the full explanation is built (texts nobody reads in a brief decision are not).
+    pub(super) fn narrates(&self) -> bool {
+        self.narrate
     }
 
     /// Record a step of the explanation (built only for the full explanation).
@@ -120,6 +143,7 @@ fn replace(s: &mut String, new: &str) {
 /// The conditions of the HPA's last status, as this sync starts from them (written over `out`,
 /// reusing its strings).
 fn previous_conditions(input: &Input, out: &mut Vec<Condition>) {
+    let full = input.detail == Detail::Full;
     let cs = input
         .hpa
         .status
@@ -143,7 +167,11 @@ fn previous_conditions(input: &Input, out: &mut Vec<Condition>) {
         replace(&mut o.type_, &c.type_);
         replace(&mut o.status, &c.status);
         replace(&mut o.reason, c.reason.as_deref().unwrap_or_default());
-        replace(&mut o.message, c.message.as_deref().unwrap_or_default());
+        if full {
+            replace(&mut o.message, c.message.as_deref().unwrap_or_default());
+        } else {
+            o.message.clear();
+        }
         o.last_transition_time = c.last_transition_time.as_ref().map(|t| t.0);
         o.observed_generation = None;
         o.set_this_sync = false;
@@ -156,20 +184,23 @@ fn previous_conditions(input: &Input, out: &mut Vec<Condition>) {
 pub(super) fn finish(d: &mut Decision, ctx: Ctx, mut metrics: Vec<MetricOutcome>) {
     let brief = !ctx.narrate;
     d.status.current_metrics.clear();
-    d.status
-        .current_metrics
-        .extend(metrics.iter_mut().filter(|m| m.skipped.is_none()).map(|m| {
-            // Brief: moved rather than copied (a brief decision's metrics carry no status).
-            let status = if brief {
-                m.status.take()
-            } else {
-                m.status.clone()
-            };
-            status.unwrap_or(hpa_v2::MetricStatus {
-                type_: String::new(),
-                ..Default::default()
-            })
-        }));
+    // A `Detail::Numbers` decision builds no metric status.
+    if ctx.statuses {
+        d.status
+            .current_metrics
+            .extend(metrics.iter_mut().filter(|m| m.skipped.is_none()).map(|m| {
+                // Brief: moved rather than copied (a brief decision's metrics carry no status).
+                let status = if brief {
+                    m.status.take()
+                } else {
+                    m.status.clone()
+                };
+                status.unwrap_or(hpa_v2::MetricStatus {
+                    type_: String::new(),
+                    ..Default::default()
+                })
+            }));
+    }
     d.metrics = metrics;
     d.conditions = ctx.conditions;
     d.events = ctx.events;

@@ -843,3 +843,33 @@ fn observed_generation_is_written_from_1_37() {
     assert!(j["status"].get("observedGeneration").is_none());
     assert!(j["conditions"][0].get("observedGeneration").is_none());
 }
+
+#[test]
+fn every_detail_level_decides_the_same_and_brief_keeps_the_metric_statuses() {
+    let mut i = InputBuilder::new(3)
+        .metrics(vec![cpu(30)])
+        .pods(vec![pod("c", 1000), pod("a", 1000), pod("b", 1000)])
+        .usages(vec![usage("a", 300), usage("b", 500), usage("c", 700)])
+        .build();
+    let full = evaluate(&i);
+    i.detail = Detail::Brief;
+    let brief = evaluate(&i);
+    i.detail = Detail::Numbers;
+    let numbers = evaluate(&i);
+    let conditions = |d: &Decision| -> Vec<(String, String, String)> {
+        d.conditions
+            .iter()
+            .map(|c| (c.type_.clone(), c.status.clone(), c.reason.clone()))
+            .collect()
+    };
+    for d in [&brief, &numbers] {
+        assert_eq!(d.desired_replicas, full.desired_replicas);
+        assert_eq!(d.proposal, full.proposal);
+        assert_eq!(d.verdict.decided_by, full.verdict.decided_by);
+        assert_eq!(conditions(d), conditions(&full));
+    }
+    // The memory inference compares a brief probe's statuses with the ones written.
+    assert_eq!(brief.status.current_metrics, full.status.current_metrics);
+    assert!(!full.status.current_metrics.is_empty());
+    assert!(numbers.status.current_metrics.is_empty());
+}

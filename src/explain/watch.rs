@@ -55,7 +55,7 @@ fn metrics_brief(d: &Decision) -> String {
                     ratio,
                     ..
                 }) if ratio.is_finite() => {
-                    if mode == "Utilization" {
+                    if *mode == "Utilization" {
                         format!("{current}%/{target}%")
                     } else {
                         format!(

@@ -92,7 +92,7 @@ fn values(m: &MetricOutcome, unit: Unit) -> (String, String) {
             ..
         }) => {
             let known = r.is_finite();
-            if mode == "Utilization" {
+            if *mode == "Utilization" {
                 let cur = match (known, raw_average_milli) {
                     (false, _) => "-".into(),
                     (true, Some(raw)) => format!("{current}% ({}/pod)", unit.show(*raw)),
@@ -415,7 +415,7 @@ pub(crate) fn pods(d: &Decision, cx: &Context, st: &Style) -> String {
         }
         let (name, unit) = metric_id(d, cx, i);
         let resource = name.split_whitespace().next().unwrap_or("").to_string();
-        let util = mode == "Utilization";
+        let util = *mode == "Utilization";
         let failed = m.error.is_some();
         let heading = format!("Pods for metric {} ({name})", i + 1);
         let _ = write!(o, "\n{}\n", st.heading(&heading));

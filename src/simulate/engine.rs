@@ -92,8 +92,8 @@ impl Simulation {
         let bindings = bind(&input.hpa.metrics, &loads, world.template_containers())?;
         world.prepare(&bindings);
         let start = input.now;
-        // The timeline needs the numbers, not the per-pod narration of every sync.
-        input.detail = Detail::Brief;
+        // The timeline needs the numbers, not the per-pod narration nor the status of every sync.
+        input.detail = Detail::Numbers;
         let sync = input.settings.sync_period;
         if sync <= SignedDuration::ZERO {
             return Err("the sync period must be greater than zero".into());
@@ -181,13 +181,17 @@ impl Simulation {
         evaluate_into(&self.input, &mut decision);
         self.tolerances = (decision.tolerance.down, decision.tolerance.up);
         let hpa = &self.input.hpa;
-        let truth = self.world.truth(
+        // Each load's value now: the record's, and the truth's (computed once).
+        let t = now.duration_since(self.start).as_secs_f64();
+        let values = &mut self.record.loads;
+        values.clear();
+        values.extend(self.loads.iter().map(|l| l.signal.value_at(t)));
+        let truth = self.world.truth_of(
             &self.loads,
+            values,
             &self.bindings,
-            self.start,
             now,
-            hpa.min_replicas,
-            hpa.max_replicas,
+            (hpa.min_replicas, hpa.max_replicas),
             self.tolerances.1,
         );
         let desired = decision.desired_replicas.unwrap_or(current);
@@ -220,9 +224,7 @@ impl Simulation {
         r.tick = self.tick;
         r.time = Some(now);
         r.offset_seconds = t;
-        r.loads.clear();
-        r.loads
-            .extend(self.loads.iter().map(|l| l.signal.value_at(t)));
+        // r.loads: written by `step` before the truth.
         r.metrics.clear();
         r.metrics.extend(d.metrics.iter().map(|m| {
             let (value, unit) = match &m.calculation {
@@ -232,7 +234,7 @@ impl Simulation {
                     ratio,
                     ..
                 }) if ratio.is_finite() => {
-                    if mode == "Utilization" {
+                    if *mode == "Utilization" {
                         (Some(*current as f64), "%")
                     } else {
                         (Some(*current as f64 / 1000.0), "")

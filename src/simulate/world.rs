@@ -280,6 +280,14 @@ pub struct World {
     shares: Vec<i64>,
     /// Scratch: per pod, whether it was Ready at the sample time.
     ready_tau: Vec<bool>,
+    /// Per pod, whether `input.pods` shows it Ready (`Some` once [`World::update_pods`] has
+    /// written every pod; kept in step by [`World::scale_to`]): only a change is written.
+    shown_ready: Option<Vec<bool>>,
+    /// Bumped whenever a pod is added or removed.
+    generation: u64,
+    /// The (generation, sampled pods) for which `input.pod_metrics` holds one entry per sampled
+    /// pod with its name and containers: the same layout is not compared again.
+    usage_layout: Option<(u64, usize)>,
 }
 
 fn ready_condition(status: &str, t: Timestamp) -> ReadyCondition {
@@ -322,12 +330,18 @@ impl World {
             gone: Vec::new(),
             shares: Vec::new(),
             ready_tau: Vec::new(),
+            shown_ready: None,
+            generation: 0,
+            usage_layout: None,
         }
     }
 
     /// A new, Ready, long-running pod for the initial replicas of a manifest run.
     pub fn initial_pods(&mut self, n: i32, now: Timestamp) -> Vec<PodInfo> {
         let created = now - SignedDuration::from_hours(1);
+        // The next update writes every pod again.
+        self.shown_ready = None;
+        self.generation += 1;
         (0..n.max(0))
             .map(|_| {
                 let p = self.new_pod(created);
@@ -401,8 +415,17 @@ impl World {
     }
 
     /// Update the pods' phase and Ready condition for `now` (in place; allocates only when a
-    /// pod turns Ready).
-    pub fn update_pods(&self, pods: &mut [PodInfo], now: Timestamp) {
+    /// pod turns Ready). After the first call only the pods turning Ready are written.
+    pub fn update_pods(&mut self, pods: &mut [PodInfo], now: Timestamp) {
+        if let Some(shown) = &mut self.shown_ready {
+            for ((p, life), shown) in pods.iter_mut().zip(&self.lives).zip(shown.iter_mut()) {
+                if !*shown && life.ready_at <= now {
+                    p.ready = Some(ready_condition("True", life.ready_at));
+                    *shown = true;
+                }
+            }
+            return;
+        }
         for (p, life) in pods.iter_mut().zip(&self.lives) {
             let ready = life.ready_at <= now;
             let is_ready = p.ready.as_ref().is_some_and(|r| r.status == "True");
@@ -416,6 +439,11 @@ impl World {
             }
             p.start_time = Some(life.created);
         }
+        let shown = pods
+            .iter()
+            .map(|p| p.ready.as_ref().is_some_and(|r| r.status == "True"))
+            .collect();
+        self.shown_ready = Some(shown);
     }
 
     /// Fill `input.pods`' conditions, `input.pod_metrics` and `input.metric_data` for `now`,
@@ -440,6 +468,7 @@ impl World {
             tau,
             t: tau.duration_since(t0).as_secs_f64(),
             window: self.params.metrics_window,
+            sampled_by: tau.checked_sub(self.params.metrics_window).ok(),
             // The demand of time tau was served by the pods Ready then, removed ones included.
             served: self.served_at(tau),
         };
@@ -449,7 +478,8 @@ impl World {
 
     /// Whether pod `l` has a sample at `at` (it has run for one metrics window).
     fn sampled(l: &PodLife, at: &SampleTime) -> bool {
-        l.created + at.window <= at.tau
+        // `created + window <= tau`, without an addition per pod.
+        at.sampled_by.is_some_and(|t| l.created <= t)
     }
 
     /// Per pod, the value of load `li` at the sample time (milli), into `self.shares`.
@@ -498,7 +528,11 @@ impl World {
                 continue;
             }
             if !aligned {
-                self.align_usages(&input.pods, &mut usages, at);
+                let layout = (self.generation, sampled_count);
+                if self.usage_layout != Some(layout) || usages.len() != sampled_count {
+                    self.align_usages(&input.pods, &mut usages, at);
+                    self.usage_layout = Some(layout);
+                }
                 aligned = true;
             }
             self.compute_shares(&loads[li], at);
@@ -528,8 +562,6 @@ impl World {
             if u.pod != p.name {
                 u.pod.clone_from(&p.name);
             }
-            u.timestamp = at.tau;
-            u.window = at.window;
             if u.containers.len() != p.containers.len()
                 || u.containers
                     .iter()
@@ -542,6 +574,13 @@ impl World {
                     .map(|c| (c.name.clone(), BTreeMap::new()))
                     .collect();
             }
+            // Each container's usage names exactly the resources with a load (the keys of
+            // `splits`), so that `write_usage` finds a resource by its rank.
+            for (_, map) in &mut u.containers {
+                if !map.keys().eq(self.splits.keys()) {
+                    *map = self.splits.keys().map(|r| (r.clone(), 0)).collect();
+                }
+            }
         }
     }
 
@@ -553,17 +592,22 @@ impl World {
             .get(resource)
             .map(Vec::as_slice)
             .unwrap_or(&[1.0]);
+        // The resource's place among the keys of every usage map (see `align_usages`).
+        let rank = self.splits.keys().position(|r| r == resource);
+        let burst = resource == "cpu" && self.params.startup_cpu_milli != 0;
         let mut k = 0;
         for (i, l) in self.lives.iter().enumerate() {
             if !Self::sampled(l, at) {
                 continue;
             }
             let mut total = self.shares[i];
-            if resource == "cpu" && at.tau < l.created + self.params.startup_burst {
+            if burst && at.tau < l.created + self.params.startup_burst {
                 total += self.params.startup_cpu_milli;
             }
             let u = &mut usages[k];
             k += 1;
+            u.timestamp = at.tau;
+            u.window = at.window;
             let mut left = total;
             let last = u.containers.len().saturating_sub(1);
             for (ci, (_, map)) in u.containers.iter_mut().enumerate() {
@@ -574,7 +618,11 @@ impl World {
                     left -= v;
                     v
                 };
-                match map.get_mut(resource) {
+                let slot = match rank {
+                    Some(r) if map.len() == self.splits.len() => map.values_mut().nth(r),
+                    _ => map.get_mut(resource),
+                };
+                match slot {
                     Some(x) => *x = v,
                     None => {
                         map.insert(resource.to_string(), v);
@@ -663,10 +711,24 @@ impl World {
         max: i32,
         up_tolerance: f64,
     ) -> Truth {
+        let t = now.duration_since(t0).as_secs_f64();
+        let values: Vec<f64> = loads.iter().map(|l| l.signal.value_at(t)).collect();
+        self.truth_of(loads, &values, bindings, now, (min, max), up_tolerance)
+    }
+
+    /// [`World::truth`], each load's value now given (`values`, in the order of `loads`).
+    pub fn truth_of(
+        &self,
+        loads: &[Load],
+        values: &[f64],
+        bindings: &[Binding],
+        now: Timestamp,
+        (min, max): (i32, i32),
+        up_tolerance: f64,
+    ) -> Truth {
         let band = 1.0 + up_tolerance.max(0.0);
         // ceil, forgiving the floating-point noise of an exact quotient.
         let ceil = |x: f64| (x - 1e-9).ceil();
-        let t = now.duration_since(t0).as_secs_f64();
         let ready = self.ready_at(now);
         let mut truth = Truth {
             ready,
@@ -677,7 +739,7 @@ impl World {
         for b in bindings {
             let Some(li) = b.load() else { continue };
             let l = &loads[li];
-            let v = l.signal.value_at(t) * 1000.0;
+            let v = values[li] * 1000.0;
             // The per-pod value a Ready pod sees now (milli).
             let per_pod = match l.kind {
                 LoadKind::Demand if ready == 0 => {
@@ -749,6 +811,9 @@ impl World {
     /// first, then the newest.
     pub fn scale_to(&mut self, pods: &mut Vec<PodInfo>, desired: i32, now: Timestamp) {
         let desired = desired.max(0) as usize;
+        if self.lives.len() != desired {
+            self.generation += 1;
+        }
         while self.lives.len() < desired {
             let p = self.new_pod(now);
             pods.push(p);
@@ -756,6 +821,10 @@ impl World {
                 created: now,
                 ready_at: now + self.params.pod_startup,
             });
+            // A new pod shows Ready=False.
+            if let Some(shown) = &mut self.shown_ready {
+                shown.push(false);
+            }
         }
         if self.lives.len() > desired {
             let mut order: Vec<usize> = (0..self.lives.len()).collect();
@@ -775,6 +844,9 @@ impl World {
                     removed: now,
                 });
                 pods.remove(i);
+                if let Some(shown) = &mut self.shown_ready {
+                    shown.remove(i);
+                }
             }
         }
     }
@@ -787,6 +859,8 @@ struct SampleTime {
     /// Signal time of `tau`, seconds.
     t: f64,
     window: SignedDuration,
+    /// `tau - window`: a pod created by then has a sample (None: before the start of time).
+    sampled_by: Option<Timestamp>,
     /// Pods that served the load at `tau`.
     served: usize,
 }

@@ -166,32 +166,32 @@ pub struct TlsContext {
 }
 
 impl TlsContext {
-    fn cluster_words(&self) -> String {
-        match self.cluster.is_empty() {
-            true => "the kubeconfig cluster".into(),
-            false => format!("the kubeconfig cluster {:?}", self.cluster),
-        }
-    }
-
-    fn user_words(&self) -> String {
-        match self.user.is_empty() {
-            true => "the kubeconfig user".into(),
-            false => format!("the kubeconfig user {:?}", self.user),
-        }
-    }
-
     /// A TLS failure (lower-cased error chain `low`) in words that say what to set, or `None`
-    /// when the chain is no TLS failure this knows.
+    /// when the chain is no TLS failure this knows. Without a kubeconfig cluster or user
+    /// (`--server` alone, in-cluster) only the flags are named.
     pub fn explain(&self, low: &str) -> Option<String> {
-        let cluster = self.cluster_words();
         if low.contains("unknownissuer") || low.contains("unknown issuer") {
+            let set = match self.cluster.is_empty() {
+                true => "pass --certificate-authority FILE with the CA that signed it".to_string(),
+                false => format!(
+                    "set certificate-authority (or certificate-authority-data) of the kubeconfig cluster {:?} to the CA that signed it, or pass --certificate-authority FILE",
+                    self.cluster
+                ),
+            };
             return Some(format!(
-                "tls: the server's certificate is signed by an unknown authority: set certificate-authority (or certificate-authority-data) of {cluster} to the CA that signed it, or pass --certificate-authority FILE; --insecure-skip-tls-verify skips the check (insecure)"
+                "tls: the server's certificate is signed by an unknown authority: {set}; --insecure-skip-tls-verify skips the check (insecure)"
             ));
         }
         if low.contains("notvalidforname") || low.contains("not valid for name") {
+            let set = match self.cluster.is_empty() {
+                true => String::new(),
+                false => format!(
+                    " (or set tls-server-name of the kubeconfig cluster {:?})",
+                    self.cluster
+                ),
+            };
             return Some(format!(
-                "tls: the server's certificate is not valid for {:?}: pass --tls-server-name with a name the certificate holds (or set tls-server-name of {cluster}), or use a server URL whose host the certificate names",
+                "tls: the server's certificate is not valid for {:?}: pass --tls-server-name with a name the certificate holds{set}, or use a server URL whose host the certificate names",
                 self.host
             ));
         }
@@ -210,9 +210,15 @@ impl TlsContext {
             "unknown ca",
         ];
         if low.contains("received fatal alert") && client_cert.iter().any(|m| low.contains(m)) {
+            let set = match self.user.is_empty() {
+                true => String::new(),
+                false => format!(
+                    "set client-certificate and client-key of the kubeconfig user {:?}, or ",
+                    self.user
+                ),
+            };
             return Some(format!(
-                "tls: the server refused the client certificate (or wants one): set client-certificate and client-key of {}, or pass --client-certificate FILE --client-key FILE",
-                self.user_words()
+                "tls: the server refused the client certificate (or wants one): {set}pass --client-certificate FILE --client-key FILE"
             ));
         }
         None
@@ -324,5 +330,30 @@ mod tests {
             "{w}"
         );
         assert_eq!(t.explain("connection refused"), None);
+    }
+
+    #[test]
+    fn without_a_kubeconfig_only_the_flags_are_named() {
+        // `--server` alone (or in-cluster): there is no kubeconfig cluster or user to point at.
+        let t = TlsContext {
+            host: "10.0.0.1".into(),
+            ..Default::default()
+        };
+        let tls = |chain: &str| t.explain(chain).unwrap_or_default();
+        let ca = tls("invalid peer certificate: unknownissuer");
+        assert!(
+            ca.contains("pass --certificate-authority FILE with the CA that signed it"),
+            "{ca}"
+        );
+        let name = tls("invalid peer certificate: notvalidforname");
+        assert!(name.contains("pass --tls-server-name"), "{name}");
+        let client = tls("received fatal alert: certificaterequired");
+        assert!(
+            client.ends_with("pass --client-certificate FILE --client-key FILE"),
+            "{client}"
+        );
+        for w in [ca, name, client] {
+            assert!(!w.contains("kubeconfig"), "{w}");
+        }
     }
 }

@@ -387,11 +387,19 @@ fn settle_namespace_lists(answers: &mut Answers, h: &HpaNeeds, selector: Option<
     let Ok(parsed) = crate::labels::Selector::parse(sel) else {
         return;
     };
+    // Each pod's head is read once: its labels pick it, its name picks its PodMetrics.
+    let mut names: BTreeSet<String> = BTreeSet::new();
     let picked: Vec<Obj> = pods
         .into_iter()
-        .filter(|p| parsed.matches(&obj::head(p).labels))
+        .filter(|p| {
+            let head = obj::head(p);
+            let pick = parsed.matches(&head.labels);
+            if pick {
+                names.insert(head.name);
+            }
+            pick
+        })
         .collect();
-    let names: BTreeSet<String> = picked.iter().map(|p| obj::head(p).name).collect();
     if h.uses_resource {
         let m = pod_metrics.map(|a| match a {
             Ok(Body::Items(items)) => Ok(Body::Items(

@@ -1296,15 +1296,16 @@ impl Conn {
     }
 }
 
-/// Reads one item of a LIST from its JSON text.
-pub(super) type Reduce = dyn Fn(&RawValue) -> serde_json::Result<Obj> + Sync;
+/// Reads one item of a LIST from its JSON text, with the LIST's (apiVersion, kind) set where
+/// the item has none (LIST items usually have neither): one read of the item does both.
+pub(super) type Reduce = dyn Fn(&RawValue, (&str, &str)) -> serde_json::Result<Obj> + Sync;
 
 /// Reads a body from its bytes.
 type Decode<'a, T> = dyn Fn(&[u8]) -> serde_json::Result<T> + Sync + 'a;
 
-/// An item kept whole.
-pub(super) fn whole(item: &RawValue) -> serde_json::Result<Obj> {
-    Ok(item.to_owned())
+/// An item kept whole, typed.
+pub(super) fn whole(item: &RawValue, item_type: (&str, &str)) -> serde_json::Result<Obj> {
+    obj::with_type(item.to_owned(), item_type)
 }
 
 /// A LIST page as it arrives: its continue token and its items, not yet read.
@@ -1322,8 +1323,7 @@ struct ListMetaWire {
     cont: Option<String>,
 }
 
-/// A page's continue token and its items, each read by `reduce`, with apiVersion/kind set
-/// where the server left them out (LIST items usually have neither).
+/// A page's continue token and its items, each read by `reduce`, typed.
 fn read_page(
     body: &[u8],
     reduce: &Reduce,
@@ -1334,7 +1334,7 @@ fn read_page(
     let raw = page.items.unwrap_or_default();
     let mut items = Vec::with_capacity(raw.len());
     for r in raw {
-        items.push(obj::with_type(reduce(r)?, item_type)?);
+        items.push(reduce(r, item_type)?);
     }
     Ok((next, items))
 }

@@ -31,12 +31,18 @@ struct SlimPod {
     status: Option<PodStatus>,
 }
 
-/// One Pod of a LIST reduced to the fields the snapshot reads. A pod the snapshot could not
-/// read is kept whole, so the snapshot reports it in its own words.
-pub fn pod(raw: &RawValue) -> serde_json::Result<Obj> {
+/// One Pod of a LIST reduced to the fields the snapshot reads, its apiVersion and kind set
+/// where it has none (as [`super::obj::with_type`] sets them, in the same read). A pod the
+/// snapshot could not read is kept whole, so the snapshot reports it in its own words.
+pub fn pod(raw: &RawValue, (api_version, kind): (&str, &str)) -> serde_json::Result<Obj> {
     let Ok(mut typed) = serde_json::from_str::<SlimPod>(raw.get()) else {
-        return Ok(raw.to_owned());
+        return super::obj::with_type(raw.to_owned(), (api_version, kind));
     };
+    if !kind.is_empty() {
+        // A `null` reads as None: set, as `with_type` sets it.
+        typed.api_version.get_or_insert_with(|| api_version.into());
+        typed.kind.get_or_insert_with(|| kind.into());
+    }
     if let Some(cs) = typed.status.as_mut().and_then(|s| s.conditions.as_mut()) {
         cs.retain(|c| c.type_ == "Ready");
     }
@@ -66,7 +72,7 @@ mod tests {
     fn slim(v: &Value) -> Value {
         let text = v.to_string();
         let raw: &RawValue = serde_json::from_str(&text).expect("raw");
-        crate::cluster::obj::to_value(&pod(raw).expect("pod"))
+        crate::cluster::obj::to_value(&pod(raw, ("v1", "Pod")).expect("pod"))
     }
 
     #[test]
@@ -112,6 +118,31 @@ mod tests {
     fn a_pod_the_snapshot_cannot_read_is_kept_whole() {
         let p = json!({"kind": "Pod", "metadata": {"name": "x"},
             "spec": {"containers": "not a list"}});
-        assert_eq!(slim(&p), p);
+        let mut typed = p.clone();
+        typed["apiVersion"] = json!("v1");
+        assert_eq!(slim(&p), typed);
+    }
+
+    #[test]
+    fn a_pod_is_typed_as_with_type_types_a_whole_item() {
+        let whole = |v: &Value| {
+            let o = crate::cluster::obj::of_value(v);
+            crate::cluster::obj::to_value(
+                &crate::cluster::obj::with_type(o, ("v1", "Pod")).expect("typed"),
+            )
+        };
+        for p in [
+            json!({"metadata": {"name": "a"}}),
+            json!({"apiVersion": null, "kind": "Pod", "metadata": {"name": "a"}}),
+            json!({"apiVersion": "v9", "kind": "Other", "metadata": {"name": "a"}}),
+        ] {
+            let s = slim(&p);
+            assert_eq!(
+                (&s["apiVersion"], &s["kind"]),
+                (&whole(&p)["apiVersion"], &whole(&p)["kind"]),
+                "{p}"
+            );
+        }
+        assert_eq!(slim(&json!({"metadata": {}}))["kind"], "Pod");
     }
 }

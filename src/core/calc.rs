@@ -9,6 +9,7 @@ use jiff::{SignedDuration, Timestamp};
 use serde::Serialize;
 
 use super::model::{Detail, Input, MetricData, MetricSample, PodInfo, PodUsage};
+use super::resources::Resource;
 
 /// A rule text, built only when the full explanation is wanted.
 macro_rules! rule {
@@ -259,7 +260,7 @@ struct Sample {
 /// `getPodMetrics` / `getContainerMetrics`: per-pod samples of one resource.
 fn resource_samples<'a>(
     usages: &'a [PodUsage],
-    resource: &str,
+    resource: &Resource,
     container: Option<&str>,
     version: KubeVersion,
     namespace: &str,
@@ -273,8 +274,8 @@ fn resource_samples<'a>(
                 } else {
                     let mut sum: Option<i64> = Some(0);
                     for (_, usage) in &m.containers {
-                        match usage.get(resource) {
-                            Some(v) => sum = sum.and_then(|s| s.checked_add(*v)),
+                        match usage.of(resource) {
+                            Some(v) => sum = sum.and_then(|s| s.checked_add(v)),
                             None => {
                                 sum = None;
                                 break;
@@ -285,7 +286,7 @@ fn resource_samples<'a>(
                 }
             }
             Some(c) => match m.containers.iter().find(|(n, _)| n == c) {
-                Some((_, usage)) => usage.get(resource).copied(),
+                Some((_, usage)) => usage.of(resource),
                 // From 1.33 (kubernetes#127193) a pod without the container is missing.
                 None if !version.at_least(33) => {
                     return Err(format!(
@@ -482,7 +483,7 @@ fn is_pod_level_resource(r: &str) -> bool {
 /// `calculatePodRequests`: the request of every listed pod (ignored ones too).
 fn pod_requests<'a>(
     pods: &'a [PodInfo],
-    resource: &str,
+    resource: &Resource,
     container: Option<&str>,
     input: &Input,
     in_name_order: bool,
@@ -495,7 +496,7 @@ fn pod_requests<'a>(
         let pod_level_set = pod
             .pod_requests
             .as_ref()
-            .is_some_and(|r| r.keys().any(|k| is_pod_level_resource(k)));
+            .is_some_and(|r| r.keys().any(|k| is_pod_level_resource(k.as_str())));
         if pod_level_on && pod_level_set && container.is_none() {
             out.push((pod.name.as_str(), pod_level_request(pod, resource)?));
             continue;
@@ -505,11 +506,11 @@ fn pod_requests<'a>(
         for c in &pod.containers {
             if container.is_none_or(|n| n == c.name) {
                 found = true;
-                match c.requests.get(resource) {
-                    Some(v) => sum = sum.saturating_add(*v),
+                match c.requests.of(resource) {
+                    Some(v) => sum = sum.saturating_add(v),
                     None => {
                         return Err(RequestError::Missing(MissingRequest {
-                            resource: resource.to_string(),
+                            resource: resource.as_str().to_string(),
                             container: c.name.clone(),
                             pod: pod.name.clone(),
                         }))
@@ -533,41 +534,41 @@ fn pod_requests<'a>(
 
 /// `resourcehelpers.PodRequests`: container aggregation (init containers by max), overridden by
 /// pod-level requests, plus overhead.
-fn pod_level_request(pod: &PodInfo, resource: &str) -> Result<i64, RequestError> {
+fn pod_level_request(pod: &PodInfo, resource: &Resource) -> Result<i64, RequestError> {
     let mut present = false;
     let mut regular: i64 = 0;
     let mut sidecars: i64 = 0;
     let mut init_max: i64 = 0;
     for c in &pod.containers {
-        if let Some(v) = c.requests.get(resource) {
+        if let Some(v) = c.requests.of(resource) {
             present = true;
             if c.restartable_init {
-                sidecars = sidecars.saturating_add(*v);
+                sidecars = sidecars.saturating_add(v);
             } else {
-                regular = regular.saturating_add(*v);
+                regular = regular.saturating_add(v);
             }
         }
     }
     // Non-restartable init containers run alone (plus the sidecars started before them; we
     // conservatively add all sidecars, which only matters when an init container dominates).
     for c in &pod.init_containers {
-        if let Some(v) = c.requests.get(resource) {
+        if let Some(v) = c.requests.of(resource) {
             present = true;
             init_max = init_max.max(v.saturating_add(sidecars));
         }
     }
     let mut value = regular.saturating_add(sidecars).max(init_max);
-    if let Some(v) = pod.pod_requests.as_ref().and_then(|r| r.get(resource)) {
+    if let Some(v) = pod.pod_requests.as_ref().and_then(|r| r.of(resource)) {
         present = true;
-        value = *v;
+        value = v;
     }
-    if let Some(v) = pod.overhead.get(resource) {
+    if let Some(v) = pod.overhead.of(resource) {
         present = true;
-        value = value.saturating_add(*v);
+        value = value.saturating_add(v);
     }
     if !present {
         return Err(RequestError::MissingPodLevel {
-            resource: resource.to_string(),
+            resource: resource.as_str().to_string(),
             pod: pod.name.clone(),
         });
     }
@@ -663,9 +664,11 @@ pub fn pod_average(
         } => (resource, container, false, target),
         PodMetricKind::Pods { target, .. } => ("", None, false, target),
     };
+    // Resolved once: each pod's lookup then compares a tag, not the name's text.
+    let resource = Resource::new(resource);
     let mut samples = match kind {
         PodMetricKind::Pods { metric, .. } => pods_metric_samples(metric, data)?,
-        _ => pod_resource_samples(input, resource, container)?,
+        _ => pod_resource_samples(input, &resource, container)?,
     };
     if input.pods.is_empty() {
         return Err(fail(
@@ -692,7 +695,7 @@ pub fn pod_average(
     };
     // `groupPods` (the cpu readiness rules apply to the cpu resource only), then
     // `removeMetricsForPods` for the ignored and unready pods.
-    let mut g = group_pods(&input.pods, &mut samples, resource == "cpu", input);
+    let mut g = group_pods(&input.pods, &mut samples, resource == Resource::CPU, input);
     for name in g.ignored.iter().chain(g.unready.iter()) {
         samples.remove(name);
     }
@@ -702,7 +705,7 @@ pub fn pod_average(
     }
     let requests = if is_util {
         let in_order = g.pods_in_name_order;
-        let r = pod_requests(&input.pods, resource, container, input, in_order).map_err(|e| {
+        let r = pod_requests(&input.pods, &resource, container, input, in_order).map_err(|e| {
             let mut f = frame.failure(&g, e.to_string(), "a pod lacks the request");
             if let RequestError::Missing(m) = e {
                 f.missing_request = Some(m);
@@ -726,7 +729,7 @@ pub fn pod_average(
 /// `GetRawMetric`'s resource counterpart: the PodMetrics' samples of one resource.
 fn pod_resource_samples<'a>(
     input: &'a Input,
-    resource: &str,
+    resource: &Resource,
     container: Option<&str>,
 ) -> Result<NameMap<'a, Sample>, Failure> {
     let failed = |e: &str| {

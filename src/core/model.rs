@@ -4,12 +4,11 @@
 //! every quantity is already parsed into the controller's milli-units, so the core never fails
 //! on bad input — it only ever returns a decision trace.
 
-use std::collections::BTreeMap;
-
 use jiff::{SignedDuration, Timestamp};
 use k8s_openapi::api::autoscaling::v2 as hpa_v2;
 use serde::{Deserialize, Serialize};
 
+use super::resources::Resources;
 use super::settings::Settings;
 
 /// Everything the controller would look at for one HPA in one sync.
@@ -255,9 +254,9 @@ pub struct PodInfo {
     /// Non-restartable init containers (only used by pod-level request aggregation).
     pub init_containers: Vec<ContainerRequests>,
     /// `spec.resources.requests` (pod-level resources), milli-units.
-    pub pod_requests: Option<BTreeMap<String, i64>>,
+    pub pod_requests: Option<Resources>,
     /// `spec.overhead`, milli-units.
-    pub overhead: BTreeMap<String, i64>,
+    pub overhead: Resources,
     /// Owner (`Kind/name`) for the per-pod table.
     pub owner: Option<String>,
 }
@@ -274,7 +273,7 @@ pub struct ReadyCondition {
 pub struct ContainerRequests {
     pub name: String,
     /// `resources.requests`, milli-units.
-    pub requests: BTreeMap<String, i64>,
+    pub requests: Resources,
     /// A restartable (sidecar) init container.
     pub restartable_init: bool,
 }
@@ -286,7 +285,7 @@ pub struct PodUsage {
     pub timestamp: Timestamp,
     pub window: SignedDuration,
     /// Per container: resource name → milli-units.
-    pub containers: Vec<(String, BTreeMap<String, i64>)>,
+    pub containers: Vec<(String, Resources)>,
 }
 
 /// One value from the custom or external metrics API.

@@ -1,8 +1,6 @@
 //! The core on the worked numbers of the Kubernetes docs (pod, utilization, external, tolerance
 //! and behavior examples), plus the differences between releases.
 
-use std::collections::BTreeMap;
-
 use jiff::SignedDuration;
 
 use super::normalize;
@@ -585,7 +583,7 @@ fn failed_and_deleted_pods_are_ignored_but_need_requests() {
         .usages(vec![usage("a", 1000), usage("b", 1000), usage("f", 5000)])
         .build();
     assert_eq!(evaluate(&i).metrics[0].proposed_replicas, Some(4));
-    failed.containers[0].requests.clear();
+    failed.containers[0].requests = Resources::new();
     let i = InputBuilder::new(2)
         .metrics(vec![cpu(50)])
         .pods(vec![pod("a", 1000), failed])
@@ -763,7 +761,7 @@ fn pod_level_requests_are_read_from_1_34_whatever_the_gate() {
     // Container request 1000m, pod-level request 2000m, usage 1000m, target 50 %.
     let p = |n: &str| {
         let mut x = pod(n, 1000);
-        x.pod_requests = Some(BTreeMap::from([("cpu".to_string(), 2000)]));
+        x.pod_requests = Some(Resources::from([("cpu", 2000)]));
         x
     };
     let i = InputBuilder::new(2)

@@ -4,7 +4,6 @@
 //! small files the flags name: the scenario, CSV and Prometheus load exports, the history file
 //! and the `--compare` manifest. Everything after it works on plain values.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use jiff::{SignedDuration, Timestamp};
@@ -17,7 +16,7 @@ use super::text::go;
 use super::world::{Load, LoadKind, WorldParams};
 use crate::cli::simulate::{HistoryFlag, SimOutput, SimulateArgs, TimelineMode};
 use crate::cli::{read_history, resolve_settings, Environment};
-use crate::core::{History, Settings};
+use crate::core::{History, Resources, Settings};
 use crate::duration::parse_go_duration;
 use crate::quantity::parse_milli;
 use crate::snapshot::Snapshot;
@@ -85,7 +84,7 @@ pub struct SimulateOptions {
     /// `--replicas` (with `--hpa`).
     pub replicas: Option<i32>,
     /// `--requests`, in milli-units.
-    pub requests: Option<BTreeMap<String, i64>>,
+    pub requests: Option<Resources>,
     pub backtest: Option<Backtest>,
     /// `--now`.
     pub now: Option<Timestamp>,
@@ -234,9 +233,9 @@ pub fn pick<T>(flag: Option<T>, scenario: Option<T>, default: T) -> (T, &'static
 }
 
 /// `cpu=500m,memory=256Mi` → milli-units.
-pub fn parse_requests(s: &str) -> Result<BTreeMap<String, i64>> {
+pub fn parse_requests(s: &str) -> Result<Resources> {
     let flag = |m: String| SimulateError::Flag(m);
-    let mut out = BTreeMap::new();
+    let mut out = Resources::new();
     for item in s.split(',').map(str::trim).filter(|i| !i.is_empty()) {
         let (k, v) = item.split_once('=').ok_or_else(|| {
             flag(format!(
@@ -250,7 +249,7 @@ pub fn parse_requests(s: &str) -> Result<BTreeMap<String, i64>> {
                 k.trim()
             )));
         }
-        out.insert(k.trim().to_string(), m);
+        out.insert(k.trim(), m);
     }
     if out.is_empty() {
         return Err(flag(
@@ -549,7 +548,7 @@ mod tests {
     fn requests_and_world_values() {
         assert_eq!(
             parse_requests("cpu=500m, memory=1Ki").unwrap(),
-            BTreeMap::from([("cpu".to_string(), 500), ("memory".to_string(), 1_024_000)])
+            Resources::from([("cpu", 500), ("memory", 1_024_000)])
         );
         assert_eq!(
             parse_requests("cpu").unwrap_err().to_string(),

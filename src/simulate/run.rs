@@ -1,7 +1,6 @@
 //! The feature: from resolved options and a loaded source, plan the run (start, memory, loads,
 //! length), build the configurations and run their syncs, streaming the output.
 
-use std::collections::BTreeMap;
 use std::io::Write;
 
 use jiff::{SignedDuration, Timestamp};
@@ -21,7 +20,7 @@ use super::svg;
 use super::text::go;
 use super::world::{metric_load_name, Load, World, WorldParams};
 use crate::cli::simulate::SimOutput;
-use crate::core::{ContainerRequests, History, Input, MetricSpec, PodInfo, Settings};
+use crate::core::{ContainerRequests, History, Input, MetricSpec, PodInfo, Resources, Settings};
 use crate::snapshot::Snapshot;
 
 /// Direction changes within this long of the previous scale event count as flapping.
@@ -325,7 +324,7 @@ fn resolve_duration(
 }
 
 /// The containers of a synthetic pod: one per ContainerResource metric's container, else `app`.
-fn synthetic_containers(input: &Input, requests: &BTreeMap<String, i64>) -> Vec<ContainerRequests> {
+fn synthetic_containers(input: &Input, requests: &Resources) -> Vec<ContainerRequests> {
     let mut names: Vec<String> = input
         .hpa
         .metrics
@@ -360,7 +359,7 @@ fn blank(containers: Vec<ContainerRequests>) -> PodInfo {
         containers,
         init_containers: vec![],
         pod_requests: None,
-        overhead: BTreeMap::new(),
+        overhead: Resources::new(),
         owner: None,
     }
 }
@@ -369,7 +368,7 @@ fn blank(containers: Vec<ContainerRequests>) -> PodInfo {
 fn manifest_world(
     plan: &Plan,
     input: &Input,
-    requests: Option<&BTreeMap<String, i64>>,
+    requests: Option<&Resources>,
     prefix: &str,
 ) -> Result<(World, Vec<PodInfo>)> {
     let reqs = requests.cloned().unwrap_or_default();
@@ -399,7 +398,7 @@ fn manifest_world(
 fn snapshot_world(
     plan: &Plan,
     input: &mut Input,
-    requests: Option<&BTreeMap<String, i64>>,
+    requests: Option<&Resources>,
     prefix: &str,
     snap: &Snapshot,
 ) -> Result<(World, Vec<PodInfo>)> {

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use super::series::Signal;
 use crate::core::{
     ContainerRequests, Input, MetricData, MetricSample, MetricSpec, PodInfo, PodUsage,
-    ReadyCondition, Target,
+    ReadyCondition, Resource, Resources, Target,
 };
 
 /// How a load is applied.
@@ -272,7 +272,7 @@ pub struct World {
     name_prefix: String,
     next_id: u64,
     /// Per resource with a load: each template container's share of the pod's usage.
-    splits: BTreeMap<String, Vec<f64>>,
+    splits: BTreeMap<Resource, Vec<f64>>,
     /// Pods removed less than one metrics lag ago: they still served the load a lagged
     /// sample describes.
     gone: Vec<GonePod>,
@@ -373,7 +373,7 @@ impl World {
                     .template
                     .containers
                     .iter()
-                    .map(|c| c.requests.get(resource).copied().unwrap_or(0) as f64)
+                    .map(|c| c.requests.get(resource).unwrap_or(0) as f64)
                     .collect();
                 let total: f64 = reqs.iter().sum();
                 let split = if total > 0.0 {
@@ -383,7 +383,7 @@ impl World {
                     v[0] = 1.0;
                     v
                 };
-                self.splits.insert(resource.clone(), split);
+                self.splits.insert(Resource::new(resource), split);
             }
         }
     }
@@ -571,7 +571,7 @@ impl World {
                 u.containers = p
                     .containers
                     .iter()
-                    .map(|c| (c.name.clone(), BTreeMap::new()))
+                    .map(|c| (c.name.clone(), Resources::new()))
                     .collect();
             }
             // Each container's usage names exactly the resources with a load (the keys of
@@ -593,7 +593,7 @@ impl World {
             .map(Vec::as_slice)
             .unwrap_or(&[1.0]);
         // The resource's place among the keys of every usage map (see `align_usages`).
-        let rank = self.splits.keys().position(|r| r == resource);
+        let rank = self.splits.keys().position(|r| r.as_str() == resource);
         let burst = resource == "cpu" && self.params.startup_cpu_milli != 0;
         let mut k = 0;
         for (i, l) in self.lives.iter().enumerate() {
@@ -619,14 +619,12 @@ impl World {
                     v
                 };
                 let slot = match rank {
-                    Some(r) if map.len() == self.splits.len() => map.values_mut().nth(r),
-                    _ => map.get_mut(resource),
+                    Some(r) if map.len() == self.splits.len() => map.value_at_mut(r),
+                    _ => None,
                 };
                 match slot {
                     Some(x) => *x = v,
-                    None => {
-                        map.insert(resource.to_string(), v);
-                    }
+                    None => map.insert(resource, v),
                 }
             }
         }
@@ -911,12 +909,12 @@ mod tests {
             ready: None,
             containers: vec![ContainerRequests {
                 name: "app".into(),
-                requests: BTreeMap::from([("cpu".to_string(), 500)]),
+                requests: Resources::from([("cpu", 500)]),
                 restartable_init: false,
             }],
             init_containers: vec![],
             pod_requests: None,
-            overhead: BTreeMap::new(),
+            overhead: Resources::new(),
             owner: None,
         }
     }
@@ -960,7 +958,10 @@ mod tests {
         let mut input = crate::simulate::engine::tests::bare_input(metrics, pods);
         w.fill(&mut input, &loads, &bindings, now, now);
         let usages = input.pod_metrics.as_ref().unwrap();
-        let v: Vec<i64> = usages.iter().map(|u| u.containers[0].1["cpu"]).collect();
+        let v: Vec<i64> = usages
+            .iter()
+            .map(|u| u.containers[0].1.get("cpu").unwrap())
+            .collect();
         assert_eq!(v, [334, 333, 333]);
         let truth = w.truth(&loads, &bindings, now, now, 1, 10, 0.1);
         // 1 core at 50 % (+10 % tolerance) of 500m needs ceil(3.6) = 4 pods; 333m per pod is

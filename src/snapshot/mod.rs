@@ -32,7 +32,7 @@ use item::Item;
 use serde_json::value::RawValue;
 
 use crate::core::model::*;
-use crate::core::{selector_text, Settings};
+use crate::core::{selector_text, Resources, Settings};
 use crate::labels::Selector;
 use crate::metrics_api::{ExternalMetricValue, MetricValue, PodMetrics};
 use crate::quantity::{parse_f64, parse_milli};
@@ -1346,8 +1346,8 @@ fn quantities(
     map: Option<&BTreeMap<String, Quantity>>,
     ctx: &str,
     field: &str,
-) -> Result<BTreeMap<String, i64>, SnapshotError> {
-    let mut out = BTreeMap::new();
+) -> Result<Resources, SnapshotError> {
+    let mut out = Resources::new();
     for (k, q) in map.into_iter().flatten() {
         out.insert(
             k.clone(),
@@ -1483,10 +1483,10 @@ pub fn convert_pod_metrics(
     }
     let mut containers = Vec::with_capacity(m.containers.len());
     for (i, c) in m.containers.iter().enumerate() {
-        let mut usage = BTreeMap::new();
+        let mut usage = Resources::new();
         for (k, q) in &c.usage {
             usage.insert(
-                k.clone(),
+                k.as_str(),
                 non_negative_milli(q, &ctx, &format!("containers[{i}].usage.{k}"))?,
             );
         }

@@ -1,8 +1,6 @@
 //! Shared fixtures for the core's tests: a builder for [`Input`] and small constructors for
 //! pods, samples and metric specs. The builder is the only place a test `Input` is spelt out.
 
-use std::collections::BTreeMap;
-
 use jiff::{SignedDuration, Timestamp};
 
 use super::super::*;
@@ -35,12 +33,12 @@ pub(super) fn pod(name: &str, cpu_request: i64) -> PodInfo {
         }),
         containers: vec![ContainerRequests {
             name: "app".into(),
-            requests: BTreeMap::from([("cpu".to_string(), cpu_request)]),
+            requests: Resources::from([("cpu", cpu_request)]),
             restartable_init: false,
         }],
         init_containers: vec![],
         pod_requests: None,
-        overhead: BTreeMap::new(),
+        overhead: Resources::new(),
         owner: None,
     }
 }
@@ -61,7 +59,7 @@ pub(super) fn usage(name: &str, cpu: i64) -> PodUsage {
         pod: name.into(),
         timestamp: now(),
         window: SignedDuration::from_secs(30),
-        containers: vec![("app".into(), BTreeMap::from([("cpu".to_string(), cpu)]))],
+        containers: vec![("app".into(), Resources::from([("cpu", cpu)]))],
     }
 }
 

@@ -1,8 +1,6 @@
 //! Per-metric replica proposals: the controller's `replica_calculator.go`, pod grouping and the
 //! metrics client's sample extraction, each step recorded for the trace.
 
-use std::borrow::Cow;
-
 use super::name_map::NameMap;
 
 use jiff::{SignedDuration, Timestamp};
@@ -339,6 +337,7 @@ fn group_pods<'a>(
         rows: Vec::with_capacity(if full { pods.len() } else { 0 }),
         pods_in_name_order: true,
     };
+    let rules = Rules::of(input, cpu_rules);
     let mut last: Option<usize> = None;
     for pod in pods {
         // The sample's key becomes the pod's name: the requests, keyed by the pods' names,
@@ -350,7 +349,7 @@ fn group_pods<'a>(
         g.pods_in_name_order &= index.is_some_and(|i| last.is_none_or(|l| l < i));
         last = index;
         let sample = found.as_ref().map(|(_, s)| s);
-        let (group, why) = classify(pod, sample, cpu_rules, input);
+        let (group, why) = rules.classify(pod, sample);
         let name = pod.name.as_str();
         match group {
             PodGroup::Ready => g.ready += 1,
@@ -364,7 +363,7 @@ fn group_pods<'a>(
                 phase: pod.phase.clone(),
                 ready: pod.ready.as_ref().map(|r| r.status.clone()),
                 group,
-                why: why.into_owned(),
+                why: why.text(pod, sample),
                 usage_milli: sample.map(|s| s.value),
                 request_milli: None,
                 utilization: None,
@@ -382,89 +381,154 @@ fn is<const N: usize>(s: &str, lit: &[u8; N]) -> bool {
     s.as_bytes() == lit
 }
 
-/// One pod's group in `groupPods`, and why.
-fn classify(
-    pod: &PodInfo,
-    sample: Option<&Sample>,
-    cpu_rules: bool,
-    input: &Input,
-) -> (PodGroup, Cow<'static, str>) {
-    // Succeeded pods are ignored like Failed ones from 1.38 (kubernetes#141302); 1.37 and
-    // older treat them like any other pod.
-    let terminal_succeeded = input.settings.version().at_least(38);
-    if pod.deleting {
-        (
-            PodGroup::Ignored,
-            Cow::Borrowed("being deleted (deletionTimestamp set)"),
-        )
-    } else if is(&pod.phase, b"Failed") || (terminal_succeeded && is(&pod.phase, b"Succeeded")) {
-        (
-            PodGroup::Ignored,
-            Cow::Owned(format!("phase {}", pod.phase)),
-        )
-    } else if is(&pod.phase, b"Pending") {
-        (PodGroup::Unready, Cow::Borrowed("phase Pending"))
-    } else if let Some(sample) = sample {
-        if cpu_rules {
-            cpu_readiness(pod, sample, input)
-        } else {
-            (PodGroup::Ready, Cow::Borrowed("has a sample"))
+/// `t + d > now` for many `t` and one `d` and `now`, decided by comparing `t` with `now - d`
+/// (computed once per sync rather than an addition per pod; equal to [`add`]`(t, d) > now`,
+/// overflow included, for any `now` below `Timestamp::MAX`).
+#[derive(Debug, Clone, Copy)]
+enum Later {
+    Than(Timestamp),
+    Always,
+    Never,
+}
+
+impl Later {
+    fn new(now: Timestamp, d: SignedDuration) -> Later {
+        match now.checked_sub(d) {
+            Ok(t) => Later::Than(t),
+            Err(_) if d.is_positive() => Later::Always,
+            Err(_) => Later::Never,
         }
-    } else {
-        (PodGroup::Missing, Cow::Borrowed("no metric sample"))
+    }
+
+    fn holds(self, t: Timestamp) -> bool {
+        match self {
+            Later::Than(c) => t > c,
+            Later::Always => true,
+            Later::Never => false,
+        }
     }
 }
 
-/// The cpu readiness rules of `groupPods`: during the cpu initialization period a pod counts
-/// only when Ready and its sample is a full window after the transition; after it, a pod that
-/// has never been Ready is unready.
-fn cpu_readiness(pod: &PodInfo, sample: &Sample, input: &Input) -> (PodGroup, Cow<'static, str>) {
-    let s = &input.settings;
-    let (ready, start) = match (&pod.ready, pod.start_time) {
-        (None, _) => return (PodGroup::Unready, Cow::Borrowed("no Ready condition")),
-        (_, None) => return (PodGroup::Unready, Cow::Borrowed("no status.startTime")),
-        (Some(ready), Some(start)) => (ready, start),
-    };
-    let init_end = add(start, s.cpu_initialization_period);
-    if init_end > input.now {
-        if is(&ready.status, b"False") {
-            (
-                PodGroup::Unready,
-                Cow::Borrowed("within cpu-initialization-period and not Ready"),
-            )
-        } else if sample.timestamp < add(ready.last_transition_time, sample.window) {
-            (
-                PodGroup::Unready,
-                Cow::Owned(format!(
+/// The rules of `groupPods` for one metric at one sync, with what they need computed once.
+struct Rules {
+    /// The cpu readiness rules apply (the cpu resource).
+    cpu: bool,
+    /// Succeeded pods are ignored like Failed ones from 1.38 (kubernetes#141302); 1.37 and
+    /// older treat them like any other pod.
+    terminal_succeeded: bool,
+    /// A pod started within the cpu initialization period: `start + period > now`.
+    in_cpu_init: Later,
+    initial_readiness_delay: SignedDuration,
+}
+
+/// Why a pod is in its group (the text is written only for the full explanation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Why {
+    Deleting,
+    Phase,
+    Pending,
+    HasSample,
+    NoSample,
+    NoReadyCondition,
+    NoStartTime,
+    InitNotReady,
+    InitSampleTooEarly,
+    InitReadyFullWindow,
+    NeverReady,
+    Ready,
+    WasReady,
+}
+
+impl Why {
+    fn text(self, pod: &PodInfo, sample: Option<&Sample>) -> String {
+        let ready = pod.ready.as_ref();
+        match self {
+            Why::Deleting => "being deleted (deletionTimestamp set)".into(),
+            Why::Phase => format!("phase {}", pod.phase),
+            Why::Pending => "phase Pending".into(),
+            Why::HasSample => "has a sample".into(),
+            Why::NoSample => "no metric sample".into(),
+            Why::NoReadyCondition => "no Ready condition".into(),
+            Why::NoStartTime => "no status.startTime".into(),
+            Why::InitNotReady => "within cpu-initialization-period and not Ready".into(),
+            Why::InitSampleTooEarly => match (sample, ready) {
+                (Some(s), Some(r)) => format!(
                     "within cpu-initialization-period and the sample ({}) was taken less than one window ({}) after the Ready transition ({})",
-                    sample.timestamp,
-                    fmt_dur(sample.window),
-                    ready.last_transition_time
-                )),
-            )
-        } else {
-            (
-                PodGroup::Ready,
-                Cow::Borrowed("within cpu-initialization-period, Ready and the sample is a full window after the transition"),
-            )
-        }
-    } else if is(&ready.status, b"False")
-        && add(start, s.initial_readiness_delay) > ready.last_transition_time
-    {
-        (
-            PodGroup::Unready,
-            Cow::Borrowed("not Ready and has never been Ready (last transition within initial-readiness-delay of start)"),
-        )
-    } else if is(&ready.status, b"True") {
-        (PodGroup::Ready, Cow::Borrowed("Ready"))
-    } else {
-        (
-            PodGroup::Ready,
-            Cow::Owned(format!(
+                    s.timestamp,
+                    fmt_dur(s.window),
+                    r.last_transition_time
+                ),
+                _ => "within cpu-initialization-period and the sample was taken less than one window after the Ready transition".into(),
+            },
+            Why::InitReadyFullWindow => "within cpu-initialization-period, Ready and the sample is a full window after the transition".into(),
+            Why::NeverReady => "not Ready and has never been Ready (last transition within initial-readiness-delay of start)".into(),
+            Why::Ready => "Ready".into(),
+            Why::WasReady => format!(
                 "Ready={} but was ready before: its sample counts",
-                ready.status
-            )),
-        )
+                ready.map_or("", |r| r.status.as_str())
+            ),
+        }
+    }
+}
+
+impl Rules {
+    fn of(input: &Input, cpu: bool) -> Rules {
+        let s = &input.settings;
+        Rules {
+            cpu,
+            terminal_succeeded: s.version().at_least(38),
+            in_cpu_init: Later::new(input.now, s.cpu_initialization_period),
+            initial_readiness_delay: s.initial_readiness_delay,
+        }
+    }
+
+    /// One pod's group in `groupPods`, and why.
+    fn classify(&self, pod: &PodInfo, sample: Option<&Sample>) -> (PodGroup, Why) {
+        if pod.deleting {
+            (PodGroup::Ignored, Why::Deleting)
+        } else if is(&pod.phase, b"Failed")
+            || (self.terminal_succeeded && is(&pod.phase, b"Succeeded"))
+        {
+            (PodGroup::Ignored, Why::Phase)
+        } else if is(&pod.phase, b"Pending") {
+            (PodGroup::Unready, Why::Pending)
+        } else if let Some(sample) = sample {
+            if self.cpu {
+                self.cpu_readiness(pod, sample)
+            } else {
+                (PodGroup::Ready, Why::HasSample)
+            }
+        } else {
+            (PodGroup::Missing, Why::NoSample)
+        }
+    }
+
+    /// The cpu readiness rules of `groupPods`: during the cpu initialization period a pod
+    /// counts only when Ready and its sample is a full window after the transition; after it,
+    /// a pod that has never been Ready is unready.
+    fn cpu_readiness(&self, pod: &PodInfo, sample: &Sample) -> (PodGroup, Why) {
+        let (ready, start) = match (&pod.ready, pod.start_time) {
+            (None, _) => return (PodGroup::Unready, Why::NoReadyCondition),
+            (_, None) => return (PodGroup::Unready, Why::NoStartTime),
+            (Some(ready), Some(start)) => (ready, start),
+        };
+        if self.in_cpu_init.holds(start) {
+            if is(&ready.status, b"False") {
+                (PodGroup::Unready, Why::InitNotReady)
+            } else if sample.timestamp < add(ready.last_transition_time, sample.window) {
+                (PodGroup::Unready, Why::InitSampleTooEarly)
+            } else {
+                (PodGroup::Ready, Why::InitReadyFullWindow)
+            }
+        } else if is(&ready.status, b"False")
+            && add(start, self.initial_readiness_delay) > ready.last_transition_time
+        {
+            (PodGroup::Unready, Why::NeverReady)
+        } else if is(&ready.status, b"True") {
+            (PodGroup::Ready, Why::Ready)
+        } else {
+            (PodGroup::Ready, Why::WasReady)
+        }
     }
 }
 
@@ -1205,5 +1269,48 @@ pub fn average_value_target(
         },
         current_value: average,
         current_utilization: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn later_is_the_addition_compared_with_now() {
+        let now: Timestamp = "2026-03-01T12:00:00Z".parse().unwrap();
+        let secs = SignedDuration::from_secs;
+        let times = [
+            Timestamp::MIN,
+            Timestamp::MIN + secs(10),
+            now - secs(301),
+            now - secs(300),
+            now - SignedDuration::from_nanos(300_000_000_001),
+            now - secs(299),
+            now,
+            now + secs(1),
+            Timestamp::MAX - secs(10),
+            Timestamp::MAX,
+        ];
+        let durations = [
+            SignedDuration::ZERO,
+            secs(300),
+            secs(-300),
+            SignedDuration::MAX,
+            SignedDuration::MIN,
+        ];
+        for now in [
+            now,
+            Timestamp::MIN,
+            Timestamp::MIN + secs(5),
+            Timestamp::MAX - secs(5),
+        ] {
+            for d in durations {
+                let later = Later::new(now, d);
+                for t in times {
+                    assert_eq!(later.holds(t), add(t, d) > now, "t={t} d={d:?} now={now}");
+                }
+            }
+        }
     }
 }

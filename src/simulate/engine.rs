@@ -185,7 +185,8 @@ impl Simulation {
         let t = now.duration_since(self.start).as_secs_f64();
         let values = &mut self.record.loads;
         values.clear();
-        values.extend(self.loads.iter().map(|l| l.signal.value_at(t)));
+        let (world, loads) = (&mut self.world, &self.loads);
+        values.extend((0..loads.len()).map(|i| world.load_value(loads, i, t)));
         let truth = self.world.truth_of(
             &self.loads,
             values,

@@ -231,6 +231,31 @@ pub fn bind(
     Ok(out)
 }
 
+/// Each load's values at the last two instants asked for. A sync asks for the values now (the
+/// truth) and at the sample's time; with a metrics lag of one sync period the sample's time is
+/// the last sync's, so each signal is computed once per sync rather than twice.
+#[derive(Debug, Clone, Default)]
+struct Memo {
+    /// Per load: (t, value), the latest first; NaN times match nothing.
+    slots: Vec<[(f64, f64); 2]>,
+}
+
+impl Memo {
+    fn value(&mut self, loads: &[Load], i: usize, t: f64) -> f64 {
+        if self.slots.len() != loads.len() {
+            self.slots = vec![[(f64::NAN, 0.0); 2]; loads.len()];
+        }
+        let slot = &mut self.slots[i];
+        if let Some(&(_, v)) = slot.iter().find(|(at, _)| *at == t) {
+            return v;
+        }
+        let v = loads[i].signal.value_at(t);
+        slot[1] = slot[0];
+        slot[0] = (t, v);
+        v
+    }
+}
+
 /// Times of one pod's life.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct PodLife {
@@ -271,6 +296,8 @@ pub struct World {
     template: PodInfo,
     name_prefix: String,
     next_id: u64,
+    /// Each load's last values (see [`Memo`]).
+    memo: Memo,
     /// Per resource with a load: each template container's share of the pod's usage.
     splits: BTreeMap<Resource, Vec<f64>>,
     /// Pods removed less than one metrics lag ago: they still served the load a lagged
@@ -327,6 +354,7 @@ impl World {
             name_prefix: name_prefix.to_string(),
             next_id: 1,
             splits: BTreeMap::new(),
+            memo: Memo::default(),
             gone: Vec::new(),
             shares: Vec::new(),
             ready_tau: Vec::new(),
@@ -391,6 +419,11 @@ impl World {
     /// The containers (with requests) of the pods this world creates.
     pub fn template_containers(&self) -> &[ContainerRequests] {
         &self.template.containers
+    }
+
+    /// The value of `loads[i]` at `t` seconds (remembered: see [`Memo`]).
+    pub fn load_value(&mut self, loads: &[Load], i: usize, t: f64) -> f64 {
+        self.memo.value(loads, i, t)
     }
 
     /// Pods that exist.
@@ -483,10 +516,11 @@ impl World {
     }
 
     /// Per pod, the value of load `li` at the sample time (milli), into `self.shares`.
-    fn compute_shares(&mut self, load: &Load, at: &SampleTime) {
+    fn compute_shares(&mut self, loads: &[Load], li: usize, at: &SampleTime) {
+        let load = &loads[li];
+        let v = (self.memo.value(loads, li, at.t) * 1000.0).round() as i64;
         let shares = &mut self.shares;
         shares.clear();
-        let v = (load.signal.value_at(at.t) * 1000.0).round() as i64;
         match load.kind {
             LoadKind::Demand => {
                 let n = at.served as i64;
@@ -535,7 +569,7 @@ impl World {
                 }
                 aligned = true;
             }
-            self.compute_shares(&loads[li], at);
+            self.compute_shares(loads, li, at);
             self.write_usage(&mut usages, resource, at);
         }
         input.pod_metrics = Ok(usages);
@@ -645,11 +679,11 @@ impl World {
             };
             match b {
                 Binding::Pods { load, .. } => {
-                    self.compute_shares(&loads[*load], at);
+                    self.compute_shares(loads, *load, at);
                     self.write_pods_metric(&input.pods, slot, at);
                 }
                 Binding::Object { load, .. } | Binding::External { load, .. } => {
-                    let value = (loads[*load].signal.value_at(at.t) * 1000.0).round() as i64;
+                    let value = (self.memo.value(loads, *load, at.t) * 1000.0).round() as i64;
                     let name = match &input.hpa.metrics[mi] {
                         MetricSpec::Object { object, .. } => object,
                         MetricSpec::External { metric, .. } => metric,

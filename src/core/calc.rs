@@ -309,53 +309,58 @@ fn resource_samples<'a>(
     Ok(NameMap::from_entries(out))
 }
 
-/// The classification of the controller's `groupPods`.
-struct Grouping<'a> {
+/// Buffers of the pod averages, reused from one sync to the next (see [`Decision`]'s, which
+/// `simulate` writes over sync after sync): a pod average then allocates only its samples.
+///
+/// [`Decision`]: super::Decision
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Scratch {
+    sample_of: Vec<Option<usize>>,
+    removed: Vec<bool>,
+    sample_requests: Vec<Option<i64>>,
+    pod_requests: Vec<i64>,
+}
+
+/// The classification of the controller's `groupPods`; pods by their index in `Input::pods`.
+struct Grouping<'s> {
     ready: usize,
-    unready: Vec<&'a str>,
-    missing: Vec<&'a str>,
-    ignored: Vec<&'a str>,
+    unready: Vec<usize>,
+    missing: Vec<usize>,
+    ignored: Vec<usize>,
     rows: Vec<PodRow>,
-    /// Every pod has a sample, in the samples' (name) order: the pods' names are strictly
-    /// increasing, known without comparing them.
-    pods_in_name_order: bool,
+    /// Per pod: the index of its sample (in name order), if it has one.
+    sample_of: &'s mut Vec<Option<usize>>,
 }
 
 /// Mirrors `groupPods`: ready, unready, missing (no sample) and ignored pods, with why.
-fn group_pods<'a>(
-    pods: &'a [PodInfo],
-    samples: &mut NameMap<'a, Sample>,
+fn group_pods<'s>(
+    pods: &[PodInfo],
+    samples: &NameMap<'_, Sample>,
     cpu_rules: bool,
     input: &Input,
-) -> Grouping<'a> {
+    sample_of: &'s mut Vec<Option<usize>>,
+) -> Grouping<'s> {
     let full = input.detail == Detail::Full;
+    sample_of.clear();
     let mut g = Grouping {
         ready: 0,
         unready: vec![],
         missing: vec![],
         ignored: vec![],
         rows: Vec::with_capacity(if full { pods.len() } else { 0 }),
-        pods_in_name_order: true,
+        sample_of,
     };
     let rules = Rules::of(input, cpu_rules);
-    let mut last: Option<usize> = None;
-    for pod in pods {
-        // The sample's key becomes the pod's name: the requests, keyed by the pods' names,
-        // then find it without comparing the text again.
-        let found = samples
-            .get_adopting(pod.name.as_str())
-            .map(|(i, s)| (i, *s));
-        let index = found.map(|(i, _)| i);
-        g.pods_in_name_order &= index.is_some_and(|i| last.is_none_or(|l| l < i));
-        last = index;
-        let sample = found.as_ref().map(|(_, s)| s);
+    for (i, pod) in pods.iter().enumerate() {
+        let found = samples.get_index(pod.name.as_str());
+        g.sample_of.push(found.map(|(si, _)| si));
+        let sample = found.map(|(_, s)| s);
         let (group, why) = rules.classify(pod, sample);
-        let name = pod.name.as_str();
         match group {
             PodGroup::Ready => g.ready += 1,
-            PodGroup::Unready => g.unready.push(name),
-            PodGroup::Missing => g.missing.push(name),
-            PodGroup::Ignored => g.ignored.push(name),
+            PodGroup::Unready => g.unready.push(i),
+            PodGroup::Missing => g.missing.push(i),
+            PodGroup::Ignored => g.ignored.push(i),
         }
         if full {
             g.rows.push(PodRow {
@@ -545,24 +550,25 @@ fn is_pod_level_resource(r: &str) -> bool {
 }
 
 /// `calculatePodRequests`: the request of every listed pod (ignored ones too).
-fn pod_requests<'a>(
-    pods: &'a [PodInfo],
+/// Per pod, in the pods' order.
+fn pod_requests(
+    pods: &[PodInfo],
     resource: &Resource,
     container: Option<&str>,
     input: &Input,
-    in_name_order: bool,
-) -> Result<NameMap<'a, i64>, RequestError> {
+    out: &mut Vec<i64>,
+) -> Result<(), RequestError> {
     let version = input.settings.version();
     // The HPA reads pod-level requests only from 1.34 (kubernetes#132430), whatever the gate.
     let pod_level_on = input.settings.feature_gates.pod_level_resources && version.at_least(34);
-    let mut out = Vec::with_capacity(pods.len());
+    out.clear();
     for pod in pods {
         let pod_level_set = pod
             .pod_requests
             .as_ref()
             .is_some_and(|r| r.keys().any(|k| is_pod_level_resource(k.as_str())));
         if pod_level_on && pod_level_set && container.is_none() {
-            out.push((pod.name.as_str(), pod_level_request(pod, resource)?));
+            out.push(pod_level_request(pod, resource)?);
             continue;
         }
         let mut sum: i64 = 0;
@@ -591,9 +597,9 @@ fn pod_requests<'a>(
                 });
             }
         }
-        out.push((pod.name.as_str(), sum));
+        out.push(sum);
     }
-    Ok(NameMap::from_entries_in_order(out, in_name_order))
+    Ok(())
 }
 
 /// `resourcehelpers.PodRequests`: container aggregation (init containers by max), overridden by
@@ -639,35 +645,47 @@ fn pod_level_request(pod: &PodInfo, resource: &Resource) -> Result<i64, RequestE
     Ok(value)
 }
 
-/// `GetResourceUtilizationRatio`: (ratio, utilization %, raw average).
-fn utilization_ratio(
-    samples: &NameMap<'_, Sample>,
-    requests: &NameMap<'_, i64>,
-    target: i32,
-) -> Result<(f64, i32, i64), String> {
-    let mut total: i128 = 0;
-    let mut req_total: i128 = 0;
-    let mut n: i128 = 0;
-    for (pod, s) in samples.iter() {
-        if let Some(r) = requests.get(pod) {
-            total += s.value as i128;
-            req_total += *r as i128;
-            n += 1;
+/// What the ratios are computed from: the usage of the samples that count, the requests of
+/// those whose pod is listed, and how many there are. Sums of integers, so the order in which
+/// entries are added (Go iterates a map) does not matter.
+#[derive(Debug, Clone, Copy, Default)]
+struct Sums {
+    /// Usage of the samples with a request.
+    usage_with_request: i128,
+    requests: i128,
+    with_request: i128,
+    /// Usage of every sample (plain metrics).
+    usage: i128,
+    /// Entries (`len(metrics)`).
+    entries: usize,
+}
+
+impl Sums {
+    fn add(&mut self, value: i64, request: Option<i64>) {
+        self.usage += value as i128;
+        self.entries += 1;
+        if let Some(r) = request {
+            self.usage_with_request += value as i128;
+            self.requests += r as i128;
+            self.with_request += 1;
         }
     }
-    if req_total == 0 {
+}
+
+/// `GetResourceUtilizationRatio`: (ratio, utilization %, raw average).
+fn utilization_ratio(s: &Sums, target: i32) -> Result<(f64, i32, i64), String> {
+    if s.requests == 0 {
         return Err("no metrics returned matched known pods".into());
     }
-    let util = (total * 100 / req_total).clamp(i32::MIN as i128, i32::MAX as i128) as i32;
-    let raw = (total / n).clamp(i64::MIN as i128, i64::MAX as i128) as i64;
+    let total = s.usage_with_request;
+    let util = (total * 100 / s.requests).clamp(i32::MIN as i128, i32::MAX as i128) as i32;
+    let raw = (total / s.with_request).clamp(i64::MIN as i128, i64::MAX as i128) as i64;
     Ok((util as f64 / target as f64, util, raw))
 }
 
 /// `GetMetricUsageRatio`: (ratio, average).
-fn usage_ratio(samples: &NameMap<'_, Sample>, target: i64) -> (f64, i64) {
-    let total: i128 = samples.values().map(|s| s.value as i128).sum();
-    let avg =
-        (total / samples.len().max(1) as i128).clamp(i64::MIN as i128, i64::MAX as i128) as i64;
+fn usage_ratio(s: &Sums, target: i64) -> (f64, i64) {
+    let avg = (s.usage / s.entries.max(1) as i128).clamp(i64::MIN as i128, i64::MAX as i128) as i64;
     (avg as f64 / target as f64, avg)
 }
 
@@ -708,12 +726,13 @@ pub enum PodMetricKind<'a> {
 
 /// Resource, ContainerResource and Pods metrics: `GetResourceReplicas`, `GetRawResourceReplicas`
 /// and `GetMetricReplicas` (through `calcPlainMetricReplicas`).
-pub fn pod_average(
+pub(super) fn pod_average(
     input: &Input,
     kind: PodMetricKind,
     data: &MetricData,
     current: i32,
     tol: &Tolerances,
+    scratch: &mut Scratch,
 ) -> CalcResult {
     let (resource, container, is_util, target) = match kind {
         PodMetricKind::Utilization {
@@ -730,7 +749,7 @@ pub fn pod_average(
     };
     // Resolved once: each pod's lookup then compares a tag, not the name's text.
     let resource = Resource::new(resource);
-    let mut samples = match kind {
+    let samples = match kind {
         PodMetricKind::Pods { metric, .. } => pods_metric_samples(metric, data)?,
         _ => pod_resource_samples(input, &resource, container)?,
     };
@@ -739,6 +758,16 @@ pub fn pod_average(
             "no pods returned by selector while calculating replica count",
         ));
     }
+    // `groupPods` (the cpu readiness rules apply to the cpu resource only), then
+    // `removeMetricsForPods` for the ignored and unready pods.
+    let pods = &input.pods;
+    let Scratch {
+        sample_of,
+        removed,
+        sample_requests,
+        pod_requests: per_pod,
+    } = scratch;
+    let mut g = group_pods(pods, &samples, resource == Resource::CPU, input, sample_of);
     let full = input.detail == Detail::Full;
     let frame = Frame {
         mode: if is_util {
@@ -751,43 +780,114 @@ pub fn pod_average(
         tol,
         current,
         foreign_samples: if full {
-            foreign_samples(input, &samples)
+            foreign_samples(&g, &samples)
         } else {
             0
         },
         full,
     };
-    // `groupPods` (the cpu readiness rules apply to the cpu resource only), then
-    // `removeMetricsForPods` for the ignored and unready pods.
-    let mut g = group_pods(&input.pods, &mut samples, resource == Resource::CPU, input);
-    for name in g.ignored.iter().chain(g.unready.iter()) {
-        samples.remove(name);
+    let mut counted = Counted::new(samples, removed, sample_requests);
+    for &p in g.ignored.iter().chain(g.unready.iter()) {
+        counted.remove(g.sample_of[p]);
     }
-    if samples.is_empty() {
+    if counted.is_empty() {
         let e = "did not receive metrics for targeted pods (pods might be unready)";
         return Err(frame.failure(&g, e.into(), "no counted samples"));
     }
     let requests = if is_util {
-        let in_order = g.pods_in_name_order;
-        let r = pod_requests(&input.pods, &resource, container, input, in_order).map_err(|e| {
+        pod_requests(pods, &resource, container, input, per_pod).map_err(|e| {
             let mut f = frame.failure(&g, e.to_string(), "a pod lacks the request");
             if let RequestError::Missing(m) = e {
                 f.missing_request = Some(m);
             }
             f
         })?;
-        Some(r)
+        counted.set_requests(&g, per_pod);
+        Some(per_pod.as_slice())
     } else {
         None
     };
-    let first = first_ratio(&samples, requests.as_ref(), target)
+    let first = first_ratio(&counted.sums(), is_util, target)
         .map_err(|e| frame.failure(&g, e, "no sample matches a listed pod"))?;
-    annotate_rows(&mut g.rows, &samples, requests.as_ref());
+    if full {
+        annotate_rows(&mut g, &counted, requests, pods);
+    }
     let scale_up_with_unready = !g.unready.is_empty() && first.ratio > 1.0;
     if !scale_up_with_unready && g.missing.is_empty() {
         return Ok(plain_proposal(&frame, g, first));
     }
-    rebalance(input, &frame, &g, samples, requests.as_ref(), first)
+    rebalance(input, &frame, &g, &counted, requests, first)
+}
+
+/// The samples of one metric as the calculator counts them: the samples by pod name (a
+/// duplicate name keeps its last sample, as in the metrics client's map), which of them
+/// `removeMetricsForPods` took out (the ignored and unready pods'), and the request of each
+/// one's pod (utilization metrics; none for a pod the selector did not list).
+struct Counted<'a, 's> {
+    samples: NameMap<'a, Sample>,
+    /// Per sample (name order): taken out of the count.
+    removed: &'s mut Vec<bool>,
+    /// Per sample (name order): its pod's request (empty for a plain metric).
+    requests: &'s mut Vec<Option<i64>>,
+    left: usize,
+}
+
+impl<'a, 's> Counted<'a, 's> {
+    fn new(
+        samples: NameMap<'a, Sample>,
+        removed: &'s mut Vec<bool>,
+        requests: &'s mut Vec<Option<i64>>,
+    ) -> Counted<'a, 's> {
+        let n = samples.len();
+        removed.clear();
+        removed.resize(n, false);
+        requests.clear();
+        Counted {
+            samples,
+            removed,
+            requests,
+            left: n,
+        }
+    }
+
+    fn remove(&mut self, sample: Option<usize>) {
+        if let Some(i) = sample {
+            if !std::mem::replace(&mut self.removed[i], true) {
+                self.left -= 1;
+            }
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.left == 0
+    }
+
+    /// Each sample's request: that of the last pod with its name (`calculatePodRequests`
+    /// keeps the last of equal names too).
+    fn set_requests(&mut self, g: &Grouping, per_pod: &[i64]) {
+        self.requests.clear();
+        self.requests.resize(self.samples.len(), None);
+        for (sample, request) in g.sample_of.iter().zip(per_pod) {
+            if let Some(i) = sample {
+                self.requests[*i] = Some(*request);
+            }
+        }
+    }
+
+    /// The samples that count (with their requests, for a utilization metric).
+    fn sums(&self) -> Sums {
+        let mut s = Sums::default();
+        for (i, v) in self.samples.values().enumerate() {
+            if !self.removed[i] {
+                s.add(v.value, self.requests.get(i).copied().flatten());
+            }
+        }
+        s
+    }
+
+    fn counts(&self, sample: Option<usize>) -> bool {
+        sample.is_some_and(|i| !self.removed[i])
+    }
 }
 
 /// `GetRawMetric`'s resource counterpart: the PodMetrics' samples of one resource.
@@ -810,10 +910,12 @@ fn pod_resource_samples<'a>(
 }
 
 /// Samples of pods the selector did not list.
-fn foreign_samples(input: &Input, samples: &NameMap<'_, Sample>) -> usize {
-    let listed: std::collections::HashSet<&str> =
-        input.pods.iter().map(|p| p.name.as_str()).collect();
-    samples.keys().filter(|k| !listed.contains(*k)).count()
+fn foreign_samples(g: &Grouping, samples: &NameMap<'_, Sample>) -> usize {
+    let mut listed = vec![false; samples.len()];
+    for i in g.sample_of.iter().flatten() {
+        listed[*i] = true;
+    }
+    listed.iter().filter(|l| !**l).count()
 }
 
 /// What every pod-average [`Calculation`] of one metric shares.
@@ -904,40 +1006,41 @@ impl Frame<'_> {
 }
 
 /// `GetResourceUtilizationRatio` or `GetMetricUsageRatio` over the counted samples.
-fn first_ratio(
-    samples: &NameMap<'_, Sample>,
-    requests: Option<&NameMap<'_, i64>>,
-    target: i64,
-) -> Result<FirstRatio, String> {
-    Ok(match requests {
-        Some(req) => {
-            let (ratio, util, raw) = utilization_ratio(samples, req, target as i32)?;
-            FirstRatio {
-                ratio,
-                value: util as i64,
-                raw: Some(raw),
-            }
+fn first_ratio(sums: &Sums, is_util: bool, target: i64) -> Result<FirstRatio, String> {
+    Ok(if is_util {
+        let (ratio, util, raw) = utilization_ratio(sums, target as i32)?;
+        FirstRatio {
+            ratio,
+            value: util as i64,
+            raw: Some(raw),
         }
-        None => {
-            let (ratio, avg) = usage_ratio(samples, target);
-            FirstRatio {
-                ratio,
-                value: avg,
-                raw: None,
-            }
+    } else {
+        let (ratio, avg) = usage_ratio(sums, target);
+        FirstRatio {
+            ratio,
+            value: avg,
+            raw: None,
         }
     })
 }
 
+/// Each listed pod's request under its name: the last pod of equal names wins, as in
+/// `calculatePodRequests`' map (for the pods without a sample, which the samples do not lead to).
+fn requests_by_name<'a>(pods: &'a [PodInfo], per_pod: &[i64]) -> NameMap<'a, i64> {
+    NameMap::from_entries(
+        pods.iter()
+            .map(|p| p.name.as_str())
+            .zip(per_pod.iter().copied())
+            .collect(),
+    )
+}
+
 /// Marks the counted pods and fills in requests and utilization.
-fn annotate_rows(
-    rows: &mut [PodRow],
-    samples: &NameMap<'_, Sample>,
-    requests: Option<&NameMap<'_, i64>>,
-) {
-    for row in rows {
-        row.counted = samples.contains_key(row.pod.as_str());
-        if let Some(req) = requests {
+fn annotate_rows(g: &mut Grouping, counted: &Counted, per_pod: Option<&[i64]>, pods: &[PodInfo]) {
+    let by_name = per_pod.map(|r| requests_by_name(pods, r));
+    for (row, sample) in g.rows.iter_mut().zip(g.sample_of.iter()) {
+        row.counted = counted.counts(*sample);
+        if let Some(req) = &by_name {
             row.request_milli = req.get(row.pod.as_str()).copied();
             if let (Some(u), Some(r)) = (row.usage_milli, row.request_milli) {
                 if r > 0 {
@@ -1012,48 +1115,56 @@ fn missing_fill(
 /// Missing pods, and unready pods on a scale-up, get assumed values; the ratio is recomputed
 /// and the proposal kept at the current count when it is within tolerance or the direction
 /// changes.
-fn rebalance<'a>(
+fn rebalance(
     input: &Input,
     frame: &Frame,
-    g: &Grouping<'a>,
-    mut samples: NameMap<'a, Sample>,
-    requests: Option<&NameMap<'_, i64>>,
+    g: &Grouping,
+    counted: &Counted,
+    per_pod: Option<&[i64]>,
     first: FirstRatio,
 ) -> CalcResult {
     let version = input.settings.version();
+    let pods = &input.pods;
     let ratio = first.ratio;
     let scale_up_with_unready = !g.unready.is_empty() && ratio > 1.0;
-    let assumed = |value: i64| Sample {
-        value,
-        timestamp: input.now,
-        window: SignedDuration::ZERO,
-    };
+    let requests = per_pod.map(|r| requests_by_name(pods, r));
     let mut rows = g.rows.clone();
+    // The assumed values, inserted into the samples by name (a later one of equal names wins).
+    let mut assumed: Vec<(&str, i64)> = Vec::new();
     let mut missing_fill_milli = None;
-    for name in &g.missing {
-        if let Some(v) = missing_fill(frame, ratio, requests, name, version) {
-            samples.insert(name, assumed(v));
+    for &p in &g.missing {
+        let name = pods[p].name.as_str();
+        if let Some(v) = missing_fill(frame, ratio, requests.as_ref(), name, version) {
+            assumed.push((name, v));
             missing_fill_milli = Some(v);
-            if let Some(row) = rows.iter_mut().find(|r| &r.pod == name) {
+            if let Some(row) = rows.iter_mut().find(|r| r.pod == name) {
                 row.assumed_milli = Some(v);
             }
         }
     }
     let mut unready_fill = None;
     if scale_up_with_unready {
-        for name in &g.unready {
-            samples.insert(name, assumed(0));
-            if let Some(row) = rows.iter_mut().find(|r| &r.pod == name) {
+        for &p in &g.unready {
+            let name = pods[p].name.as_str();
+            assumed.push((name, 0));
+            if let Some(row) = rows.iter_mut().find(|r| r.pod == name) {
                 row.assumed_milli = Some(0);
             }
         }
         unready_fill = Some(0);
     }
-    let (new_ratio, new_value) = match requests {
-        Some(req) => utilization_ratio(&samples, req, frame.target as i32)
+    // The counted samples and the assumed ones are different pods: a missing pod has no sample
+    // and an unready pod's was removed.
+    let mut sums = counted.sums();
+    for (name, v) in NameMap::from_entries(assumed).iter() {
+        sums.add(*v, requests.as_ref().and_then(|r| r.get(name).copied()));
+    }
+    let (new_ratio, new_value) = if frame.is_util {
+        utilization_ratio(&sums, frame.target as i32)
             .map(|(r, u, _)| (r, u as i64))
-            .map_err(|e| frame.failure(g, e, "re-computation failed"))?,
-        None => usage_ratio(&samples, frame.target),
+            .map_err(|e| frame.failure(g, e, "re-computation failed"))?
+    } else {
+        usage_ratio(&sums, frame.target)
     };
     let rebalance = Rebalance {
         missing_fill_milli,
@@ -1066,7 +1177,7 @@ fn rebalance<'a>(
         },
         new_ratio,
         new_value,
-        entries: samples.len(),
+        entries: sums.entries,
     };
     let o = rebalanced_outcome(frame, ratio, rebalance);
     Ok(frame.proposal(g, first, rows, o))

@@ -1,6 +1,7 @@
 //! Mirrors `computeReplicasForMetrics`: the selector checks, one proposal per metric, and their
 //! combination (the largest valid proposal; a failing metric blocks only a scale-down).
 
+use super::calc::Scratch;
 use super::metric_sources::{compute_replicas_for_metric, MetricErr, MetricInputs, MetricOk};
 use super::model::{Input, MetricData, Scale};
 use super::rule::Rule;
@@ -27,6 +28,7 @@ pub(super) fn compute_replicas_for_metrics(
     tol: &Tolerances,
     ctx: &mut Ctx,
     out: &mut [MetricOutcome],
+    scratch: &mut Scratch,
 ) -> MetricsResult {
     if let Err((rule, msg)) = validate_and_parse_selector(input, scale, ctx) {
         for m in out.iter_mut() {
@@ -51,7 +53,7 @@ pub(super) fn compute_replicas_for_metrics(
             version,
         };
         out[i].skipped = None;
-        match compute_replicas_for_metric(spec, &inputs) {
+        match compute_replicas_for_metric(spec, &inputs, scratch) {
             Ok(ok) => {
                 if best == 0 || ok.replicas > best {
                     best = ok.replicas;

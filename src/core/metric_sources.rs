@@ -5,7 +5,7 @@ use k8s_openapi::api::autoscaling::v2 as hpa_v2;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
-use super::calc::{self, Calculation, PodMetricKind, Proposal, Tolerances};
+use super::calc::{self, Calculation, PodMetricKind, Proposal, Scratch, Tolerances};
 use super::model::{Detail, Input, MetricData, MetricSpec, Target};
 use super::settings::KubeVersion;
 use crate::quantity::{format_binary_si, format_decimal_si};
@@ -80,15 +80,21 @@ impl MetricErr {
 pub(super) type MetricResult = Result<MetricOk, MetricErr>;
 
 /// Mirrors `computeReplicasForMetric`: dispatch on the metric source type.
-pub(super) fn compute_replicas_for_metric(spec: &MetricSpec, m: &MetricInputs) -> MetricResult {
+pub(super) fn compute_replicas_for_metric(
+    spec: &MetricSpec,
+    m: &MetricInputs,
+    scratch: &mut Scratch,
+) -> MetricResult {
     match spec {
-        MetricSpec::Resource { resource, target } => resource_metric(m, resource, None, target),
+        MetricSpec::Resource { resource, target } => {
+            resource_metric(m, resource, None, target, scratch)
+        }
         MetricSpec::ContainerResource {
             resource,
             container,
             target,
-        } => resource_metric(m, resource, Some(container), target),
-        MetricSpec::Pods { metric, target } => pods_metric(m, metric, target),
+        } => resource_metric(m, resource, Some(container), target, scratch),
+        MetricSpec::Pods { metric, target } => pods_metric(m, metric, target, scratch),
         MetricSpec::Object {
             kind,
             object,
@@ -119,6 +125,7 @@ fn resource_metric(
     resource: &str,
     container: Option<&str>,
     target: &Target,
+    scratch: &mut Scratch,
 ) -> MetricResult {
     let reason = match container {
         None => "FailedGetResourceMetric",
@@ -146,7 +153,7 @@ fn resource_metric(
         let e = "invalid resource metric source: neither an average utilization target nor an average value (usage) target was set";
         return Err(MetricErr::new(reason, e.into(), wrap, None));
     };
-    let p = calc::pod_average(m.input, kind, m.data, m.current, m.tol).map_err(|f| {
+    let p = calc::pod_average(m.input, kind, m.data, m.current, m.tol, scratch).map_err(|f| {
         let what = if is_util { "utilization" } else { "usage" };
         let e = format!("failed to get {resource} {what}: {}", f.error);
         MetricErr {
@@ -210,14 +217,19 @@ fn resource_status(
 }
 
 /// Mirrors `computeStatusForPodsMetric`.
-fn pods_metric(m: &MetricInputs, metric: &str, target: &Target) -> MetricResult {
+fn pods_metric(
+    m: &MetricInputs,
+    metric: &str,
+    target: &Target,
+    scratch: &mut Scratch,
+) -> MetricResult {
     let wrap = |e: &str| format!("failed to get pods metric value: {e}");
     let Some(t) = target.average_value else {
         let e = "invalid pods metric source: an average value target was not set";
         return Err(MetricErr::new("FailedGetPodsMetric", e.into(), wrap, None));
     };
     let kind = PodMetricKind::Pods { metric, target: t };
-    let p = calc::pod_average(m.input, kind, m.data, m.current, m.tol)
+    let p = calc::pod_average(m.input, kind, m.data, m.current, m.tol, scratch)
         .map_err(|f| MetricErr::new("FailedGetPodsMetric", f.error, wrap, f.partial))?;
     let raw_metric = m
         .raw

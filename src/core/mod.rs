@@ -195,6 +195,10 @@ pub struct Decision {
     pub last_sync: Option<LastSync>,
     /// When a hold by a stabilization window or a rate policy ends.
     pub next_change: Option<NextChange>,
+    /// Buffers a sync works in, kept for the next sync written over this decision.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub(crate) scratch: calc::Scratch,
 }
 
 impl Default for Decision {

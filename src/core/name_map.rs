@@ -35,19 +35,7 @@ impl<'a, V> NameMap<'a, V> {
         }
     }
 
-    /// [`NameMap::from_entries`] of entries the caller knows to be in strictly increasing name
-    /// order (`in_order`), which are then not compared again.
-    pub(super) fn from_entries_in_order(entries: Vec<(&'a str, V)>, in_order: bool) -> Self {
-        if in_order {
-            NameMap {
-                entries,
-                hint: Cell::new(0),
-            }
-        } else {
-            NameMap::from_entries(entries)
-        }
-    }
-
+    #[inline]
     fn find(&self, name: &str) -> Result<usize, usize> {
         let h = self.hint.get();
         let found = match self.entries.get(h) {
@@ -60,53 +48,25 @@ impl<'a, V> NameMap<'a, V> {
         found
     }
 
+    #[inline]
     pub(super) fn get(&self, name: &str) -> Option<&V> {
         self.find(name).ok().map(|i| &self.entries[i].1)
     }
 
-    /// [`NameMap::get`]; the entry found takes `name` as its key (the same text, so the order
-    /// holds): a later lookup with this very `&str` compares no bytes.
-    /// Also returns the entry's index (in name order).
-    pub(super) fn get_adopting(&mut self, name: &'a str) -> Option<(usize, &V)> {
+    /// [`NameMap::get`], with the entry's index (in name order).
+    #[inline]
+    pub(super) fn get_index(&self, name: &str) -> Option<(usize, &V)> {
         let i = self.find(name).ok()?;
-        self.entries[i].0 = name;
         Some((i, &self.entries[i].1))
-    }
-
-    pub(super) fn contains_key(&self, name: &str) -> bool {
-        self.find(name).is_ok()
-    }
-
-    /// Set `name`'s value (replacing any).
-    pub(super) fn insert(&mut self, name: &'a str, value: V) {
-        match self.find(name) {
-            Ok(i) => self.entries[i].1 = value,
-            Err(i) => self.entries.insert(i, (name, value)),
-        }
-    }
-
-    pub(super) fn remove(&mut self, name: &str) {
-        if let Ok(i) = self.find(name) {
-            self.entries.remove(i);
-            self.hint.set(i);
-        }
     }
 
     pub(super) fn len(&self) -> usize {
         self.entries.len()
     }
 
-    pub(super) fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
-
     /// In name order.
     pub(super) fn iter(&self) -> impl Iterator<Item = (&'a str, &V)> + '_ {
         self.entries.iter().map(|(k, v)| (*k, v))
-    }
-
-    pub(super) fn keys(&self) -> impl Iterator<Item = &'a str> + '_ {
-        self.entries.iter().map(|(k, _)| *k)
     }
 
     pub(super) fn values(&self) -> impl Iterator<Item = &V> + '_ {
@@ -140,27 +100,19 @@ mod tests {
         );
         assert_eq!(m.get("b"), Some(&3));
         assert_eq!(m.get("d"), None);
-        let mut m = m;
-        m.remove("a");
-        m.insert("bb", 5);
-        m.insert("c", 6);
-        assert_eq!(m.keys().collect::<Vec<_>>(), ["b", "bb", "c"]);
-        assert_eq!(m.values().copied().collect::<Vec<_>>(), [3, 5, 6]);
+        assert_eq!(m.values().copied().collect::<Vec<_>>(), [2, 3, 4]);
         assert_eq!(m.len(), 3);
-        assert!(m.contains_key("bb") && !m.contains_key("a"));
     }
 
     #[test]
-    fn an_adopted_key_and_entries_known_in_order_change_no_answer() {
+    fn a_lookup_gives_the_index_in_name_order_whatever_was_found_before() {
+        let m: NameMap<i32> = [("c", 1), ("a", 2), ("b", 3)].into_iter().collect();
         let owned = String::from("b");
-        let mut m: NameMap<i32> = [("c", 1), ("b", 2)].into_iter().collect();
-        assert_eq!(m.get_adopting(owned.as_str()), Some((0, &2)));
-        assert_eq!(m.get("b"), Some(&2));
-        assert_eq!(m.keys().collect::<Vec<_>>(), ["b", "c"]);
-        // Not known to be in order: sorted, the last of equal names wins.
-        let m = NameMap::from_entries_in_order(vec![("b", 1), ("a", 2), ("b", 3)], false);
-        assert_eq!(m.iter().collect::<Vec<_>>(), [("a", &2), ("b", &3)]);
-        let m = NameMap::from_entries_in_order(vec![("a", 1), ("b", 2)], true);
-        assert_eq!(m.get("b"), Some(&2));
+        assert_eq!(m.get_index(owned.as_str()), Some((1, &3)));
+        // After a hit the next entry is tried first; a miss there still searches.
+        assert_eq!(m.get_index("a"), Some((0, &2)));
+        assert_eq!(m.get_index("c"), Some((2, &1)));
+        assert_eq!(m.get_index("bb"), None);
+        assert_eq!(m.get_index("b"), Some((1, &3)));
     }
 }

@@ -275,6 +275,7 @@ impl<'a, 'd> Sync<'a, 'd> {
             &self.tol,
             &mut self.ctx,
             &mut self.metrics,
+            &mut self.decision.scratch,
         );
         let proposal = match computed {
             Ok(v) => v,
@@ -475,6 +476,7 @@ pub(super) fn blank_decision() -> Decision {
         rescale_reason: None,
         normalization: None,
         conditions: vec![],
+        scratch: Default::default(),
         events: vec![],
         status: StatusOut {
             current_replicas: None,

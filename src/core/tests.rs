@@ -871,3 +871,77 @@ fn every_detail_level_decides_the_same_and_brief_keeps_the_metric_statuses() {
     assert!(!full.status.current_metrics.is_empty());
     assert!(numbers.status.current_metrics.is_empty());
 }
+
+/// The PodAverage calculation of the first metric.
+fn pod_average_of(d: &Decision) -> (i64, usize, Option<calc::Rebalance>) {
+    match d.metrics[0].calculation.as_ref().unwrap() {
+        Calculation::PodAverage {
+            current,
+            foreign_samples,
+            rebalance,
+            ..
+        } => (*current, *foreign_samples, rebalance.clone()),
+        other => panic!("not a pod average: {other:?}"),
+    }
+}
+
+#[test]
+fn a_sample_of_an_unlisted_pod_counts_only_where_the_controller_counts_it() {
+    // Utilization: `GetResourceUtilizationRatio` skips a sample without a request, so the pod
+    // the selector did not list (x) changes nothing: 50 % of request, on target.
+    let i = InputBuilder::new(2)
+        .metrics(vec![cpu(50)])
+        .pods(vec![pod("a", 1000), pod("b", 1000)])
+        .usages(vec![usage("a", 500), usage("x", 3000), usage("b", 500)])
+        .build();
+    let d = evaluate(&i);
+    assert_eq!(pod_average_of(&d).0, 50);
+    assert_eq!(pod_average_of(&d).1, 1);
+    assert_eq!(d.metrics[0].proposed_replicas, Some(2));
+    // A Pods metric: `GetMetricUsageRatio` averages every sample it got, x's included:
+    // (500 + 500 + 3000) / 3 = 1333 per pod against 500, ceil(2.667 × 2 ready) = 6.
+    let mut i = i.clone();
+    i.hpa.metrics = vec![MetricSpec::Pods {
+        metric: "qps".into(),
+        target: Target {
+            type_: "AverageValue".into(),
+            average_value: Some(500),
+            ..Default::default()
+        },
+    }];
+    i.metric_data = vec![MetricData::Pods(Ok(vec![
+        sample("a", 500),
+        sample("x", 3000),
+        sample("b", 500),
+    ]))];
+    let d = evaluate(&i);
+    assert_eq!(pod_average_of(&d).0, 1333);
+    assert_eq!(d.metrics[0].proposed_replicas, Some(6));
+}
+
+#[test]
+fn the_rebalance_adds_assumed_samples_to_the_counted_ones_and_no_others() {
+    // a and b are busy (90 % of request), c has no sample yet, d is unready with a sample the
+    // controller removes. First ratio 90/50 = 1.8 (a scale-up): c and d count as 0, so the
+    // entries are a, b, c, d: (900 + 900 + 0 + 0) / 4000 = 45 %, ratio 0.9 < 1 reverses the
+    // direction: hold at 4.
+    let i = InputBuilder::new(4)
+        .metrics(vec![cpu(50)])
+        .pods(vec![
+            pod("a", 1000),
+            pod("b", 1000),
+            pod("c", 1000),
+            unready(pod("d", 1000)),
+        ])
+        .usages(vec![usage("a", 900), usage("b", 900), usage("d", 5000)])
+        .build();
+    let d = evaluate(&i);
+    let (current, _, rebalance) = pod_average_of(&d);
+    assert_eq!(current, 90);
+    let r = rebalance.expect("rebalanced");
+    assert_eq!((r.entries, r.new_value), (4, 45));
+    assert_eq!((r.missing_pods, r.unready_pods), (1, 1));
+    assert_eq!(r.missing_fill_milli, Some(0));
+    assert_eq!(r.unready_fill_milli, Some(0));
+    assert_eq!(d.metrics[0].proposed_replicas, Some(4));
+}

@@ -1,7 +1,7 @@
 //! Per-metric replica proposals: the controller's `replica_calculator.go`, pod grouping and the
 //! metrics client's sample extraction, each step recorded for the trace.
 
-use super::name_map::NameMap;
+use super::name_map::{NameMap, Spare};
 
 use jiff::{SignedDuration, Timestamp};
 use serde::Serialize;
@@ -262,8 +262,9 @@ fn resource_samples<'a>(
     container: Option<&str>,
     version: KubeVersion,
     namespace: &str,
+    mut out: Vec<(&'a str, Sample)>,
 ) -> Result<NameMap<'a, Sample>, String> {
-    let mut out = Vec::with_capacity(usages.len());
+    out.reserve(usages.len());
     for m in usages {
         let value = match container {
             None => {
@@ -315,6 +316,7 @@ fn resource_samples<'a>(
 /// [`Decision`]: super::Decision
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Scratch {
+    samples: Spare<Sample>,
     sample_of: Vec<Option<usize>>,
     removed: Vec<bool>,
     sample_requests: Vec<Option<i64>>,
@@ -749,9 +751,10 @@ pub(super) fn pod_average(
     };
     // Resolved once: each pod's lookup then compares a tag, not the name's text.
     let resource = Resource::new(resource);
+    let buf = scratch.samples.take();
     let samples = match kind {
-        PodMetricKind::Pods { metric, .. } => pods_metric_samples(metric, data)?,
-        _ => pod_resource_samples(input, &resource, container)?,
+        PodMetricKind::Pods { metric, .. } => pods_metric_samples(metric, data, buf)?,
+        _ => pod_resource_samples(input, &resource, container, buf)?,
     };
     if input.pods.is_empty() {
         return Err(fail(
@@ -762,6 +765,7 @@ pub(super) fn pod_average(
     // `removeMetricsForPods` for the ignored and unready pods.
     let pods = &input.pods;
     let Scratch {
+        samples: spare,
         sample_of,
         removed,
         sample_requests,
@@ -786,7 +790,7 @@ pub(super) fn pod_average(
         },
         full,
     };
-    let mut counted = Counted::new(samples, removed, sample_requests);
+    let mut counted = Counted::new(samples, removed, sample_requests, spare);
     for &p in g.ignored.iter().chain(g.unready.iter()) {
         counted.remove(g.sample_of[p]);
     }
@@ -830,6 +834,14 @@ struct Counted<'a, 's> {
     /// Per sample (name order): its pod's request (empty for a plain metric).
     requests: &'s mut Vec<Option<i64>>,
     left: usize,
+    /// Where the samples' buffer goes back when the count is done.
+    spare: &'s mut Spare<Sample>,
+}
+
+impl Drop for Counted<'_, '_> {
+    fn drop(&mut self) {
+        self.spare.keep(std::mem::take(&mut self.samples));
+    }
 }
 
 impl<'a, 's> Counted<'a, 's> {
@@ -837,6 +849,7 @@ impl<'a, 's> Counted<'a, 's> {
         samples: NameMap<'a, Sample>,
         removed: &'s mut Vec<bool>,
         requests: &'s mut Vec<Option<i64>>,
+        spare: &'s mut Spare<Sample>,
     ) -> Counted<'a, 's> {
         let n = samples.len();
         removed.clear();
@@ -847,6 +860,7 @@ impl<'a, 's> Counted<'a, 's> {
             removed,
             requests,
             left: n,
+            spare,
         }
     }
 
@@ -895,6 +909,7 @@ fn pod_resource_samples<'a>(
     input: &'a Input,
     resource: &Resource,
     container: Option<&str>,
+    buf: Vec<(&'a str, Sample)>,
 ) -> Result<NameMap<'a, Sample>, Failure> {
     let failed = |e: &str| {
         fail(format!(
@@ -906,7 +921,7 @@ fn pod_resource_samples<'a>(
         return Err(failed("no metrics returned from resource metrics API"));
     }
     let (version, ns) = (input.settings.version(), &input.hpa.namespace);
-    resource_samples(usages, resource, container, version, ns).map_err(|e| failed(&e))
+    resource_samples(usages, resource, container, version, ns, buf).map_err(|e| failed(&e))
 }
 
 /// Samples of pods the selector did not list.
@@ -1222,6 +1237,7 @@ fn rebalanced_outcome(frame: &Frame, ratio: f64, rebalance: Rebalance) -> Outcom
 fn pods_metric_samples<'a>(
     metric: &str,
     data: &'a MetricData,
+    mut out: Vec<(&'a str, Sample)>,
 ) -> Result<NameMap<'a, Sample>, Failure> {
     let no_metrics = || {
         fail(format!(
@@ -1238,19 +1254,17 @@ fn pods_metric_samples<'a>(
     if items.is_empty() {
         return Err(no_metrics());
     }
-    Ok(items
-        .iter()
-        .map(|m: &MetricSample| {
-            (
-                m.name.as_str(),
-                Sample {
-                    value: m.value,
-                    timestamp: m.timestamp,
-                    window: m.window,
-                },
-            )
-        })
-        .collect())
+    out.extend(items.iter().map(|m: &MetricSample| {
+        (
+            m.name.as_str(),
+            Sample {
+                value: m.value,
+                timestamp: m.timestamp,
+                window: m.window,
+            },
+        )
+    }));
+    Ok(NameMap::from_entries(out))
 }
 
 /// `getReadyPodsCount`: Running pods with Ready=True.

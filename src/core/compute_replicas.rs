@@ -96,7 +96,7 @@ fn record_proposal(ctx: &mut Ctx, o: &mut MetricOutcome, ok: MetricOk) {
     });
     o.proposed_replicas = Some(ok.replicas);
     o.description = ok.description;
-    o.status = ok.status;
+    o.status = ok.status.map(|s| *s);
     o.calculation = Some(ok.calc);
 }
 

@@ -30,9 +30,11 @@ impl MetricInputs<'_> {
         (self.input.detail == Detail::Full).then(f)
     }
 
-    /// `f()` (the metric's status) unless the decision is [`Detail::Numbers`].
-    fn status<T>(&self, f: impl FnOnce() -> T) -> Option<T> {
-        (self.input.detail != Detail::Numbers).then(f)
+    /// `f()` (the metric's status) unless the decision is [`Detail::Numbers`]. Boxed: a
+    /// `MetricStatus` is most of a kilobyte, and the proposal carrying it is moved several
+    /// times on its way into the decision.
+    fn status<T>(&self, f: impl FnOnce() -> T) -> Option<Box<T>> {
+        (self.input.detail != Detail::Numbers).then(|| Box::new(f()))
     }
 }
 
@@ -41,7 +43,7 @@ impl MetricInputs<'_> {
 pub(super) struct MetricOk {
     pub replicas: i32,
     pub description: Option<String>,
-    pub status: Option<hpa_v2::MetricStatus>,
+    pub status: Option<Box<hpa_v2::MetricStatus>>,
     pub calc: Calculation,
 }
 

@@ -74,9 +74,49 @@ impl<'a, V> NameMap<'a, V> {
     }
 }
 
+/// The buffer of a map's entries kept between two maps (of two syncs) with no name in it: the
+/// next map borrows its names for its own lifetime and reuses the allocation.
+#[derive(Debug, Clone)]
+pub(super) struct Spare<V>(Vec<(&'static str, V)>);
+
+impl<V> Default for Spare<V> {
+    fn default() -> Self {
+        Spare(Vec::new())
+    }
+}
+
+impl<V> Spare<V> {
+    /// The buffer, empty, for entries whose names borrow for `'a`.
+    pub(super) fn take<'a>(&mut self) -> Vec<(&'a str, V)> {
+        recycle(std::mem::take(&mut self.0))
+    }
+
+    /// Keep `map`'s buffer for the next map.
+    pub(super) fn keep(&mut self, map: NameMap<'_, V>) {
+        self.0 = recycle(map.entries);
+    }
+}
+
+/// `v`'s allocation for entries borrowing for another lifetime: emptied, then collected in
+/// place (collecting a vector's own iterator into elements of the same size and alignment
+/// reuses its buffer; no element is left to convert).
+fn recycle<'b, V>(mut v: Vec<(&str, V)>) -> Vec<(&'b str, V)> {
+    v.clear();
+    v.into_iter().map(|_| unreachable!("emptied")).collect()
+}
+
 /// Whether two names are equal; the same memory is, without comparing bytes.
 fn same(a: &str, b: &str) -> bool {
     (a.as_ptr() == b.as_ptr() && a.len() == b.len()) || a == b
+}
+
+impl<V> Default for NameMap<'_, V> {
+    fn default() -> Self {
+        NameMap {
+            entries: Vec::new(),
+            hint: Cell::new(0),
+        }
+    }
 }
 
 impl<'a, V> FromIterator<(&'a str, V)> for NameMap<'a, V> {
@@ -102,6 +142,23 @@ mod tests {
         assert_eq!(m.get("d"), None);
         assert_eq!(m.values().copied().collect::<Vec<_>>(), [2, 3, 4]);
         assert_eq!(m.len(), 3);
+    }
+
+    #[test]
+    fn a_spare_buffer_is_reused_by_the_next_map() {
+        let mut spare = super::Spare::default();
+        let names = [String::from("a"), String::from("b")];
+        let mut buf = spare.take();
+        buf.extend(names.iter().map(|n| (n.as_str(), 1)));
+        let m = NameMap::from_entries(buf);
+        let ptr = m.entries.as_ptr() as usize;
+        spare.keep(m);
+        let other = [String::from("c")];
+        let mut buf = spare.take();
+        assert!(buf.is_empty() && buf.capacity() >= 2);
+        assert_eq!(buf.as_ptr() as usize, ptr);
+        buf.push((other[0].as_str(), 2));
+        assert_eq!(NameMap::from_entries(buf).get("c"), Some(&2));
     }
 
     #[test]

@@ -311,7 +311,8 @@ fn resource_samples<'a>(
 }
 
 /// Buffers of the pod averages, reused from one sync to the next (see [`Decision`]'s, which
-/// `simulate` writes over sync after sync): a pod average then allocates only its samples.
+/// `simulate` writes over sync after sync): a pod average whose pods are all Ready then
+/// allocates nothing.
 ///
 /// [`Decision`]: super::Decision
 #[derive(Debug, Clone, Default)]

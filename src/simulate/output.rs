@@ -12,7 +12,7 @@ use super::run::{Config, Plan};
 use super::series::{self, num};
 use super::summary::Summary;
 use super::svg;
-use super::text::{load_unit, num_round, opt, TextOut};
+use super::text::{load_unit, num_round, TextOut};
 use crate::cli::simulate::SimOutput;
 use crate::core::MetricSpec;
 
@@ -77,16 +77,20 @@ impl Sink {
     }
 }
 
-/// The CSV timeline: the union of metric column names, and each config's index map into it.
+/// The CSV timeline: the union of metric column names, and which metric of each config fills
+/// each column.
 pub struct CsvOut {
     csv_columns: Vec<String>,
-    csv_maps: Vec<Vec<usize>>,
+    /// Per configuration, per column: the index of its metric shown there, if it has one.
+    columns_of: Vec<Vec<Option<usize>>>,
+    /// The row being written, kept from row to row (a row allocates nothing).
+    line: String,
 }
 
 impl CsvOut {
     fn new(configs: &[Config]) -> CsvOut {
         let mut csv_columns: Vec<String> = Vec::new();
-        let mut csv_maps = Vec::new();
+        let mut maps = Vec::new();
         for c in configs {
             let mut map = Vec::new();
             for n in &c.metric_names {
@@ -99,11 +103,22 @@ impl CsvOut {
                 };
                 map.push(idx);
             }
-            csv_maps.push(map);
+            maps.push(map);
         }
+        let columns_of = maps
+            .iter()
+            .map(|map| {
+                let mut of = vec![None; csv_columns.len()];
+                for (metric, &column) in map.iter().enumerate() {
+                    of[column] = Some(metric);
+                }
+                of
+            })
+            .collect();
         CsvOut {
             csv_columns,
-            csv_maps,
+            columns_of,
+            line: String::with_capacity(256),
         }
     }
 
@@ -120,44 +135,83 @@ impl CsvOut {
         Ok(())
     }
 
-    fn row(&self, out: &mut dyn Write, recs: &[&TickRecord], configs: &[Config]) -> Result<()> {
-        let mut line = String::with_capacity(256);
+    fn row(&mut self, out: &mut dyn Write, recs: &[&TickRecord], configs: &[Config]) -> Result<()> {
         for (ci, (r, c)) in recs.iter().zip(configs).enumerate() {
+            let line = &mut self.line;
             line.clear();
-            let _ = write!(
-                line,
-                "{},{},{},{}",
-                c.label,
-                r.tick,
-                r.time.map(|t| t.to_string()).unwrap_or_default(),
-                num(r.offset_seconds)
-            );
+            let _ = write!(line, "{},{},", c.label, r.tick);
+            if let Some(t) = r.time {
+                let _ = write!(line, "{t}");
+            }
+            line.push(',');
+            push_num(line, r.offset_seconds);
             for v in &r.loads {
-                let _ = write!(line, ",{}", num(*v));
+                line.push(',');
+                push_num(line, *v);
             }
-            let mut cells = vec![(String::new(), String::new()); self.csv_columns.len()];
-            for (m, &idx) in r.metrics.iter().zip(&self.csv_maps[ci]) {
-                cells[idx] = (opt(m.value.map(num)), opt(m.proposal));
+            for column in &self.columns_of[ci] {
+                match column.and_then(|i| r.metrics.get(i)) {
+                    Some(m) => {
+                        line.push(',');
+                        match m.value {
+                            Some(v) => push_num(line, v),
+                            None => line.push('-'),
+                        }
+                        line.push(',');
+                        push_opt(line, m.proposal);
+                    }
+                    None => line.push_str(",,"),
+                }
             }
-            for (v, p) in cells {
-                let _ = write!(line, ",{v},{p}");
+            for v in [r.proposal, r.recommendation] {
+                line.push(',');
+                push_opt(line, v);
             }
-            let _ = writeln!(
-                line,
-                ",{},{},{},{},{},{},{},{},{}",
-                opt(r.proposal),
-                opt(r.recommendation),
-                r.replicas_before,
-                r.replicas,
-                r.ready,
-                opt(r.needed),
-                r.over_target,
-                r.saturated,
-                csv_field(&r.rule)
-            );
+            let _ = write!(line, ",{},{},{},", r.replicas_before, r.replicas, r.ready);
+            push_opt(line, r.needed);
+            let _ = write!(line, ",{},{},", r.over_target, r.saturated);
+            push_csv_field(line, &r.rule);
+            line.push('\n');
             out.write_all(line.as_bytes())?;
         }
         Ok(())
+    }
+}
+
+/// [`num`], written at the end of `line`.
+fn push_num(line: &mut String, v: f64) {
+    if v == v.trunc() && v.abs() < 1e15 {
+        let _ = write!(line, "{}", v as i64);
+    } else {
+        let start = line.len();
+        let _ = write!(line, "{v:.3}");
+        while line.len() > start && line.ends_with('0') {
+            line.pop();
+        }
+        while line.len() > start && line.ends_with('.') {
+            line.pop();
+        }
+    }
+}
+
+/// `text::opt`, written at the end of `line`.
+fn push_opt(line: &mut String, v: Option<i32>) {
+    match v {
+        Some(v) => {
+            let _ = write!(line, "{v}");
+        }
+        None => line.push('-'),
+    }
+}
+
+/// [`csv_field`], written at the end of `line`.
+fn push_csv_field(line: &mut String, s: &str) {
+    if s.contains([',', '"', '\n']) {
+        line.push('"');
+        line.push_str(&s.replace('"', "\"\""));
+        line.push('"');
+    } else {
+        line.push_str(s);
     }
 }
 
@@ -242,4 +296,46 @@ fn target_band(m: &MetricSpec, (down, up): (f64, f64)) -> (Option<svg::Band>, &'
         Some((value * (1.0 - down), value, value * (1.0 + up))),
         unit,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cells_written_in_place_read_as_the_formatted_ones() {
+        for v in [
+            0.0,
+            -0.0,
+            1.0,
+            -3.0,
+            0.5,
+            0.0001,
+            -0.0001,
+            1.9999999,
+            100.0004,
+            2.125,
+            1e15,
+            1e20,
+            -1e20,
+            4.0035,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ] {
+            let mut line = String::from("x,");
+            push_num(&mut line, v);
+            assert_eq!(line, format!("x,{}", num(v)), "{v}");
+        }
+        for v in [None, Some(0), Some(-7), Some(12)] {
+            let mut line = String::new();
+            push_opt(&mut line, v);
+            assert_eq!(line, super::super::text::opt(v));
+        }
+        for f in ["Tolerance", "a,b", "say \"hi\"", "two\nlines"] {
+            let mut line = String::new();
+            push_csv_field(&mut line, f);
+            assert_eq!(line, csv_field(f));
+        }
+    }
 }

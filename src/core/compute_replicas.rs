@@ -14,7 +14,7 @@ pub(super) type MetricsResult = Result<i32, (Rule, String)>;
 
 /// The first failure, kept for the condition and the event.
 struct FirstError {
-    reason: String,
+    reason: &'static str,
     /// The error in the condition.
     error: String,
     /// The error in the event.
@@ -117,7 +117,7 @@ fn record_failure(
     o.missing_request = f.missing_request.map(|b| *b);
     o.description = f.description;
     FirstError {
-        reason: f.reason.to_string(),
+        reason: f.reason,
         error: f.error,
         wrapped: f.wrapped,
     }
@@ -132,14 +132,14 @@ fn invalid_metrics(
     n: usize,
 ) -> (Rule, String) {
     let first = first_error.unwrap_or_else(|| FirstError {
-        reason: "InvalidMetricSourceType".into(),
+        reason: "InvalidMetricSourceType",
         error: "no metrics".into(),
         wrapped: "no metrics".into(),
     });
     ctx.set_condition(
         "ScalingActive",
         "False",
-        &first.reason,
+        first.reason,
         format_args!(
             "the HPA was unable to compute the replica count: {}",
             first.error

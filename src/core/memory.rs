@@ -80,13 +80,15 @@ struct LastStatus<'a> {
     last_scale_time: Option<Timestamp>,
 }
 
-fn last_status(st: &hpa_v2::HorizontalPodAutoscalerStatus) -> LastStatus<'_> {
+fn last_status<'a>(
+    st: &'a hpa_v2::HorizontalPodAutoscalerStatus,
+    conditions: &'a [super::Condition],
+) -> LastStatus<'a> {
     let cond = |t: &str| {
-        st.conditions
+        conditions
             .iter()
-            .flatten()
             .find(|c| c.type_ == t)
-            .map(|c| (c.status.as_str(), c.reason.as_deref().unwrap_or("")))
+            .map(|c| (c.status.as_str(), c.reason.as_str()))
     };
     LastStatus {
         desired: st.desired_replicas,
@@ -281,7 +283,7 @@ pub fn infer(hpa: &Hpa, settings: &Settings, rescales: &[RescaleRecord], at: Now
         );
         return b.finish();
     };
-    let last = last_status(st);
+    let last = last_status(st, &hpa.conditions);
     let occ = with_last_scale_time(occ, &last, &mut b);
     recommendations_from_events(&mut b, hpa, settings, &occ, now);
     recommendation_of_last_sync(&mut b, hpa, settings, &last, at);

@@ -29,6 +29,7 @@ pub mod settings;
 mod status;
 mod verdict;
 pub mod with_memory;
+pub mod word;
 
 use jiff::Timestamp;
 use k8s_openapi::api::autoscaling::v2 as hpa_v2;
@@ -44,6 +45,7 @@ pub use resources::{Resource, Resources};
 pub use rule::Rule;
 pub use settings::{Evidence, FeatureGates, KubeVersion, Settings, SettingsError};
 pub use with_memory::{evaluate_with_memory, DesiredRange, LastSync, MemoryReport, NextChange};
+pub use word::Word;
 
 /// What the controller would do now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
@@ -100,9 +102,9 @@ pub struct MetricOutcome {
 #[serde(rename_all = "camelCase")]
 pub struct Condition {
     #[serde(rename = "type")]
-    pub type_: String,
-    pub status: String,
-    pub reason: String,
+    pub type_: Word,
+    pub status: Word,
+    pub reason: Word,
     pub message: String,
     pub last_transition_time: Option<Timestamp>,
     /// `metadata.generation` when this sync set the condition (Kubernetes 1.37+, HPAGeneration);

@@ -63,11 +63,47 @@ pub struct Hpa {
     pub behavior: Option<Behavior>,
     /// The raw spec metrics (for building `MetricStatus` exactly as the controller does).
     pub raw_metrics: Vec<hpa_v2::MetricSpec>,
-    /// `status` as last written by the controller (conditions, desiredReplicas, ...).
+    /// `status` as last written by the controller (desiredReplicas, lastScaleTime, ...), but
+    /// for its conditions, which are in [`Hpa::conditions`] (`status.conditions` is not read).
     pub status: Option<hpa_v2::HorizontalPodAutoscalerStatus>,
+    /// `status.conditions` as last written, in the core's words. `observedGeneration` is the
+    /// one written; `setThisSync` is false.
+    pub conditions: Vec<super::Condition>,
     pub target_kind: String,
     pub target_name: String,
     pub generation: Option<i64>,
+}
+
+impl Hpa {
+    /// The status as read from the API: its conditions go to [`Hpa::conditions`], in the
+    /// core's words, the rest to [`Hpa::status`].
+    pub fn set_status(&mut self, status: Option<hpa_v2::HorizontalPodAutoscalerStatus>) {
+        self.conditions = conditions_of(status.as_ref());
+        self.status = status.map(|mut s| {
+            s.conditions = None;
+            s
+        });
+    }
+}
+
+/// `status.conditions` in the core's words (see [`Hpa::conditions`]).
+pub fn conditions_of(
+    status: Option<&hpa_v2::HorizontalPodAutoscalerStatus>,
+) -> Vec<super::Condition> {
+    status
+        .and_then(|s| s.conditions.as_deref())
+        .unwrap_or_default()
+        .iter()
+        .map(|c| super::Condition {
+            type_: c.type_.as_str().into(),
+            status: c.status.as_str().into(),
+            reason: c.reason.as_deref().unwrap_or_default().into(),
+            message: c.message.clone().unwrap_or_default(),
+            last_transition_time: c.last_transition_time.as_ref().map(|t| t.0),
+            observed_generation: c.observed_generation,
+            set_this_sync: false,
+        })
+        .collect()
 }
 
 /// One parsed `spec.metrics` entry.

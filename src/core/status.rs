@@ -7,7 +7,7 @@ use jiff::Timestamp;
 use k8s_openapi::api::autoscaling::v2 as hpa_v2;
 
 use super::model::{Detail, Input};
-use super::{Condition, Decision, Event, MetricOutcome, Step};
+use super::{Condition, Decision, Event, MetricOutcome, Step, Word};
 
 /// The conditions, events and steps of one sync, as it goes.
 pub(super) struct Ctx {
@@ -51,17 +51,19 @@ impl Ctx {
     /// strings of a condition already present are rewritten in place (no allocation per sync).
     pub(super) fn set_condition(
         &mut self,
-        type_: &str,
-        status: &str,
-        reason: &str,
+        type_: &'static str,
+        status: &'static str,
+        reason: &'static str,
         message: fmt::Arguments<'_>,
     ) {
         if let Some(c) = self.conditions.iter_mut().find(|c| c.type_ == type_) {
             if c.status != status {
                 c.last_transition_time = Some(self.now);
-                replace(&mut c.status, status);
+                c.status = Word::of(status);
             }
-            replace(&mut c.reason, reason);
+            if c.reason != reason {
+                c.reason = Word::of(reason);
+            }
             c.message.clear();
             if self.narrate {
                 let _ = c.message.write_fmt(message);
@@ -70,9 +72,9 @@ impl Ctx {
             c.set_this_sync = true;
         } else {
             self.conditions.push(Condition {
-                type_: type_.into(),
-                status: status.into(),
-                reason: reason.into(),
+                type_: Word::of(type_),
+                status: Word::of(status),
+                reason: Word::of(reason),
                 message: if self.narrate {
                     fmt::format(message)
                 } else {
@@ -141,22 +143,17 @@ fn replace(s: &mut String, new: &str) {
 }
 
 /// The conditions of the HPA's last status, as this sync starts from them (written over `out`,
-/// reusing its strings).
+/// reusing its messages' buffers; the words are copied as pointers).
 fn previous_conditions(input: &Input, out: &mut Vec<Condition>) {
     let full = input.detail == Detail::Full;
-    let cs = input
-        .hpa
-        .status
-        .as_ref()
-        .and_then(|st| st.conditions.as_deref())
-        .unwrap_or_default();
+    let cs = &input.hpa.conditions;
     out.truncate(cs.len());
     for (i, c) in cs.iter().enumerate() {
         if i == out.len() {
             out.push(Condition {
-                type_: String::new(),
-                status: String::new(),
-                reason: String::new(),
+                type_: Word::of(""),
+                status: Word::of(""),
+                reason: Word::of(""),
                 message: String::new(),
                 last_transition_time: None,
                 observed_generation: None,
@@ -164,15 +161,15 @@ fn previous_conditions(input: &Input, out: &mut Vec<Condition>) {
             });
         }
         let o = &mut out[i];
-        replace(&mut o.type_, &c.type_);
-        replace(&mut o.status, &c.status);
-        replace(&mut o.reason, c.reason.as_deref().unwrap_or_default());
+        o.type_.clone_from(&c.type_);
+        o.status.clone_from(&c.status);
+        o.reason.clone_from(&c.reason);
         if full {
-            replace(&mut o.message, c.message.as_deref().unwrap_or_default());
+            replace(&mut o.message, &c.message);
         } else {
             o.message.clear();
         }
-        o.last_transition_time = c.last_transition_time.as_ref().map(|t| t.0);
+        o.last_transition_time = c.last_transition_time;
         o.observed_generation = None;
         o.set_this_sync = false;
     }

@@ -556,8 +556,8 @@ fn scale_from_zero_needs_the_scaled_to_zero_condition() {
     old.settings = Settings::for_version("1.35".parse().unwrap());
     assert_eq!(evaluate(&old).desired_replicas, Some(3));
     // With the condition, it scales from zero: ceil(ratio) without tolerance.
-    i.hpa.status = Some(
-        k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerStatus {
+    i.hpa.conditions = model::conditions_of(Some(
+        &k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerStatus {
             conditions: Some(vec![
                 k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerCondition {
                     type_: "ScaledToZero".into(),
@@ -567,7 +567,7 @@ fn scale_from_zero_needs_the_scaled_to_zero_condition() {
             ]),
             ..Default::default()
         },
-    );
+    ));
     let d = evaluate(&i);
     assert_eq!(d.desired_replicas, Some(3));
     assert_eq!(cond(&d, "ScaledToZero").reason, "NotScaledToZero");
@@ -857,7 +857,13 @@ fn every_detail_level_decides_the_same_and_brief_keeps_the_metric_statuses() {
     let conditions = |d: &Decision| -> Vec<(String, String, String)> {
         d.conditions
             .iter()
-            .map(|c| (c.type_.clone(), c.status.clone(), c.reason.clone()))
+            .map(|c| {
+                (
+                    c.type_.to_string(),
+                    c.status.to_string(),
+                    c.reason.to_string(),
+                )
+            })
             .collect()
     };
     for d in [&brief, &numbers] {

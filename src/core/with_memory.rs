@@ -390,15 +390,15 @@ fn written(input: &Input) -> Option<Written> {
         last_scale_time: st.last_scale_time.as_ref().map(|t| t.0),
         observed_generation: st.observed_generation,
         generation: input.hpa.generation,
-        conditions: st
+        conditions: input
+            .hpa
             .conditions
             .iter()
-            .flatten()
             .map(|c| WrittenCondition {
-                type_: c.type_.clone(),
-                status: c.status.clone(),
-                reason: c.reason.clone().unwrap_or_default(),
-                last_transition_time: c.last_transition_time.as_ref().map(|t| t.0),
+                type_: c.type_.to_string(),
+                status: c.status.to_string(),
+                reason: c.reason.to_string(),
+                last_transition_time: c.last_transition_time,
                 observed_generation: c.observed_generation,
             })
             .collect(),
@@ -513,7 +513,7 @@ fn recompute_last(input: &mut Input, w: &Written, inf: &Inference) -> (Option<i3
         d.conditions
             .iter()
             .find(|c| c.type_ == t)
-            .map(|c| (c.status.clone(), c.reason.clone()))
+            .map(|c| (c.status.to_string(), c.reason.to_string()))
     };
     let wr = |t: &str| cond(w, t).map(|c| (c.status.clone(), c.reason.clone()));
     let ok = r.desired_replicas == Some(w.desired_replicas)

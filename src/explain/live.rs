@@ -260,7 +260,7 @@ fn compare_conditions(
     live_conds: &[HorizontalPodAutoscalerCondition],
     differences: &mut Vec<String>,
 ) -> Vec<ConditionComparison> {
-    let mut types: Vec<String> = d.conditions.iter().map(|c| c.type_.clone()).collect();
+    let mut types: Vec<String> = d.conditions.iter().map(|c| c.type_.to_string()).collect();
     for c in live_conds {
         if !types.contains(&c.type_) {
             types.push(c.type_.clone());

@@ -604,11 +604,16 @@ pub(crate) fn conditions(d: &Decision, st: &Style) -> String {
         .iter()
         .map(|c| {
             let reason = if c.set_this_sync {
-                c.reason.clone()
+                c.reason.to_string()
             } else {
                 format!("{} (unchanged)", c.reason)
             };
-            vec![c.type_.clone(), c.status.clone(), reason, c.message.clone()]
+            vec![
+                c.type_.to_string(),
+                c.status.to_string(),
+                reason,
+                c.message.clone(),
+            ]
         })
         .collect();
     let t = table_of(&["type", "status", "reason", "message"], rows, st.width);

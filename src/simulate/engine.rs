@@ -280,23 +280,6 @@ impl Simulation {
                     .as_ref()
                     .and_then(|s| s.last_scale_time.as_ref())
                     .map(|t| t.0);
-        let changed = {
-            let old = self
-                .input
-                .hpa
-                .status
-                .as_ref()
-                .and_then(|s| s.conditions.as_ref());
-            let old_len = old.map_or(0, Vec::len);
-            old_len != d.conditions.len()
-                || old.is_some_and(|o| {
-                    o.iter().zip(&d.conditions).any(|(a, b)| {
-                        a.type_ != b.type_
-                            || a.status != b.status
-                            || a.reason.as_deref() != Some(b.reason.as_str())
-                    })
-                })
-        };
         let status = self
             .input
             .hpa
@@ -307,20 +290,19 @@ impl Simulation {
         if rescaled {
             status.last_scale_time = d.status.last_scale_time.map(Time);
         }
+        // The conditions written: a condition's type, status and reason are compared (their
+        // words, mostly the same pointers), and only a change is copied.
+        let old = &mut self.input.hpa.conditions;
+        let changed = old.len() != d.conditions.len()
+            || old
+                .iter()
+                .zip(&d.conditions)
+                .any(|(a, b)| a.type_ != b.type_ || a.status != b.status || a.reason != b.reason);
         if changed {
-            status.conditions = Some(
-                d.conditions
-                    .iter()
-                    .map(|c| hpa_v2::HorizontalPodAutoscalerCondition {
-                        type_: c.type_.clone(),
-                        status: c.status.clone(),
-                        reason: Some(c.reason.clone()),
-                        message: Some(c.message.clone()),
-                        last_transition_time: c.last_transition_time.map(Time),
-                        ..Default::default()
-                    })
-                    .collect(),
-            );
+            old.clone_from(&d.conditions);
+            for c in old.iter_mut() {
+                c.set_this_sync = false;
+            }
         }
         // Swapped, not copied: the next sync copies it back into the decision's buffers.
         std::mem::swap(&mut self.input.history, &mut d.history.after);
@@ -353,6 +335,7 @@ pub(crate) mod tests {
                 behavior: None,
                 raw_metrics: vec![],
                 status: None,
+                conditions: vec![],
                 target_kind: "Deployment".into(),
                 target_name: "web".into(),
                 generation: None,

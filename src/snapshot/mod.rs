@@ -1106,7 +1106,7 @@ fn convert_hpa(
         .as_ref()
         .map(|b| convert_behavior(b, ctx))
         .transpose()?;
-    Ok(Hpa {
+    let mut hpa = Hpa {
         namespace: namespace.to_string(),
         name: raw.metadata.name.clone().unwrap_or_default(),
         min_replicas,
@@ -1114,11 +1114,14 @@ fn convert_hpa(
         metrics,
         behavior,
         raw_metrics,
-        status: raw.status.clone(),
+        conditions: Vec::new(),
+        status: None,
         target_kind: spec.scale_target_ref.kind.clone(),
         target_name: spec.scale_target_ref.name.clone(),
         generation: raw.metadata.generation,
-    })
+    };
+    hpa.set_status(raw.status.clone());
+    Ok(hpa)
 }
 
 /// The target reference and the replica bounds, which k8s-openapi fills with defaults when

@@ -122,6 +122,7 @@ impl InputBuilder {
                 behavior: None,
                 raw_metrics: vec![],
                 status: None,
+                conditions: vec![],
                 target_kind: "Deployment".into(),
                 target_name: "web".into(),
                 generation: None,

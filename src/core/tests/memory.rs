@@ -65,7 +65,8 @@ fn held_at_8(behavior: Option<Behavior>) -> Input {
         .busy_pods(8, 240)
         .build();
     i.hpa.behavior = behavior;
-    i.hpa.status = Some(status(8, 8, "ScaleDownStabilized", None, Some(270)));
+    i.hpa
+        .set_status(Some(status(8, 8, "ScaleDownStabilized", None, Some(270))));
     i
 }
 
@@ -126,7 +127,8 @@ fn a_stable_last_sync_holds_a_drop_for_the_window() {
         .metric(cpu(50))
         .busy_pods(6, 240)
         .build();
-    i.hpa.status = Some(status(6, 6, "ReadyForNewScale", None, None));
+    i.hpa
+        .set_status(Some(status(6, 6, "ReadyForNewScale", None, None)));
     let d = evaluate_with_memory(&mut i, &HistoryMode::Auto, &[]);
     assert_eq!(d.proposal, Some(3));
     assert_eq!((d.desired_replicas, range(&d)), (Some(6), (6, 6)));
@@ -142,13 +144,13 @@ fn a_recent_rescale_limits_the_next_scale_up() {
         .busy_pods(4, 2500)
         .build();
     i.hpa.behavior = Some(default_behavior());
-    i.hpa.status = Some(status(
+    i.hpa.set_status(Some(status(
         4,
         2,
         "SucceededRescale",
         Some("ScaleUpLimit"),
         Some(10),
-    ));
+    )));
     let d = evaluate_with_memory(&mut i, &HistoryMode::Auto, &[rescale(4, 10, 10, 1)]);
     assert_eq!(d.proposal, Some(20));
     // start = 4 − 2 = 2: max(2 + 4, ceil(2 × 2)) = 6.
@@ -172,13 +174,13 @@ fn aggregated_events_widen_the_rate_limit_range() {
     i.hpa.behavior = Some(default_behavior());
     i.hpa.min_replicas = 2;
     i.hpa.max_replicas = 30;
-    i.hpa.status = Some(status(
+    i.hpa.set_status(Some(status(
         6,
         6,
         "ReadyForNewScale",
         Some("ScaleUpLimit"),
         Some(5),
-    ));
+    )));
     let events = [rescale(6, 600, 5, 3), rescale(3, 300, 300, 1)];
     let inf = infer(
         &i.hpa,
@@ -209,7 +211,7 @@ fn a_stale_status_is_named_as_the_cause() {
     i.hpa.generation = Some(3);
     let mut st = status(5, 5, "ReadyForNewScale", None, None);
     st.observed_generation = Some(2);
-    i.hpa.status = Some(st);
+    i.hpa.set_status(Some(st));
     let d = evaluate_with_memory(&mut i, &HistoryMode::Auto, &[]);
     let ls = d.last_sync.as_ref().unwrap();
     assert_eq!(ls.reproduced, Some(false));
@@ -273,7 +275,7 @@ fn a_hold_the_assumed_tolerance_cannot_explain_names_the_controller_flags() {
     assert!(!probe.status.current_metrics.is_empty());
     let mut st = status(5, 5, "ReadyForNewScale", None, None);
     st.current_metrics = Some(probe.status.current_metrics.clone());
-    i.hpa.status = Some(st);
+    i.hpa.set_status(Some(st));
     let d = evaluate_with_memory(&mut i, &HistoryMode::Auto, &[]);
     let ls = d.last_sync.as_ref().unwrap();
     assert!(ls.metrics.iter().all(|m| m.matches), "{:?}", ls.metrics);

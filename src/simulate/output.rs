@@ -9,10 +9,10 @@ use super::error::Result;
 use super::json::{self, JsonOut};
 use super::options::SimulateOptions;
 use super::run::{Config, Plan};
-use super::series::{self, num};
+use super::series::{self, num, push_num};
 use super::summary::Summary;
 use super::svg;
-use super::text::{load_unit, num_round, TextOut};
+use super::text::{load_unit, num_round, push_opt, TextOut};
 use crate::cli::simulate::SimOutput;
 use crate::core::MetricSpec;
 
@@ -178,30 +178,11 @@ impl CsvOut {
     }
 }
 
-/// [`num`], written at the end of `line`.
-fn push_num(line: &mut String, v: f64) {
-    if v == v.trunc() && v.abs() < 1e15 {
-        let _ = write!(line, "{}", v as i64);
-    } else {
-        let start = line.len();
-        let _ = write!(line, "{v:.3}");
-        while line.len() > start && line.ends_with('0') {
-            line.pop();
-        }
-        while line.len() > start && line.ends_with('.') {
-            line.pop();
-        }
-    }
-}
-
-/// `text::opt`, written at the end of `line`.
-fn push_opt(line: &mut String, v: Option<i32>) {
-    match v {
-        Some(v) => {
-            let _ = write!(line, "{v}");
-        }
-        None => line.push('-'),
-    }
+/// A CSV field, quoted when it holds a comma, a quote or a newline.
+fn csv_field(s: &str) -> String {
+    let mut out = String::new();
+    push_csv_field(&mut out, s);
+    out
 }
 
 /// [`csv_field`], written at the end of `line`.
@@ -212,14 +193,6 @@ fn push_csv_field(line: &mut String, s: &str) {
         line.push('"');
     } else {
         line.push_str(s);
-    }
-}
-
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
     }
 }
 
@@ -303,39 +276,36 @@ mod tests {
     use super::*;
 
     #[test]
-    fn cells_written_in_place_read_as_the_formatted_ones() {
-        for v in [
-            0.0,
-            -0.0,
-            1.0,
-            -3.0,
-            0.5,
-            0.0001,
-            -0.0001,
-            1.9999999,
-            100.0004,
-            2.125,
-            1e15,
-            1e20,
-            -1e20,
-            4.0035,
-            f64::NAN,
-            f64::INFINITY,
-            f64::NEG_INFINITY,
+    fn cells_read_as_the_timeline_writes_them() {
+        for (v, want) in [
+            (0.0, "0"),
+            (-3.0, "-3"),
+            (0.5, "0.5"),
+            (0.0001, "0"),
+            (-0.0001, "-0"),
+            (1.9999999, "2"),
+            (100.0004, "100"),
+            (2.125, "2.125"),
+            (4.0036, "4.004"),
+            (1e20, "100000000000000000000"),
+            (f64::NAN, "NaN"),
+            (f64::INFINITY, "inf"),
         ] {
             let mut line = String::from("x,");
             push_num(&mut line, v);
-            assert_eq!(line, format!("x,{}", num(v)), "{v}");
+            assert_eq!(line, format!("x,{want}"), "{v}");
         }
-        for v in [None, Some(0), Some(-7), Some(12)] {
-            let mut line = String::new();
-            push_opt(&mut line, v);
-            assert_eq!(line, super::super::text::opt(v));
-        }
-        for f in ["Tolerance", "a,b", "say \"hi\"", "two\nlines"] {
-            let mut line = String::new();
-            push_csv_field(&mut line, f);
-            assert_eq!(line, csv_field(f));
+        let mut line = String::new();
+        push_opt(&mut line, None::<i32>);
+        push_opt(&mut line, Some(-7));
+        assert_eq!(line, "--7");
+        for (f, want) in [
+            ("Tolerance", "Tolerance"),
+            ("a,b", "\"a,b\""),
+            ("say \"hi\"", "\"say \"\"hi\"\"\""),
+            ("two\nlines", "\"two\nlines\""),
+        ] {
+            assert_eq!(csv_field(f), want);
         }
     }
 }

@@ -351,11 +351,25 @@ impl fmt::Display for Signal {
 
 /// Format a value compactly (`1.5`, `200`, `0.333`).
 pub fn num(v: f64) -> String {
+    let mut s = String::new();
+    push_num(&mut s, v);
+    s
+}
+
+/// [`num`], written at the end of `out`.
+pub fn push_num(out: &mut String, v: f64) {
+    use std::fmt::Write as _;
     if v == v.trunc() && v.abs() < 1e15 {
-        format!("{}", v as i64)
+        let _ = write!(out, "{}", v as i64);
     } else {
-        let s = format!("{v:.3}");
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
+        let start = out.len();
+        let _ = write!(out, "{v:.3}");
+        while out.len() > start && out.ends_with('0') {
+            out.pop();
+        }
+        while out.len() > start && out.ends_with('.') {
+            out.pop();
+        }
     }
 }
 

@@ -638,8 +638,20 @@ fn time_rows() -> Vec<Row> {
 }
 
 /// An optional value, `-` when absent.
-pub fn opt<T: ToString>(v: Option<T>) -> String {
-    v.map(|x| x.to_string()).unwrap_or_else(|| "-".into())
+pub fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
+    let mut s = String::new();
+    push_opt(&mut s, v);
+    s
+}
+
+/// [`opt`], written at the end of `out`.
+pub fn push_opt<T: std::fmt::Display>(out: &mut String, v: Option<T>) {
+    match v {
+        Some(v) => {
+            let _ = write!(out, "{v}");
+        }
+        None => out.push('-'),
+    }
 }
 
 #[cfg(test)]

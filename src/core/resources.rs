@@ -142,11 +142,6 @@ impl Resources {
         }
     }
 
-    /// The value of the entry at `rank` (name order), to write in place.
-    pub fn value_at_mut(&mut self, rank: usize) -> Option<&mut i64> {
-        self.entries.get_mut(rank).map(|(_, v)| v)
-    }
-
     /// The entry of `resource`, to write in place.
     pub fn of_mut(&mut self, resource: &Resource) -> Option<&mut i64> {
         self.entries
@@ -235,11 +230,10 @@ mod tests {
     }
 
     #[test]
-    fn values_are_written_in_place_by_rank_or_name() {
+    fn a_value_is_written_in_place_by_its_resource() {
         let mut r = Resources::from([("cpu", 1), ("memory", 2)]);
-        *r.value_at_mut(1).unwrap() = 20;
         *r.of_mut(&Resource::CPU).unwrap() = 10;
-        assert_eq!(r, Resources::from([("memory", 20), ("cpu", 10)]));
-        assert!(r.value_at_mut(2).is_none());
+        assert_eq!(r, Resources::from([("memory", 2), ("cpu", 10)]));
+        assert!(r.of_mut(&Resource::new("gpu")).is_none());
     }
 }

@@ -608,27 +608,22 @@ impl World {
                     .map(|c| (c.name.clone(), Resources::new()))
                     .collect();
             }
-            // Each container's usage names exactly the resources with a load (the keys of
-            // `splits`), so that `write_usage` finds a resource by its rank.
-            for (_, map) in &mut u.containers {
-                if !map.keys().eq(self.splits.keys()) {
-                    *map = self.splits.keys().map(|r| (r.clone(), 0)).collect();
-                }
-            }
         }
     }
 
     /// Each sampled pod's share of `resource` (plus the start-up burst for cpu), split across
     /// its containers in proportion to their requests.
     fn write_usage(&self, usages: &mut [PodUsage], resource: &str, at: &SampleTime) {
-        let split: &[f64] = self
-            .splits
-            .get(resource)
-            .map(Vec::as_slice)
-            .unwrap_or(&[1.0]);
-        // The resource's place among the keys of every usage map (see `align_usages`).
-        let rank = self.splits.keys().position(|r| r.as_str() == resource);
-        let burst = resource == "cpu" && self.params.startup_cpu_milli != 0;
+        // `prepare` split every resource with a load; one without goes to the first container.
+        let unsplit;
+        let (key, split) = match self.splits.get_key_value(resource) {
+            Some((key, split)) => (key, split.as_slice()),
+            None => {
+                unsplit = Resource::new(resource);
+                (&unsplit, &[1.0][..])
+            }
+        };
+        let burst = *key == Resource::CPU && self.params.startup_cpu_milli != 0;
         let mut k = 0;
         for (i, l) in self.lives.iter().enumerate() {
             if !Self::sampled(l, at) {
@@ -652,13 +647,9 @@ impl World {
                     left -= v;
                     v
                 };
-                let slot = match rank {
-                    Some(r) if map.len() == self.splits.len() => map.value_at_mut(r),
-                    _ => None,
-                };
-                match slot {
+                match map.of_mut(key) {
                     Some(x) => *x = v,
-                    None => map.insert(resource, v),
+                    None => map.insert(key.clone(), v),
                 }
             }
         }

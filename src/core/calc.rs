@@ -814,14 +814,19 @@ pub(super) fn pod_average(
     };
     let first = first_ratio(&counted.sums(), is_util, target)
         .map_err(|e| frame.failure(&g, e, "no sample matches a listed pod"))?;
-    if full {
-        annotate_rows(&mut g, &counted, requests, pods);
-    }
     let scale_up_with_unready = !g.unready.is_empty() && first.ratio > 1.0;
-    if !scale_up_with_unready && g.missing.is_empty() {
+    let plain = !scale_up_with_unready && g.missing.is_empty();
+    // The rows and the rebalance look requests up by pod name (built once, only for them).
+    let by_name = requests
+        .filter(|_| full || !plain)
+        .map(|r| requests_by_name(pods, r));
+    if full {
+        annotate_rows(&mut g, &counted, by_name.as_ref());
+    }
+    if plain {
         return Ok(plain_proposal(&frame, g, first));
     }
-    rebalance(input, &frame, &g, &counted, requests, first)
+    rebalance(input, &frame, &g, &counted, by_name.as_ref(), first)
 }
 
 /// The samples of one metric as the calculator counts them: the samples by pod name (a
@@ -1052,11 +1057,10 @@ fn requests_by_name<'a>(pods: &'a [PodInfo], per_pod: &[i64]) -> NameMap<'a, i64
 }
 
 /// Marks the counted pods and fills in requests and utilization.
-fn annotate_rows(g: &mut Grouping, counted: &Counted, per_pod: Option<&[i64]>, pods: &[PodInfo]) {
-    let by_name = per_pod.map(|r| requests_by_name(pods, r));
+fn annotate_rows(g: &mut Grouping, counted: &Counted, requests: Option<&NameMap<'_, i64>>) {
     for (row, sample) in g.rows.iter_mut().zip(g.sample_of.iter()) {
         row.counted = counted.counts(*sample);
-        if let Some(req) = &by_name {
+        if let Some(req) = requests {
             row.request_milli = req.get(row.pod.as_str()).copied();
             if let (Some(u), Some(r)) = (row.usage_milli, row.request_milli) {
                 if r > 0 {
@@ -1136,21 +1140,20 @@ fn rebalance(
     frame: &Frame,
     g: &Grouping,
     counted: &Counted,
-    per_pod: Option<&[i64]>,
+    requests: Option<&NameMap<'_, i64>>,
     first: FirstRatio,
 ) -> CalcResult {
     let version = input.settings.version();
     let pods = &input.pods;
     let ratio = first.ratio;
     let scale_up_with_unready = !g.unready.is_empty() && ratio > 1.0;
-    let requests = per_pod.map(|r| requests_by_name(pods, r));
     let mut rows = g.rows.clone();
     // The assumed values, inserted into the samples by name (a later one of equal names wins).
     let mut assumed: Vec<(&str, i64)> = Vec::new();
     let mut missing_fill_milli = None;
     for &p in &g.missing {
         let name = pods[p].name.as_str();
-        if let Some(v) = missing_fill(frame, ratio, requests.as_ref(), name, version) {
+        if let Some(v) = missing_fill(frame, ratio, requests, name, version) {
             assumed.push((name, v));
             missing_fill_milli = Some(v);
             if let Some(row) = rows.iter_mut().find(|r| r.pod == name) {
@@ -1173,7 +1176,7 @@ fn rebalance(
     // and an unready pod's was removed.
     let mut sums = counted.sums();
     for (name, v) in NameMap::from_entries(assumed).iter() {
-        sums.add(*v, requests.as_ref().and_then(|r| r.get(name).copied()));
+        sums.add(*v, requests.and_then(|r| r.get(name).copied()));
     }
     let (new_ratio, new_value) = if frame.is_util {
         utilization_ratio(&sums, frame.target as i32)

@@ -371,7 +371,7 @@ fn group_pods<'s>(
                 phase: pod.phase.clone(),
                 ready: pod.ready.as_ref().map(|r| r.status.clone()),
                 group,
-                why: why.text(pod, sample),
+                why: why.text(pod),
                 usage_milli: sample.map(|s| s.value),
                 request_milli: None,
                 utilization: None,
@@ -440,7 +440,12 @@ enum Why {
     NoReadyCondition,
     NoStartTime,
     InitNotReady,
-    InitSampleTooEarly,
+    /// The sample's time and window, and the Ready transition.
+    InitSampleTooEarly {
+        taken: Timestamp,
+        window: SignedDuration,
+        ready_since: Timestamp,
+    },
     InitReadyFullWindow,
     NeverReady,
     Ready,
@@ -448,8 +453,7 @@ enum Why {
 }
 
 impl Why {
-    fn text(self, pod: &PodInfo, sample: Option<&Sample>) -> String {
-        let ready = pod.ready.as_ref();
+    fn text(self, pod: &PodInfo) -> String {
         match self {
             Why::Deleting => "being deleted (deletionTimestamp set)".into(),
             Why::Phase => format!("phase {}", pod.phase),
@@ -459,21 +463,20 @@ impl Why {
             Why::NoReadyCondition => "no Ready condition".into(),
             Why::NoStartTime => "no status.startTime".into(),
             Why::InitNotReady => "within cpu-initialization-period and not Ready".into(),
-            Why::InitSampleTooEarly => match (sample, ready) {
-                (Some(s), Some(r)) => format!(
-                    "within cpu-initialization-period and the sample ({}) was taken less than one window ({}) after the Ready transition ({})",
-                    s.timestamp,
-                    fmt_dur(s.window),
-                    r.last_transition_time
-                ),
-                _ => "within cpu-initialization-period and the sample was taken less than one window after the Ready transition".into(),
-            },
+            Why::InitSampleTooEarly {
+                taken,
+                window,
+                ready_since,
+            } => format!(
+                "within cpu-initialization-period and the sample ({taken}) was taken less than one window ({}) after the Ready transition ({ready_since})",
+                fmt_dur(window),
+            ),
             Why::InitReadyFullWindow => "within cpu-initialization-period, Ready and the sample is a full window after the transition".into(),
             Why::NeverReady => "not Ready and has never been Ready (last transition within initial-readiness-delay of start)".into(),
             Why::Ready => "Ready".into(),
             Why::WasReady => format!(
                 "Ready={} but was ready before: its sample counts",
-                ready.map_or("", |r| r.status.as_str())
+                pod.ready.as_ref().map_or("", |r| r.status.as_str())
             ),
         }
     }
@@ -524,7 +527,12 @@ impl Rules {
             if is(&ready.status, b"False") {
                 (PodGroup::Unready, Why::InitNotReady)
             } else if sample.timestamp < add(ready.last_transition_time, sample.window) {
-                (PodGroup::Unready, Why::InitSampleTooEarly)
+                let why = Why::InitSampleTooEarly {
+                    taken: sample.timestamp,
+                    window: sample.window,
+                    ready_since: ready.last_transition_time,
+                };
+                (PodGroup::Unready, why)
             } else {
                 (PodGroup::Ready, Why::InitReadyFullWindow)
             }

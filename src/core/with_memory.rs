@@ -509,17 +509,17 @@ fn recompute_last(input: &mut Input, w: &Written, inf: &Inference) -> (Option<i3
     if let Ok(s) = input.scale.as_mut() {
         s.spec_replicas = current;
     }
-    let reason = |d: &Decision, t: &str| {
-        d.conditions
+    let reason = |t: &str| {
+        r.conditions
             .iter()
             .find(|c| c.type_ == t)
-            .map(|c| (c.status.to_string(), c.reason.to_string()))
+            .map(|c| (c.status.as_str(), c.reason.as_str()))
     };
-    let wr = |t: &str| cond(w, t).map(|c| (c.status.clone(), c.reason.clone()));
+    let wr = |t: &str| cond(w, t).map(|c| (c.status.as_str(), c.reason.as_str()));
     let ok = r.desired_replicas == Some(w.desired_replicas)
         && ["AbleToScale", "ScalingLimited", "ScalingActive"]
             .iter()
-            .all(|t| wr(t).is_none() || reason(&r, t) == wr(t));
+            .all(|t| wr(t).is_none() || reason(t) == wr(t));
     (r.desired_replicas, Some(ok))
 }
 

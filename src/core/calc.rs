@@ -6,7 +6,7 @@ use super::name_map::{NameMap, Spare};
 use jiff::{SignedDuration, Timestamp};
 use serde::Serialize;
 
-use super::model::{Detail, Input, MetricData, MetricSample, PodInfo, PodUsage};
+use super::model::{Input, MetricData, MetricSample, PodInfo, PodUsage};
 use super::resources::Resource;
 
 /// A rule text, built only when the full explanation is wanted.
@@ -343,7 +343,7 @@ fn group_pods<'s>(
     input: &Input,
     sample_of: &'s mut Vec<Option<usize>>,
 ) -> Grouping<'s> {
-    let full = input.detail == Detail::Full;
+    let full = input.detail.narrates();
     sample_of.clear();
     let mut g = Grouping {
         ready: 0,
@@ -781,7 +781,7 @@ pub(super) fn pod_average(
         pod_requests: per_pod,
     } = scratch;
     let mut g = group_pods(pods, &samples, resource == Resource::CPU, input, sample_of);
-    let full = input.detail == Detail::Full;
+    let full = input.detail.narrates();
     let frame = Frame {
         mode: if is_util {
             "Utilization"
@@ -1300,7 +1300,7 @@ pub fn value_target(
     tol: &Tolerances,
 ) -> Result<Proposal, String> {
     let ratio = usage as f64 / target as f64;
-    let full = input.detail == Detail::Full;
+    let full = input.detail.narrates();
     let mk = |replicas: i32, ready: Option<i64>, rule: String, within_tolerance: bool| Proposal {
         replicas,
         calc: Calculation::Value {

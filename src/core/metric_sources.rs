@@ -6,7 +6,7 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
 use super::calc::{self, Calculation, PodMetricKind, Proposal, Scratch, Tolerances};
-use super::model::{Detail, Input, MetricData, MetricSpec, Target};
+use super::model::{Input, MetricData, MetricSpec, Target};
 use super::settings::KubeVersion;
 use crate::quantity::{format_binary_si, format_decimal_si};
 
@@ -27,19 +27,19 @@ pub(super) struct MetricInputs<'a> {
 impl MetricInputs<'_> {
     /// `f()` for the full explanation, None for a brief decision.
     fn full<T>(&self, f: impl FnOnce() -> T) -> Option<T> {
-        (self.input.detail == Detail::Full).then(f)
+        self.input.detail.narrates().then(f)
     }
 
-    /// `f()` (the metric's status) unless the decision is [`Detail::Numbers`]. Boxed: a
+    /// `f()` (the metric's status) unless the decision is [`Detail::Numbers`](super::Detail::Numbers). Boxed: a
     /// `MetricStatus` is most of a kilobyte, and the proposal carrying it is moved several
     /// times on its way into the decision.
     fn status<T>(&self, f: impl FnOnce() -> T) -> Option<Box<T>> {
-        (self.input.detail != Detail::Numbers).then(|| Box::new(f()))
+        self.input.detail.builds_statuses().then(|| Box::new(f()))
     }
 }
 
 /// A metric's proposal. The description is words for the full explanation (a brief decision
-/// has none); the status is the one written (a [`Detail::Numbers`] decision has none).
+/// has none); the status is the one written (a [`Detail::Numbers`](super::Detail::Numbers) decision has none).
 pub(super) struct MetricOk {
     pub replicas: i32,
     pub description: Option<String>,

@@ -50,6 +50,18 @@ pub enum Detail {
     Numbers,
 }
 
+impl Detail {
+    /// The texts of the full explanation are built (rows, rules, steps, events, messages).
+    pub fn narrates(self) -> bool {
+        self == Detail::Full
+    }
+
+    /// The metrics' statuses are built (`status.currentMetrics`).
+    pub fn builds_statuses(self) -> bool {
+        self != Detail::Numbers
+    }
+}
+
 /// The HPA with API defaults applied.
 #[derive(Debug, Clone)]
 pub struct Hpa {

@@ -349,7 +349,7 @@ impl<'a, 'd> Sync<'a, 'd> {
             }
             Some(b) => {
                 // A brief decision lists no considered recommendations.
-                let full = input.detail == super::Detail::Full;
+                let full = input.detail.narrates();
                 let buffer = full.then(|| std::mem::take(&mut self.considered));
                 normalize::with_behavior_into(
                     history,
@@ -443,7 +443,7 @@ impl<'a, 'd> Sync<'a, 'd> {
         };
         d.verdict.from = Some(current);
         d.verdict.to = Some(final_desired);
-        if self.input.detail == super::Detail::Full {
+        if self.input.detail.narrates() {
             d.verdict.summary = summary(d, &self.metrics, reason);
         }
     }
@@ -510,7 +510,7 @@ pub(super) fn blank_decision() -> Decision {
 /// its buffers; the controller's memory (`history.after`) starts as the given one.
 fn reset_decision(d: &mut Decision, input: &Input, tol: Tolerances, generation: Option<i64>) {
     let hpa = &input.hpa;
-    let full = input.detail == super::Detail::Full;
+    let full = input.detail.narrates();
     d.namespace.clone_from(&hpa.namespace);
     d.name.clone_from(&hpa.name);
     d.target.kind.clone_from(&hpa.target_kind);

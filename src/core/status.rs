@@ -6,7 +6,7 @@ use std::fmt::{self, Write};
 use jiff::Timestamp;
 use k8s_openapi::api::autoscaling::v2 as hpa_v2;
 
-use super::model::{Detail, Input};
+use super::model::Input;
 use super::{Condition, Decision, Event, MetricOutcome, Step, Word};
 
 /// The conditions, events and steps of one sync, as it goes.
@@ -37,8 +37,8 @@ impl Ctx {
         steps.clear();
         Ctx {
             valid_selector: std::mem::take(&mut d.valid_selector),
-            narrate: input.detail == Detail::Full,
-            statuses: input.detail != Detail::Numbers,
+            narrate: input.detail.narrates(),
+            statuses: input.detail.builds_statuses(),
             conditions,
             events,
             steps,
@@ -145,7 +145,7 @@ fn replace(s: &mut String, new: &str) {
 /// The conditions of the HPA's last status, as this sync starts from them (written over `out`,
 /// reusing its messages' buffers; the words are copied as pointers).
 fn previous_conditions(input: &Input, out: &mut Vec<Condition>) {
-    let full = input.detail == Detail::Full;
+    let full = input.detail.narrates();
     let cs = &input.hpa.conditions;
     out.truncate(cs.len());
     for (i, c) in cs.iter().enumerate() {

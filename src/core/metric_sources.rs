@@ -233,17 +233,16 @@ fn pods_metric(
     let kind = PodMetricKind::Pods { metric, target: t };
     let p = calc::pod_average(m.input, kind, m.data, m.current, m.tol, scratch)
         .map_err(|f| MetricErr::new("FailedGetPodsMetric", f.error, wrap, f.partial))?;
-    let raw_metric = m
-        .raw
-        .and_then(|r| r.pods.as_ref())
-        .map(|p| p.metric.clone());
     let status = m.status(|| hpa_v2::MetricStatus {
         type_: "Pods".into(),
         pods: Some(hpa_v2::PodsMetricStatus {
-            metric: raw_metric.unwrap_or(hpa_v2::MetricIdentifier {
-                name: metric.to_string(),
-                selector: None,
-            }),
+            metric: match m.raw.and_then(|r| r.pods.as_ref()) {
+                Some(raw) => raw.metric.clone(),
+                None => hpa_v2::MetricIdentifier {
+                    name: metric.to_string(),
+                    selector: None,
+                },
+            },
             current: hpa_v2::MetricValueStatus {
                 average_value: Some(Quantity(format_decimal_si(p.current_value))),
                 ..Default::default()

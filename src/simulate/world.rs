@@ -720,9 +720,9 @@ impl World {
         *slot = MetricData::Pods(Ok(items));
     }
 
-    /// The truth at `now` (signal time `now - t0`): Ready pods, the replicas needed, and
-    /// whether a metric is over its target or a resource saturated. `up_tolerance` is the
-    /// scale-up tolerance: a metric within it of its target is on target, as for the controller.
+    /// [`World::truth_of`] at signal time `now - t0`, the loads' values computed here (the
+    /// engine computes them once per sync for its record too).
+    #[cfg(test)]
     #[allow(clippy::too_many_arguments)]
     pub fn truth(
         &self,
@@ -739,7 +739,10 @@ impl World {
         self.truth_of(loads, &values, bindings, now, (min, max), up_tolerance)
     }
 
-    /// [`World::truth`], each load's value now given (`values`, in the order of `loads`).
+    /// The truth at `now`: Ready pods, the replicas needed, and whether a metric is over its
+    /// target or a resource saturated; each load's value now is given (`values`, in the order
+    /// of `loads`). `up_tolerance` is the scale-up tolerance: a metric within it of its target
+    /// is on target, as for the controller.
     pub fn truth_of(
         &self,
         loads: &[Load],

@@ -60,21 +60,9 @@ impl From<String> for Resource {
     }
 }
 
-impl From<&String> for Resource {
-    fn from(s: &String) -> Self {
-        Resource::new(s)
-    }
-}
-
 impl Borrow<str> for Resource {
     fn borrow(&self) -> &str {
         self.as_str()
-    }
-}
-
-impl PartialEq<str> for Resource {
-    fn eq(&self, other: &str) -> bool {
-        self.as_str() == other
     }
 }
 
@@ -148,10 +136,6 @@ impl Resources {
             .iter_mut()
             .find(|(r, _)| r == resource)
             .map(|(_, v)| v)
-    }
-
-    pub fn len(&self) -> usize {
-        self.entries.len()
     }
 
     pub fn is_empty(&self) -> bool {

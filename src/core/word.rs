@@ -89,12 +89,6 @@ impl PartialEq<&str> for Word {
     }
 }
 
-impl PartialEq<Word> for &str {
-    fn eq(&self, other: &Word) -> bool {
-        other == self
-    }
-}
-
 impl PartialEq<String> for Word {
     fn eq(&self, other: &String) -> bool {
         self == other.as_str()
@@ -113,13 +107,6 @@ impl From<String> for Word {
             Some(k) => Word::of(k),
             None => Word(Cow::Owned(s)),
         }
-    }
-}
-
-impl std::ops::Deref for Word {
-    type Target = str;
-    fn deref(&self) -> &str {
-        self.as_str()
     }
 }
 

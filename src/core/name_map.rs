@@ -6,6 +6,8 @@
 
 use std::cell::Cell;
 
+use super::word::same_text;
+
 /// Pod name → value, sorted by name.
 #[derive(Debug, Clone)]
 pub(super) struct NameMap<'a, V> {
@@ -39,7 +41,7 @@ impl<'a, V> NameMap<'a, V> {
     fn find(&self, name: &str) -> Result<usize, usize> {
         let h = self.hint.get();
         let found = match self.entries.get(h) {
-            Some(e) if same(e.0, name) => Ok(h),
+            Some(e) if same_text(e.0, name) => Ok(h),
             _ => self.entries.binary_search_by(|e| e.0.cmp(name)),
         };
         if let Ok(i) = found {
@@ -103,11 +105,6 @@ impl<V> Spare<V> {
 fn recycle<'b, V>(mut v: Vec<(&str, V)>) -> Vec<(&'b str, V)> {
     v.clear();
     v.into_iter().map(|_| unreachable!("emptied")).collect()
-}
-
-/// Whether two names are equal; the same memory is, without comparing bytes.
-fn same(a: &str, b: &str) -> bool {
-    (a.as_ptr() == b.as_ptr() && a.len() == b.len()) || a == b
 }
 
 impl<V> Default for NameMap<'_, V> {

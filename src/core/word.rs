@@ -67,10 +67,14 @@ impl Word {
     }
 }
 
+/// Whether two texts are equal; the same memory is, without comparing bytes.
+pub(super) fn same_text(a: &str, b: &str) -> bool {
+    (a.as_ptr() == b.as_ptr() && a.len() == b.len()) || a == b
+}
+
 impl PartialEq for Word {
     fn eq(&self, other: &Word) -> bool {
-        let (a, b) = (self.as_str(), other.as_str());
-        (a.as_ptr() == b.as_ptr() && a.len() == b.len()) || a == b
+        same_text(self.as_str(), other.as_str())
     }
 }
 
@@ -78,8 +82,7 @@ impl Eq for Word {}
 
 impl PartialEq<str> for Word {
     fn eq(&self, other: &str) -> bool {
-        let a = self.as_str();
-        (a.as_ptr() == other.as_ptr() && a.len() == other.len()) || a == other
+        same_text(self.as_str(), other)
     }
 }
 

@@ -239,13 +239,7 @@ pub fn go_zero_time() -> Timestamp {
     Timestamp::from_second(-62_135_596_800).expect("valid constant")
 }
 
-fn add(t: Timestamp, d: SignedDuration) -> Timestamp {
-    t.checked_add(d).unwrap_or(if d.is_negative() {
-        Timestamp::MIN
-    } else {
-        Timestamp::MAX
-    })
-}
+use super::clock::saturating_add as add;
 
 /// A sample as the metrics client hands it to the calculator.
 #[derive(Debug, Clone, Copy)]
@@ -401,10 +395,10 @@ enum Later {
 
 impl Later {
     fn new(now: Timestamp, d: SignedDuration) -> Later {
-        match now.checked_sub(d) {
-            Ok(t) => Later::Than(t),
-            Err(_) if d.is_positive() => Later::Always,
-            Err(_) => Later::Never,
+        match super::clock::checked_sub(now, d) {
+            Some(t) => Later::Than(t),
+            None if d.is_positive() => Later::Always,
+            None => Later::Never,
         }
     }
 
@@ -683,20 +677,31 @@ impl Sums {
     }
 }
 
+/// `a / b` (truncated, as Go's integer division), in 64 bits when both fit: the sums are
+/// 128-bit so that no sum of samples overflows, but they are small, and a 128-bit division is a
+/// call into the runtime.
+fn quotient(a: i128, b: i128) -> i128 {
+    match (i64::try_from(a), i64::try_from(b)) {
+        (Ok(x), Ok(y)) if y != 0 && !(x == i64::MIN && y == -1) => i128::from(x / y),
+        _ => a / b,
+    }
+}
+
 /// `GetResourceUtilizationRatio`: (ratio, utilization %, raw average).
 fn utilization_ratio(s: &Sums, target: i32) -> Result<(f64, i32, i64), String> {
     if s.requests == 0 {
         return Err("no metrics returned matched known pods".into());
     }
     let total = s.usage_with_request;
-    let util = (total * 100 / s.requests).clamp(i32::MIN as i128, i32::MAX as i128) as i32;
-    let raw = (total / s.with_request).clamp(i64::MIN as i128, i64::MAX as i128) as i64;
+    let util = quotient(total * 100, s.requests).clamp(i32::MIN as i128, i32::MAX as i128) as i32;
+    let raw = quotient(total, s.with_request).clamp(i64::MIN as i128, i64::MAX as i128) as i64;
     Ok((util as f64 / target as f64, util, raw))
 }
 
 /// `GetMetricUsageRatio`: (ratio, average).
 fn usage_ratio(s: &Sums, target: i64) -> (f64, i64) {
-    let avg = (s.usage / s.entries.max(1) as i128).clamp(i64::MIN as i128, i64::MAX as i128) as i64;
+    let avg = quotient(s.usage, s.entries.max(1) as i128).clamp(i64::MIN as i128, i64::MAX as i128)
+        as i64;
     (avg as f64 / target as f64, avg)
 }
 
@@ -1412,6 +1417,28 @@ pub fn average_value_target(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_quotient_is_the_128_bit_division_when_the_operands_fit_in_64_bits_or_not() {
+        let big = i128::from(i64::MAX) * 3;
+        let values = [
+            0,
+            1,
+            -1,
+            7,
+            -7,
+            350_000,
+            i128::from(i64::MAX),
+            i128::from(i64::MIN),
+            big,
+            -big,
+        ];
+        for a in values {
+            for b in values.iter().filter(|b| **b != 0) {
+                assert_eq!(quotient(a, *b), a / b, "{a} / {b}");
+            }
+        }
+    }
 
     #[test]
     fn later_is_the_addition_compared_with_now() {

@@ -101,9 +101,7 @@ fn last_status<'a>(
     }
 }
 
-fn ago(now: Timestamp, d: SignedDuration) -> Timestamp {
-    now.checked_sub(d).unwrap_or(Timestamp::MIN)
-}
+use super::clock::sub_or_min as ago;
 
 /// One rescale, as the Events show it.
 #[derive(Debug, Clone, Copy, PartialEq)]

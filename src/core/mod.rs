@@ -16,6 +16,7 @@
 //! - [`memory`], [`with_memory`]: the controller's in-memory history, inferred from evidence.
 
 pub mod calc;
+pub mod clock;
 mod compute_replicas;
 pub mod memory;
 mod metric_sources;

@@ -119,9 +119,7 @@ fn secs(s: i64) -> SignedDuration {
     SignedDuration::from_secs(s)
 }
 
-fn sub(now: Timestamp, d: SignedDuration) -> Timestamp {
-    now.checked_sub(d).unwrap_or(Timestamp::MIN)
-}
+use super::clock::sub_or_min as sub;
 
 /// Without `behavior`: stabilize over the downscale window, then the scale-up limit and bounds.
 pub fn without_behavior(

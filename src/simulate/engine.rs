@@ -10,7 +10,9 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use serde::Serialize;
 
 use super::world::{bind, Binding, Load, Truth, World};
-use crate::core::{evaluate_into, Action, Calculation, Decision, Detail, Input, PodInfo, Scale};
+use crate::core::{
+    clock, evaluate_into, Action, Calculation, Decision, Detail, Input, PodInfo, Scale,
+};
 
 /// One metric's numbers at one tick, as the controller saw them.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -65,6 +67,8 @@ pub struct Simulation {
     start: Timestamp,
     sync: SignedDuration,
     tick: u64,
+    /// The time of the next sync: `start + tick × sync`, advanced one period per sync.
+    next: Timestamp,
     /// Pods to install after a replayed first tick (the snapshot's own pods and samples are used
     /// for tick 0, so it equals `explain`).
     pending_pods: Option<Vec<PodInfo>>,
@@ -118,6 +122,7 @@ impl Simulation {
             start,
             sync,
             tick: 0,
+            next: start,
             pending_pods,
             record: TickRecord::default(),
             decision: None,
@@ -158,8 +163,8 @@ impl Simulation {
 
     /// Run one sync; returns its record (valid until the next call).
     pub fn step(&mut self) -> &TickRecord {
-        // The command caps a run far below i32::MAX ticks.
-        let now = self.start + self.sync * (self.tick.min(i32::MAX as u64) as i32);
+        let now = self.next;
+        self.next = clock::saturating_add(now, self.sync);
         self.input.now = now;
         let current = self.replicas();
         let replay = self.tick == 0 && self.pending_pods.is_some();
@@ -196,7 +201,7 @@ impl Simulation {
             self.tolerances.1,
         );
         let desired = decision.desired_replicas.unwrap_or(current);
-        self.fill_record(&decision, now, current, desired, truth);
+        self.fill_record(&decision, (now, t), current, desired, truth);
         self.carry_over(&mut decision, desired);
         self.decision = Some(decision);
 
@@ -215,12 +220,11 @@ impl Simulation {
     fn fill_record(
         &mut self,
         d: &Decision,
-        now: Timestamp,
+        (now, t): (Timestamp, f64),
         current: i32,
         desired: i32,
         truth: Truth,
     ) {
-        let t = now.duration_since(self.start).as_secs_f64();
         let r = &mut self.record;
         r.tick = self.tick;
         r.time = Some(now);

@@ -19,6 +19,7 @@ use jiff::{SignedDuration, Timestamp};
 use serde::{Deserialize, Serialize};
 
 use super::series::Signal;
+use crate::core::clock;
 use crate::core::{
     ContainerRequests, Input, MetricData, MetricSample, MetricSpec, PodInfo, PodUsage,
     ReadyCondition, Resource, Resources, Target,
@@ -439,12 +440,15 @@ impl World {
     /// Pods that were Ready at `t` (in the past), counting those removed since: the pods that
     /// served the load a sample of time `t` describes.
     pub fn served_at(&self, t: Timestamp) -> usize {
-        self.ready_at(t)
-            + self
-                .gone
-                .iter()
-                .filter(|g| g.ready_at <= t && t < g.removed)
-                .count()
+        self.ready_at(t) + self.gone_served_at(t)
+    }
+
+    /// The removed pods that were Ready at `t`.
+    fn gone_served_at(&self, t: Timestamp) -> usize {
+        self.gone
+            .iter()
+            .filter(|g| g.ready_at <= t && t < g.removed)
+            .count()
     }
 
     /// Update the pods' phase and Ready condition for `now` (in place; allocates only when a
@@ -491,19 +495,27 @@ impl World {
         now: Timestamp,
     ) {
         self.update_pods(&mut input.pods, now);
-        let tau = now - self.params.metrics_lag;
+        let tau = clock::sub_or_min(now, self.params.metrics_lag);
         // Pods removed before the sample's time no longer matter.
         self.gone.retain(|g| g.removed > tau);
+        let sampled_by = clock::checked_sub(tau, self.params.metrics_window);
+        // One pass over the pods: which were Ready at tau, and how many have a sample.
+        let (mut ready, mut sampled) = (0, 0);
         self.ready_tau.clear();
-        self.ready_tau
-            .extend(self.lives.iter().map(|l| l.ready_at <= tau));
+        self.ready_tau.extend(self.lives.iter().map(|l| {
+            sampled += usize::from(sampled_by.is_some_and(|t| l.created <= t));
+            let r = l.ready_at <= tau;
+            ready += usize::from(r);
+            r
+        }));
         let at = SampleTime {
             tau,
             t: tau.duration_since(t0).as_secs_f64(),
             window: self.params.metrics_window,
-            sampled_by: tau.checked_sub(self.params.metrics_window).ok(),
+            sampled_by,
+            sampled,
             // The demand of time tau was served by the pods Ready then, removed ones included.
-            served: self.served_at(tau),
+            served: ready + self.gone_served_at(tau),
         };
         self.fill_resource_metrics(input, loads, bindings, &at);
         self.fill_custom_metrics(input, loads, bindings, &at);
@@ -525,14 +537,14 @@ impl World {
             LoadKind::Demand => {
                 let n = at.served as i64;
                 let (q, mut r) = if n > 0 { (v / n, v % n) } else { (0, 0) };
-                for ready in &self.ready_tau {
-                    if *ready {
-                        shares.push(q + i64::from(r > 0));
+                shares.extend(self.ready_tau.iter().map(|&ready| {
+                    if ready {
                         r -= 1;
+                        q + i64::from(r >= 0)
                     } else {
-                        shares.push(0);
+                        0
                     }
-                }
+                }));
             }
             _ => shares.extend(std::iter::repeat_n(v, self.lives.len())),
         }
@@ -549,7 +561,7 @@ impl World {
     ) {
         let mut usages =
             std::mem::replace(&mut input.pod_metrics, Ok(Vec::new())).unwrap_or_default();
-        let sampled_count = self.lives.iter().filter(|l| Self::sampled(l, at)).count();
+        let sampled_count = at.sampled;
         usages.truncate(sampled_count);
         let resources = bindings.iter().filter_map(|b| match b {
             Binding::Resource { resource, load, .. } => Some((resource.as_str(), *load)),
@@ -630,7 +642,7 @@ impl World {
                 continue;
             }
             let mut total = self.shares[i];
-            if burst && at.tau < l.created + self.params.startup_burst {
+            if burst && at.tau < clock::saturating_add(l.created, self.params.startup_burst) {
                 total += self.params.startup_cpu_milli;
             }
             let u = &mut usages[k];
@@ -693,8 +705,7 @@ impl World {
             MetricData::Pods(Ok(v)) => v,
             _ => Vec::new(),
         };
-        let sampled_count = self.lives.iter().filter(|l| Self::sampled(l, at)).count();
-        items.truncate(sampled_count);
+        items.truncate(at.sampled);
         let mut k = 0;
         for (i, (p, l)) in pods.iter().zip(&self.lives).enumerate() {
             if !Self::sampled(l, at) {
@@ -887,6 +898,8 @@ struct SampleTime {
     window: SignedDuration,
     /// `tau - window`: a pod created by then has a sample (None: before the start of time).
     sampled_by: Option<Timestamp>,
+    /// Pods that have a sample (created by `sampled_by`).
+    sampled: usize,
     /// Pods that served the load at `tau`.
     served: usize,
 }

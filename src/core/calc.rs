@@ -15,6 +15,7 @@ macro_rules! rule {
         if $full { format!($($arg)*) } else { String::new() }
     };
 }
+use super::clock::{self, saturating_add as add};
 use super::settings::KubeVersion;
 
 /// The tolerance band in force for this HPA.
@@ -239,8 +240,6 @@ pub fn go_zero_time() -> Timestamp {
     Timestamp::from_second(-62_135_596_800).expect("valid constant")
 }
 
-use super::clock::saturating_add as add;
-
 /// A sample as the metrics client hands it to the calculator.
 #[derive(Debug, Clone, Copy)]
 struct Sample {
@@ -395,7 +394,7 @@ enum Later {
 
 impl Later {
     fn new(now: Timestamp, d: SignedDuration) -> Later {
-        match super::clock::checked_sub(now, d) {
+        match clock::checked_sub(now, d) {
             Some(t) => Later::Than(t),
             None if d.is_positive() => Later::Always,
             None => Later::Never,

@@ -16,6 +16,7 @@
 use jiff::{SignedDuration, Timestamp};
 use k8s_openapi::api::autoscaling::v2 as hpa_v2;
 
+use super::clock::sub_or_min as ago;
 use super::model::{History, Hpa, Recommendation, ScaleEvent};
 use super::normalize::scale_down_window;
 use super::settings::Settings;
@@ -100,8 +101,6 @@ fn last_status<'a>(
         last_scale_time: st.last_scale_time.as_ref().map(|t| t.0),
     }
 }
-
-use super::clock::sub_or_min as ago;
 
 /// One rescale, as the Events show it.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -1,6 +1,7 @@
 //! Stabilization, rate limits and bounds: the controller's `normalizeDesiredReplicas` (no
 //! `behavior`) and `normalizeDesiredReplicasWithBehaviors`, plus the history bookkeeping.
 
+use super::clock::sub_or_min as sub;
 use super::rule::Rule;
 use jiff::{SignedDuration, Timestamp};
 use serde::Serialize;
@@ -118,8 +119,6 @@ const DOWN_LIMIT: (Rule, &str) = (
 fn secs(s: i64) -> SignedDuration {
     SignedDuration::from_secs(s)
 }
-
-use super::clock::sub_or_min as sub;
 
 /// Without `behavior`: stabilize over the downscale window, then the scale-up limit and bounds.
 pub fn without_behavior(

@@ -437,13 +437,8 @@ impl World {
         self.lives.iter().filter(|l| l.ready_at <= t).count()
     }
 
-    /// Pods that were Ready at `t` (in the past), counting those removed since: the pods that
+    /// The removed pods that were Ready at `t` (in the past): with the pods Ready then, they
     /// served the load a sample of time `t` describes.
-    pub fn served_at(&self, t: Timestamp) -> usize {
-        self.ready_at(t) + self.gone_served_at(t)
-    }
-
-    /// The removed pods that were Ready at `t`.
     fn gone_served_at(&self, t: Timestamp) -> usize {
         self.gone
             .iter()

@@ -7,6 +7,7 @@ use jiff::{SignedDuration, Timestamp};
 use k8s_openapi::api::autoscaling::v2 as hpa_v2;
 use serde::Serialize;
 
+use super::clock;
 use super::memory::{infer, HistoryMode, Inference, Now, RescaleRecord};
 use super::model::{Detail, History, Input};
 use super::{evaluate, Decision, Rule};
@@ -122,7 +123,7 @@ pub struct LastSync {
 
 /// `t + d`, saturating at the end of time (a snapshot dated 9999-12-31 must not abort).
 fn later(t: Timestamp, d: SignedDuration) -> Timestamp {
-    t.checked_add(d).unwrap_or(Timestamp::MAX)
+    clock::checked_add(t, d).unwrap_or(Timestamp::MAX)
 }
 
 fn brief(input: &mut Input, history: History, now: Timestamp) -> Decision {
@@ -302,7 +303,7 @@ fn holding(d: &Decision, h: &History) -> Option<Timestamp> {
         "ScaleUpStabilized" => (s.scale_up_window_seconds?, Box::new(|r| r < n.proposal)),
         _ => return None,
     };
-    let cutoff = d.now.checked_sub(SignedDuration::from_secs(window)).ok()?;
+    let cutoff = clock::checked_sub(d.now, SignedDuration::from_secs(window))?;
     h.recommendations
         .iter()
         .filter(|r| r.time >= cutoff && holds(r.replicas))

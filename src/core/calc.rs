@@ -328,6 +328,26 @@ struct Grouping<'s> {
     sample_of: &'s mut Vec<Option<usize>>,
 }
 
+/// How many pods are in each group of `groupPods`.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct GroupCounts {
+    ready: usize,
+    unready: usize,
+    missing: usize,
+    ignored: usize,
+}
+
+impl Grouping<'_> {
+    fn counts(&self) -> GroupCounts {
+        GroupCounts {
+            ready: self.ready,
+            unready: self.unready.len(),
+            missing: self.missing.len(),
+            ignored: self.ignored.len(),
+        }
+    }
+}
+
 /// Mirrors `groupPods`: ready, unready, missing (no sample) and ignored pods, with why.
 fn group_pods<'s>(
     pods: &[PodInfo],
@@ -486,7 +506,9 @@ impl Rules {
         }
     }
 
-    /// One pod's group in `groupPods`, and why.
+    /// One pod's group in `groupPods`, and why. In line: where only the group is read (the one
+    /// pass), the reason is not built.
+    #[inline(always)]
     fn classify(&self, pod: &PodInfo, sample: Option<&Sample>) -> (PodGroup, Why) {
         if pod.deleting {
             (PodGroup::Ignored, Why::Deleting)
@@ -510,6 +532,7 @@ impl Rules {
     /// The cpu readiness rules of `groupPods`: during the cpu initialization period a pod
     /// counts only when Ready and its sample is a full window after the transition; after it,
     /// a pod that has never been Ready is unready.
+    #[inline(always)]
     fn cpu_readiness(&self, pod: &PodInfo, sample: &Sample) -> (PodGroup, Why) {
         let (ready, start) = match (&pod.ready, pod.start_time) {
             (None, _) => return (PodGroup::Unready, Why::NoReadyCondition),
@@ -764,10 +787,44 @@ pub(super) fn pod_average(
     };
     // Resolved once: each pod's lookup then compares a tag, not the name's text.
     let resource = Resource::new(resource);
+    let full = input.detail.narrates();
+    let frame = Frame {
+        mode: if is_util {
+            "Utilization"
+        } else {
+            "AverageValue"
+        },
+        is_util,
+        target,
+        tol,
+        current,
+        foreign_samples: 0,
+        full,
+    };
+    let resource_metric = !matches!(kind, PodMetricKind::Pods { .. });
+    if !full && resource_metric && container.is_none() {
+        if let Some(p) = one_pass(input, &resource, &frame) {
+            return Ok(p);
+        }
+    }
+    general(input, kind, data, (&resource, container), frame, scratch)
+}
+
+/// The pod average for every input: the samples by name, `groupPods`, the count, and the
+/// rebalance when pods are missing or unready on a scale-up.
+fn general(
+    input: &Input,
+    kind: PodMetricKind,
+    data: &MetricData,
+    (resource, container): (&Resource, Option<&str>),
+    mut frame: Frame,
+    scratch: &mut Scratch,
+) -> CalcResult {
+    let (is_util, target, full) = (frame.is_util, frame.target, frame.full);
     let buf = scratch.samples.take();
     let samples = match kind {
         PodMetricKind::Pods { metric, .. } => pods_metric_samples(metric, data, buf)?,
-        _ => pod_resource_samples(input, &resource, container, buf)?,
+        _ => pod_resource_samples(input, resource, container, buf)?,
     };
     if input.pods.is_empty() {
         return Err(fail(
@@ -784,25 +841,10 @@ pub(super) fn pod_average(
         sample_requests,
         pod_requests: per_pod,
     } = scratch;
-    let mut g = group_pods(pods, &samples, resource == Resource::CPU, input, sample_of);
-    let full = input.detail.narrates();
-    let frame = Frame {
-        mode: if is_util {
-            "Utilization"
-        } else {
-            "AverageValue"
-        },
-        is_util,
-        target,
-        tol,
-        current,
-        foreign_samples: if full {
-            foreign_samples(&g, &samples)
-        } else {
-            0
-        },
-        full,
-    };
+    let mut g = group_pods(pods, &samples, *resource == Resource::CPU, input, sample_of);
+    if full {
+        frame.foreign_samples = foreign_samples(&g, &samples);
+    }
     let mut counted = Counted::new(samples, removed, sample_requests, spare);
     for &p in g.ignored.iter().chain(g.unready.iter()) {
         counted.remove(g.sample_of[p]);
@@ -812,7 +854,7 @@ pub(super) fn pod_average(
         return Err(frame.failure(&g, e.into(), "no counted samples"));
     }
     let requests = if is_util {
-        pod_requests(pods, &resource, container, input, per_pod).map_err(|e| {
+        pod_requests(pods, resource, container, input, per_pod).map_err(|e| {
             let mut f = frame.failure(&g, e.to_string(), "a pod lacks the request");
             if let RequestError::Missing(m) = e {
                 f.missing_request = Some(m);
@@ -836,9 +878,100 @@ pub(super) fn pod_average(
         annotate_rows(&mut g, &counted, by_name.as_ref());
     }
     if plain {
-        return Ok(plain_proposal(&frame, g, first));
+        let rows = std::mem::take(&mut g.rows);
+        return Ok(plain_proposal(&frame, g.counts(), rows, first));
     }
     rebalance(input, &frame, &g, &counted, by_name.as_ref(), first)
+}
+
+/// The pod average of a brief decision in one pass over the pods, for the case nearly every
+/// sync of `simulate` is in: each pod's name sorts after the one before (so no two pods share
+/// a name), the PodMetrics come in the pods' order and each is taken by the pod of its name (no
+/// sample of a pod the selector did not list), every pod has a request of the resource in its
+/// containers, and no pod is missing nor counted unready on a scale-up. The count is then the
+/// general path's: the samples of the Ready pods, each with its own pod's request, and the
+/// same proposal (a test compares the two on random pods). None as soon as any condition
+/// fails: the general path, which handles every input, decides.
+fn one_pass(input: &Input, resource: &Resource, frame: &Frame) -> Option<Proposal> {
+    let usages = input.pod_metrics.as_ref().ok()?;
+    let pods = &input.pods;
+    if pods.is_empty() || usages.is_empty() {
+        return None;
+    }
+    let rules = Rules::of(input, *resource == Resource::CPU);
+    let settings = &input.settings;
+    let pod_level_on =
+        settings.feature_gates.pod_level_resources && settings.version().at_least(34);
+    let mut counts = GroupCounts::default();
+    let mut sums = Sums::default();
+    let mut next = 0;
+    let mut previous = "";
+    for pod in pods {
+        let name = pod.name.as_str();
+        if name <= previous {
+            return None;
+        }
+        previous = name;
+        let sample = match usages.get(next) {
+            Some(u) if u.pod == name => {
+                next += 1;
+                Some(Sample {
+                    value: usage_of(u, resource)?,
+                    timestamp: u.timestamp,
+                    window: u.window,
+                })
+            }
+            _ => None,
+        };
+        let request = if frame.is_util {
+            Some(containers_request(pod, resource, pod_level_on)?)
+        } else {
+            None
+        };
+        match (rules.classify(pod, sample.as_ref()).0, sample) {
+            (PodGroup::Ready, Some(s)) => {
+                counts.ready += 1;
+                sums.add(s.value, request);
+            }
+            (PodGroup::Unready, _) => counts.unready += 1,
+            (PodGroup::Ignored, _) => counts.ignored += 1,
+            _ => return None,
+        }
+    }
+    if next != usages.len() || sums.entries == 0 {
+        return None;
+    }
+    let first = first_ratio(&sums, frame.is_util, frame.target).ok()?;
+    if counts.unready > 0 && first.ratio > 1.0 {
+        return None;
+    }
+    Some(plain_proposal(frame, counts, Vec::new(), first))
+}
+
+/// A PodMetrics' usage of `resource`, summed over its containers (`getPodMetrics`); None when
+/// it has no container, one lacks the resource, or the sum overflows.
+fn usage_of(u: &PodUsage, resource: &Resource) -> Option<i64> {
+    if u.containers.is_empty() {
+        return None;
+    }
+    u.containers
+        .iter()
+        .try_fold(0i64, |sum, (_, usage)| sum.checked_add(usage.of(resource)?))
+}
+
+/// A pod's request of `resource` as [`pod_requests`] sums it for a metric of every container;
+/// None when a container lacks it or the pod-level requests would decide.
+fn containers_request(pod: &PodInfo, resource: &Resource, pod_level_on: bool) -> Option<i64> {
+    let pod_level_set = pod
+        .pod_requests
+        .as_ref()
+        .is_some_and(|r| r.keys().any(|k| is_pod_level_resource(k.as_str())));
+    if pod_level_on && pod_level_set {
+        return None;
+    }
+    pod.containers.iter().try_fold(0i64, |sum, c| {
+        Some(sum.saturating_add(c.requests.of(resource)?))
+    })
 }
 
 /// The samples of one metric as the calculator counts them: the samples by pod name (a
@@ -983,7 +1116,7 @@ struct Outcome {
 impl Frame<'_> {
     fn calculation(
         &self,
-        g: &Grouping,
+        g: GroupCounts,
         first: Option<FirstRatio>,
         rows: Vec<PodRow>,
         o: Outcome,
@@ -997,9 +1130,9 @@ impl Frame<'_> {
             tolerance_band: self.tol.band(),
             current_replicas: self.current,
             ready_pods: g.ready,
-            unready_pods: g.unready.len(),
-            missing_pods: g.missing.len(),
-            ignored_pods: g.ignored.len(),
+            unready_pods: g.unready,
+            missing_pods: g.missing,
+            ignored_pods: g.ignored,
             foreign_samples: self.foreign_samples,
             rebalance: o.rebalance,
             within_tolerance: o.within_tolerance,
@@ -1018,12 +1151,23 @@ impl Frame<'_> {
         };
         Failure {
             error,
-            partial: Some(Box::new(self.calculation(g, None, g.rows.clone(), o))),
+            partial: Some(Box::new(self.calculation(
+                g.counts(),
+                None,
+                g.rows.clone(),
+                o,
+            ))),
             missing_request: None,
         }
     }
 
-    fn proposal(&self, g: &Grouping, first: FirstRatio, rows: Vec<PodRow>, o: Outcome) -> Proposal {
+    fn proposal(
+        &self,
+        g: GroupCounts,
+        first: FirstRatio,
+        rows: Vec<PodRow>,
+        o: Outcome,
+    ) -> Proposal {
         let replicas = o.replicas;
         Proposal {
             replicas,
@@ -1085,9 +1229,8 @@ fn annotate_rows(g: &mut Grouping, counted: &Counted, requests: Option<&NameMap<
 
 /// No unready pod on a scale-up and no missing pod: the current count inside the tolerance
 /// band, else `ceil(ratio × ready pods)`.
-fn plain_proposal(frame: &Frame, mut g: Grouping, first: FirstRatio) -> Proposal {
+fn plain_proposal(frame: &Frame, g: GroupCounts, rows: Vec<PodRow>, first: FirstRatio) -> Proposal {
     let (current, ratio, full) = (frame.current, first.ratio, frame.full);
-    let rows = std::mem::take(&mut g.rows);
     let o = if frame.tol.is_within(ratio) {
         Outcome {
             replicas: current,
@@ -1111,7 +1254,7 @@ fn plain_proposal(frame: &Frame, mut g: Grouping, first: FirstRatio) -> Proposal
             within_tolerance: false,
         }
     };
-    frame.proposal(&g, first, rows, o)
+    frame.proposal(g, first, rows, o)
 }
 
 /// The value assumed for a missing pod: on a scale-down its request × max(100 %, target)
@@ -1211,7 +1354,7 @@ fn rebalance(
         entries: sums.entries,
     };
     let o = rebalanced_outcome(frame, ratio, rebalance);
-    Ok(frame.proposal(g, first, rows, o))
+    Ok(frame.proposal(g.counts(), first, rows, o))
 }
 
 /// The proposal after the rebalance: keep the current count within tolerance or when the
@@ -1416,6 +1559,9 @@ pub fn average_value_target(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::{
+        ContainerRequests, Detail, History, Hpa, ReadyCondition, Resources, Scale, Settings,
+    };
 
     #[test]
     fn the_quotient_is_the_128_bit_division_when_the_operands_fit_in_64_bits_or_not() {
@@ -1437,6 +1583,253 @@ mod tests {
                 assert_eq!(quotient(a, *b), a / b, "{a} / {b}");
             }
         }
+    }
+
+    /// A small deterministic generator (xorshift64*), so the random cases are the same on
+    /// every run.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        }
+
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+
+        fn chance(&mut self, percent: u64) -> bool {
+            self.below(100) < percent
+        }
+    }
+
+    /// A random resource-metric input: pods whose names repeat, come in any order or sorted,
+    /// in every phase and readiness, some lacking a request or with pod-level requests; samples
+    /// for some of them and for pods not listed, some lacking the resource; several releases.
+    const NOW: &str = "2026-03-01T12:00:00Z";
+
+    fn ago(s: u64) -> Timestamp {
+        NOW.parse::<Timestamp>().unwrap() - SignedDuration::from_secs(s as i64)
+    }
+
+    /// A pod in any phase and readiness, some of its containers perhaps without a request of
+    /// `resource`, perhaps with pod-level requests; odd ones 1 in `rare` as often.
+    fn random_pod(rng: &mut Rng, name: &str, resource: &str, rare: u64) -> PodInfo {
+        let start = ago([20, 100, 400, 3600][rng.below(4) as usize]);
+        let containers = (0..1 + rng.below(2))
+            .map(|c| ContainerRequests {
+                name: format!("c{c}"),
+                requests: if rng.chance(100 - 5 / rare) {
+                    Resources::from([(resource, 100 + 100 * rng.below(10) as i64)])
+                } else {
+                    Resources::new()
+                },
+                restartable_init: false,
+            })
+            .collect();
+        let phases = ["Running", "Pending", "Failed", "Succeeded"];
+        PodInfo {
+            name: name.to_string(),
+            phase: phases[if rng.chance(100 - 50 / rare) {
+                0
+            } else {
+                rng.below(4) as usize
+            }]
+            .into(),
+            deleting: rng.chance(5 / rare),
+            start_time: rng.chance(100 - 5 / rare).then_some(start),
+            ready: rng.chance(100 - 5 / rare).then(|| ReadyCondition {
+                status: ["True", "True", "True", "False", "Unknown"][rng.below(5) as usize].into(),
+                last_transition_time: ago([10, 50, 90, 350, 3500][rng.below(5) as usize]),
+            }),
+            containers,
+            init_containers: vec![],
+            pod_requests: rng.chance(5).then(|| Resources::from([(resource, 700)])),
+            overhead: Resources::new(),
+            owner: None,
+        }
+    }
+
+    /// The PodMetrics of pod `name`: one or two containers, perhaps one without `resource`.
+    fn random_usage(rng: &mut Rng, name: &str, resource: &str, rare: u64) -> PodUsage {
+        PodUsage {
+            pod: name.to_string(),
+            timestamp: ago([0, 30, 60][rng.below(3) as usize]),
+            window: SignedDuration::from_secs(15),
+            containers: (0..1 + rng.below(2))
+                .map(|c| {
+                    let usage = if rng.chance(100 - 3 / rare) {
+                        Resources::from([(resource, rng.below(2000) as i64)])
+                    } else {
+                        Resources::new()
+                    };
+                    (format!("c{c}"), usage)
+                })
+                .collect(),
+        }
+    }
+
+    /// A random resource-metric input: pods whose names repeat, come in any order or sorted,
+    /// samples for some of them and for pods not listed, several releases.
+    fn random_input(rng: &mut Rng) -> Input {
+        let names = ["web-1", "web-2", "web-3", "web-4", "web-5", "web-6", "x"];
+        // Half the cases are tame (odd pods are rare), so that both paths get their share.
+        let rare = if rng.chance(50) { 10 } else { 1 };
+        let n = 1 + rng.below(6) as usize;
+        let mut picked: Vec<&str> = if rng.chance(100 - 30 / rare) {
+            let start = rng.below(2) as usize;
+            names[start..start + n].to_vec()
+        } else {
+            (0..n).map(|_| names[rng.below(7) as usize]).collect()
+        };
+        if rng.chance(10) {
+            picked.reverse();
+        }
+        let resource = if rng.chance(80) { "cpu" } else { "memory" };
+        let pods = picked
+            .iter()
+            .map(|name| random_pod(rng, name, resource, rare))
+            .collect();
+        let mut sampled: Vec<&str> = picked
+            .iter()
+            .copied()
+            .filter(|_| rng.chance(100 - 10 / rare))
+            .collect();
+        if rng.chance(10 / rare) {
+            sampled.push(names[rng.below(7) as usize]);
+        }
+        if rng.chance(10) {
+            sampled.reverse();
+        }
+        let usages = sampled
+            .iter()
+            .map(|name| random_usage(rng, name, resource, rare))
+            .collect();
+        let mut settings = Settings {
+            kubernetes_version: KubeVersion {
+                minor: [30, 33, 34, 37, 38][rng.below(5) as usize],
+            },
+            ..Settings::default()
+        };
+        settings.feature_gates.pod_level_resources = rng.chance(50);
+        Input {
+            hpa: Hpa {
+                namespace: "shop".into(),
+                name: "web".into(),
+                min_replicas: 1,
+                max_replicas: 100,
+                metrics: vec![],
+                behavior: None,
+                raw_metrics: vec![],
+                status: None,
+                conditions: vec![],
+                target_kind: "Deployment".into(),
+                target_name: "web".into(),
+                generation: None,
+            },
+            scale: Ok(Scale {
+                spec_replicas: n as i32,
+                status_replicas: n as i32,
+                selector: "app=web".into(),
+            }),
+            pods,
+            pod_metrics: if rng.chance(3) {
+                Err("metrics API unavailable".into())
+            } else {
+                Ok(usages)
+            },
+            metric_data: vec![],
+            other_hpas_selecting: vec![],
+            settings,
+            history: History::default(),
+            now: NOW.parse().unwrap(),
+            detail: Detail::Numbers,
+        }
+    }
+
+    #[test]
+    fn the_one_pass_count_is_the_general_one_whenever_it_answers() {
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        let tol = Tolerances {
+            down: 0.1,
+            up: 0.1,
+            legacy_abs: false,
+            source: "test",
+        };
+        let (mut answered, mut cases) = (0, 0);
+        for case in 0..20_000 {
+            let input = random_input(&mut rng);
+            let resource = input.pods[0].containers[0]
+                .requests
+                .keys()
+                .next()
+                .map_or("cpu", |r| {
+                    if *r == Resource::MEMORY {
+                        "memory"
+                    } else {
+                        "cpu"
+                    }
+                });
+            let resource = Resource::new(resource);
+            for is_util in [true, false] {
+                cases += 1;
+                let target = if is_util { 50 } else { 400 };
+                let frame = Frame {
+                    mode: if is_util {
+                        "Utilization"
+                    } else {
+                        "AverageValue"
+                    },
+                    is_util,
+                    target,
+                    tol: &tol,
+                    current: input.pods.len() as i32,
+                    foreign_samples: 0,
+                    full: false,
+                };
+                let Some(fast) = one_pass(&input, &resource, &frame) else {
+                    continue;
+                };
+                answered += 1;
+                let kind = if is_util {
+                    PodMetricKind::Utilization {
+                        resource: resource.as_str(),
+                        container: None,
+                        target: target as i32,
+                    }
+                } else {
+                    PodMetricKind::RawResource {
+                        resource: resource.as_str(),
+                        container: None,
+                        target,
+                    }
+                };
+                let mut scratch = Scratch::default();
+                let general = general(
+                    &input,
+                    kind,
+                    &MetricData::None,
+                    (&resource, None),
+                    frame,
+                    &mut scratch,
+                )
+                .unwrap_or_else(|f| panic!("case {case}: the general path failed: {}", f.error));
+                let show = |p: &Proposal| {
+                    format!(
+                        "{} {:?} {} {:?}",
+                        p.replicas, p.calc, p.current_value, p.current_utilization
+                    )
+                };
+                assert_eq!(show(&fast), show(&general), "case {case}: {input:#?}");
+            }
+        }
+        // The one pass answered often enough for the comparison to mean something, and left
+        // enough to the general path to show that it declines.
+        assert!(answered * 4 > cases, "{answered} of {cases}");
+        assert!(answered * 10 < cases * 9, "{answered} of {cases}");
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Per-metric replica proposals: the controller's `replica_calculator.go`, pod grouping and the
 //! metrics client's sample extraction, each step recorded for the trace.
 
-use super::name_map::{NameMap, Spare};
+use super::name_map::{precedes, NameMap, Spare};
 
 use jiff::{SignedDuration, Timestamp};
 use serde::Serialize;
@@ -908,7 +908,7 @@ fn one_pass(input: &Input, resource: &Resource, frame: &Frame) -> Option<Proposa
     let mut previous = "";
     for pod in pods {
         let name = pod.name.as_str();
-        if name <= previous {
+        if !precedes(previous, name) {
             return None;
         }
         previous = name;

@@ -19,7 +19,7 @@ pub(super) struct NameMap<'a, V> {
 impl<'a, V> NameMap<'a, V> {
     /// The map of `entries`, in any order; of equal names the last one wins.
     pub(super) fn from_entries(mut entries: Vec<(&'a str, V)>) -> NameMap<'a, V> {
-        if !entries.windows(2).all(|w| w[0].0 < w[1].0) {
+        if !entries.windows(2).all(|w| precedes(w[0].0, w[1].0)) {
             // Stable: equal names keep their order, so the last of each run is the latest.
             entries.sort_by(|a, b| a.0.cmp(b.0));
             let mut out: Vec<(&'a str, V)> = Vec::with_capacity(entries.len());
@@ -76,6 +76,29 @@ impl<'a, V> NameMap<'a, V> {
     }
 }
 
+/// `a < b` in byte order (as `str` compares), eight bytes at a time in line. Pod names are
+/// short and share their prefix; `memcmp` called once per pod for such a comparison took more
+/// time than everything else the pod's count does (measured: a masked vector compare per call).
+#[inline]
+pub(super) fn precedes(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let n = a.len().min(b.len());
+    let (mut x, mut y) = (a[..n].chunks_exact(8), b[..n].chunks_exact(8));
+    for (p, q) in (&mut x).zip(&mut y) {
+        let p = u64::from_be_bytes(p.try_into().expect("8 bytes"));
+        let q = u64::from_be_bytes(q.try_into().expect("8 bytes"));
+        if p != q {
+            return p < q;
+        }
+    }
+    for (p, q) in x.remainder().iter().zip(y.remainder()) {
+        if p != q {
+            return p < q;
+        }
+    }
+    a.len() < b.len()
+}
+
 /// The buffer of a map's entries kept between two maps (of two syncs) with no name in it: the
 /// next map borrows its names for its own lifetime and reuses the allocation.
 #[derive(Debug, Clone)]
@@ -124,7 +147,40 @@ impl<'a, V> FromIterator<(&'a str, V)> for NameMap<'a, V> {
 
 #[cfg(test)]
 mod tests {
-    use super::NameMap;
+    use super::{precedes, NameMap};
+
+    #[test]
+    fn precedes_is_the_byte_order_of_texts() {
+        let texts = [
+            "",
+            "a",
+            "b",
+            "ab",
+            "web-",
+            "web-sim",
+            "web-sim-",
+            "web-sim-0",
+            "web-sim-00001",
+            "web-sim-00002",
+            "web-sim-00010",
+            "web-sim-000010",
+            "web-sim-0000100000000001",
+            "web-sim-0000100000000002",
+            "web-sim-00001000000000010",
+            "web-sim-1",
+            "web-sin-00001",
+            "WEB-sim-00001",
+            "é-pod",
+            "e-pod",
+            "\u{7f}",
+            "zzzzzzzzzzzzzzzzz",
+        ];
+        for a in texts {
+            for b in texts {
+                assert_eq!(precedes(a, b), a < b, "{a:?} < {b:?}");
+            }
+        }
+    }
 
     #[test]
     fn behaves_as_a_sorted_map_whose_last_insert_wins() {

@@ -3,9 +3,14 @@
 //!
 //! Run with `cargo bench --bench simulate`. Prints the wall time per run and the process's peak
 //! resident memory after a 1-day and after a 30-day run (equal peaks: memory does not grow with
-//! the length of the run), then runs `benches/simulate_reference.py` — a straightforward Python
-//! reference of the same controller step in the same world, which agrees with the simulation at
-//! every sync (see tests/simulate.rs) — over the same 30 days and prints the per-sync ratio.
+//! the length of the run), then runs the two Python references of the same controller step in
+//! the same world over the same 30 days and prints the per-sync ratios. Both agree with the
+//! simulation at every sync (see tests/it/simulate.rs):
+//! - `benches/simulate_reference_api.py`, the straightforward reference: the controller's
+//!   functions written plainly over API-shaped objects (the issue's "straightforward reference
+//!   implementation");
+//! - `benches/simulate_reference.py`, the lean one: the same step specialised by hand to this one
+//!   HPA, the fastest Python we could write for it.
 
 use std::time::Instant;
 
@@ -56,11 +61,11 @@ fn run(manifest: &str, duration: &str, output: &str) -> f64 {
     t.elapsed().as_secs_f64()
 }
 
-/// The Python reference's time for `syncs` syncs, or `None` without python3.
-fn reference(syncs: u64, behavior: &str) -> Option<f64> {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/simulate_reference.py");
+/// A Python reference's time (`benches/SCRIPT`) for `syncs` syncs, or `None` without python3.
+fn reference(script: &str, syncs: u64, behavior: &str) -> Option<f64> {
+    let script = format!("{}/benches/{script}", env!("CARGO_MANIFEST_DIR"));
     let out = std::process::Command::new("python3")
-        .args([script, &syncs.to_string(), behavior])
+        .args([&script, &syncs.to_string(), behavior])
         .output()
         .ok()?;
     let text = String::from_utf8(out.stdout).ok()?;
@@ -100,13 +105,21 @@ fn main() {
             best_text = best;
         }
     }
-    match reference(172_800, "default") {
-        Some(py) => println!(
-            "Python reference, 30 days, default behavior:     {:>7.1} ms ({:.2} µs per sync); simulate is {:.1}× faster per sync",
-            py * 1e3,
-            py * 1e6 / 172_800.0,
-            py / best_text
+    for (label, script) in [
+        (
+            "straightforward Python reference",
+            "simulate_reference_api.py",
         ),
-        None => println!("Python reference: python3 not found, ratio not measured"),
+        ("lean Python reference           ", "simulate_reference.py"),
+    ] {
+        match reference(script, 172_800, "default") {
+            Some(py) => println!(
+                "{label}, 30 days, default behavior: {:>8.1} ms ({:.2} µs per sync); simulate is {:.1}× faster per sync",
+                py * 1e3,
+                py * 1e6 / 172_800.0,
+                py / best_text
+            ),
+            None => println!("{label}: python3 not found, ratio not measured"),
+        }
     }
 }

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""A straightforward reference of `kubectl hpa simulate` for the benchmark.
+"""The lean reference of `kubectl hpa simulate` for the benchmark.
 
 The same controller step as kube-controller-manager's HPA (CPU utilization, the readiness
 rules of the cpu resource, missing/unready rebalancing, tolerance, stabilization windows and
-rate policies of the default behavior or the no-behavior path), written plainly, in the same
-world as the Rust simulation: pods Ready 30 s after creation, samples once a pod has run one
-15 s window, a sample describes the load 15 s earlier shared by the pods Ready then, scale-down
-removes not-Ready then newest pods.
+rate policies of the default behavior or the no-behavior path), specialised by hand to this one
+HPA (its constants written in), in the same world as the Rust simulation: pods Ready 30 s after
+creation, samples once a pod has run one 15 s window, a sample describes the load 15 s earlier
+shared by the pods Ready then, scale-down removes not-Ready then newest pods. The general one,
+over API-shaped objects, is simulate_reference_api.py.
 
 Usage: simulate_reference.py SYNCS BEHAVIOR(default|none) [--replicas-out FILE]
 Prints `syncs seconds` on stdout.
@@ -88,24 +89,27 @@ def proposal(pods, gone, now, current):
         return None
     util = ready_usage * 100 // ready_req
     ratio = util / TARGET
-    if missing == 0 and unready == 0:
+    scale_up_with_unready = unready > 0 and ratio > 1.0
+    if missing == 0 and not scale_up_with_unready:
         if within(ratio):
             return current
         return math.ceil(ratio * counted)
-    # Rebalance: missing pods at 100 % of the target when scaling down, 0 when up; unready pods
-    # at 0 when scaling up.
-    usage, req = ready_usage, ready_req
+    # Rebalance: missing pods at their request × max(100 %, target) when scaling down, 0 when
+    # up, none at ratio 1; unready pods at 0 when scaling up.
+    usage, req, n = ready_usage, ready_req, counted
     if ratio < 1.0:
-        usage += missing * REQUEST * TARGET // 100
+        usage += missing * REQUEST * max(100, TARGET) // 100
         req += missing * REQUEST
-    else:
+        n += missing
+    elif ratio > 1.0:
         req += missing * REQUEST
-        if unready:
-            req += unready * REQUEST
+        n += missing
+    if scale_up_with_unready:
+        req += unready * REQUEST
+        n += unready
     new_ratio = (usage * 100 // req) / TARGET
-    if within(new_ratio) or (ratio > 1.0) != (new_ratio > 1.0):
+    if within(new_ratio) or (ratio < 1.0 < new_ratio) or (new_ratio < 1.0 < ratio):
         return current
-    n = counted + missing + (unready if ratio > 1.0 else 0)
     result = math.ceil(new_ratio * n)
     if (ratio > 1.0 and result < current) or (ratio < 1.0 and result > current):
         return current

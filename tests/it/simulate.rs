@@ -378,10 +378,39 @@ fn a_lagged_sample_divides_its_demand_among_the_pods_of_its_own_time() {
     assert_eq!(at("180")["cpu_value"], "50");
 }
 
+/// The replica count after every sync of `script` (a Python reference in `benches/`) over
+/// `syncs` syncs with `behavior` (`default` or `none`).
+fn python_reference(script: &str, syncs: usize, behavior: &str) -> Vec<String> {
+    let out_file = std::env::temp_dir().join(format!(
+        "kubectl-hpa-{script}-{behavior}-{}.txt",
+        std::process::id()
+    ));
+    let out = Command::new("python3")
+        .arg(format!("{}/benches/{script}", env!("CARGO_MANIFEST_DIR")))
+        .args([&syncs.to_string(), behavior, "--replicas-out"])
+        .arg(&out_file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{script}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let replicas = std::fs::read_to_string(&out_file)
+        .unwrap()
+        .split_whitespace()
+        .map(str::to_string)
+        .collect();
+    let _ = std::fs::remove_file(&out_file);
+    replicas
+}
+
 #[test]
-fn an_independent_python_reference_agrees_at_every_sync() {
-    // benches/simulate_reference.py: the controller step and the world written plainly (the
-    // benchmark's reference). A day of a sine load, default behavior and the no-behavior path.
+fn both_independent_python_references_agree_at_every_sync() {
+    // The benchmark's references: benches/simulate_reference.py, the controller step and the
+    // world specialised by hand to this HPA, and benches/simulate_reference_api.py, the
+    // controller's functions written plainly over API-shaped objects. A day of a sine load,
+    // default behavior and the no-behavior path.
     let have_python = Command::new("python3")
         .arg("--version")
         .output()
@@ -410,33 +439,16 @@ fn an_independent_python_reference_agrees_at_every_sync() {
             "24h",
         ]);
         let ours: Vec<String> = rows.iter().map(|r| r["replicas"].clone()).collect();
-        let out_file = std::env::temp_dir().join(format!(
-            "kubectl-hpa-reference-{behavior}-{}.txt",
-            std::process::id()
-        ));
-        let out = Command::new("python3")
-            .arg(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/benches/simulate_reference.py"
-            ))
-            .args(["5760", behavior, "--replicas-out"])
-            .arg(&out_file)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let theirs: Vec<String> = std::fs::read_to_string(&out_file)
-            .unwrap()
-            .split_whitespace()
-            .map(str::to_string)
-            .collect();
-        let _ = std::fs::remove_file(&out_file);
         assert_eq!(ours.len(), 5760);
-        let first_difference = ours.iter().zip(&theirs).position(|(a, b)| a != b);
-        assert_eq!(first_difference, None, "{behavior}: replicas differ");
+        for script in ["simulate_reference.py", "simulate_reference_api.py"] {
+            let theirs = python_reference(script, 5760, behavior);
+            assert_eq!(theirs.len(), 5760, "{script}");
+            let first_difference = ours.iter().zip(&theirs).position(|(a, b)| a != b);
+            assert_eq!(
+                first_difference, None,
+                "{script} {behavior}: replicas differ"
+            );
+        }
         // The run is not trivial: it scales both ways.
         assert!(
             ours.iter().any(|r| r == "20") || ours.iter().any(|r| r.parse::<i32>().unwrap() > 12)

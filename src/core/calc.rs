@@ -1,7 +1,7 @@
 //! Per-metric replica proposals: the controller's `replica_calculator.go`, pod grouping and the
 //! metrics client's sample extraction, each step recorded for the trace.
 
-use super::name_map::{precedes, NameMap, Spare};
+use super::name_map::{precedes, same_name, NameMap, Spare};
 
 use jiff::{SignedDuration, Timestamp};
 use serde::Serialize;
@@ -913,7 +913,7 @@ fn one_pass(input: &Input, resource: &Resource, frame: &Frame) -> Option<Proposa
         }
         previous = name;
         let sample = match usages.get(next) {
-            Some(u) if u.pod == name => {
+            Some(u) if same_name(&u.pod, name) => {
                 next += 1;
                 Some(Sample {
                     value: usage_of(u, resource)?,

@@ -3,6 +3,7 @@
 
 use super::compute_replicas::compute_replicas_for_metrics;
 use super::model::{History, Input, MetricSpec, Scale};
+use super::name_map::same_name;
 use super::normalize::{self, ConsideredRecommendation, Normalization};
 use super::rule::Rule;
 use super::settings::{KubeVersion, Settings};
@@ -511,10 +512,17 @@ pub(super) fn blank_decision() -> Decision {
 fn reset_decision(d: &mut Decision, input: &Input, tol: Tolerances, generation: Option<i64>) {
     let hpa = &input.hpa;
     let full = input.detail.narrates();
-    d.namespace.clone_from(&hpa.namespace);
-    d.name.clone_from(&hpa.name);
-    d.target.kind.clone_from(&hpa.target_kind);
-    d.target.name.clone_from(&hpa.target_name);
+    // Compared first: a decision written over sync after sync has them already.
+    for (to, from) in [
+        (&mut d.namespace, &hpa.namespace),
+        (&mut d.name, &hpa.name),
+        (&mut d.target.kind, &hpa.target_kind),
+        (&mut d.target.name, &hpa.target_name),
+    ] {
+        if !same_name(to, from) {
+            to.clone_from(from);
+        }
+    }
     d.now = input.now;
     d.current_replicas = None;
     d.desired_replicas = None;

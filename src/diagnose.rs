@@ -1044,8 +1044,15 @@ pub fn thresholds(
             status_replicas,
         } => (
             Box::new(move |v: i64| {
-                crate::core::calc::average_value_target(v, target, status_replicas, false, tol)
-                    .replicas as i64
+                crate::core::calc::average_value_target(
+                    v,
+                    target,
+                    status_replicas,
+                    false,
+                    tol,
+                    &mut None,
+                )
+                .replicas as i64
             }),
             target as f64 * status_replicas.max(1) as f64,
         ),
@@ -1077,8 +1084,15 @@ fn thresholds_from(
                 target,
                 status_replicas,
             } => {
-                crate::core::calc::average_value_target(v, target, status_replicas, false, tol)
-                    .replicas as i64
+                crate::core::calc::average_value_target(
+                    v,
+                    target,
+                    status_replicas,
+                    false,
+                    tol,
+                    &mut None,
+                )
+                .replicas as i64
             }
         }
     };

@@ -165,11 +165,12 @@ pub enum Calculation {
     },
 }
 
-/// A successful per-metric result.
+/// A successful per-metric result. Its [`Calculation`] is written straight into the metric's
+/// outcome (the `calc` argument of the functions that propose): it is most of the result, and
+/// moving it on its way up was a copy per sync.
 #[derive(Debug, Clone)]
 pub struct Proposal {
     pub replicas: i32,
-    pub calc: Calculation,
     /// Values for the metric's status, depending on the kind.
     pub current_value: i64,
     pub current_utilization: Option<i32>,
@@ -771,6 +772,7 @@ pub(super) fn pod_average(
     current: i32,
     tol: &Tolerances,
     scratch: &mut Scratch,
+    calc: &mut Option<Calculation>,
 ) -> CalcResult {
     let (resource, container, is_util, target) = match kind {
         PodMetricKind::Utilization {
@@ -803,11 +805,18 @@ pub(super) fn pod_average(
     };
     let resource_metric = !matches!(kind, PodMetricKind::Pods { .. });
     if !full && resource_metric && container.is_none() {
-        if let Some(p) = one_pass(input, &resource, &frame) {
+        if let Some(p) = one_pass(input, &resource, &frame, calc) {
             return Ok(p);
         }
     }
-    general(input, kind, data, (&resource, container), frame, scratch)
+    general(
+        input,
+        kind,
+        data,
+        (&resource, container),
+        frame,
+        (scratch, calc),
+    )
 }
 
 /// The pod average for every input: the samples by name, `groupPods`, the count, and the
@@ -818,7 +827,7 @@ fn general(
     data: &MetricData,
     (resource, container): (&Resource, Option<&str>),
     mut frame: Frame,
-    scratch: &mut Scratch,
+    (scratch, calc): (&mut Scratch, &mut Option<Calculation>),
 ) -> CalcResult {
     let (is_util, target, full) = (frame.is_util, frame.target, frame.full);
     let buf = scratch.samples.take();
@@ -879,9 +888,9 @@ fn general(
     }
     if plain {
         let rows = std::mem::take(&mut g.rows);
-        return Ok(plain_proposal(&frame, g.counts(), rows, first));
+        return Ok(plain_proposal(&frame, g.counts(), rows, first, calc));
     }
-    rebalance(input, &frame, &g, &counted, by_name.as_ref(), first)
+    rebalance(input, &frame, (&g, &counted), by_name.as_ref(), first, calc)
 }
 
 /// The pod average of a brief decision in one pass over the pods, for the case nearly every
@@ -892,7 +901,12 @@ fn general(
 /// general path's: the samples of the Ready pods, each with its own pod's request, and the
 /// same proposal (a test compares the two on random pods). None as soon as any condition
 /// fails: the general path, which handles every input, decides.
-fn one_pass(input: &Input, resource: &Resource, frame: &Frame) -> Option<Proposal> {
+fn one_pass(
+    input: &Input,
+    resource: &Resource,
+    frame: &Frame,
+    calc: &mut Option<Calculation>,
+) -> Option<Proposal> {
     let usages = input.pod_metrics.as_ref().ok()?;
     let pods = &input.pods;
     if pods.is_empty() || usages.is_empty() {
@@ -945,7 +959,7 @@ fn one_pass(input: &Input, resource: &Resource, frame: &Frame) -> Option<Proposa
     if counts.unready > 0 && first.ratio > 1.0 {
         return None;
     }
-    Some(plain_proposal(frame, counts, Vec::new(), first))
+    Some(plain_proposal(frame, counts, Vec::new(), first, calc))
 }
 
 /// A PodMetrics' usage of `resource`, summed over its containers (`getPodMetrics`); None when
@@ -1167,11 +1181,12 @@ impl Frame<'_> {
         first: FirstRatio,
         rows: Vec<PodRow>,
         o: Outcome,
+        calc: &mut Option<Calculation>,
     ) -> Proposal {
         let replicas = o.replicas;
+        *calc = Some(self.calculation(g, Some(first), rows, o));
         Proposal {
             replicas,
-            calc: self.calculation(g, Some(first), rows, o),
             current_value: if self.is_util {
                 first.raw.unwrap_or(0)
             } else {
@@ -1229,7 +1244,13 @@ fn annotate_rows(g: &mut Grouping, counted: &Counted, requests: Option<&NameMap<
 
 /// No unready pod on a scale-up and no missing pod: the current count inside the tolerance
 /// band, else `ceil(ratio × ready pods)`.
-fn plain_proposal(frame: &Frame, g: GroupCounts, rows: Vec<PodRow>, first: FirstRatio) -> Proposal {
+fn plain_proposal(
+    frame: &Frame,
+    g: GroupCounts,
+    rows: Vec<PodRow>,
+    first: FirstRatio,
+    calc: &mut Option<Calculation>,
+) -> Proposal {
     let (current, ratio, full) = (frame.current, first.ratio, frame.full);
     let o = if frame.tol.is_within(ratio) {
         Outcome {
@@ -1254,7 +1275,7 @@ fn plain_proposal(frame: &Frame, g: GroupCounts, rows: Vec<PodRow>, first: First
             within_tolerance: false,
         }
     };
-    frame.proposal(g, first, rows, o)
+    frame.proposal(g, first, rows, o, calc)
 }
 
 /// The value assumed for a missing pod: on a scale-down its request × max(100 %, target)
@@ -1293,10 +1314,10 @@ fn missing_fill(
 fn rebalance(
     input: &Input,
     frame: &Frame,
-    g: &Grouping,
-    counted: &Counted,
+    (g, counted): (&Grouping, &Counted),
     requests: Option<&NameMap<'_, i64>>,
     first: FirstRatio,
+    calc: &mut Option<Calculation>,
 ) -> CalcResult {
     let version = input.settings.version();
     let pods = &input.pods;
@@ -1354,7 +1375,7 @@ fn rebalance(
         entries: sums.entries,
     };
     let o = rebalanced_outcome(frame, ratio, rebalance);
-    Ok(frame.proposal(g.counts(), first, rows, o))
+    Ok(frame.proposal(g.counts(), first, rows, o, calc))
 }
 
 /// The proposal after the rebalance: keep the current count within tolerance or when the
@@ -1445,12 +1466,12 @@ pub fn value_target(
     target: i64,
     current: i32,
     tol: &Tolerances,
+    calc: &mut Option<Calculation>,
 ) -> Result<Proposal, String> {
     let ratio = usage as f64 / target as f64;
     let full = input.detail.narrates();
-    let mk = |replicas: i32, ready: Option<i64>, rule: String, within_tolerance: bool| Proposal {
-        replicas,
-        calc: Calculation::Value {
+    let mut mk = |replicas: i32, ready: Option<i64>, rule: String, within_tolerance: bool| {
+        *calc = Some(Calculation::Value {
             value_milli: usage,
             target_milli: target,
             ratio,
@@ -1459,9 +1480,12 @@ pub fn value_target(
             ready_pods: ready,
             within_tolerance,
             rule,
-        },
-        current_value: usage,
-        current_utilization: None,
+        });
+        Proposal {
+            replicas,
+            current_value: usage,
+            current_utilization: None,
+        }
     };
     if current != 0 {
         if tol.is_within(ratio) {
@@ -1513,6 +1537,7 @@ pub fn average_value_target(
     status_replicas: i32,
     cap_i32: bool,
     tol: &Tolerances,
+    calc: &mut Option<Calculation>,
 ) -> Proposal {
     let ratio = usage as f64 / (target as f64 * status_replicas as f64);
     let within_tolerance = tol.is_within(ratio);
@@ -1539,18 +1564,18 @@ pub fn average_value_target(
     } else {
         (usage as f64 / status_replicas as f64).ceil() as i64
     };
+    *calc = Some(Calculation::AverageValue {
+        total_milli: usage,
+        target_milli: target,
+        status_replicas,
+        ratio,
+        tolerance_band: tol.band(),
+        average_milli: average,
+        within_tolerance,
+        rule,
+    });
     Proposal {
         replicas,
-        calc: Calculation::AverageValue {
-            total_milli: usage,
-            target_milli: target,
-            status_replicas,
-            ratio,
-            tolerance_band: tol.band(),
-            average_milli: average,
-            within_tolerance,
-            rule,
-        },
         current_value: average,
         current_utilization: None,
     }
@@ -1790,7 +1815,9 @@ mod tests {
                     foreign_samples: 0,
                     full: false,
                 };
-                let Some(fast) = one_pass(&input, &resource, &frame) else {
+                let mut fast_calc = None;
+                let Some(fast) = one_pass(&input, &resource, &frame, &mut fast_calc) else {
+                    assert!(fast_calc.is_none(), "case {case}: declined, but wrote");
                     continue;
                 };
                 answered += 1;
@@ -1807,23 +1834,28 @@ mod tests {
                         target,
                     }
                 };
-                let mut scratch = Scratch::default();
+                let (mut scratch, mut general_calc) = (Scratch::default(), None);
                 let general = general(
                     &input,
                     kind,
                     &MetricData::None,
                     (&resource, None),
                     frame,
-                    &mut scratch,
+                    (&mut scratch, &mut general_calc),
                 )
                 .unwrap_or_else(|f| panic!("case {case}: the general path failed: {}", f.error));
-                let show = |p: &Proposal| {
+                let show = |p: &Proposal, calc: &Option<Calculation>| {
                     format!(
-                        "{} {:?} {} {:?}",
-                        p.replicas, p.calc, p.current_value, p.current_utilization
+                        "{} {calc:?} {} {:?}",
+                        p.replicas, p.current_value, p.current_utilization
                     )
                 };
-                assert_eq!(show(&fast), show(&general), "case {case}: {input:#?}");
+                assert_eq!(
+                    show(&fast, &fast_calc),
+                    show(&general, &general_calc),
+                    "case {case}: {input:#?}"
+                );
+                assert!(fast_calc.is_some(), "case {case}");
             }
         }
         // The one pass answered often enough for the comparison to mean something, and left

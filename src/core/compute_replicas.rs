@@ -53,7 +53,7 @@ pub(super) fn compute_replicas_for_metrics(
             version,
         };
         out[i].skipped = None;
-        match compute_replicas_for_metric(spec, &inputs, scratch) {
+        match compute_replicas_for_metric(spec, &inputs, scratch, &mut out[i].calculation) {
             Ok(ok) => {
                 if best == 0 || ok.replicas > best {
                     best = ok.replicas;
@@ -97,7 +97,6 @@ fn record_proposal(ctx: &mut Ctx, o: &mut MetricOutcome, ok: MetricOk) {
     o.proposed_replicas = Some(ok.replicas);
     o.description = ok.description;
     o.status = ok.status.map(|s| *s);
-    o.calculation = Some(ok.calc);
 }
 
 /// The metric's event (`getUnableComputeReplicaCountCondition`'s reason) and outcome.

@@ -44,7 +44,6 @@ pub(super) struct MetricOk {
     pub replicas: i32,
     pub description: Option<String>,
     pub status: Option<Box<hpa_v2::MetricStatus>>,
-    pub calc: Calculation,
 }
 
 /// A metric's failure.
@@ -86,28 +85,29 @@ pub(super) fn compute_replicas_for_metric(
     spec: &MetricSpec,
     m: &MetricInputs,
     scratch: &mut Scratch,
+    calc: &mut Option<Calculation>,
 ) -> MetricResult {
     match spec {
         MetricSpec::Resource { resource, target } => {
-            resource_metric(m, resource, None, target, scratch)
+            resource_metric(m, (resource, None), target, scratch, calc)
         }
         MetricSpec::ContainerResource {
             resource,
             container,
             target,
-        } => resource_metric(m, resource, Some(container), target, scratch),
-        MetricSpec::Pods { metric, target } => pods_metric(m, metric, target, scratch),
+        } => resource_metric(m, (resource, Some(container)), target, scratch, calc),
+        MetricSpec::Pods { metric, target } => pods_metric(m, metric, target, (scratch, calc)),
         MetricSpec::Object {
             kind,
             object,
             metric,
             target,
-        } => object_metric(m, kind, object, metric, target),
+        } => object_metric(m, (kind, object, metric), target, calc),
         MetricSpec::External {
             metric,
             selector_text,
             target,
-        } => external_metric(m, metric, selector_text, target),
+        } => external_metric(m, (metric, selector_text), target, calc),
         MetricSpec::Unknown { type_name } => {
             let e = format!("unknown metric source type {type_name:?}");
             Err(MetricErr::new(
@@ -124,10 +124,10 @@ pub(super) fn compute_replicas_for_metric(
 /// `computeStatusForContainerResourceMetric`, through `computeStatusForResourceMetricGeneric`.
 fn resource_metric(
     m: &MetricInputs,
-    resource: &str,
-    container: Option<&str>,
+    (resource, container): (&str, Option<&str>),
     target: &Target,
     scratch: &mut Scratch,
+    calc: &mut Option<Calculation>,
 ) -> MetricResult {
     let reason = match container {
         None => "FailedGetResourceMetric",
@@ -155,14 +155,15 @@ fn resource_metric(
         let e = "invalid resource metric source: neither an average utilization target nor an average value (usage) target was set";
         return Err(MetricErr::new(reason, e.into(), wrap, None));
     };
-    let p = calc::pod_average(m.input, kind, m.data, m.current, m.tol, scratch).map_err(|f| {
-        let what = if is_util { "utilization" } else { "usage" };
-        let e = format!("failed to get {resource} {what}: {}", f.error);
-        MetricErr {
-            missing_request: f.missing_request.map(Box::new),
-            ..MetricErr::new(reason, e, wrap, f.partial)
-        }
-    })?;
+    let p =
+        calc::pod_average(m.input, kind, m.data, m.current, m.tol, scratch, calc).map_err(|f| {
+            let what = if is_util { "utilization" } else { "usage" };
+            let e = format!("failed to get {resource} {what}: {}", f.error);
+            MetricErr {
+                missing_request: f.missing_request.map(Box::new),
+                ..MetricErr::new(reason, e, wrap, f.partial)
+            }
+        })?;
     let description = m.full(|| match (container.is_some(), is_util) {
         (false, true) => format!("{resource} resource utilization (percentage of request)"),
         (true, true) => {
@@ -176,7 +177,6 @@ fn resource_metric(
         replicas: p.replicas,
         description,
         status,
-        calc: p.calc,
     })
 }
 
@@ -223,7 +223,7 @@ fn pods_metric(
     m: &MetricInputs,
     metric: &str,
     target: &Target,
-    scratch: &mut Scratch,
+    (scratch, calc): (&mut Scratch, &mut Option<Calculation>),
 ) -> MetricResult {
     let wrap = |e: &str| format!("failed to get pods metric value: {e}");
     let Some(t) = target.average_value else {
@@ -231,7 +231,7 @@ fn pods_metric(
         return Err(MetricErr::new("FailedGetPodsMetric", e.into(), wrap, None));
     };
     let kind = PodMetricKind::Pods { metric, target: t };
-    let p = calc::pod_average(m.input, kind, m.data, m.current, m.tol, scratch)
+    let p = calc::pod_average(m.input, kind, m.data, m.current, m.tol, scratch, calc)
         .map_err(|f| MetricErr::new("FailedGetPodsMetric", f.error, wrap, f.partial))?;
     let status = m.status(|| hpa_v2::MetricStatus {
         type_: "Pods".into(),
@@ -254,17 +254,15 @@ fn pods_metric(
         replicas: p.replicas,
         description: m.full(|| format!("pods metric {metric}")),
         status,
-        calc: p.calc,
     })
 }
 
 /// Mirrors `computeStatusForObjectMetric`.
 fn object_metric(
     m: &MetricInputs,
-    kind: &str,
-    object: &str,
-    metric: &str,
+    (kind, object, metric): (&str, &str, &str),
     target: &Target,
+    calc: &mut Option<Calculation>,
 ) -> MetricResult {
     const REASON: &str = "FailedGetObjectMetric";
     let wrap_value = |e: &str| format!("failed to get object metric value: {e}");
@@ -283,7 +281,7 @@ fn object_metric(
     };
     if let (true, Some(t)) = (target.type_ == "Value", target.value) {
         let usage = usage().map_err(|e| MetricErr::new(REASON, e, wrap_value, None))?;
-        let p = calc::value_target(m.input, usage, t, m.current, m.tol)
+        let p = calc::value_target(m.input, usage, t, m.current, m.tol, calc)
             .map_err(|e| MetricErr::new(REASON, e, wrap_value, None))?;
         Ok(MetricOk {
             replicas: p.replicas,
@@ -294,14 +292,13 @@ fn object_metric(
                     ..Default::default()
                 })
             }),
-            calc: p.calc,
         })
     } else if let (true, Some(t)) = (target.type_ == "AverageValue", target.average_value) {
         let wrap = |e: &str| {
             format!("failed to get object metric value: failed to get {metric} object metric: {e}")
         };
         let usage = usage().map_err(|e| MetricErr::new(REASON, e, wrap, None))?;
-        let p = calc::average_value_target(usage, t, m.status_replicas, false, m.tol);
+        let p = calc::average_value_target(usage, t, m.status_replicas, false, m.tol, calc);
         let selector = selector_text(raw_obj.and_then(|o| o.metric.selector.as_ref()));
         Ok(MetricOk {
             replicas: p.replicas,
@@ -312,7 +309,6 @@ fn object_metric(
                     ..Default::default()
                 })
             }),
-            calc: p.calc,
         })
     } else {
         let e = "invalid object metric source: neither a value target nor an average value target was set";
@@ -336,9 +332,9 @@ fn object_usage(m: &MetricInputs, kind: &str, object: &str, metric: &str) -> Res
 /// Mirrors `computeStatusForExternalMetric`.
 fn external_metric(
     m: &MetricInputs,
-    metric: &str,
-    selector_text: &str,
+    (metric, selector_text): (&str, &str),
     target: &Target,
+    calc: &mut Option<Calculation>,
 ) -> MetricResult {
     const REASON: &str = "FailedGetExternalMetric";
     let ns = &m.input.hpa.namespace;
@@ -370,7 +366,7 @@ fn external_metric(
         };
         let values = values.map_err(|e| MetricErr::new(REASON, fetch_err(e), wrap, None))?;
         let usage = sum_for_average(values.iter().map(|v| v.value));
-        let p = calc::average_value_target(usage, t, m.status_replicas, true, m.tol);
+        let p = calc::average_value_target(usage, t, m.status_replicas, true, m.tol, calc);
         Ok(MetricOk {
             replicas: p.replicas,
             description: m.full(description),
@@ -380,7 +376,6 @@ fn external_metric(
                     ..Default::default()
                 })
             }),
-            calc: p.calc,
         })
     } else if let Some(t) = target.value {
         let wrap = |e: &str| {
@@ -388,7 +383,7 @@ fn external_metric(
         };
         let values = values.map_err(|e| MetricErr::new(REASON, fetch_err(e), wrap, None))?;
         let usage = sum_for_value(values.iter().map(|v| v.value));
-        let p = calc::value_target(m.input, usage, t, m.current, m.tol)
+        let p = calc::value_target(m.input, usage, t, m.current, m.tol, calc)
             .map_err(|e| MetricErr::new(REASON, e, wrap, None))?;
         Ok(MetricOk {
             replicas: p.replicas,
@@ -399,7 +394,6 @@ fn external_metric(
                     ..Default::default()
                 })
             }),
-            calc: p.calc,
         })
     } else {
         let wrap = |e: &str| format!("failed to get {metric} external metric value: {e}");

@@ -50,7 +50,7 @@ pub struct TickRecord {
     /// Pods Ready at this instant (before the new ones start).
     pub ready: usize,
     /// The rule that decided the step (`Tolerance`, `ScaleUpLimit`, `ScaleDownStabilized` ...).
-    pub rule: String,
+    pub rule: &'static str,
     pub action: Option<Action>,
     /// Replicas that would bring the demand to target (see the world model).
     pub needed: Option<i32>,
@@ -265,8 +265,7 @@ impl Simulation {
         r.replicas_before = current;
         r.replicas = desired;
         r.ready = truth.ready;
-        r.rule.clear();
-        r.rule.push_str(d.verdict.decided_by.as_str());
+        r.rule = d.verdict.decided_by.as_str();
         r.action = Some(d.verdict.action);
         r.needed = truth.needed;
         r.over_target = truth.over_target;

@@ -145,7 +145,7 @@ fn json_row<'a>(r: &'a TickRecord, c: &'a Config) -> JsonRow<'a> {
         needed: r.needed,
         over_target: r.over_target,
         saturated: r.saturated,
-        rule: &r.rule,
+        rule: r.rule,
         action: r.action,
     }
 }

@@ -170,7 +170,7 @@ impl CsvOut {
             let _ = write!(line, ",{},{},{},", r.replicas_before, r.replicas, r.ready);
             push_opt(line, r.needed);
             let _ = write!(line, ",{},{},", r.over_target, r.saturated);
-            push_csv_field(line, &r.rule);
+            push_csv_field(line, r.rule);
             line.push('\n');
             out.write_all(line.as_bytes())?;
         }

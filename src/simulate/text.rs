@@ -141,7 +141,7 @@ pub fn metric_header(configs: &[Config], c: &Config, name: &str) -> String {
 
 /// What the text timeline compares to decide whether a sync is worth a row:
 /// (replicas, ready pods, proposal, rule).
-type Printed = (i32, usize, Option<i32>, String);
+type Printed = (i32, usize, Option<i32>, &'static str);
 
 /// The text timeline's state.
 pub struct TextOut {
@@ -272,7 +272,7 @@ impl TextOut {
         let last_tick = recs.first().is_some_and(|r| r.tick + 1 == self.total_ticks);
         let mut changed = self.timeline == TimelineMode::All || last_tick;
         for (i, r) in recs.iter().enumerate() {
-            let state = (r.replicas, r.ready, r.proposal, r.rule.clone());
+            let state = (r.replicas, r.ready, r.proposal, r.rule);
             if r.replicas != r.replicas_before || self.last_printed[i].as_ref() != Some(&state) {
                 changed = true;
             }
@@ -281,7 +281,7 @@ impl TextOut {
             return Ok(());
         }
         for (i, r) in recs.iter().enumerate() {
-            self.last_printed[i] = Some((r.replicas, r.ready, r.proposal, r.rule.clone()));
+            self.last_printed[i] = Some((r.replicas, r.ready, r.proposal, r.rule));
         }
         let first = &recs[0];
         let mut line = format!("{:>9}", format!("+{}", series::secs(first.offset_seconds)));

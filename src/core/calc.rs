@@ -917,7 +917,8 @@ fn one_pass(
     let pod_level_on =
         settings.feature_gates.pod_level_resources && settings.version().at_least(34);
     let mut counts = GroupCounts::default();
-    let mut sums = Sums::default();
+    // In 64 bits (an overflow leaves the count to the general path, whose sums are 128-bit).
+    let (mut usage, mut requests, mut entries) = (0i64, 0i64, 0usize);
     let mut next = 0;
     let mut previous = "";
     for pod in pods {
@@ -945,16 +946,27 @@ fn one_pass(
         match (rules.classify(pod, sample.as_ref()).0, sample) {
             (PodGroup::Ready, Some(s)) => {
                 counts.ready += 1;
-                sums.add(s.value, request);
+                usage = usage.checked_add(s.value)?;
+                requests = requests.checked_add(request.unwrap_or(0))?;
+                entries += 1;
             }
             (PodGroup::Unready, _) => counts.unready += 1,
             (PodGroup::Ignored, _) => counts.ignored += 1,
             _ => return None,
         }
     }
-    if next != usages.len() || sums.entries == 0 {
+    if next != usages.len() || entries == 0 {
         return None;
     }
+    // Every counted sample has its pod's request (utilization) or none is read (a plain metric).
+    let with_request = if frame.is_util { entries as i128 } else { 0 };
+    let sums = Sums {
+        usage_with_request: if frame.is_util { usage.into() } else { 0 },
+        requests: requests.into(),
+        with_request,
+        usage: usage.into(),
+        entries,
+    };
     let first = first_ratio(&sums, frame.is_util, frame.target).ok()?;
     if counts.unready > 0 && first.ratio > 1.0 {
         return None;

@@ -83,17 +83,18 @@ impl<'a, V> NameMap<'a, V> {
 pub(super) fn precedes(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     let n = a.len().min(b.len());
-    let (mut x, mut y) = (a[..n].chunks_exact(8), b[..n].chunks_exact(8));
-    for (p, q) in (&mut x).zip(&mut y) {
-        let p = u64::from_be_bytes(p.try_into().expect("8 bytes"));
-        let q = u64::from_be_bytes(q.try_into().expect("8 bytes"));
-        if p != q {
+    let word = |s: &[u8], at: usize| u64::from_be_bytes(s[at..at + 8].try_into().expect("8 bytes"));
+    if n < 8 {
+        if let Some((p, q)) = a.iter().zip(b).find(|(p, q)| p != q) {
             return p < q;
         }
-    }
-    for (p, q) in x.remainder().iter().zip(y.remainder()) {
-        if p != q {
-            return p < q;
+    } else {
+        // Every eight bytes, the last eight overlapping the ones before (equal up to there).
+        for at in (0..n / 8).map(|i| 8 * i).chain([n - 8]) {
+            let (p, q) = (word(a, at), word(b, at));
+            if p != q {
+                return p < q;
+            }
         }
     }
     a.len() < b.len()

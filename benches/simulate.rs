@@ -89,7 +89,11 @@ fn binary(manifest: &str, n: usize) -> f64 {
                 .args(args)
                 .output()
                 .expect("the binary runs");
-            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
             t.elapsed().as_secs_f64()
         })
         .fold(f64::MAX, f64::min)

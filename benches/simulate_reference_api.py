@@ -63,7 +63,7 @@ def parse_duration(text):
 
 def parse_time(text):
     """An RFC3339 timestamp ("2024-01-01T00:00:15Z") as an aware datetime."""
-    return datetime.fromisoformat(text)
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))  # "Z" from Python 3.11 only
 
 
 def format_time(moment):

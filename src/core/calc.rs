@@ -790,19 +790,7 @@ pub(super) fn pod_average(
     // Resolved once: each pod's lookup then compares a tag, not the name's text.
     let resource = Resource::new(resource);
     let full = input.detail.narrates();
-    let frame = Frame {
-        mode: if is_util {
-            "Utilization"
-        } else {
-            "AverageValue"
-        },
-        is_util,
-        target,
-        tol,
-        current,
-        foreign_samples: 0,
-        full,
-    };
+    let frame = Frame::new(is_util, target, tol, current, full);
     let resource_metric = !matches!(kind, PodMetricKind::Pods { .. });
     if !full && resource_metric && container.is_none() {
         if let Some(p) = one_pass(input, &resource, &frame, calc) {
@@ -1119,6 +1107,26 @@ struct Frame<'t> {
     current: i32,
     foreign_samples: usize,
     full: bool,
+}
+
+impl<'t> Frame<'t> {
+    /// The frame of a utilization (`is_util`) or average-value pod average; the foreign samples
+    /// are counted later, for the full explanation.
+    fn new(is_util: bool, target: i64, tol: &'t Tolerances, current: i32, full: bool) -> Self {
+        Frame {
+            mode: if is_util {
+                "Utilization"
+            } else {
+                "AverageValue"
+            },
+            is_util,
+            target,
+            tol,
+            current,
+            foreign_samples: 0,
+            full,
+        }
+    }
 }
 
 /// The first ratio, from the counted samples.
@@ -1596,9 +1604,8 @@ pub fn average_value_target(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::{
-        ContainerRequests, Detail, History, Hpa, ReadyCondition, Resources, Scale, Settings,
-    };
+    use crate::core::tests::fixtures::{ago, InputBuilder};
+    use crate::core::{ContainerRequests, Detail, ReadyCondition, Resources, Settings};
 
     #[test]
     fn the_quotient_is_the_128_bit_division_when_the_operands_fit_in_64_bits_or_not() {
@@ -1646,12 +1653,6 @@ mod tests {
     /// A random resource-metric input: pods whose names repeat, come in any order or sorted,
     /// in every phase and readiness, some lacking a request or with pod-level requests; samples
     /// for some of them and for pods not listed, some lacking the resource; several releases.
-    const NOW: &str = "2026-03-01T12:00:00Z";
-
-    fn ago(s: u64) -> Timestamp {
-        NOW.parse::<Timestamp>().unwrap() - SignedDuration::from_secs(s as i64)
-    }
-
     /// A pod in any phase and readiness, some of its containers perhaps without a request of
     /// `resource`, perhaps with pod-level requests; odd ones 1 in `rare` as often.
     fn random_pod(rng: &mut Rng, name: &str, resource: &str, rare: u64) -> PodInfo {
@@ -1752,39 +1753,16 @@ mod tests {
             ..Settings::default()
         };
         settings.feature_gates.pod_level_resources = rng.chance(50);
-        Input {
-            hpa: Hpa {
-                namespace: "shop".into(),
-                name: "web".into(),
-                min_replicas: 1,
-                max_replicas: 100,
-                metrics: vec![],
-                behavior: None,
-                raw_metrics: vec![],
-                status: None,
-                conditions: vec![],
-                target_kind: "Deployment".into(),
-                target_name: "web".into(),
-                generation: None,
-            },
-            scale: Ok(Scale {
-                spec_replicas: n as i32,
-                status_replicas: n as i32,
-                selector: "app=web".into(),
-            }),
-            pods,
-            pod_metrics: if rng.chance(3) {
-                Err("metrics API unavailable".into())
-            } else {
-                Ok(usages)
-            },
-            metric_data: vec![],
-            other_hpas_selecting: vec![],
-            settings,
-            history: History::default(),
-            now: NOW.parse().unwrap(),
-            detail: Detail::Numbers,
+        let mut input = InputBuilder::new(n as i32)
+            .pods(pods)
+            .usages(usages)
+            .build();
+        if rng.chance(3) {
+            input.pod_metrics = Err("metrics API unavailable".into());
         }
+        input.settings = settings;
+        input.detail = Detail::Numbers;
+        input
     }
 
     #[test]
@@ -1814,19 +1792,7 @@ mod tests {
             for is_util in [true, false] {
                 cases += 1;
                 let target = if is_util { 50 } else { 400 };
-                let frame = Frame {
-                    mode: if is_util {
-                        "Utilization"
-                    } else {
-                        "AverageValue"
-                    },
-                    is_util,
-                    target,
-                    tol: &tol,
-                    current: input.pods.len() as i32,
-                    foreign_samples: 0,
-                    full: false,
-                };
+                let frame = Frame::new(is_util, target, &tol, input.pods.len() as i32, false);
                 let mut fast_calc = None;
                 let Some(fast) = one_pass(&input, &resource, &frame, &mut fast_calc) else {
                     assert!(fast_calc.is_none(), "case {case}: declined, but wrote");

@@ -6,7 +6,7 @@ use jiff::SignedDuration;
 use super::normalize;
 use super::*;
 
-mod fixtures;
+pub(super) mod fixtures;
 mod memory;
 
 use fixtures::*;

@@ -5,23 +5,23 @@ use jiff::{SignedDuration, Timestamp};
 
 use super::super::*;
 
-pub(super) fn t(s: &str) -> Timestamp {
+pub(in crate::core) fn t(s: &str) -> Timestamp {
     s.parse().unwrap()
 }
 
-pub(super) const NOW: &str = "2026-03-01T12:00:00Z";
+pub(in crate::core) const NOW: &str = "2026-03-01T12:00:00Z";
 
-pub(super) fn now() -> Timestamp {
+pub(in crate::core) fn now() -> Timestamp {
     t(NOW)
 }
 
-pub(super) fn ago(secs: i64) -> Timestamp {
+pub(in crate::core) fn ago(secs: i64) -> Timestamp {
     now().checked_sub(SignedDuration::from_secs(secs)).unwrap()
 }
 
 /// A Running pod, Ready for the last 3500 s, with one container `app` requesting `cpu_request`
 /// milli-CPU.
-pub(super) fn pod(name: &str, cpu_request: i64) -> PodInfo {
+pub(in crate::core) fn pod(name: &str, cpu_request: i64) -> PodInfo {
     PodInfo {
         name: name.into(),
         phase: "Running".into(),
@@ -44,7 +44,7 @@ pub(super) fn pod(name: &str, cpu_request: i64) -> PodInfo {
 }
 
 /// The pod started 20 s ago and is not Ready (since 10 s).
-pub(super) fn unready(mut p: PodInfo) -> PodInfo {
+pub(in crate::core) fn unready(mut p: PodInfo) -> PodInfo {
     p.ready = Some(ReadyCondition {
         status: "False".into(),
         last_transition_time: ago(10),
@@ -54,7 +54,7 @@ pub(super) fn unready(mut p: PodInfo) -> PodInfo {
 }
 
 /// The PodMetrics of pod `name`: `cpu` milli-CPU in container `app`, 30 s window, taken now.
-pub(super) fn usage(name: &str, cpu: i64) -> PodUsage {
+pub(in crate::core) fn usage(name: &str, cpu: i64) -> PodUsage {
     PodUsage {
         pod: name.into(),
         timestamp: now(),
@@ -64,7 +64,7 @@ pub(super) fn usage(name: &str, cpu: i64) -> PodUsage {
 }
 
 /// A custom or external metric value taken now, 60 s window.
-pub(super) fn sample(name: &str, v: i64) -> MetricSample {
+pub(in crate::core) fn sample(name: &str, v: i64) -> MetricSample {
     MetricSample {
         name: name.into(),
         value: v,
@@ -74,7 +74,7 @@ pub(super) fn sample(name: &str, v: i64) -> MetricSample {
 }
 
 /// A cpu Resource metric with a `util` % Utilization target.
-pub(super) fn cpu(util: i32) -> MetricSpec {
+pub(in crate::core) fn cpu(util: i32) -> MetricSpec {
     MetricSpec::Resource {
         resource: "cpu".into(),
         target: Target {
@@ -86,7 +86,7 @@ pub(super) fn cpu(util: i32) -> MetricSpec {
 }
 
 /// The External metric `queue` with an AverageValue (`avg`) or Value target.
-pub(super) fn external(avg: Option<i64>, value: Option<i64>) -> MetricSpec {
+pub(in crate::core) fn external(avg: Option<i64>, value: Option<i64>) -> MetricSpec {
     MetricSpec::External {
         metric: "queue".into(),
         selector_text: "nil".into(),
@@ -107,11 +107,11 @@ pub(super) fn external(avg: Option<i64>, value: Option<i64>) -> MetricSpec {
 /// Builds an [`Input`]: HPA `shop/web` on Deployment `web` (scale selector `app=web`),
 /// minReplicas 1, maxReplicas 100, no behavior, no status, default settings, no history, now =
 /// [`NOW`], full detail.
-pub(super) struct InputBuilder(Input);
+pub(in crate::core) struct InputBuilder(Input);
 
 impl InputBuilder {
     /// The target at `current` replicas (`spec.replicas` = `status.replicas`).
-    pub(super) fn new(current: i32) -> InputBuilder {
+    pub(in crate::core) fn new(current: i32) -> InputBuilder {
         InputBuilder(Input {
             hpa: Hpa {
                 namespace: "shop".into(),
@@ -144,22 +144,22 @@ impl InputBuilder {
     }
 
     /// Adds a `spec.metrics` entry (with no custom or external data).
-    pub(super) fn metric(mut self, m: MetricSpec) -> InputBuilder {
+    pub(in crate::core) fn metric(mut self, m: MetricSpec) -> InputBuilder {
         self.0.hpa.metrics.push(m);
         self.0.metric_data.push(MetricData::None);
         self
     }
 
-    pub(super) fn metrics(self, ms: Vec<MetricSpec>) -> InputBuilder {
+    pub(in crate::core) fn metrics(self, ms: Vec<MetricSpec>) -> InputBuilder {
         ms.into_iter().fold(self, InputBuilder::metric)
     }
 
-    pub(super) fn pods(mut self, pods: Vec<PodInfo>) -> InputBuilder {
+    pub(in crate::core) fn pods(mut self, pods: Vec<PodInfo>) -> InputBuilder {
         self.0.pods.extend(pods);
         self
     }
 
-    pub(super) fn usages(mut self, usages: Vec<PodUsage>) -> InputBuilder {
+    pub(in crate::core) fn usages(mut self, usages: Vec<PodUsage>) -> InputBuilder {
         if let Ok(u) = &mut self.0.pod_metrics {
             u.extend(usages);
         }
@@ -167,13 +167,13 @@ impl InputBuilder {
     }
 
     /// `n` Ready pods `web-0`… with a 1-CPU request, each using `milli` CPU.
-    pub(super) fn busy_pods(self, n: usize, milli: i64) -> InputBuilder {
+    pub(in crate::core) fn busy_pods(self, n: usize, milli: i64) -> InputBuilder {
         let names: Vec<String> = (0..n).map(|i| format!("web-{i}")).collect();
         self.pods(names.iter().map(|p| pod(p, 1000)).collect())
             .usages(names.iter().map(|p| usage(p, milli)).collect())
     }
 
-    pub(super) fn build(self) -> Input {
+    pub(in crate::core) fn build(self) -> Input {
         self.0
     }
 }

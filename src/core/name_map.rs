@@ -90,11 +90,20 @@ pub(super) fn precedes(a: &str, b: &str) -> bool {
         }
     } else {
         // Every eight bytes, the last eight overlapping the ones before (equal up to there).
-        for at in (0..n / 8).map(|i| 8 * i).chain([n - 8]) {
+        let mut at = 0;
+        loop {
+            let last = at + 8 >= n;
+            if last {
+                at = n - 8;
+            }
             let (p, q) = (word(a, at), word(b, at));
             if p != q {
                 return p < q;
             }
+            if last {
+                break;
+            }
+            at += 8;
         }
     }
     a.len() < b.len()
@@ -113,7 +122,14 @@ pub(super) fn same_name(a: &str, b: &str) -> bool {
         return a.iter().zip(b).all(|(p, q)| p == q);
     }
     // Every eight bytes, the last eight overlapping the ones before.
-    (0..n / 8).all(|i| word(a, 8 * i) == word(b, 8 * i)) && word(a, n - 8) == word(b, n - 8)
+    let mut at = 0;
+    while at + 8 < n {
+        if word(a, at) != word(b, at) {
+            return false;
+        }
+        at += 8;
+    }
+    word(a, n - 8) == word(b, n - 8)
 }
 
 /// The buffer of a map's entries kept between two maps (of two syncs) with no name in it: the
@@ -194,6 +210,25 @@ mod tests {
         ];
         for a in texts {
             for b in texts {
+                assert_eq!(precedes(a, b), a < b, "{a:?} < {b:?}");
+                assert_eq!(same_name(a, b), a == b, "{a:?} == {b:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn precedes_and_same_name_agree_with_str_at_every_length_and_position() {
+        let base = "web-sim-0123456789abcdefghijklmn";
+        let mut texts: Vec<String> = (0..=base.len()).map(|n| base[..n].to_string()).collect();
+        for i in 0..base.len() {
+            for delta in [1u8, 255] {
+                let mut b = base.as_bytes().to_vec();
+                b[i] = b[i].wrapping_add(delta) & 0x7f;
+                texts.push(String::from_utf8(b).unwrap());
+            }
+        }
+        for a in &texts {
+            for b in &texts {
                 assert_eq!(precedes(a, b), a < b, "{a:?} < {b:?}");
                 assert_eq!(same_name(a, b), a == b, "{a:?} == {b:?}");
             }

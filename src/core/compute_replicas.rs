@@ -4,6 +4,7 @@
 use super::calc::Scratch;
 use super::metric_sources::{compute_replicas_for_metric, MetricErr, MetricInputs, MetricOk};
 use super::model::{Input, MetricData, Scale};
+use super::name_map::same_name;
 use super::rule::Rule;
 use super::status::Ctx;
 use super::{MetricOutcome, Tolerances};
@@ -96,7 +97,10 @@ fn record_proposal(ctx: &mut Ctx, o: &mut MetricOutcome, ok: MetricOk) {
     });
     o.proposed_replicas = Some(ok.replicas);
     o.description = ok.description;
-    o.status = ok.status.map(|s| *s);
+    // Only when built: assigning a `None` would still copy the whole (inline) MetricStatus.
+    if let Some(status) = ok.status {
+        o.status = Some(*status);
+    }
 }
 
 /// The metric's event (`getUnableComputeReplicaCountCondition`'s reason) and outcome.
@@ -161,7 +165,7 @@ fn parse_selector(
     selector: &str,
     last_valid: &mut String,
 ) -> Result<(), crate::labels::SelectorError> {
-    if last_valid == selector {
+    if same_name(last_valid, selector) {
         return Ok(());
     }
     crate::labels::Selector::parse(selector)?;

@@ -589,7 +589,7 @@ fn reset_outcomes(out: &mut Vec<MetricOutcome>, specs: &[MetricSpec]) {
             });
         }
         let o = &mut out[i];
-        if o.type_ != m.type_name() {
+        if !same_name(&o.type_, m.type_name()) {
             o.type_.clear();
             o.type_.push_str(m.type_name());
         }

@@ -1025,6 +1025,43 @@ pub enum ProposalModel {
     AverageValue { target: i64, status_replicas: i32 },
 }
 
+impl ProposalModel {
+    /// The replicas the core proposes for `value` with `current` replicas.
+    fn propose(self, current: i32, value: i64, tol: &Tolerances) -> i64 {
+        match self {
+            ProposalModel::Ratio { pods, denom } => {
+                crate::core::calc::proposal_from_ratio(current, value as f64 / denom, pods, tol)
+                    as i64
+            }
+            ProposalModel::AverageValue {
+                target,
+                status_replicas,
+            } => {
+                let p = crate::core::calc::average_value_target(
+                    value,
+                    target,
+                    status_replicas,
+                    false,
+                    tol,
+                    &mut None,
+                );
+                p.replicas as i64
+            }
+        }
+    }
+
+    /// The value at which the ratio is 1.
+    fn pivot(self) -> f64 {
+        match self {
+            ProposalModel::Ratio { denom, .. } => denom,
+            ProposalModel::AverageValue {
+                target,
+                status_replicas,
+            } => target as f64 * status_replicas.max(1) as f64,
+        }
+    }
+}
+
 /// The smallest integer value that proposes more than `current` and the largest that proposes
 /// less, asking the core's own proposal functions (no second copy of the rules here).
 pub fn thresholds(
@@ -1032,31 +1069,7 @@ pub fn thresholds(
     model: ProposalModel,
     tol: &Tolerances,
 ) -> (Option<i64>, Option<i64>) {
-    let (propose, pivot): (Box<dyn Fn(i64) -> i64>, f64) = match model {
-        ProposalModel::Ratio { pods, denom } => (
-            Box::new(move |v: i64| {
-                crate::core::calc::proposal_from_ratio(current, v as f64 / denom, pods, tol) as i64
-            }),
-            denom,
-        ),
-        ProposalModel::AverageValue {
-            target,
-            status_replicas,
-        } => (
-            Box::new(move |v: i64| {
-                crate::core::calc::average_value_target(
-                    v,
-                    target,
-                    status_replicas,
-                    false,
-                    tol,
-                    &mut None,
-                )
-                .replicas as i64
-            }),
-            target as f64 * status_replicas.max(1) as f64,
-        ),
-    };
+    let (propose, pivot) = (|v| model.propose(current, v, tol), model.pivot());
     let up = first_true(pivot.floor() as i64, &|v| propose(v) > current as i64);
     let down = if current > 0 {
         last_true(pivot.ceil() as i64, &|v| propose(v) < current as i64)
@@ -1075,27 +1088,7 @@ fn thresholds_from(
     model: ProposalModel,
     tol: &Tolerances,
 ) -> (Option<i64>, Option<i64>) {
-    let propose = move |v: i64| -> i64 {
-        match model {
-            ProposalModel::Ratio { pods, denom } => {
-                crate::core::calc::proposal_from_ratio(current, v as f64 / denom, pods, tol) as i64
-            }
-            ProposalModel::AverageValue {
-                target,
-                status_replicas,
-            } => {
-                crate::core::calc::average_value_target(
-                    v,
-                    target,
-                    status_replicas,
-                    false,
-                    tol,
-                    &mut None,
-                )
-                .replicas as i64
-            }
-        }
-    };
+    let propose = |v| model.propose(current, v, tol);
     let level = i64::from(level);
     let value = value.max(0);
     let up = first_true(value, &|v| propose(v) > level);

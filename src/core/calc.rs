@@ -6,7 +6,7 @@ use super::name_map::{precedes, same_name, NameMap, Spare};
 use jiff::{SignedDuration, Timestamp};
 use serde::Serialize;
 
-use super::model::{Input, MetricData, MetricSample, PodInfo, PodUsage};
+use super::model::{ContainerRequests, Input, MetricData, MetricSample, PodInfo, PodUsage};
 use super::resources::Resource;
 
 /// A rule text, built only when the full explanation is wanted.
@@ -261,23 +261,7 @@ fn resource_samples<'a>(
     out.reserve(usages.len());
     for m in usages {
         let value = match container {
-            None => {
-                if m.containers.is_empty() {
-                    None
-                } else {
-                    let mut sum: Option<i64> = Some(0);
-                    for (_, usage) in &m.containers {
-                        match usage.of(resource) {
-                            Some(v) => sum = sum.and_then(|s| s.checked_add(v)),
-                            None => {
-                                sum = None;
-                                break;
-                            }
-                        }
-                    }
-                    sum
-                }
-            }
+            None => usage_of(m, resource),
             Some(c) => match m.containers.iter().find(|(n, _)| n == c) {
                 Some((_, usage)) => usage.of(resource),
                 // From 1.33 (kubernetes#127193) a pod without the container is missing.
@@ -587,35 +571,20 @@ fn pod_requests(
     out: &mut Vec<i64>,
 ) -> Result<(), RequestError> {
     let version = input.settings.version();
-    // The HPA reads pod-level requests only from 1.34 (kubernetes#132430), whatever the gate.
-    let pod_level_on = input.settings.feature_gates.pod_level_resources && version.at_least(34);
+    let pod_level_on = pod_level_on(input);
     out.clear();
     for pod in pods {
-        let pod_level_set = pod
-            .pod_requests
-            .as_ref()
-            .is_some_and(|r| r.keys().any(|k| is_pod_level_resource(k.as_str())));
-        if pod_level_on && pod_level_set && container.is_none() {
+        if pod_level_on && container.is_none() && sets_pod_level(pod) {
             out.push(pod_level_request(pod, resource)?);
             continue;
         }
-        let mut sum: i64 = 0;
-        let mut found = false;
-        for c in &pod.containers {
-            if container.is_none_or(|n| n == c.name) {
-                found = true;
-                match c.requests.of(resource) {
-                    Some(v) => sum = sum.saturating_add(v),
-                    None => {
-                        return Err(RequestError::Missing(MissingRequest {
-                            resource: resource.as_str().to_string(),
-                            container: c.name.clone(),
-                            pod: pod.name.clone(),
-                        }))
-                    }
-                }
-            }
-        }
+        let (sum, found) = containers_sum(pod, resource, container).map_err(|c| {
+            RequestError::Missing(MissingRequest {
+                resource: resource.as_str().to_string(),
+                container: c.name.clone(),
+                pod: pod.name.clone(),
+            })
+        })?;
         if let Some(name) = container {
             // 1.35+ (kubernetes#133415); before, such a container adds 0.
             if !found && version.at_least(35) {
@@ -628,6 +597,39 @@ fn pod_requests(
         out.push(sum);
     }
     Ok(())
+}
+
+/// Whether the pod-level requests can decide: the HPA reads them only from 1.34
+/// (kubernetes#132430), whatever the gate.
+fn pod_level_on(input: &Input) -> bool {
+    let s = &input.settings;
+    s.feature_gates.pod_level_resources && s.version().at_least(34)
+}
+
+/// Whether the pod sets a pod-level request of a resource pod-level requests cover.
+fn sets_pod_level(pod: &PodInfo) -> bool {
+    pod.pod_requests
+        .as_ref()
+        .is_some_and(|r| r.keys().any(|k| is_pod_level_resource(k.as_str())))
+}
+
+/// `calculatePodRequests`' sum over the pod's containers (only `container` when given) of their
+/// requests of `resource`, and whether any container counted; the first container without the
+/// request is the error.
+#[inline]
+fn containers_sum<'p>(
+    pod: &'p PodInfo,
+    resource: &Resource,
+    container: Option<&str>,
+) -> Result<(i64, bool), &'p ContainerRequests> {
+    let (mut sum, mut found) = (0i64, false);
+    for c in &pod.containers {
+        if container.is_none_or(|n| n == c.name) {
+            found = true;
+            sum = sum.saturating_add(c.requests.of(resource).ok_or(c)?);
+        }
+    }
+    Ok((sum, found))
 }
 
 /// `resourcehelpers.PodRequests`: container aggregation (init containers by max), overridden by
@@ -901,9 +903,7 @@ fn one_pass(
         return None;
     }
     let rules = Rules::of(input, *resource == Resource::CPU);
-    let settings = &input.settings;
-    let pod_level_on =
-        settings.feature_gates.pod_level_resources && settings.version().at_least(34);
+    let pod_level_on = pod_level_on(input);
     let mut counts = GroupCounts::default();
     // In 64 bits (an overflow leaves the count to the general path, whose sums are 128-bit).
     let (mut usage, mut requests, mut entries) = (0i64, 0i64, 0usize);
@@ -976,16 +976,10 @@ fn usage_of(u: &PodUsage, resource: &Resource) -> Option<i64> {
 /// A pod's request of `resource` as [`pod_requests`] sums it for a metric of every container;
 /// None when a container lacks it or the pod-level requests would decide.
 fn containers_request(pod: &PodInfo, resource: &Resource, pod_level_on: bool) -> Option<i64> {
-    let pod_level_set = pod
-        .pod_requests
-        .as_ref()
-        .is_some_and(|r| r.keys().any(|k| is_pod_level_resource(k.as_str())));
-    if pod_level_on && pod_level_set {
+    if pod_level_on && sets_pod_level(pod) {
         return None;
     }
-    pod.containers.iter().try_fold(0i64, |sum, c| {
-        Some(sum.saturating_add(c.requests.of(resource)?))
-    })
+    containers_sum(pod, resource, None).ok().map(|(sum, _)| sum)
 }
 
 /// The samples of one metric as the calculator counts them: the samples by pod name (a
@@ -1605,7 +1599,7 @@ pub fn average_value_target(
 mod tests {
     use super::*;
     use crate::core::tests::fixtures::{ago, InputBuilder};
-    use crate::core::{ContainerRequests, Detail, ReadyCondition, Resources, Settings};
+    use crate::core::{Detail, ReadyCondition, Resources, Settings};
 
     #[test]
     fn the_quotient_is_the_128_bit_division_when_the_operands_fit_in_64_bits_or_not() {

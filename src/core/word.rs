@@ -9,6 +9,8 @@
 use std::borrow::Cow;
 use std::fmt;
 
+use super::name_map::same_name;
+
 /// A word of a condition.
 #[derive(Clone)]
 pub struct Word(Cow<'static, str>);
@@ -67,9 +69,10 @@ impl Word {
     }
 }
 
-/// Whether two texts are equal; the same memory is, without comparing bytes.
+/// Whether two texts are equal; the same memory is, without comparing bytes (the bytes are
+/// compared by [`same_name`], in line).
 pub(super) fn same_text(a: &str, b: &str) -> bool {
-    (a.as_ptr() == b.as_ptr() && a.len() == b.len()) || a == b
+    (a.as_ptr() == b.as_ptr() && a.len() == b.len()) || same_name(a, b)
 }
 
 impl PartialEq for Word {

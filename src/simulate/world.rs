@@ -498,7 +498,7 @@ impl World {
         let (mut ready, mut sampled) = (0, 0);
         self.ready_tau.clear();
         self.ready_tau.extend(self.lives.iter().map(|l| {
-            sampled += usize::from(sampled_by.is_some_and(|t| l.created <= t));
+            sampled += usize::from(Self::sampled(l, sampled_by));
             let r = l.ready_at <= tau;
             ready += usize::from(r);
             r
@@ -516,10 +516,11 @@ impl World {
         self.fill_custom_metrics(input, loads, bindings, &at);
     }
 
-    /// Whether pod `l` has a sample at `at` (it has run for one metrics window).
-    fn sampled(l: &PodLife, at: &SampleTime) -> bool {
-        // `created + window <= tau`, without an addition per pod.
-        at.sampled_by.is_some_and(|t| l.created <= t)
+    /// Whether pod `l` has a sample at the sample time `tau`: it was created by `sampled_by`
+    /// (`tau` less one metrics window), i.e. `created + window <= tau` without an addition per
+    /// pod.
+    fn sampled(l: &PodLife, sampled_by: Option<Timestamp>) -> bool {
+        sampled_by.is_some_and(|t| l.created <= t)
     }
 
     /// Per pod, the value of load `li` at the sample time (milli), into `self.shares`.
@@ -587,7 +588,7 @@ impl World {
     fn align_usages(&self, pods: &[PodInfo], usages: &mut Vec<PodUsage>, at: &SampleTime) {
         let mut k = 0;
         for (p, l) in pods.iter().zip(&self.lives) {
-            if !Self::sampled(l, at) {
+            if !Self::sampled(l, at.sampled_by) {
                 continue;
             }
             if k == usages.len() {
@@ -633,7 +634,7 @@ impl World {
         let burst = *key == Resource::CPU && self.params.startup_cpu_milli != 0;
         let mut k = 0;
         for (i, l) in self.lives.iter().enumerate() {
-            if !Self::sampled(l, at) {
+            if !Self::sampled(l, at.sampled_by) {
                 continue;
             }
             let mut total = self.shares[i];
@@ -703,7 +704,7 @@ impl World {
         items.truncate(at.sampled);
         let mut k = 0;
         for (i, (p, l)) in pods.iter().zip(&self.lives).enumerate() {
-            if !Self::sampled(l, at) {
+            if !Self::sampled(l, at.sampled_by) {
                 continue;
             }
             if k == items.len() {

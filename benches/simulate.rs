@@ -66,27 +66,6 @@ fn run(manifest: &str, duration: &str, output: &str) -> f64 {
     t.elapsed().as_secs_f64()
 }
 
-/// The shipped binary's wall time for the same 30 days as a whole process (start-up, reading
-/// the manifest, the output): what a user waits for. Best of `n`.
-fn binary(manifest: &str, n: usize) -> f64 {
-    let exe = env!("CARGO_BIN_EXE_kubectl-hpa");
-    (0..n)
-        .map(|_| {
-            let t = Instant::now();
-            let out = std::process::Command::new(exe)
-                .args(argv(manifest, "720h", "text"))
-                .output()
-                .expect("the binary runs");
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            t.elapsed().as_secs_f64()
-        })
-        .fold(f64::MAX, f64::min)
-}
-
 /// A Python reference's time (`benches/SCRIPT`) for `syncs` syncs, or `None` without python3.
 fn reference(script: &str, syncs: u64, behavior: &str) -> Option<f64> {
     let script = format!("{}/benches/{script}", env!("CARGO_MANIFEST_DIR"));
@@ -131,11 +110,6 @@ fn main() {
             best_text = best;
         }
     }
-    let whole = binary(&behavior, 5);
-    println!(
-        "30 days, default behavior, text, the binary as a whole process: {:>7.1} ms (best of 5; start-up and reading included)",
-        whole * 1e3
-    );
     for (label, script) in [
         (
             "straightforward Python reference",

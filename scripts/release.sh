@@ -1,53 +1,135 @@
 #!/usr/bin/env bash
-# Build the release archive of kubectl-hpa for one platform and record its sha256 in
-# krew-manifest.yaml.
+# Build and package kubectl-hpa's release archives, and render the krew manifest.
 #
-#   scripts/release.sh                          build for this machine, package, update the manifest
+#   scripts/release.sh                          build for this machine, package, write its .sha256
 #   scripts/release.sh --target aarch64-apple-darwin     cross-build (the Rust target must be installed)
-#   scripts/release.sh --no-build               package the binary already in target/.../release
+#   scripts/release.sh --no-build               package the binary already in target/.../dist
+#   scripts/release.sh manifest [--tag vX.Y.Z] [--dir DIR] [--template FILE] [--out FILE]
+#                                               render the krew manifest from .krew.yaml with the
+#                                               sha256 files of every platform's archive in DIR
 #
-# Output: dist/kubectl-hpa_v<version>_<os>_<arch>.tar.gz with, at its root,
+# Package (the default): builds with `cargo build --profile dist` (fat LTO, one codegen unit),
+# then writes dist/kubectl-hpa_v<version>_<os>_<arch>.tar.gz with, at its root,
 #   kubectl-hpa (kubectl-hpa.exe on windows), kubectl_complete-hpa, LICENSE, README.md
-# and the platform's `uri` and `sha256` in krew-manifest.yaml rewritten. If the manifest's
-# spec.version differs from Cargo.toml's, spec.version and every uri are moved to the new version
-# and the other platforms' sha256 reset to the placeholder (their archives are for the old one).
-# Upload the archive to the GitHub release named by the uri, for every platform, before
-# submitting the manifest to krew-index.
+# and beside it <archive>.sha256 in `sha256sum` format (`sha256sum -c` checks it).
+#
+# manifest: .krew.yaml is a krew-release-bot template: every platform's `uri:` and `sha256:` are
+# one `{{addURIAndSha "URL" .TagName }}` line, and `{{ .TagName }}` is the release tag. This
+# renders it offline with the sha256 recorded in DIR/<archive>.sha256 (krew-release-bot renders
+# the same template by downloading the published archives). The tag must be v<Cargo.toml
+# version>; a missing or malformed checksum fails: nothing is published with a placeholder.
+#
+# The release workflow (.github/workflows/release.yml) runs the package step on each platform
+# and the manifest step once; run both by hand to check a release before tagging.
 #
 # Needs: cargo, tar, gzip, awk, and sha256sum or shasum. No network beyond what cargo needs.
 set -euo pipefail
 
-PLACEHOLDER=PLACEHOLDER_SHA256
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
+die() { echo "release.sh: $*" >&2; exit 1; }
+
+# --- version: [package] version in Cargo.toml; repository: its [package] repository ------------
+package_field() {
+  awk -v key="$1" '
+    /^\[/ { in_pkg = ($0 == "[package]") }
+    in_pkg && $0 ~ ("^" key "[[:space:]]*=") {
+      sub("^" key "[[:space:]]*=[[:space:]]*\"", ""); sub(/"[[:space:]]*$/, ""); print; exit
+    }
+  ' Cargo.toml
+}
+version=$(package_field version)
+[ -n "$version" ] || die "cannot read the [package] version from Cargo.toml"
+
+sha256_of() {
+  if command -v sha256sum >/dev/null 2>&1; then
+    sha256sum "$1" | awk '{print $1}'
+  else
+    shasum -a 256 "$1" | awk '{print $1}'
+  fi
+}
+
+# --- manifest: render .krew.yaml ---------------------------------------------------------------
+render_manifest() {
+  local tag="v$version" dir=dist template=.krew.yaml out=""
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --tag) tag=${2:?--tag needs a tag}; shift 2 ;;
+      --dir) dir=${2:?--dir needs a directory}; shift 2 ;;
+      --template) template=${2:?--template needs a file}; shift 2 ;;
+      --out) out=${2:?--out needs a file}; shift 2 ;;
+      -h|--help) usage; exit 0 ;;
+      *) echo "release.sh manifest: unknown argument: $1" >&2; usage >&2; exit 2 ;;
+    esac
+  done
+  [ "$tag" = "v$version" ] ||
+    die "tag $tag is not v$version, Cargo.toml's version: bump the version or tag v$version"
+  [ -f "$template" ] || die "missing $template"
+  [ -d "$dir" ] || die "no directory $dir (build the archives first)"
+  out=${out:-$dir/krew-manifest.yaml}
+  local repository
+  repository=$(package_field repository)
+  [ -n "$repository" ] || die "no [package] repository in Cargo.toml"
+
+  local tmp status=0
+  tmp=$(mktemp)
+  awk -v tag="$tag" -v dir="$dir" -v repo="$repository" '
+    function fail(msg) { print "release.sh: " FILENAME ":" FNR ": " msg > "/dev/stderr"; bad = 1; exit 1 }
+    function subst(s) { gsub(/\{\{ *\.TagName *\}\}/, tag, s); return s }
+    /^[[:space:]]*#/ { if ($0 ~ /\{\{|\}\}/) fail("template syntax in a comment: " $0); print; next }
+    /addURIAndSha/ {
+      if (!match($0, /\{\{ *addURIAndSha +"[^"]*" +\.TagName *\}\}/))
+        fail("expected {{addURIAndSha \"URL\" .TagName }}")
+      indent = substr($0, 1, RSTART - 1)
+      call = substr($0, RSTART, RLENGTH)
+      url = call; sub(/^[^"]*"/, "", url); sub(/".*$/, "", url)
+      url = subst(url)
+      if (index(url, repo "/releases/download/" tag "/") != 1)
+        fail("uri " url " is not on " repo "/releases/download/" tag "/ (Cargo.toml repository)")
+      name = url; sub(/.*\//, "", name)
+      file = dir "/" name ".sha256"
+      if ((getline line < file) <= 0) fail("no " file ": build that platform (scripts/release.sh)")
+      close(file)
+      split(line, f, /[ \t]+/)
+      sha = f[1]; listed = f[2]; sub(/^\*/, "", listed)
+      if (sha !~ /^[0-9a-f]+$/ || length(sha) != 64) fail(file ": not a sha256: " line)
+      if (listed != name) fail(file ": names " listed ", not " name)
+      print indent "uri: " url
+      print indent "sha256: " sha
+      platforms++
+      next
+    }
+    { line = subst($0); if (line ~ /\{\{|\}\}/) fail("unrendered template: " line); print line }
+    END { if (!bad && platforms == 0) { print "release.sh: no addURIAndSha in " FILENAME > "/dev/stderr"; exit 1 } }
+  ' "$template" > "$tmp" || status=$?
+  if [ "$status" != 0 ]; then rm -f "$tmp"; exit 1; fi
+  if grep -qi placeholder "$tmp"; then rm -f "$tmp"; die "$template renders a PLACEHOLDER"; fi
+  mv "$tmp" "$out"
+  echo "krew manifest: $out ($tag, $(grep -c '^ *sha256: ' "$out") platforms)"
+}
+
+if [ "${1:-}" = manifest ]; then
+  shift
+  render_manifest "$@"
+  exit 0
+fi
+
+# --- package: arguments ------------------------------------------------------------------------
 target=""
 build=1
-manifest=krew-manifest.yaml
 outdir=dist
-
-usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
-
 while [ $# -gt 0 ]; do
   case "$1" in
     --target) target=${2:?--target needs a Rust target triple}; shift 2 ;;
     --target=*) target=${1#--target=}; shift ;;
     --no-build) build=0; shift ;;
-    --manifest) manifest=${2:?--manifest needs a file}; shift 2 ;;
     --out) outdir=${2:?--out needs a directory}; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "release.sh: unknown argument: $1" >&2; usage >&2; exit 2 ;;
   esac
 done
-
-die() { echo "release.sh: $*" >&2; exit 1; }
-
-# --- version: [package] version in Cargo.toml ---------------------------------------------------
-version=$(awk '
-  /^\[/ { in_pkg = ($0 == "[package]") }
-  in_pkg && /^version[[:space:]]*=/ { gsub(/^version[[:space:]]*=[[:space:]]*"|"[[:space:]]*$/, ""); print; exit }
-' Cargo.toml)
-[ -n "$version" ] || die "cannot read the [package] version from Cargo.toml"
 tag="v$version"
 
 # --- platform: krew os/arch (Go names) -----------------------------------------------------------
@@ -77,21 +159,21 @@ exe=""
 [ "$os" = windows ] && exe=".exe"
 bin="kubectl-hpa$exe"
 
-# --- build ---------------------------------------------------------------------------------------
+# --- build: the dist profile (fat LTO, one codegen unit) -----------------------------------------
 target_dir=${CARGO_TARGET_DIR:-target}
 if [ -n "$target" ]; then
-  bin_path="$target_dir/$target/release/$bin"
+  bin_path="$target_dir/$target/dist/$bin"
   target_args=(--target "$target")
 else
-  bin_path="$target_dir/release/$bin"
+  bin_path="$target_dir/dist/$bin"
   target_args=()
 fi
 if [ "$build" = 1 ]; then
-  cargo build --release --locked ${target_args[@]+"${target_args[@]}"}
+  cargo build --profile dist --locked ${target_args[@]+"${target_args[@]}"}
 fi
 [ -f "$bin_path" ] || die "no binary at $bin_path (build it, or drop --no-build)"
 
-for f in LICENSE README.md completions/kubectl_complete-hpa "$manifest"; do
+for f in LICENSE README.md completions/kubectl_complete-hpa; do
   [ -f "$f" ] || die "missing $f"
 done
 
@@ -119,38 +201,10 @@ fi
 tar -C "$stage" "${tar_opts[@]}" -cf - "$bin" kubectl_complete-hpa LICENSE README.md \
   | gzip -n -9 > "$outdir/$archive"
 
-if command -v sha256sum >/dev/null 2>&1; then
-  sha=$(sha256sum "$outdir/$archive" | awk '{print $1}')
-else
-  sha=$(shasum -a 256 "$outdir/$archive" | awk '{print $1}')
-fi
-
-# --- manifest ------------------------------------------------------------------------------------
-homepage=$(awk '/^  homepage:/ { print $2; exit }' "$manifest")
-[ -n "$homepage" ] || die "no spec.homepage in $manifest"
-uri="$homepage/releases/download/$tag/$archive"
-
-tmp=$(mktemp "$manifest.XXXXXX")
-awk -v tag="$tag" -v os="$os" -v arch="$arch" -v uri="$uri" -v sha="$sha" -v ph="$PLACEHOLDER" '
-  function here() { return cur_os == os && cur_arch == arch }
-  /^  version:/ { old = $2; if (old != tag) reset = 1; print "  version: " tag; next }
-  /^  - selector:/ { cur_os = ""; cur_arch = "" }
-  /^        os:/ { cur_os = $2 }
-  /^        arch:/ { cur_arch = $2 }
-  /^    uri:/ {
-    if (here()) { print "    uri: " uri; found++; next }
-    if (reset) { line = $0; while ((i = index(line, old)) > 0) line = substr(line, 1, i - 1) tag substr(line, i + length(old)); print line; next }
-  }
-  /^    sha256:/ {
-    if (here()) { print "    sha256: " sha; next }
-    if (reset) { print "    sha256: " ph; next }
-  }
-  { print }
-  END { if (found != 1) exit 3 }
-' "$manifest" > "$tmp" || { rm -f "$tmp"; die "no platform os=$os arch=$arch in $manifest"; }
-mv "$tmp" "$manifest"
+sha=$(sha256_of "$outdir/$archive")
+# sha256sum's format (two spaces, the file name), so `sha256sum -c` checks the download.
+printf '%s  %s\n' "$sha" "$archive" > "$outdir/$archive.sha256"
 
 echo "archive: $outdir/$archive"
-echo "sha256:  $sha"
-echo "uri:     $uri"
-echo "updated $manifest ($os/$arch); upload the archive to the $tag release"
+echo "sha256:  $sha ($outdir/$archive.sha256)"
+echo "upload both to the $tag release; then: scripts/release.sh manifest --dir $outdir"

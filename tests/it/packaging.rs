@@ -1,5 +1,7 @@
-//! Packaging: the krew manifest, the committed completion scripts, the `__complete` protocol
-//! that `kubectl_complete-hpa` relies on, and kubectl-style `--help`.
+//! Packaging: the krew manifest rendered from `.krew.yaml` by `scripts/release.sh manifest`,
+//! the release archive and its checksum, the release workflow's pinned actions, the committed
+//! completion scripts, the `__complete` protocol that `kubectl_complete-hpa` relies on, and
+//! kubectl-style `--help`.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -7,10 +9,9 @@ use std::process::Command;
 
 use serde_yaml::Value;
 
-use crate::support::binary::BIN;
+use crate::support::binary::{tmpdir, BIN};
 const VERSION: &str = env!("CARGO_PKG_VERSION");
-/// What an unbuilt platform's `sha256` holds (scripts/release.sh fills in the real one).
-const PLACEHOLDER: &str = "PLACEHOLDER_SHA256";
+const REPOSITORY: &str = env!("CARGO_PKG_REPOSITORY");
 /// The platforms krew users get: (os, arch) in Go's names.
 const PLATFORMS: [(&str, &str); 5] = [
     ("linux", "amd64"),
@@ -24,10 +25,62 @@ fn repo(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
 }
 
-fn manifest() -> Value {
-    let text =
-        std::fs::read_to_string(repo("krew-manifest.yaml")).expect("read krew-manifest.yaml");
-    serde_yaml::from_str(&text).expect("krew-manifest.yaml is YAML")
+fn read(path: &str) -> String {
+    std::fs::read_to_string(repo(path)).unwrap_or_else(|e| panic!("read {path}: {e}"))
+}
+
+fn archive_name(os: &str, arch: &str) -> String {
+    format!("kubectl-hpa_v{VERSION}_{os}_{arch}.tar.gz")
+}
+
+/// A made-up sha256 per platform: 64 lowercase hex characters, different for each.
+fn fake_sha256(os: &str, arch: &str) -> String {
+    let seed = format!("{os}/{arch}");
+    (0..64)
+        .map(|i| {
+            let b = seed.as_bytes()[i % seed.len()] as usize + i * 7;
+            char::from_digit((b % 16) as u32, 16).unwrap()
+        })
+        .collect()
+}
+
+/// `scripts/release.sh manifest ARGS` run from the repository: (exit code, stdout, stderr).
+fn release_sh(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new("bash")
+        .arg(repo("scripts/release.sh"))
+        .args(args)
+        .current_dir(repo("."))
+        .output()
+        .expect("run scripts/release.sh");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A directory holding what the release workflow's build jobs upload: one `<archive>.sha256`
+/// per platform (`sha256sum` format), with [`fake_sha256`] checksums.
+fn fake_release_dir(tag: &str) -> PathBuf {
+    let dir = tmpdir(tag);
+    for (os, arch) in PLATFORMS {
+        let name = archive_name(os, arch);
+        let line = format!("{}  {name}\n", fake_sha256(os, arch));
+        std::fs::write(dir.join(format!("{name}.sha256")), line).unwrap();
+    }
+    dir
+}
+
+/// `.krew.yaml` rendered by `scripts/release.sh manifest` for a fake release: (text, YAML).
+fn rendered(tag: &str) -> (String, Value) {
+    let dir = fake_release_dir(tag);
+    let d = dir.to_string_lossy().to_string();
+    let (code, out, err) = release_sh(&["manifest", "--dir", &d]);
+    assert_eq!(code, 0, "scripts/release.sh manifest: {err}");
+    assert!(out.contains("5 platforms"), "{out}");
+    let text = std::fs::read_to_string(dir.join("krew-manifest.yaml")).expect("rendered");
+    let yaml = serde_yaml::from_str(&text).expect("the rendered manifest is YAML");
+    (text, yaml)
 }
 
 fn str_at<'a>(v: &'a Value, path: &[&str]) -> &'a str {
@@ -35,14 +88,14 @@ fn str_at<'a>(v: &'a Value, path: &[&str]) -> &'a str {
     for key in path {
         cur = cur
             .get(*key)
-            .unwrap_or_else(|| panic!("krew-manifest.yaml: missing {}", path.join(".")));
+            .unwrap_or_else(|| panic!("krew manifest: missing {}", path.join(".")));
     }
     let s = cur
         .as_str()
-        .unwrap_or_else(|| panic!("krew-manifest.yaml: {} is not a string", path.join(".")));
+        .unwrap_or_else(|| panic!("krew manifest: {} is not a string", path.join(".")));
     assert!(
         !s.trim().is_empty(),
-        "krew-manifest.yaml: {} is empty",
+        "krew manifest: {} is empty",
         path.join(".")
     );
     s
@@ -118,7 +171,7 @@ fn platforms(m: &Value) -> Vec<Platform> {
 
 #[test]
 fn krew_manifest_has_every_required_field() {
-    let m = manifest();
+    let (_, m) = rendered("krew-fields");
     assert_eq!(
         str_at(&m, &["apiVersion"]),
         "krew.googlecontainertools.github.com/v1alpha2"
@@ -134,8 +187,11 @@ fn krew_manifest_has_every_required_field() {
         format!("v{VERSION}"),
         "spec.version must be Cargo.toml's version with a v prefix"
     );
-    let homepage = str_at(&m, &["spec", "homepage"]);
-    assert!(homepage.starts_with("https://"), "homepage {homepage:?}");
+    assert_eq!(
+        str_at(&m, &["spec", "homepage"]),
+        REPOSITORY,
+        "homepage: Cargo.toml's repository"
+    );
     let short = str_at(&m, &["spec", "shortDescription"]);
     assert!(
         short.len() <= 60 && !short.contains('\n'),
@@ -151,8 +207,7 @@ fn krew_manifest_has_every_required_field() {
 
 #[test]
 fn krew_manifest_platforms_have_uri_sha256_and_bin() {
-    let m = manifest();
-    let homepage = str_at(&m, &["spec", "homepage"]).to_string();
+    let (text, m) = rendered("krew-platforms");
     let ps = platforms(&m);
     let got: BTreeSet<(String, String)> =
         ps.iter().map(|p| (p.os.clone(), p.arch.clone())).collect();
@@ -167,17 +222,17 @@ fn krew_manifest_platforms_have_uri_sha256_and_bin() {
         let exe = if p.os == "windows" { ".exe" } else { "" };
         assert_eq!(p.bin, format!("kubectl-hpa{exe}"), "{what}: bin");
         // The archive scripts/release.sh makes, on the release named by the version tag.
-        let archive = format!("kubectl-hpa_v{VERSION}_{}_{}.tar.gz", p.os, p.arch);
+        let archive = archive_name(&p.os, &p.arch);
         assert_eq!(
             p.uri,
-            format!("{homepage}/releases/download/v{VERSION}/{archive}"),
+            format!("{REPOSITORY}/releases/download/v{VERSION}/{archive}"),
             "{what}: uri"
         );
-        assert!(
-            p.sha256 == PLACEHOLDER || is_sha256(&p.sha256),
-            "{what}: sha256 must be 64 lowercase hex characters, or exactly {PLACEHOLDER} \
-             until scripts/release.sh has built that platform; got {:?}",
-            p.sha256
+        assert!(is_sha256(&p.sha256), "{what}: sha256 {:?}", p.sha256);
+        assert_eq!(
+            p.sha256,
+            fake_sha256(&p.os, &p.arch),
+            "{what}: the sha256 of its own archive"
         );
         // The archive layout: binary at the root, plus the completion helper and the docs.
         let layout = [
@@ -188,43 +243,237 @@ fn krew_manifest_platforms_have_uri_sha256_and_bin() {
         ];
         assert_eq!(p.files, layout, "{what}: files");
     }
-}
-
-/// Run before submitting to krew-index: `cargo test --test it packaging:: -- --ignored`.
-#[test]
-#[ignore = "release gate: every platform's archive must have been built by scripts/release.sh"]
-fn krew_manifest_is_release_ready() {
-    for p in platforms(&manifest()) {
+    for (name, body) in [
+        ("the rendered manifest", text),
+        (".krew.yaml", read(".krew.yaml")),
+    ] {
         assert!(
-            is_sha256(&p.sha256),
-            "{}/{}: sha256 is {:?}",
-            p.os,
-            p.arch,
-            p.sha256
+            !body.to_ascii_lowercase().contains("placeholder"),
+            "{name} holds a placeholder"
         );
     }
 }
 
+/// A release never publishes a manifest it could not fill: each failure is one line naming
+/// what is wrong, and no manifest is written.
 #[test]
-fn release_script_and_manifest_agree_on_names() {
-    let script = std::fs::read_to_string(repo("scripts/release.sh")).expect("scripts/release.sh");
+fn krew_manifest_is_not_rendered_without_every_checksum() {
+    let dir = fake_release_dir("krew-missing");
+    let d = dir.to_string_lossy().to_string();
+    let missing = dir.join(format!("{}.sha256", archive_name("darwin", "arm64")));
+    std::fs::remove_file(&missing).unwrap();
+    let (code, _, err) = release_sh(&["manifest", "--dir", &d]);
+    assert_ne!(code, 0, "rendered without darwin/arm64's checksum");
+    assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
     assert!(
-        script.contains(&format!("PLACEHOLDER={PLACEHOLDER}")),
-        "placeholder value"
+        err.contains(&missing.display().to_string()) && err.contains("build that platform"),
+        "{err}"
     );
+    assert!(!dir.join("krew-manifest.yaml").exists());
+    // Not a sha256.
+    std::fs::write(
+        &missing,
+        format!("abc  {}\n", archive_name("darwin", "arm64")),
+    )
+    .unwrap();
+    let (code, _, err) = release_sh(&["manifest", "--dir", &d]);
+    assert_ne!(code, 0);
+    assert!(err.contains("not a sha256"), "{err}");
+    // The checksum of another file.
+    let other = format!(
+        "{}  {}\n",
+        fake_sha256("x", "y"),
+        archive_name("linux", "amd64")
+    );
+    std::fs::write(&missing, other).unwrap();
+    let (code, _, err) = release_sh(&["manifest", "--dir", &d]);
+    assert_ne!(code, 0);
+    assert!(err.contains("names kubectl-hpa_v"), "{err}");
+    // A tag that is not Cargo.toml's version.
+    let (code, _, err) = release_sh(&["manifest", "--dir", &d, "--tag", "v99.0.0"]);
+    assert_ne!(code, 0);
+    assert!(err.contains(&format!("is not v{VERSION}")), "{err}");
+    assert!(!dir.join("krew-manifest.yaml").exists());
+}
+
+/// The package step as the release workflow runs it (`--no-build` on a stand-in binary): the
+/// archive's members at its root and a `.sha256` file `sha256sum -c` accepts.
+#[cfg(unix)]
+#[test]
+fn release_archive_and_checksum() {
+    let have = |c: &str| {
+        Command::new(c)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    // GNU coreutils' sha256sum, else Perl's shasum (macOS).
+    let sha256sum: &[&str] = if have("sha256sum") {
+        &["sha256sum"]
+    } else {
+        &["shasum", "-a", "256"]
+    };
+    assert!(have("tar"), "tar is needed to check the release archive");
+    let dir = tmpdir("release-archive");
+    let target = dir.join("target");
+    std::fs::create_dir_all(target.join("dist")).unwrap();
+    std::fs::write(target.join("dist/kubectl-hpa"), "#!/bin/sh\n").unwrap();
+    let out_dir = dir.join("dist");
+    let out = Command::new("bash")
+        .arg(repo("scripts/release.sh"))
+        .args(["--no-build", "--out"])
+        .arg(&out_dir)
+        .current_dir(repo("."))
+        .env("CARGO_TARGET_DIR", &target)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let arch = if cfg!(target_arch = "aarch64") {
+        "arm64"
+    } else {
+        "amd64"
+    };
+    let os = if cfg!(target_os = "macos") {
+        "darwin"
+    } else {
+        "linux"
+    };
+    let archive = archive_name(os, arch);
+    let check = Command::new(sha256sum[0])
+        .args(&sha256sum[1..])
+        .args(["-c", &format!("{archive}.sha256")])
+        .current_dir(&out_dir)
+        .output()
+        .unwrap();
+    assert!(
+        check.status.success(),
+        "sha256sum -c: {}",
+        String::from_utf8_lossy(&check.stdout)
+    );
+    let list = Command::new("tar")
+        .arg("-tzf")
+        .arg(out_dir.join(&archive))
+        .output()
+        .unwrap();
+    let mut members: Vec<String> = String::from_utf8_lossy(&list.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    members.sort();
+    assert_eq!(
+        members,
+        [
+            "LICENSE",
+            "README.md",
+            "kubectl-hpa",
+            "kubectl_complete-hpa"
+        ],
+        "the archive's members, at its root"
+    );
+}
+
+#[test]
+fn release_script_template_and_cargo_agree() {
+    let script = read("scripts/release.sh");
     assert!(
         script.contains(r#"archive="kubectl-hpa_${tag}_${os}_${arch}.tar.gz""#),
         "archive name"
     );
     assert!(
-        script.contains("cargo build --release --locked"),
-        "release build"
+        script.contains("cargo build --profile dist --locked"),
+        "archives are built in the dist profile"
     );
     for f in ["LICENSE", "README.md", "kubectl_complete-hpa"] {
         assert!(script.contains(f), "the archive contains {f}");
     }
-    let license = std::fs::read_to_string(repo("LICENSE")).expect("LICENSE");
+    let cargo: toml_like::Profiles = toml_like::profiles(&read("Cargo.toml"));
+    assert_eq!(
+        cargo.get("dist"),
+        Some(&vec![
+            ("inherits".into(), "\"release\"".into()),
+            ("lto".into(), "\"fat\"".into()),
+            ("codegen-units".into(), "1".into()),
+        ]),
+        "the dist profile: fat LTO and one codegen unit"
+    );
+    let release = cargo.get("release").expect("[profile.release]");
+    assert!(
+        !release
+            .iter()
+            .any(|(k, _)| k == "lto" || k == "codegen-units"),
+        "the everyday release profile builds without fat LTO: {release:?}"
+    );
+    let template = read(".krew.yaml");
+    assert!(template.contains(&format!("  homepage: {REPOSITORY}\n")));
+    let license = read("LICENSE");
     assert!(license.contains("Apache License") && license.contains("Version 2.0, January 2004"));
+}
+
+/// The workflows: every action pinned by a full commit SHA with its version in a comment, the
+/// release matrix covering every krew platform, and the archives made by scripts/release.sh.
+#[test]
+fn release_workflow_builds_every_platform_with_the_script() {
+    let release = read(".github/workflows/release.yml");
+    for wf in [".github/workflows/release.yml", ".github/workflows/ci.yml"] {
+        for line in read(wf).lines().filter(|l| l.contains("uses:")) {
+            let spec = line.split("uses:").nth(1).unwrap().trim();
+            let (action, rest) = spec.split_once('@').expect("action@ref");
+            let (sha, comment) = rest.split_once(" # ").unwrap_or((rest, ""));
+            assert!(
+                sha.len() == 40 && sha.bytes().all(|b| b.is_ascii_hexdigit()),
+                "{wf}: {action} is not pinned by a full commit SHA: {line}"
+            );
+            assert!(
+                comment.starts_with('v') || comment.starts_with(char::is_numeric),
+                "{wf}: {action} has no version comment: {line}"
+            );
+        }
+        assert!(
+            read(wf).contains("\npermissions: {}\n"),
+            "{wf}: no default permissions"
+        );
+    }
+    for (os, arch) in PLATFORMS {
+        assert!(
+            release.contains(&format!("{{ os: {os}, arch: {arch}, ")),
+            "release.yml builds {os}/{arch}"
+        );
+    }
+    assert!(release.contains("run: scripts/release.sh --out dist"));
+    assert!(release.contains("scripts/release.sh manifest --tag \"$GITHUB_REF_NAME\""));
+    assert!(release.contains("rajatjindal/krew-release-bot@"));
+    assert!(read(".github/workflows/ci.yml").contains("run: bash .ci/run"));
+}
+
+/// Just enough of TOML to read `[profile.NAME]` tables as (key, raw value) lines.
+mod toml_like {
+    use std::collections::BTreeMap;
+    pub type Profiles = BTreeMap<String, Vec<(String, String)>>;
+    pub fn profiles(text: &str) -> Profiles {
+        let mut out = Profiles::new();
+        let mut cur: Option<String> = None;
+        for line in text.lines().map(str::trim) {
+            if line.starts_with('[') {
+                cur = line
+                    .strip_prefix("[profile.")
+                    .and_then(|l| l.strip_suffix(']'))
+                    .map(str::to_string);
+                continue;
+            }
+            if let (Some(p), Some((k, v))) = (&cur, line.split_once('=')) {
+                if !line.starts_with('#') {
+                    out.entry(p.clone())
+                        .or_default()
+                        .push((k.trim().to_string(), v.trim().to_string()));
+                }
+            }
+        }
+        out
+    }
 }
 
 fn run(args: &[&str]) -> (i32, String, String) {

@@ -1,10 +1,15 @@
-//! `kubectl hpa simulate --prometheus`: backtests against a real Prometheus server (the Debian
-//! `prometheus` package) on 127.0.0.1, its storage backfilled with `promtool tsdb
-//! create-blocks-from openmetrics` from series this file writes. The replay must equal the same
-//! load given as a CSV.
+//! `kubectl hpa simulate --prometheus`: backtests against Prometheus' HTTP API. The replay must
+//! equal the same load given as a CSV.
 //!
-//! Without the `prometheus` and `promtool` binaries these tests skip with a loud message, except
-//! in CI (`CI=true`), where their absence fails.
+//! Each test runs twice over the same body:
+//! - `recorded::` (the default `cargo test`): against the in-process stand-in of
+//!   `tests/support/prometheus.rs`, serving the `query_range` answers recorded from the real
+//!   server in `tests/support/prometheus/<test>.json`;
+//! - `real::` (`#[ignore]`d; `.ci/run` runs them with `-- --ignored`, which installs Prometheus):
+//!   against a real Prometheus server (the `prometheus` package) on 127.0.0.1, its storage
+//!   backfilled with `promtool tsdb create-blocks-from openmetrics` from series this file writes.
+//!   Without the `prometheus` and `promtool` binaries they fail: asked for, never skipped.
+//!   `scripts/record-prometheus.sh` runs them with `RECORD_PROMETHEUS=1` to re-record the answers.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -16,6 +21,8 @@ use std::time::{Duration, Instant};
 
 use jiff::{SignedDuration, Timestamp};
 use kubectl_hpa::simulate::prometheus::Endpoint;
+
+use crate::support::prometheus::{recording_requested, PromStandin};
 
 /// The start of the replayed range; the data begins 10 minutes earlier.
 const T0: &str = "2026-11-01T00:00:00Z";
@@ -100,18 +107,13 @@ fn have(binary: &str) -> bool {
         .is_ok_and(|s| s.success())
 }
 
-/// Start Prometheus on `openmetrics` data, or `None` (after a loud message) when the binaries
-/// are missing outside CI.
-fn prometheus(tag: &str, openmetrics: &str) -> Option<Prometheus> {
-    if !have("prometheus") || !have("promtool") {
-        let msg =
-            "the prometheus and promtool binaries are missing (Debian: apt-get install prometheus)";
-        if std::env::var("CI").is_ok_and(|v| v == "true") {
-            panic!("{msg}: CI must run the backtest tests");
-        }
-        eprintln!("\n!!!!! SKIPPED {tag}: {msg} !!!!!\n");
-        return None;
-    }
+/// Start Prometheus on `openmetrics` data; the binaries must be there (the test was asked for).
+fn prometheus(tag: &str, openmetrics: &str) -> Prometheus {
+    assert!(
+        have("prometheus") && have("promtool"),
+        "the prometheus and promtool binaries are missing (Debian: apt-get install prometheus; \
+         macOS: brew install prometheus); .ci/run installs them"
+    );
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("prometheus-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -152,8 +154,77 @@ fn prometheus(tag: &str, openmetrics: &str) -> Option<Prometheus> {
         url: format!("http://127.0.0.1:{port}"),
     };
     wait_ready(port, &dir.join("prometheus.log"));
-    Some(p)
+    p
 }
+
+/// The server a test's body queries: the stand-in serving recorded answers, or a real
+/// Prometheus (behind the recording stand-in with `RECORD_PROMETHEUS=1`).
+enum Server {
+    Recorded(PromStandin),
+    Real(Prometheus, Option<PromStandin>),
+}
+
+impl Server {
+    fn recorded(name: &str) -> Server {
+        Server::Recorded(PromStandin::replay(name))
+    }
+
+    fn real(name: &str) -> Server {
+        let p = prometheus(name, &openmetrics());
+        let recorder = recording_requested().then(|| {
+            let port = p.url.rsplit(':').next().unwrap().parse::<u16>().unwrap();
+            PromStandin::recording(name, ([127, 0, 0, 1], port).into())
+        });
+        Server::Real(p, recorder)
+    }
+
+    fn url(&self) -> &str {
+        match self {
+            Server::Recorded(s) | Server::Real(_, Some(s)) => &s.url,
+            Server::Real(p, None) => &p.url,
+        }
+    }
+
+    /// After the body: every request had a recorded answer.
+    fn done(&self) {
+        if let Server::Recorded(s) = self {
+            s.assert_every_request_answered();
+        }
+    }
+}
+
+/// The same body against the recorded answers (by default) and a real Prometheus (asked for).
+macro_rules! against_both {
+    ($($name:ident),* $(,)?) => {
+        mod recorded {
+            $(
+                #[test]
+                fn $name() {
+                    let s = super::Server::recorded(stringify!($name));
+                    super::$name(s.url());
+                    s.done();
+                }
+            )*
+        }
+        mod real {
+            $(
+                #[test]
+                #[ignore = "needs the prometheus and promtool binaries: .ci/run installs them and runs these with -- --ignored"]
+                fn $name() {
+                    let s = super::Server::real(stringify!($name));
+                    super::$name(s.url());
+                    s.done();
+                }
+            )*
+        }
+    };
+}
+
+against_both!(
+    a_backtest_replays_the_recorded_load_like_the_same_load_as_csv,
+    external_metric_from_a_query_and_compare_with_chart,
+    paged_queries_return_the_same_series,
+);
 
 fn wait_ready(port: u16, log: &Path) {
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -249,11 +320,7 @@ fn scratch(name: &str) -> PathBuf {
 
 const UNTIL: &str = "2026-11-01T02:00:00Z";
 
-#[test]
-fn a_backtest_replays_the_recorded_load_like_the_same_load_as_csv() {
-    let Some(p) = prometheus("replay", &openmetrics()) else {
-        return;
-    };
+fn a_backtest_replays_the_recorded_load_like_the_same_load_as_csv(url: &str) {
     // CPU from cAdvisor: 3 pods × 0.4, 1.6 then 0.5 cores.
     let base = [
         "simulate",
@@ -267,7 +334,7 @@ fn a_backtest_replays_the_recorded_load_like_the_same_load_as_csv() {
         "csv",
     ];
     let mut args = base.to_vec();
-    args.extend(["--prometheus", &p.url, "--since", "2h", "--until", UNTIL]);
+    args.extend(["--prometheus", url, "--since", "2h", "--until", UNTIL]);
     let rows = csv_rows(&ok(&args));
     assert_eq!(rows.len(), 480, "2 h of 15 s syncs");
     let mut csv = String::from("time,value\n");
@@ -305,11 +372,7 @@ fn a_backtest_replays_the_recorded_load_like_the_same_load_as_csv() {
     assert!(replicas.iter().max().unwrap() >= &14, "{replicas:?}");
 }
 
-#[test]
-fn external_metric_from_a_query_and_compare_with_chart() {
-    let Some(p) = prometheus("external", &openmetrics()) else {
-        return;
-    };
+fn external_metric_from_a_query_and_compare_with_chart(url: &str) {
     let base = [
         "simulate",
         "--hpa",
@@ -321,7 +384,7 @@ fn external_metric_from_a_query_and_compare_with_chart() {
     let mut args = base.to_vec();
     args.extend([
         "--prometheus",
-        &p.url,
+        url,
         "--since",
         "2h",
         "--until",
@@ -334,14 +397,14 @@ fn external_metric_from_a_query_and_compare_with_chart() {
     assert!(err.contains("sum(queue_depth)"), "{err}");
     // A metric without a query says how to give one.
     let mut args = base.to_vec();
-    args.extend(["--prometheus", &p.url, "--since", "2h", "--until", UNTIL]);
+    args.extend(["--prometheus", url, "--since", "2h", "--until", UNTIL]);
     let err = fails(&args);
     assert!(err.contains("--query queue_depth=PROMQL"), "{err}");
     // An empty range.
     let mut args = base.to_vec();
     args.extend([
         "--prometheus",
-        &p.url,
+        url,
         "--since",
         "1h",
         "--until",
@@ -355,7 +418,7 @@ fn external_metric_from_a_query_and_compare_with_chart() {
     let mut args = base.to_vec();
     args.extend([
         "--prometheus",
-        &p.url,
+        url,
         "--since",
         "1h",
         "--until",
@@ -374,7 +437,7 @@ fn external_metric_from_a_query_and_compare_with_chart() {
     let mut args = base.to_vec();
     args.extend([
         "--prometheus",
-        &p.url,
+        url,
         "--since",
         "2h",
         "--until",
@@ -414,7 +477,7 @@ fn external_metric_from_a_query_and_compare_with_chart() {
     let mut args = base.to_vec();
     args.extend([
         "--prometheus",
-        &p.url,
+        url,
         "--since",
         "2h",
         "--until",
@@ -442,12 +505,8 @@ fn external_metric_from_a_query_and_compare_with_chart() {
     assert!(doc.starts_with("<svg") || doc.starts_with("<?xml"), "{doc}");
 }
 
-#[test]
-fn paged_queries_return_the_same_series() {
-    let Some(p) = prometheus("paging", &openmetrics()) else {
-        return;
-    };
-    let e = Endpoint::parse(&p.url).unwrap();
+fn paged_queries_return_the_same_series(url: &str) {
+    let e = Endpoint::parse(url).unwrap();
     let step = SignedDuration::from_secs(15);
     let end: Timestamp = UNTIL.parse().unwrap();
     let one = e

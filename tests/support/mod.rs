@@ -1,5 +1,7 @@
-//! What every integration test shares: running the binary ([`binary`]) and the fake Kubernetes
-//! API server ([`fake_apiserver`]) the tests start on 127.0.0.1.
+//! What every integration test shares: running the binary ([`binary`]), the fake Kubernetes
+//! API server ([`fake_apiserver`]) the tests start on 127.0.0.1, and the stand-in of
+//! Prometheus' HTTP API serving recorded answers ([`prometheus`]).
 
 pub mod binary;
 pub mod fake_apiserver;
+pub mod prometheus;

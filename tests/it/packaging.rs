@@ -374,6 +374,13 @@ fn release_archive_and_checksum() {
         ],
         "the archive's members, at its root"
     );
+    // Nothing the archive publishes carries a placeholder.
+    for f in ["LICENSE", "README.md", "completions/kubectl_complete-hpa"] {
+        assert!(
+            !read(f).to_ascii_lowercase().contains("placeholder"),
+            "{f} holds a placeholder"
+        );
+    }
 }
 
 #[test]

@@ -37,9 +37,6 @@ const MAX_PAGES: u32 = 10_000;
 /// (bounded by `--request-timeout` too) is what timed out: its own error is clearer.
 const CONNECT_GRACE: Duration = Duration::from_millis(200);
 
-/// The wait before sending again a request whose connection was reset or closed unanswered.
-const RESET_BACKOFF: Duration = Duration::from_millis(200);
-
 /// How to connect: kubectl's connection flags as plain values (no clap type in this layer).
 #[derive(Debug, Clone, Default)]
 pub struct ConnectOptions {
@@ -128,6 +125,10 @@ pub struct Conn {
     tls: super::tls::TlsContext,
     /// Requests go through a proxy (no direct TCP probe after a connect timeout).
     proxied: bool,
+    /// The bearer token, sent by [`Conn::attempt_quiet`] (kube sends other credentials).
+    credentials: Option<std::sync::Arc<super::auth::Credentials>>,
+    /// Discovery documents read so far ([`Conn::discovery_cache`]).
+    discovered: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, Value>>>,
 }
 
 /// Why one API call failed.
@@ -144,6 +145,8 @@ pub enum Failure {
     Timeout(Duration, &'static str),
     /// The server could not be reached.
     Unreachable(String),
+    /// Nothing listens at the server's address (the connection was refused).
+    Refused,
     /// A success answer whose body is not JSON (an HTML proxy or login page...).
     Unreadable(String),
     Other(String),
@@ -160,6 +163,13 @@ pub struct ApiFailure {
     pub failure: Failure,
     /// How many times the request was sent (retries included).
     pub attempts: u32,
+}
+
+impl Failure {
+    /// A 401: the server refused the credentials.
+    fn refused_credentials(&self) -> bool {
+        matches!(self, Failure::Status { code: 401, .. })
+    }
 }
 
 impl ApiFailure {
@@ -198,6 +208,10 @@ impl ApiFailure {
                 self.resource
             ),
             Failure::Unreachable(m) | Failure::Other(m) => m.clone(),
+            Failure::Refused => format!(
+                "dial tcp {}: connect: connection refused",
+                super::words::authority(&self.server)
+            ),
             Failure::Unreadable(m) => format!("{m} (get {})", self.resource),
         }
     }
@@ -218,6 +232,7 @@ impl ApiFailure {
                 crate::duration::format_go_duration(t.as_nanos() as i64)
             ),
             Failure::Unreachable(_) => "server unreachable".into(),
+            Failure::Refused => "connection refused".into(),
             Failure::Unreadable(m) | Failure::Other(m) => m.clone(),
         };
         let after = match self.attempts {
@@ -283,6 +298,11 @@ impl ApiFailure {
             Failure::Unreachable(m) => {
                 format!("unable to connect to the server {}: {m}", self.server)
             }
+            // kubectl's words (its standardErrorMessage)
+            Failure::Refused => format!(
+                "The connection to the server {} was refused - did you specify the right host or port?",
+                super::words::authority(&self.server)
+            ),
             Failure::Other(m) | Failure::Unreadable(m) => format!("{req}: {m}"),
         }
     }
@@ -322,9 +342,7 @@ fn request_timeout(o: &ConnectOptions) -> Result<(Option<Duration>, &'static str
 /// merged (first value wins), else `~/.kube/config`; `None` when there is none.
 fn load_kubeconfig(flags: &ConnectOptions) -> Result<Option<Kubeconfig>> {
     if let Some(p) = &flags.kubeconfig {
-        return Kubeconfig::read_from(p)
-            .map(Some)
-            .map_err(|e| anyhow!("--kubeconfig {}: {e}", p.display()));
+        return read_kubeconfig(p, "--kubeconfig ").map(Some);
     }
     if let Some(v) = std::env::var_os("KUBECONFIG") {
         let paths: Vec<PathBuf> = std::env::split_paths(&v)
@@ -340,8 +358,7 @@ fn load_kubeconfig(flags: &ConnectOptions) -> Result<Option<Kubeconfig>> {
         if !paths.is_empty() {
             let mut merged = Kubeconfig::default();
             for p in &paths {
-                let kc = Kubeconfig::read_from(p)
-                    .map_err(|e| anyhow!("KUBECONFIG file {}: {e}", p.display()))?;
+                let kc = read_kubeconfig(p, "KUBECONFIG file ")?;
                 merged = merged
                     .merge(kc)
                     .map_err(|e| anyhow!("KUBECONFIG: cannot merge {}: {e}", p.display()))?;
@@ -353,12 +370,37 @@ fn load_kubeconfig(flags: &ConnectOptions) -> Result<Option<Kubeconfig>> {
     if let Some(h) = home {
         let p = PathBuf::from(h).join(".kube").join("config");
         if p.exists() {
-            return Kubeconfig::read_from(&p)
-                .map(Some)
-                .map_err(|e| anyhow!("{}: {e}", p.display()));
+            return read_kubeconfig(&p, "").map(Some);
         }
     }
     Ok(None)
+}
+
+/// One kubeconfig file; a file that does not parse is named with the line of the error only,
+/// as kubectl names it: the parser's own message quotes the text around the error (a `token:`
+/// line above it) or the value of a field of the wrong type, and CI logs are often public.
+fn read_kubeconfig(p: &std::path::Path, what: &str) -> Result<Kubeconfig> {
+    Kubeconfig::read_from(p).map_err(|e| match e {
+        kube::config::KubeconfigError::Parse(_) => {
+            let at = yaml_error_position(&e.to_string())
+                .map(|(line, col)| format!(" at line {line}, column {col}"))
+                .unwrap_or_default();
+            anyhow!(
+                "{what}{}: not a valid kubeconfig: YAML error{at} (the file's text is not shown: it may hold credentials)",
+                p.display()
+            )
+        }
+        e => anyhow!("{what}{}: {e}", p.display()),
+    })
+}
+
+/// The `line L column C` of a YAML parser's message.
+fn yaml_error_position(message: &str) -> Option<(u64, u64)> {
+    let rest = &message[message.find("line ")? + 5..];
+    let (line, rest) = rest.split_once(' ')?;
+    let col = rest.strip_prefix("column ")?;
+    let col: String = col.chars().take_while(char::is_ascii_digit).collect();
+    Some((line.parse().ok()?, col.parse().ok()?))
 }
 
 /// `--context`, `--cluster` or `--user` naming what the kubeconfig lacks is refused, in
@@ -382,97 +424,15 @@ fn refuse_unknown_names(kc: &Kubeconfig, flags: &ConnectOptions) -> Result<()> {
     Ok(())
 }
 
-/// A kubeconfig user's exec credential plugin, run once per run (not once per request burst):
-/// its token is used for every request. Interactive only when stdin is a terminal; bounded by
-/// `--request-timeout`; failures in kubectl's words, never with the plugin's environment.
-/// A plugin that answers with client certificates instead of a token is left to kube.
-fn run_exec_plugin(config: &mut Config, timeout: Option<Duration>) -> Result<()> {
-    use std::io::IsTerminal;
-    use std::process::{Command, Stdio};
-    let Some(exec) = config.auth_info.exec.clone() else {
-        return Ok(());
-    };
-    if config.auth_info.token.is_some() {
-        return Ok(()); // --token wins
-    }
-    let cmd = exec.command.clone().unwrap_or_default();
-    if cmd.is_empty() {
-        bail!("exec: the kubeconfig user's exec has no command");
-    }
-    let interactive = std::io::stdin().is_terminal();
-    let api = exec
-        .api_version
-        .clone()
-        .unwrap_or_else(|| "client.authentication.k8s.io/v1beta1".into());
-    let info =
-        json!({"apiVersion": api, "kind": "ExecCredential", "spec": {"interactive": interactive}});
-    let mut c = Command::new(&cmd);
-    c.args(exec.args.iter().flatten())
-        .env("KUBERNETES_EXEC_INFO", info.to_string())
-        .stdin(if interactive {
-            Stdio::inherit()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit());
-    for e in exec.env.iter().flatten() {
-        if let (Some(n), Some(v)) = (e.get("name"), e.get("value")) {
-            c.env(n, v);
-        }
-    }
-    let hint = exec
-        .install_hint
-        .as_deref()
-        .map(|h| format!("; {}", h.trim().replace('\n', " ")))
-        .unwrap_or_default();
-    let child = c.spawn().map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => anyhow!("exec: executable {cmd} not found{hint}"),
-        _ => anyhow!("exec: executable {cmd} could not be started: {e}"),
-    })?;
-    let out = wait_bounded(child, timeout).map_err(|e| anyhow!("exec: executable {cmd}: {e}"))?;
-    if !out.status.success() {
-        let code = out
-            .status
-            .code()
-            .map_or("a signal".into(), |c| c.to_string());
-        bail!("exec: executable {cmd} failed with exit code {code}");
-    }
-    let cred: Value = serde_json::from_slice(&out.stdout)
-        .map_err(|e| anyhow!("exec: executable {cmd}: its output is not an ExecCredential: {e}"))?;
-    if let Some(token) = cred.pointer("/status/token").and_then(Value::as_str) {
-        config.auth_info.token = Some(token.to_string().into());
-        config.auth_info.exec = None;
-    }
-    Ok(())
-}
-
-/// The output of a child process that must end within `timeout` (killed otherwise).
-fn wait_bounded(
-    mut child: std::process::Child,
-    timeout: Option<Duration>,
-) -> Result<std::process::Output, String> {
-    let start = std::time::Instant::now();
-    loop {
-        match child.try_wait() {
-            Ok(Some(_)) => return child.wait_with_output().map_err(|e| e.to_string()),
-            Ok(None) if timeout.is_some_and(|t| start.elapsed() >= t) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err("no credential within --request-timeout".into());
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(10)),
-            Err(e) => return Err(e.to_string()),
-        }
-    }
-}
-
 /// `--server` and `--token` over what the kubeconfig says (TLS flags: [`super::tls::apply`]).
 fn override_from_flags(config: &mut Config, flags: &ConnectOptions) -> Result<()> {
     if let Some(url) = &flags.server {
-        config.cluster_url = url
-            .parse()
-            .map_err(|e| anyhow!("--server {url:?}: not a URL: {e}"))?;
+        config.cluster_url = url.parse().map_err(|e| {
+            anyhow!(
+                "--server {:?}: not a URL: {e}",
+                super::words::mask_userinfo(url)
+            )
+        })?;
     }
     if let Some(t) = &flags.token {
         config.auth_info.token = Some(t.clone().into());
@@ -541,25 +501,6 @@ fn in_cidr(ip: std::net::IpAddr, net: &str, bits: &str) -> bool {
     shift >= 128 || (a >> shift) == (b >> shift)
 }
 
-/// A `tokenFile` (kubeconfig, or the in-cluster service-account token) is read once, its
-/// surrounding whitespace trimmed as kubectl trims it (a file ending in a newline is the norm).
-fn read_token_file(config: &mut Config) -> Result<()> {
-    let Some(path) = config.auth_info.token_file.clone() else {
-        return Ok(());
-    };
-    if config.auth_info.token.is_some() {
-        return Ok(());
-    }
-    let text = std::fs::read_to_string(&path).map_err(|e| anyhow!("tokenFile {path}: {e}"))?;
-    let token = text.trim();
-    if token.is_empty() {
-        bail!("tokenFile {path}: the file is empty");
-    }
-    config.auth_info.token = Some(token.to_string().into());
-    config.auth_info.token_file = None;
-    Ok(())
-}
-
 /// Connect as kubectl would with these flags (no request is sent).
 pub async fn connect(options: impl Into<ConnectOptions>) -> Result<Conn> {
     let flags = &options.into();
@@ -589,9 +530,12 @@ pub async fn connect(options: impl Into<ConnectOptions>) -> Result<Conn> {
         }
         None if flags.server.is_some() => {
             let url = flags.server.as_deref().unwrap_or_default();
-            let uri = url
-                .parse()
-                .map_err(|e| anyhow!("--server {url:?}: not a URL: {e}"))?;
+            let uri = url.parse().map_err(|e| {
+                anyhow!(
+                    "--server {:?}: not a URL: {e}",
+                    super::words::mask_userinfo(url)
+                )
+            })?;
             (Config::new(uri), String::new())
         }
         None => {
@@ -603,8 +547,13 @@ pub async fn connect(options: impl Into<ConnectOptions>) -> Result<Conn> {
     };
     override_from_flags(&mut config, flags)?;
     super::tls::apply(&mut config, flags)?;
-    run_exec_plugin(&mut config, timeout)?;
-    read_token_file(&mut config)?;
+    let credentials = super::auth::take(
+        &mut config,
+        flags.token.is_some(),
+        &kubeconfig_names.1,
+        timeout,
+    )?
+    .map(std::sync::Arc::new);
     bypass_env_proxy(&mut config);
     if let Some(u) = &flags.as_user {
         config.auth_info.impersonate = Some(u.clone());
@@ -620,11 +569,7 @@ pub async fn connect(options: impl Into<ConnectOptions>) -> Result<Conn> {
         .namespace
         .clone()
         .unwrap_or_else(|| config.default_namespace.clone());
-    let server = config
-        .cluster_url
-        .to_string()
-        .trim_end_matches('/')
-        .to_string();
+    let server = super::words::mask_userinfo(config.cluster_url.to_string().trim_end_matches('/'));
     let tls = super::tls::TlsContext {
         cluster: kubeconfig_names.0,
         user: kubeconfig_names.1,
@@ -648,6 +593,8 @@ pub async fn connect(options: impl Into<ConnectOptions>) -> Result<Conn> {
         verbosity: flags.verbosity,
         tls,
         proxied,
+        credentials,
+        discovered: Default::default(),
     })
 }
 
@@ -710,19 +657,6 @@ fn encode(s: &str) -> String {
     out
 }
 
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut parts = vec![e.to_string()];
-    let mut cur = e.source();
-    while let Some(s) = cur {
-        let t = s.to_string();
-        if !parts.iter().any(|p| p.contains(&t)) {
-            parts.push(t);
-        }
-        cur = s.source();
-    }
-    parts.join(": ")
-}
-
 /// The longest wait for a TCP connection when telling a TLS handshake timeout from a
 /// connect timeout.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(1);
@@ -732,8 +666,8 @@ impl Conn {
     /// ([`super::tls::TlsContext::explain`]), a connect timeout says whether the TLS handshake
     /// or the TCP connection timed out; anything else as [`transport`] classifies it.
     async fn transport_failure(&self, e: &kube::Error) -> (Failure, Option<Duration>) {
-        let chain = error_chain(e);
-        let low = chain.to_lowercase();
+        let parts = super::words::chain(e);
+        let low = super::words::joined(&parts).to_lowercase();
         if let Some(words) = self.tls.explain(&low) {
             return (Failure::Unreachable(words), None);
         }
@@ -745,7 +679,7 @@ impl Conn {
                 None,
             );
         }
-        transport_chain(chain)
+        super::words::transport(&parts, &self.server)
     }
 
     /// A connect timeout: a TLS handshake timeout when the server takes TCP connections
@@ -761,15 +695,7 @@ impl Conn {
             })
             .unwrap_or_default();
         let https = self.server.starts_with("https://");
-        let authority = self
-            .server
-            .split("://")
-            .nth(1)
-            .unwrap_or_default()
-            .split('/')
-            .next()
-            .unwrap_or_default()
-            .to_string();
+        let authority = super::words::authority(&self.server);
         let addr = match (authority.rsplit_once(':'), https) {
             (Some((_, p)), _) if !p.contains(']') => authority.clone(),
             (_, true) => format!("{authority}:443"),
@@ -786,41 +712,6 @@ impl Conn {
             ),
         }
     }
-}
-
-/// A request that got no answer: unreachable, or reset/closed before the answer (retried
-/// after a short backoff, as client-go retries a GET on a reset connection or an EOF).
-fn transport(e: kube::Error) -> (Failure, Option<Duration>) {
-    transport_chain(error_chain(&e))
-}
-
-/// [`transport`] over the error's chain of messages.
-fn transport_chain(chain: String) -> (Failure, Option<Duration>) {
-    let low = chain.to_lowercase();
-    if [
-        "connection refused",
-        "tcp connect error",
-        "dns error",
-        "no route to host",
-        "network is unreachable",
-    ]
-    .iter()
-    .any(|m| low.contains(m))
-    {
-        return (Failure::Unreachable(chain), None);
-    }
-    let reset = [
-        "connection reset",
-        "connection closed before message completed",
-        "incomplete message",
-        "unexpected eof",
-        "broken pipe",
-        "connection was aborted",
-    ]
-    .iter()
-    .any(|m| low.contains(m));
-    let hint = reset.then_some(RESET_BACKOFF);
-    (Failure::Other(chain), hint)
 }
 
 /// client-go's rule: a 429 or a 5xx with `Retry-After` is retried after that many seconds
@@ -876,6 +767,12 @@ fn unreadable(content_type: &str, body: &[u8], e: &serde_json::Error) -> Failure
     let words = body_words(body);
     if words.starts_with("an HTML page") {
         return Failure::Unreadable(words);
+    }
+    // JSON of the wrong shape (see super::shape), in its own words without the position.
+    if e.is_data() {
+        let m = e.to_string();
+        let m = m.rsplit_once(" at line ").map_or(m.as_str(), |(m, _)| m);
+        return Failure::Unreadable(m.to_string());
     }
     let ct = if content_type.is_empty() {
         "no content type"
@@ -957,6 +854,22 @@ impl FetchError {
 }
 
 impl Conn {
+    /// The discovery document at `path` read before on this connection, or (with `store`)
+    /// remember it: a fleet's targets of one group cost one discovery, not one per HPA.
+    pub(super) fn discovery_cache(&self, path: &str, store: Option<&Value>) -> Option<Value> {
+        let mut cache = self.discovered.lock().unwrap_or_else(|e| e.into_inner());
+        match store {
+            Some(v) => cache.insert(path.to_string(), v.clone()),
+            None => cache.get(path).cloned(),
+        }
+    }
+
+    /// Forget the discovery documents under `prefix` (`/apis/GROUP`).
+    pub(super) fn forget_discovery(&self, prefix: &str) {
+        let mut cache = self.discovered.lock().unwrap_or_else(|e| e.into_inner());
+        cache.retain(|path, _| !(path == prefix || path.starts_with(&format!("{prefix}/"))));
+    }
+
     /// `GET /version` (the server's version, for the snapshot and the comparison).
     pub(super) async fn version(&self) -> Result<Value, ApiFailure> {
         self.get(
@@ -978,8 +891,14 @@ impl Conn {
         query: &[(&str, String)],
         what: What<'_>,
     ) -> Result<Value, ApiFailure> {
-        self.get_as(path, query, what, &|b| serde_json::from_slice(b))
-            .await
+        let decode = |b: &[u8]| {
+            let v: Value = serde_json::from_slice(b)?;
+            match super::shape::wrong_value(&v, "", false) {
+                Some(why) => Err(serde::de::Error::custom(why)),
+                None => Ok(v),
+            }
+        };
+        self.get_as(path, query, what, &decode).await
     }
 
     /// GET `path`, the body read by `decode` straight from its bytes (a LIST's page into
@@ -1031,8 +950,14 @@ impl Conn {
             let mut attempt = 1;
             loop {
                 let res = self.attempt(clone_request(&req), decode).await;
+                // A request refused for its credentials was not processed: it is sent again
+                // with renewed ones, even a PATCH.
                 let wait = match &res {
-                    Err((_, hint)) if idempotent && attempt < MAX_ATTEMPTS => *hint,
+                    Err((f, hint))
+                        if (idempotent || f.refused_credentials()) && attempt < MAX_ATTEMPTS =>
+                    {
+                        *hint
+                    }
                     _ => None,
                 };
                 let Some(wait) =
@@ -1102,6 +1027,12 @@ impl Conn {
                 headers.entry(k).or_insert(v);
             }
         }
+        let mut generation = None;
+        if let Some(c) = &self.credentials {
+            let (v, g) = c.header().await.map_err(|m| (Failure::Other(m), None))?;
+            headers.insert(http::header::AUTHORIZATION, v);
+            generation = Some(g);
+        }
         let res = match self.client.send(req.map(kube::client::Body::from)).await {
             Ok(r) => r,
             Err(e) => return Err(self.transport_failure(&e).await),
@@ -1118,9 +1049,20 @@ impl Conn {
             .and_then(|v| v.to_str().ok())
             .unwrap_or_default()
             .to_string();
-        let body = res.into_body().collect_bytes().await.map_err(transport)?;
+        let body = res
+            .into_body()
+            .collect_bytes()
+            .await
+            .map_err(|e| super::words::transport(&super::words::chain(&e), &self.server))?;
         if code >= 400 {
-            let hint = retry_hint(code, retry_after);
+            let mut hint = retry_hint(code, retry_after);
+            // Refused credentials: sent again at once if the token was renewed (an exec
+            // plugin's or a token file's).
+            if let (401, Some(c), Some(g)) = (code, &self.credentials, generation) {
+                if c.renewed_after_refusal(g).await {
+                    hint = Some(Duration::ZERO);
+                }
+            }
             return Err((status_failure(code, &body), hint));
         }
         decode(&body).map_err(|e| (unreadable(&content_type, &body, &e), None))
@@ -1219,81 +1161,6 @@ impl Conn {
             cont = next;
         }
     }
-
-    /// The resource (plural) of a kind: the built-in table, else discovery of its group/version.
-    /// Errors are worded as the controller's REST mapper words them.
-    pub(super) async fn resource_of(&self, api_version: &str, kind: &str) -> Result<Gvr, Unmapped> {
-        if let Some(m) = builtin_mapping(api_version, kind) {
-            return m;
-        }
-        let (group, version) = match api_version.split_once('/') {
-            Some((g, v)) => (g.to_string(), v.to_string()),
-            None => (String::new(), api_version.to_string()),
-        };
-        let path = format!("/apis/{group}/{version}");
-        let what = What {
-            verb: "get",
-            resource: &path,
-            object: String::new(),
-        };
-        let no_match = || Unmapped::NoKindMatch {
-            kind: kind.to_string(),
-            group: group.clone(),
-        };
-        match self.get(&path, &[], what).await {
-            Ok(list) => list["resources"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .find(|r| r["kind"] == kind && !r["name"].as_str().unwrap_or("/").contains('/'))
-                .and_then(|r| r["name"].as_str())
-                .map(|plural| Gvr {
-                    group: group.clone(),
-                    version: version.clone(),
-                    plural: plural.to_string(),
-                })
-                .ok_or_else(no_match),
-            Err(f) if f.code() == Some(404) => Err(no_match()),
-            Err(f) => Err(Unmapped::Discovery {
-                api_version: api_version.to_string(),
-                text: f.client_go_text(),
-            }),
-        }
-    }
-
-    /// GET the autoscaling/v1 Scale of a target.
-    pub(super) async fn scale(
-        &self,
-        ns: &str,
-        api_version: &str,
-        kind: &str,
-        name: &str,
-    ) -> Result<Value, FetchError> {
-        let gvr = self
-            .resource_of(api_version, kind)
-            .await
-            .map_err(FetchError::Unmapped)?;
-        let path = format!("{}/{name}/scale", gvr.collection(ns));
-        let resource = gvr.qualified();
-        let mut s = self
-            .get(
-                &path,
-                &[],
-                What {
-                    verb: "get",
-                    resource: &resource,
-                    object: named(name, ns),
-                },
-            )
-            .await
-            .map_err(FetchError::from_api)?;
-        s["apiVersion"] = json!("autoscaling/v1");
-        s["kind"] = json!("Scale");
-        if s.pointer("/metadata/namespace").is_none() && s["metadata"].is_object() {
-            s["metadata"]["namespace"] = json!(ns);
-        }
-        Ok(s)
-    }
 }
 
 /// Reads one item of a LIST from its JSON text, with the LIST's (apiVersion, kind) set where
@@ -1311,6 +1178,15 @@ pub(super) fn whole(item: &RawValue, item_type: (&str, &str)) -> serde_json::Res
 /// A LIST page as it arrives: its continue token and its items, not yet read.
 #[derive(Deserialize)]
 struct PageWire<'a> {
+    #[serde(default, borrow)]
+    kind: Option<std::borrow::Cow<'a, str>>,
+    /// A `Status`'s fields (a LIST page has none of them).
+    #[serde(default, borrow)]
+    status: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    message: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    reason: Option<&'a RawValue>,
     #[serde(default)]
     metadata: Option<ListMetaWire>,
     #[serde(default, borrow)]
@@ -1330,6 +1206,12 @@ fn read_page(
     item_type: (&str, &str),
 ) -> serde_json::Result<(String, Vec<Obj>)> {
     let page: PageWire = serde_json::from_slice(body)?;
+    let text = |r: Option<&RawValue>| r.and_then(|r| serde_json::from_str::<String>(r.get()).ok());
+    let (status, message, reason) = (text(page.status), text(page.message), text(page.reason));
+    let status = (status.as_deref(), message.as_deref(), reason.as_deref());
+    if let Some(why) = super::shape::wrong_kind(page.kind.as_deref(), item_type.1, true, status) {
+        return Err(serde::de::Error::custom(why));
+    }
     let next = page.metadata.and_then(|m| m.cont).unwrap_or_default();
     let raw = page.items.unwrap_or_default();
     let mut items = Vec::with_capacity(raw.len());

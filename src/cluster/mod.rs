@@ -11,9 +11,11 @@
 pub mod assemble;
 mod auth;
 mod conn;
+mod connect;
 mod discovery;
 pub mod fetch;
 pub mod incluster;
+mod migrate_calls;
 pub mod obj;
 pub mod plan;
 pub mod progress;

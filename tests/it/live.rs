@@ -1268,3 +1268,33 @@ fn a_custom_resource_target_maps_by_group_and_kind_over_the_served_versions() {
         "{paths:?}"
     );
 }
+
+#[test]
+fn a_renewed_exec_token_with_a_control_character_fails_a_sync_not_the_watch() {
+    let c = cluster("scale-up-cpu.yaml", "watch-exec-bad");
+    let dir = tmpdir("watch-exec-bad");
+    let calls = dir.join("calls");
+    let plugin = dir.join("plugin.sh");
+    // First a good token that expires at once, then tokens holding a BEL.
+    script(
+        &plugin,
+        &format!("echo call >> '{calls}'\nn=$(wc -l < '{calls}' | tr -d ' ')\nexp=$(date -u -d '+1 seconds' +%Y-%m-%dT%H:%M:%SZ)\nif [ \"$n\" = 1 ]; then t=exec-good; else t='exec\\u0007SEKRIT'; fi\necho \"{{\\\"apiVersion\\\":\\\"client.authentication.k8s.io/v1beta1\\\",\\\"kind\\\":\\\"ExecCredential\\\",\\\"status\\\":{{\\\"token\\\":\\\"$t\\\",\\\"expirationTimestamp\\\":\\\"$exp\\\"}}}}\"", calls = calls.display()),
+    );
+    let kc = exec_kubeconfig(&dir, &c.server.url(), &plugin);
+    let out = spawn_watch(&kc, "3").wait_with_output().expect("watch");
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let e = stderr(&out);
+    assert!(!e.contains("panicked"), "{e}");
+    assert!(
+        text.contains("stopped after 3 evaluation(s)"),
+        "{text}\n{e}"
+    );
+    assert!(e.contains("control character"), "{e}");
+    assert!(e.contains("retrying at the next sync"), "{e}");
+    assert!(!e.contains("SEKRIT") && !text.contains("SEKRIT"), "{e}");
+    assert!(c
+        .server
+        .requests()
+        .iter()
+        .all(|r| r.header("authorization") == Some("Bearer exec-good")));
+}

@@ -1,20 +1,17 @@
-//! The connection to one API server: kubeconfig, authentication, timeouts and one `send` for
-//! every request (GET and LIST; the PATCH of `migrate --apply` is [`Conn::patch_raw`]).
+//! The connection to one API server (made by [`super::connect`]): one `send` for every request (GET and LIST; the PATCH of `migrate --apply` is [`Conn::patch_raw`]).
 //! Failures are typed ([`ApiFailure`]) and worded as client-go words them.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::{anyhow, bail, Result};
 use http::Request;
-use kube::config::{KubeConfigOptions, Kubeconfig};
-use kube::{Client, Config};
+use kube::Client;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 pub use crate::restmapper::{builtin_mapping, Gvr, Unmapped};
 
+pub use super::connect::{connect, list_names, ConnectOptions, DefaultTimeout};
 use super::obj::{self, Obj};
 use crate::metrics_api::{MetricsApi, MetricsGroup, METRICS_APISERVICE};
 
@@ -37,97 +34,34 @@ const MAX_PAGES: u32 = 10_000;
 /// (bounded by `--request-timeout` too) is what timed out: its own error is clearer.
 const CONNECT_GRACE: Duration = Duration::from_millis(200);
 
-/// The wait before sending again a request whose connection was reset or closed unanswered.
-const RESET_BACKOFF: Duration = Duration::from_millis(200);
-
-/// How to connect: kubectl's connection flags as plain values (no clap type in this layer).
-#[derive(Debug, Clone, Default)]
-pub struct ConnectOptions {
-    /// `--kubeconfig` (else `KUBECONFIG`, else `~/.kube/config`).
-    pub kubeconfig: Option<PathBuf>,
-    /// `--context`, `--cluster`, `--user`: names in the kubeconfig.
-    pub context: Option<String>,
-    pub cluster: Option<String>,
-    pub user: Option<String>,
-    /// `-n`: over the context's (or the service account's) namespace.
-    pub namespace: Option<String>,
-    /// `--as`, `--as-group`: impersonation.
-    pub as_user: Option<String>,
-    pub as_group: Vec<String>,
-    /// `--request-timeout` as given: a Go duration or seconds; `0` or empty = none; `None`
-    /// when not given.
-    pub request_timeout: Option<String>,
-    /// The timeout of each request when `--request-timeout` is not given (`--watch`: about
-    /// the sync period); `None`: no timeout, as kubectl.
-    pub default_request_timeout: Option<DefaultTimeout>,
-    /// `--server`/`-s`: the API server's URL, over the kubeconfig's.
-    pub server: Option<String>,
-    /// `--token`: a bearer token, over the kubeconfig user's credentials.
-    pub token: Option<String>,
-    /// `--certificate-authority`: a PEM file of CA certificates, over the kubeconfig
-    /// cluster's CA (file or data) and its `insecure-skip-tls-verify`.
-    pub certificate_authority: Option<PathBuf>,
-    /// `--client-certificate`, `--client-key`: PEM files, over the kubeconfig user's
-    /// (file or data).
-    pub client_certificate: Option<PathBuf>,
-    pub client_key: Option<PathBuf>,
-    /// `--tls-server-name`: the name the server's certificate is checked against (and sent
-    /// as SNI), over the kubeconfig cluster's; `--server` alone clears the kubeconfig's.
-    pub tls_server_name: Option<String>,
-    /// `--insecure-skip-tls-verify`: the server's certificate is not checked.
-    pub insecure_skip_tls_verify: bool,
-    /// `-v`: at 6 or more, each request is written to stderr (method, URL, status, time).
-    pub verbosity: u8,
-}
-
-/// A command's own timeout for each request, used when `--request-timeout` is not given.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DefaultTimeout {
-    pub after: Duration,
-    /// What it is, for messages: `one sync period`.
-    pub what: &'static str,
-}
-
-impl ConnectOptions {
-    /// These options with `after` for each request unless `--request-timeout` was given;
-    /// `what` names it in a timeout's message (`one sync period`).
-    pub fn with_default_timeout(mut self, after: Duration, what: &'static str) -> ConnectOptions {
-        self.default_request_timeout = Some(DefaultTimeout { after, what });
-        self
-    }
-
-    /// Whether the options name a kubeconfig, context, cluster or user.
-    pub fn names_a_cluster(&self) -> bool {
-        self.kubeconfig.is_some()
-            || self.context.is_some()
-            || self.cluster.is_some()
-            || self.user.is_some()
-    }
-}
-
 /// A connection to one API server, as kubectl's flags chose it.
 #[derive(Clone)]
 pub struct Conn {
-    client: Client,
+    pub(super) client: Client,
     /// `-n`, else the context's namespace, else `default`.
     pub namespace: String,
     /// The kubeconfig context in use (`in-cluster` for the service-account fallback).
     pub context: String,
     /// The server URL, for messages.
     pub server: String,
-    timeout: Option<Duration>,
+    pub(super) timeout: Option<Duration>,
     /// What `timeout` is: `--request-timeout`, or the command's default (`one sync period`).
-    timeout_what: &'static str,
+    pub(super) timeout_what: &'static str,
     /// The TCP connect and TLS handshake bound.
-    connect_timeout: Option<Duration>,
+    pub(super) connect_timeout: Option<Duration>,
     /// [`MAX_IN_FLIGHT`] permits shared by every request of this connection.
-    permits: std::sync::Arc<tokio::sync::Semaphore>,
+    pub(super) permits: std::sync::Arc<tokio::sync::Semaphore>,
     /// `-v`: requests are logged on stderr from level 6 on, as kubectl logs them.
-    verbosity: u8,
+    pub(super) verbosity: u8,
     /// The kubeconfig names behind the TLS settings, for TLS failures in words.
-    tls: super::tls::TlsContext,
+    pub(super) tls: super::tls::TlsContext,
     /// Requests go through a proxy (no direct TCP probe after a connect timeout).
-    proxied: bool,
+    pub(super) proxied: bool,
+    /// The bearer token, sent by [`Conn::attempt_quiet`] (kube sends other credentials).
+    pub(super) credentials: Option<std::sync::Arc<super::auth::Credentials>>,
+    /// Discovery documents read so far ([`Conn::discovery_cache`]).
+    pub(super) discovered:
+        std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, Value>>>,
 }
 
 /// Why one API call failed.
@@ -144,6 +78,8 @@ pub enum Failure {
     Timeout(Duration, &'static str),
     /// The server could not be reached.
     Unreachable(String),
+    /// Nothing listens at the server's address (the connection was refused).
+    Refused,
     /// A success answer whose body is not JSON (an HTML proxy or login page...).
     Unreadable(String),
     Other(String),
@@ -160,6 +96,13 @@ pub struct ApiFailure {
     pub failure: Failure,
     /// How many times the request was sent (retries included).
     pub attempts: u32,
+}
+
+impl Failure {
+    /// A 401: the server refused the credentials.
+    fn refused_credentials(&self) -> bool {
+        matches!(self, Failure::Status { code: 401, .. })
+    }
 }
 
 impl ApiFailure {
@@ -198,6 +141,10 @@ impl ApiFailure {
                 self.resource
             ),
             Failure::Unreachable(m) | Failure::Other(m) => m.clone(),
+            Failure::Refused => format!(
+                "dial tcp {}: connect: connection refused",
+                super::words::authority(&self.server)
+            ),
             Failure::Unreadable(m) => format!("{m} (get {})", self.resource),
         }
     }
@@ -218,6 +165,7 @@ impl ApiFailure {
                 crate::duration::format_go_duration(t.as_nanos() as i64)
             ),
             Failure::Unreachable(_) => "server unreachable".into(),
+            Failure::Refused => "connection refused".into(),
             Failure::Unreadable(m) | Failure::Other(m) => m.clone(),
         };
         let after = match self.attempts {
@@ -283,419 +231,14 @@ impl ApiFailure {
             Failure::Unreachable(m) => {
                 format!("unable to connect to the server {}: {m}", self.server)
             }
+            // kubectl's words (its standardErrorMessage)
+            Failure::Refused => format!(
+                "The connection to the server {} was refused - did you specify the right host or port?",
+                super::words::authority(&self.server)
+            ),
             Failure::Other(m) | Failure::Unreadable(m) => format!("{req}: {m}"),
         }
     }
-}
-
-/// The timeout of each request: `--request-timeout` (a Go duration or a number of seconds;
-/// 0 = none) when given, else the options' default; with what it is, for messages.
-fn request_timeout(o: &ConnectOptions) -> Result<(Option<Duration>, &'static str)> {
-    const FLAG: &str = "--request-timeout";
-    let Some(s) = o.request_timeout.as_deref() else {
-        return Ok(match o.default_request_timeout {
-            Some(d) => (Some(d.after), d.what),
-            None => (None, FLAG),
-        });
-    };
-    let s = s.trim();
-    if s.is_empty() {
-        return Ok((None, FLAG));
-    }
-    let nanos = match crate::duration::parse_go_duration(s) {
-        Ok(n) => n,
-        Err(e) => match s.parse::<i64>() {
-            Ok(secs) => secs.saturating_mul(1_000_000_000),
-            Err(_) => bail!("--request-timeout: invalid duration {s:?}: {e}"),
-        },
-    };
-    if nanos < 0 {
-        bail!("--request-timeout: must not be negative, got {s:?}");
-    }
-    Ok((
-        (nanos > 0).then(|| Duration::from_nanos(nanos as u64)),
-        FLAG,
-    ))
-}
-
-/// The kubeconfig kubectl would read: `--kubeconfig`, else the existing files of `KUBECONFIG`
-/// merged (first value wins), else `~/.kube/config`; `None` when there is none.
-fn load_kubeconfig(flags: &ConnectOptions) -> Result<Option<Kubeconfig>> {
-    if let Some(p) = &flags.kubeconfig {
-        return Kubeconfig::read_from(p)
-            .map(Some)
-            .map_err(|e| anyhow!("--kubeconfig {}: {e}", p.display()));
-    }
-    if let Some(v) = std::env::var_os("KUBECONFIG") {
-        let paths: Vec<PathBuf> = std::env::split_paths(&v)
-            .filter(|p| !p.as_os_str().is_empty() && p.exists())
-            .collect();
-        if paths.is_empty() && !v.is_empty() {
-            // kubectl does not fall back to ~/.kube/config: that may be another cluster.
-            bail!(
-                "KUBECONFIG={}: none of its files exists (kubectl does not fall back to ~/.kube/config either)",
-                v.to_string_lossy()
-            );
-        }
-        if !paths.is_empty() {
-            let mut merged = Kubeconfig::default();
-            for p in &paths {
-                let kc = Kubeconfig::read_from(p)
-                    .map_err(|e| anyhow!("KUBECONFIG file {}: {e}", p.display()))?;
-                merged = merged
-                    .merge(kc)
-                    .map_err(|e| anyhow!("KUBECONFIG: cannot merge {}: {e}", p.display()))?;
-            }
-            return Ok(Some(merged));
-        }
-    }
-    let home = std::env::var_os("HOME").or_else(|| std::env::var_os("USERPROFILE"));
-    if let Some(h) = home {
-        let p = PathBuf::from(h).join(".kube").join("config");
-        if p.exists() {
-            return Kubeconfig::read_from(&p)
-                .map(Some)
-                .map_err(|e| anyhow!("{}: {e}", p.display()));
-        }
-    }
-    Ok(None)
-}
-
-/// `--context`, `--cluster` or `--user` naming what the kubeconfig lacks is refused, in
-/// kubectl's words (never anonymous requests to some server).
-fn refuse_unknown_names(kc: &Kubeconfig, flags: &ConnectOptions) -> Result<()> {
-    if let Some(c) = &flags.context {
-        if !kc.contexts.iter().any(|n| &n.name == c) {
-            bail!("context {c:?} does not exist");
-        }
-    }
-    if let Some(c) = &flags.cluster {
-        if !kc.clusters.iter().any(|n| &n.name == c) {
-            bail!("cluster {c:?} does not exist");
-        }
-    }
-    if let Some(u) = &flags.user {
-        if !kc.auth_infos.iter().any(|n| &n.name == u) {
-            bail!("auth info {u:?} does not exist");
-        }
-    }
-    Ok(())
-}
-
-/// A kubeconfig user's exec credential plugin, run once per run (not once per request burst):
-/// its token is used for every request. Interactive only when stdin is a terminal; bounded by
-/// `--request-timeout`; failures in kubectl's words, never with the plugin's environment.
-/// A plugin that answers with client certificates instead of a token is left to kube.
-fn run_exec_plugin(config: &mut Config, timeout: Option<Duration>) -> Result<()> {
-    use std::io::IsTerminal;
-    use std::process::{Command, Stdio};
-    let Some(exec) = config.auth_info.exec.clone() else {
-        return Ok(());
-    };
-    if config.auth_info.token.is_some() {
-        return Ok(()); // --token wins
-    }
-    let cmd = exec.command.clone().unwrap_or_default();
-    if cmd.is_empty() {
-        bail!("exec: the kubeconfig user's exec has no command");
-    }
-    let interactive = std::io::stdin().is_terminal();
-    let api = exec
-        .api_version
-        .clone()
-        .unwrap_or_else(|| "client.authentication.k8s.io/v1beta1".into());
-    let info =
-        json!({"apiVersion": api, "kind": "ExecCredential", "spec": {"interactive": interactive}});
-    let mut c = Command::new(&cmd);
-    c.args(exec.args.iter().flatten())
-        .env("KUBERNETES_EXEC_INFO", info.to_string())
-        .stdin(if interactive {
-            Stdio::inherit()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit());
-    for e in exec.env.iter().flatten() {
-        if let (Some(n), Some(v)) = (e.get("name"), e.get("value")) {
-            c.env(n, v);
-        }
-    }
-    let hint = exec
-        .install_hint
-        .as_deref()
-        .map(|h| format!("; {}", h.trim().replace('\n', " ")))
-        .unwrap_or_default();
-    let child = c.spawn().map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => anyhow!("exec: executable {cmd} not found{hint}"),
-        _ => anyhow!("exec: executable {cmd} could not be started: {e}"),
-    })?;
-    let out = wait_bounded(child, timeout).map_err(|e| anyhow!("exec: executable {cmd}: {e}"))?;
-    if !out.status.success() {
-        let code = out
-            .status
-            .code()
-            .map_or("a signal".into(), |c| c.to_string());
-        bail!("exec: executable {cmd} failed with exit code {code}");
-    }
-    let cred: Value = serde_json::from_slice(&out.stdout)
-        .map_err(|e| anyhow!("exec: executable {cmd}: its output is not an ExecCredential: {e}"))?;
-    if let Some(token) = cred.pointer("/status/token").and_then(Value::as_str) {
-        config.auth_info.token = Some(token.to_string().into());
-        config.auth_info.exec = None;
-    }
-    Ok(())
-}
-
-/// The output of a child process that must end within `timeout` (killed otherwise).
-fn wait_bounded(
-    mut child: std::process::Child,
-    timeout: Option<Duration>,
-) -> Result<std::process::Output, String> {
-    let start = std::time::Instant::now();
-    loop {
-        match child.try_wait() {
-            Ok(Some(_)) => return child.wait_with_output().map_err(|e| e.to_string()),
-            Ok(None) if timeout.is_some_and(|t| start.elapsed() >= t) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err("no credential within --request-timeout".into());
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(10)),
-            Err(e) => return Err(e.to_string()),
-        }
-    }
-}
-
-/// `--server` and `--token` over what the kubeconfig says (TLS flags: [`super::tls::apply`]).
-fn override_from_flags(config: &mut Config, flags: &ConnectOptions) -> Result<()> {
-    if let Some(url) = &flags.server {
-        config.cluster_url = url
-            .parse()
-            .map_err(|e| anyhow!("--server {url:?}: not a URL: {e}"))?;
-    }
-    if let Some(t) = &flags.token {
-        config.auth_info.token = Some(t.clone().into());
-        config.auth_info.token_file = None;
-    }
-    Ok(())
-}
-
-/// A proxy from `HTTPS_PROXY`/`https_proxy` is not used for a server that `NO_PROXY`/`no_proxy`
-/// covers (kube checks the proxy's own address instead); a kubeconfig's `proxy-url` always is.
-fn bypass_env_proxy(config: &mut Config) {
-    let env = |a: &str, b: &str| {
-        std::env::var(a)
-            .ok()
-            .filter(|v| !v.is_empty())
-            .or_else(|| std::env::var(b).ok().filter(|v| !v.is_empty()))
-    };
-    let Some(proxy) = &config.proxy_url else {
-        return;
-    };
-    let from_env = env("HTTPS_PROXY", "https_proxy")
-        .and_then(|p| p.parse::<http::Uri>().ok())
-        .is_some_and(|p| &p == proxy);
-    let host = config.cluster_url.host().unwrap_or_default();
-    let host = host.trim_start_matches('[').trim_end_matches(']');
-    if from_env && env("NO_PROXY", "no_proxy").is_some_and(|n| no_proxy_covers(&n, host)) {
-        config.proxy_url = None;
-    }
-}
-
-/// Whether a `NO_PROXY` list covers `host`: `*`, the host itself, a domain it is in
-/// (`example.com` or `.example.com`), or an IPv4/IPv6 address or CIDR range holding it.
-fn no_proxy_covers(list: &str, host: &str) -> bool {
-    let host = host.to_ascii_lowercase();
-    let ip: Option<std::net::IpAddr> = host.parse().ok();
-    list.split(',')
-        .map(str::trim)
-        .filter(|e| !e.is_empty())
-        .any(|e| {
-            let e = e.to_ascii_lowercase();
-            if e == "*" || e == host {
-                return true;
-            }
-            if let (Some(ip), Some((net, bits))) = (ip, e.split_once('/')) {
-                return in_cidr(ip, net, bits);
-            }
-            let domain = e.trim_start_matches('.');
-            ip.is_none() && host.ends_with(&format!(".{domain}"))
-        })
-}
-
-fn in_cidr(ip: std::net::IpAddr, net: &str, bits: &str) -> bool {
-    use std::net::IpAddr;
-    let (Ok(net), Ok(bits)) = (net.parse::<IpAddr>(), bits.parse::<u32>()) else {
-        return false;
-    };
-    let (a, b, width) = match (ip, net) {
-        (IpAddr::V4(a), IpAddr::V4(b)) => (u32::from(a) as u128, u32::from(b) as u128, 32),
-        (IpAddr::V6(a), IpAddr::V6(b)) => (u128::from(a), u128::from(b), 128),
-        _ => return false,
-    };
-    if bits > width {
-        return false;
-    }
-    let shift = width - bits;
-    shift >= 128 || (a >> shift) == (b >> shift)
-}
-
-/// A `tokenFile` (kubeconfig, or the in-cluster service-account token) is read once, its
-/// surrounding whitespace trimmed as kubectl trims it (a file ending in a newline is the norm).
-fn read_token_file(config: &mut Config) -> Result<()> {
-    let Some(path) = config.auth_info.token_file.clone() else {
-        return Ok(());
-    };
-    if config.auth_info.token.is_some() {
-        return Ok(());
-    }
-    let text = std::fs::read_to_string(&path).map_err(|e| anyhow!("tokenFile {path}: {e}"))?;
-    let token = text.trim();
-    if token.is_empty() {
-        bail!("tokenFile {path}: the file is empty");
-    }
-    config.auth_info.token = Some(token.to_string().into());
-    config.auth_info.token_file = None;
-    Ok(())
-}
-
-/// Connect as kubectl would with these flags (no request is sent).
-pub async fn connect(options: impl Into<ConnectOptions>) -> Result<Conn> {
-    let flags = &options.into();
-    let (timeout, timeout_what) = request_timeout(flags)?;
-    if flags.as_user.is_none() && !flags.as_group.is_empty() {
-        bail!("--as-group requires --as: requesting groups without impersonating a user");
-    }
-    let options = KubeConfigOptions {
-        context: flags.context.clone(),
-        cluster: flags.cluster.clone(),
-        user: flags.user.clone(),
-    };
-    let mut kubeconfig_names = (String::new(), String::new());
-    let (mut config, context) = match load_kubeconfig(flags)? {
-        Some(kc) => {
-            let context = flags
-                .context
-                .clone()
-                .or_else(|| kc.current_context.clone())
-                .unwrap_or_default();
-            refuse_unknown_names(&kc, flags)?;
-            kubeconfig_names = self::kubeconfig_names(&kc, flags, &context);
-            let config = Config::from_custom_kubeconfig(kc, &options)
-                .await
-                .map_err(|e| anyhow!("kubeconfig (context {context:?}): {e}"))?;
-            (config, context)
-        }
-        None if flags.server.is_some() => {
-            let url = flags.server.as_deref().unwrap_or_default();
-            let uri = url
-                .parse()
-                .map_err(|e| anyhow!("--server {url:?}: not a URL: {e}"))?;
-            (Config::new(uri), String::new())
-        }
-        None => {
-            if flags.context.is_some() || flags.cluster.is_some() || flags.user.is_some() {
-                bail!("no kubeconfig found (--kubeconfig, KUBECONFIG, ~/.kube/config) for --context/--cluster/--user");
-            }
-            (in_cluster_config(flags)?, "in-cluster".to_string())
-        }
-    };
-    override_from_flags(&mut config, flags)?;
-    super::tls::apply(&mut config, flags)?;
-    run_exec_plugin(&mut config, timeout)?;
-    read_token_file(&mut config)?;
-    bypass_env_proxy(&mut config);
-    if let Some(u) = &flags.as_user {
-        config.auth_info.impersonate = Some(u.clone());
-    }
-    if !flags.as_group.is_empty() {
-        config.auth_info.impersonate_groups = Some(flags.as_group.clone());
-    }
-    // Retries are ours, in `Conn::send` (bounded, within --request-timeout), not kube's.
-    config.default_retry = false;
-    config.connect_timeout = connect_timeout(timeout, config.connect_timeout);
-    let connect_timeout = config.connect_timeout;
-    let namespace = flags
-        .namespace
-        .clone()
-        .unwrap_or_else(|| config.default_namespace.clone());
-    let server = config
-        .cluster_url
-        .to_string()
-        .trim_end_matches('/')
-        .to_string();
-    let tls = super::tls::TlsContext {
-        cluster: kubeconfig_names.0,
-        user: kubeconfig_names.1,
-        host: config
-            .tls_server_name
-            .clone()
-            .unwrap_or_else(|| config.cluster_url.host().unwrap_or_default().to_string()),
-    };
-    let proxied = config.proxy_url.is_some();
-    let client = Client::try_from(config)
-        .map_err(|e| anyhow!("cannot build a client for {server} (context {context:?}): {e}"))?;
-    Ok(Conn {
-        client,
-        namespace,
-        context,
-        server,
-        timeout,
-        timeout_what,
-        connect_timeout,
-        permits: std::sync::Arc::new(tokio::sync::Semaphore::new(MAX_IN_FLIGHT)),
-        verbosity: flags.verbosity,
-        tls,
-        proxied,
-    })
-}
-
-/// The TCP connect and TLS handshake bound: `--request-timeout` when given (a longer one is
-/// not cut to the fixed default), else the default (30 s).
-pub(super) fn connect_timeout(
-    request: Option<Duration>,
-    default: Option<Duration>,
-) -> Option<Duration> {
-    request.or(default)
-}
-
-/// The in-cluster configuration (no kubeconfig): the service account's token and CA; `-n`
-/// needs no `namespace` file.
-fn in_cluster_config(flags: &ConnectOptions) -> Result<Config> {
-    let c = super::incluster::resolve(&super::incluster::inputs(), flags.namespace.as_deref())
-        .map_err(|e| {
-            anyhow!("no kubeconfig found (--kubeconfig, KUBECONFIG, ~/.kube/config) and not running in a cluster: {e}")
-        })?;
-    let mut config = Config::new(
-        c.url
-            .parse()
-            .map_err(|e| anyhow!("in-cluster server {:?}: {e}", c.url))?,
-    );
-    config.default_namespace = c.namespace;
-    config.root_cert = (!c.ca.is_empty()).then_some(c.ca);
-    config.auth_info.token_file = Some(format!("{}/token", super::incluster::SERVICE_ACCOUNT_DIR));
-    Ok(config)
-}
-
-/// The kubeconfig cluster and user names this connection uses, for messages.
-fn kubeconfig_names(kc: &Kubeconfig, flags: &ConnectOptions, context: &str) -> (String, String) {
-    let ctx = kc
-        .contexts
-        .iter()
-        .find(|c| c.name == context)
-        .and_then(|c| c.context.as_ref());
-    let cluster = flags
-        .cluster
-        .clone()
-        .or_else(|| ctx.map(|c| c.cluster.clone()))
-        .unwrap_or_default();
-    let user = flags
-        .user
-        .clone()
-        .or_else(|| ctx.and_then(|c| c.user.clone()))
-        .unwrap_or_default();
-    (cluster, user)
 }
 
 fn encode(s: &str) -> String {
@@ -710,19 +253,6 @@ fn encode(s: &str) -> String {
     out
 }
 
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut parts = vec![e.to_string()];
-    let mut cur = e.source();
-    while let Some(s) = cur {
-        let t = s.to_string();
-        if !parts.iter().any(|p| p.contains(&t)) {
-            parts.push(t);
-        }
-        cur = s.source();
-    }
-    parts.join(": ")
-}
-
 /// The longest wait for a TCP connection when telling a TLS handshake timeout from a
 /// connect timeout.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(1);
@@ -732,8 +262,8 @@ impl Conn {
     /// ([`super::tls::TlsContext::explain`]), a connect timeout says whether the TLS handshake
     /// or the TCP connection timed out; anything else as [`transport`] classifies it.
     async fn transport_failure(&self, e: &kube::Error) -> (Failure, Option<Duration>) {
-        let chain = error_chain(e);
-        let low = chain.to_lowercase();
+        let parts = super::words::chain(e);
+        let low = super::words::joined(&parts).to_lowercase();
         if let Some(words) = self.tls.explain(&low) {
             return (Failure::Unreachable(words), None);
         }
@@ -745,7 +275,7 @@ impl Conn {
                 None,
             );
         }
-        transport_chain(chain)
+        super::words::transport(&parts, &self.server)
     }
 
     /// A connect timeout: a TLS handshake timeout when the server takes TCP connections
@@ -761,15 +291,7 @@ impl Conn {
             })
             .unwrap_or_default();
         let https = self.server.starts_with("https://");
-        let authority = self
-            .server
-            .split("://")
-            .nth(1)
-            .unwrap_or_default()
-            .split('/')
-            .next()
-            .unwrap_or_default()
-            .to_string();
+        let authority = super::words::authority(&self.server);
         let addr = match (authority.rsplit_once(':'), https) {
             (Some((_, p)), _) if !p.contains(']') => authority.clone(),
             (_, true) => format!("{authority}:443"),
@@ -786,41 +308,6 @@ impl Conn {
             ),
         }
     }
-}
-
-/// A request that got no answer: unreachable, or reset/closed before the answer (retried
-/// after a short backoff, as client-go retries a GET on a reset connection or an EOF).
-fn transport(e: kube::Error) -> (Failure, Option<Duration>) {
-    transport_chain(error_chain(&e))
-}
-
-/// [`transport`] over the error's chain of messages.
-fn transport_chain(chain: String) -> (Failure, Option<Duration>) {
-    let low = chain.to_lowercase();
-    if [
-        "connection refused",
-        "tcp connect error",
-        "dns error",
-        "no route to host",
-        "network is unreachable",
-    ]
-    .iter()
-    .any(|m| low.contains(m))
-    {
-        return (Failure::Unreachable(chain), None);
-    }
-    let reset = [
-        "connection reset",
-        "connection closed before message completed",
-        "incomplete message",
-        "unexpected eof",
-        "broken pipe",
-        "connection was aborted",
-    ]
-    .iter()
-    .any(|m| low.contains(m));
-    let hint = reset.then_some(RESET_BACKOFF);
-    (Failure::Other(chain), hint)
 }
 
 /// client-go's rule: a 429 or a 5xx with `Retry-After` is retried after that many seconds
@@ -876,6 +363,12 @@ fn unreadable(content_type: &str, body: &[u8], e: &serde_json::Error) -> Failure
     let words = body_words(body);
     if words.starts_with("an HTML page") {
         return Failure::Unreadable(words);
+    }
+    // JSON of the wrong shape (see super::shape), in its own words without the position.
+    if e.is_data() {
+        let m = e.to_string();
+        let m = m.rsplit_once(" at line ").map_or(m.as_str(), |(m, _)| m);
+        return Failure::Unreadable(m.to_string());
     }
     let ct = if content_type.is_empty() {
         "no content type"
@@ -957,6 +450,22 @@ impl FetchError {
 }
 
 impl Conn {
+    /// The discovery document at `path` read before on this connection, or (with `store`)
+    /// remember it: a fleet's targets of one group cost one discovery, not one per HPA.
+    pub(super) fn discovery_cache(&self, path: &str, store: Option<&Value>) -> Option<Value> {
+        let mut cache = self.discovered.lock().unwrap_or_else(|e| e.into_inner());
+        match store {
+            Some(v) => cache.insert(path.to_string(), v.clone()),
+            None => cache.get(path).cloned(),
+        }
+    }
+
+    /// Forget the discovery documents under `prefix` (`/apis/GROUP`).
+    pub(super) fn forget_discovery(&self, prefix: &str) {
+        let mut cache = self.discovered.lock().unwrap_or_else(|e| e.into_inner());
+        cache.retain(|path, _| !(path == prefix || path.starts_with(&format!("{prefix}/"))));
+    }
+
     /// `GET /version` (the server's version, for the snapshot and the comparison).
     pub(super) async fn version(&self) -> Result<Value, ApiFailure> {
         self.get(
@@ -978,8 +487,14 @@ impl Conn {
         query: &[(&str, String)],
         what: What<'_>,
     ) -> Result<Value, ApiFailure> {
-        self.get_as(path, query, what, &|b| serde_json::from_slice(b))
-            .await
+        let decode = |b: &[u8]| {
+            let v: Value = serde_json::from_slice(b)?;
+            match super::shape::wrong_value(&v, "", false) {
+                Some(why) => Err(serde::de::Error::custom(why)),
+                None => Ok(v),
+            }
+        };
+        self.get_as(path, query, what, &decode).await
     }
 
     /// GET `path`, the body read by `decode` straight from its bytes (a LIST's page into
@@ -1019,7 +534,7 @@ impl Conn {
     /// are classified for one-line messages by `fail`. Idempotent requests (GET, LIST) are
     /// retried as client-go retries them (see [`retry_wait`]); the whole call, retries and
     /// their waits included, stays within `--request-timeout`.
-    async fn send<T>(
+    pub(super) async fn send<T>(
         &self,
         req: Request<Vec<u8>>,
         idempotent: bool,
@@ -1031,8 +546,14 @@ impl Conn {
             let mut attempt = 1;
             loop {
                 let res = self.attempt(clone_request(&req), decode).await;
+                // A request refused for its credentials was not processed: it is sent again
+                // with renewed ones, even a PATCH.
                 let wait = match &res {
-                    Err((_, hint)) if idempotent && attempt < MAX_ATTEMPTS => *hint,
+                    Err((f, hint))
+                        if (idempotent || f.refused_credentials()) && attempt < MAX_ATTEMPTS =>
+                    {
+                        *hint
+                    }
                     _ => None,
                 };
                 let Some(wait) =
@@ -1102,6 +623,12 @@ impl Conn {
                 headers.entry(k).or_insert(v);
             }
         }
+        let mut generation = None;
+        if let Some(c) = &self.credentials {
+            let (v, g) = c.header().await.map_err(|m| (Failure::Other(m), None))?;
+            headers.insert(http::header::AUTHORIZATION, v);
+            generation = Some(g);
+        }
         let res = match self.client.send(req.map(kube::client::Body::from)).await {
             Ok(r) => r,
             Err(e) => return Err(self.transport_failure(&e).await),
@@ -1118,9 +645,20 @@ impl Conn {
             .and_then(|v| v.to_str().ok())
             .unwrap_or_default()
             .to_string();
-        let body = res.into_body().collect_bytes().await.map_err(transport)?;
+        let body = res
+            .into_body()
+            .collect_bytes()
+            .await
+            .map_err(|e| super::words::transport(&super::words::chain(&e), &self.server))?;
         if code >= 400 {
-            let hint = retry_hint(code, retry_after);
+            let mut hint = retry_hint(code, retry_after);
+            // Refused credentials: sent again at once if the token was renewed (an exec
+            // plugin's or a token file's).
+            if let (401, Some(c), Some(g)) = (code, &self.credentials, generation) {
+                if c.renewed_after_refusal(g).await {
+                    hint = Some(Duration::ZERO);
+                }
+            }
             return Err((status_failure(code, &body), hint));
         }
         decode(&body).map_err(|e| (unreadable(&content_type, &body, &e), None))
@@ -1219,81 +757,6 @@ impl Conn {
             cont = next;
         }
     }
-
-    /// The resource (plural) of a kind: the built-in table, else discovery of its group/version.
-    /// Errors are worded as the controller's REST mapper words them.
-    pub(super) async fn resource_of(&self, api_version: &str, kind: &str) -> Result<Gvr, Unmapped> {
-        if let Some(m) = builtin_mapping(api_version, kind) {
-            return m;
-        }
-        let (group, version) = match api_version.split_once('/') {
-            Some((g, v)) => (g.to_string(), v.to_string()),
-            None => (String::new(), api_version.to_string()),
-        };
-        let path = format!("/apis/{group}/{version}");
-        let what = What {
-            verb: "get",
-            resource: &path,
-            object: String::new(),
-        };
-        let no_match = || Unmapped::NoKindMatch {
-            kind: kind.to_string(),
-            group: group.clone(),
-        };
-        match self.get(&path, &[], what).await {
-            Ok(list) => list["resources"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .find(|r| r["kind"] == kind && !r["name"].as_str().unwrap_or("/").contains('/'))
-                .and_then(|r| r["name"].as_str())
-                .map(|plural| Gvr {
-                    group: group.clone(),
-                    version: version.clone(),
-                    plural: plural.to_string(),
-                })
-                .ok_or_else(no_match),
-            Err(f) if f.code() == Some(404) => Err(no_match()),
-            Err(f) => Err(Unmapped::Discovery {
-                api_version: api_version.to_string(),
-                text: f.client_go_text(),
-            }),
-        }
-    }
-
-    /// GET the autoscaling/v1 Scale of a target.
-    pub(super) async fn scale(
-        &self,
-        ns: &str,
-        api_version: &str,
-        kind: &str,
-        name: &str,
-    ) -> Result<Value, FetchError> {
-        let gvr = self
-            .resource_of(api_version, kind)
-            .await
-            .map_err(FetchError::Unmapped)?;
-        let path = format!("{}/{name}/scale", gvr.collection(ns));
-        let resource = gvr.qualified();
-        let mut s = self
-            .get(
-                &path,
-                &[],
-                What {
-                    verb: "get",
-                    resource: &resource,
-                    object: named(name, ns),
-                },
-            )
-            .await
-            .map_err(FetchError::from_api)?;
-        s["apiVersion"] = json!("autoscaling/v1");
-        s["kind"] = json!("Scale");
-        if s.pointer("/metadata/namespace").is_none() && s["metadata"].is_object() {
-            s["metadata"]["namespace"] = json!(ns);
-        }
-        Ok(s)
-    }
 }
 
 /// Reads one item of a LIST from its JSON text, with the LIST's (apiVersion, kind) set where
@@ -1311,6 +774,15 @@ pub(super) fn whole(item: &RawValue, item_type: (&str, &str)) -> serde_json::Res
 /// A LIST page as it arrives: its continue token and its items, not yet read.
 #[derive(Deserialize)]
 struct PageWire<'a> {
+    #[serde(default, borrow)]
+    kind: Option<std::borrow::Cow<'a, str>>,
+    /// A `Status`'s fields (a LIST page has none of them).
+    #[serde(default, borrow)]
+    status: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    message: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    reason: Option<&'a RawValue>,
     #[serde(default)]
     metadata: Option<ListMetaWire>,
     #[serde(default, borrow)]
@@ -1330,6 +802,12 @@ fn read_page(
     item_type: (&str, &str),
 ) -> serde_json::Result<(String, Vec<Obj>)> {
     let page: PageWire = serde_json::from_slice(body)?;
+    let text = |r: Option<&RawValue>| r.and_then(|r| serde_json::from_str::<String>(r.get()).ok());
+    let (status, message, reason) = (text(page.status), text(page.message), text(page.reason));
+    let status = (status.as_deref(), message.as_deref(), reason.as_deref());
+    if let Some(why) = super::shape::wrong_kind(page.kind.as_deref(), item_type.1, true, status) {
+        return Err(serde::de::Error::custom(why));
+    }
     let next = page.metadata.and_then(|m| m.cont).unwrap_or_default();
     let raw = page.items.unwrap_or_default();
     let mut items = Vec::with_capacity(raw.len());
@@ -1337,59 +815,6 @@ fn read_page(
         items.push(reduce(r, item_type)?);
     }
     Ok((next, items))
-}
-
-/// For shell completion: the HPA names of `namespace` (`None`: the context's namespace), or
-/// with `hpas == false` the namespace names, from the default kubeconfig. Bounded by `timeout`;
-/// every error (no kubeconfig, unreachable, RBAC) gives an empty list.
-pub fn list_names(hpas: bool, namespace: Option<&str>, timeout: Duration) -> Vec<String> {
-    let Ok(rt) = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    else {
-        return Vec::new();
-    };
-    let flags = ConnectOptions {
-        namespace: namespace.map(String::from),
-        request_timeout: Some(format!("{}ms", timeout.as_millis().max(1))),
-        ..ConnectOptions::default()
-    };
-    let work = async {
-        let conn = connect(flags).await.ok()?;
-        let (path, resource) = if hpas {
-            (
-                format!(
-                    "/apis/autoscaling/v2/namespaces/{}/horizontalpodautoscalers",
-                    conn.namespace
-                ),
-                "horizontalpodautoscalers.autoscaling",
-            )
-        } else {
-            ("/api/v1/namespaces".to_string(), "namespaces")
-        };
-        let items = conn
-            .list_values(
-                &path,
-                &[],
-                None,
-                ("", ""),
-                What {
-                    verb: "list",
-                    resource,
-                    object: String::new(),
-                },
-            )
-            .await
-            .ok()?;
-        Some(
-            items
-                .iter()
-                .filter_map(|i| i.pointer("/metadata/name")?.as_str().map(String::from))
-                .collect::<Vec<_>>(),
-        )
-    };
-    rt.block_on(async { tokio::time::timeout(timeout, work).await.ok().flatten() })
-        .unwrap_or_default()
 }
 
 // ------------------------------------------------------------------ fleet (many HPAs at once)
@@ -1445,173 +870,8 @@ pub async fn group_apiservice(
     last
 }
 
-// ------------------------------------------------------------------ `kubectl hpa migrate`
-//
-// The only writes of the program: `migrate --apply` sends the PATCH requests its plan shows,
-// byte for byte, through [`Conn::patch_raw`].
-
-impl Conn {
-    /// GET an API path (query included in `path` if any); JSON back.
-    pub async fn get_path(
-        &self,
-        path: &str,
-        resource: &str,
-        object: String,
-    ) -> Result<Value, ApiFailure> {
-        self.get(
-            path,
-            &[],
-            What {
-                verb: "get",
-                resource,
-                object,
-            },
-        )
-        .await
-    }
-
-    /// LIST an API path, paged; items get `item_type` as apiVersion/kind when missing.
-    pub async fn list_path(
-        &self,
-        path: &str,
-        item_type: (&str, &str),
-        resource: &str,
-        object: String,
-    ) -> Result<Vec<Value>, ApiFailure> {
-        self.list_values(
-            path,
-            &[],
-            Some(500),
-            item_type,
-            What {
-                verb: "list",
-                resource,
-                object,
-            },
-        )
-        .await
-    }
-
-    /// The collection path and qualified resource name of a kind in `ns`
-    /// (`/apis/apps/v1/namespaces/shop/deployments`, `deployments.apps`); discovery for
-    /// non-built-in groups.
-    pub async fn collection_of(
-        &self,
-        ns: &str,
-        api_version: &str,
-        kind: &str,
-    ) -> Result<(String, String), String> {
-        let gvr = self
-            .resource_of(api_version, kind)
-            .await
-            .map_err(|e| e.to_string())?;
-        Ok((gvr.collection(ns), gvr.qualified()))
-    }
-
-    /// Send one PATCH exactly as planned: `path` (without query), the query (`fieldManager`,
-    /// `dryRun` only), the content type (`application/merge-patch+json` or
-    /// `application/apply-patch+yaml`) and the body bytes. Never forced.
-    pub async fn patch_raw(
-        &self,
-        path: &str,
-        query: &[(String, String)],
-        content_type: &str,
-        body: &str,
-        resource: &str,
-        object: String,
-    ) -> Result<Value, ApiFailure> {
-        use kube::api::{Patch, PatchParams};
-        let fail = |failure| ApiFailure {
-            verb: "patch",
-            resource: resource.to_string(),
-            object: object.clone(),
-            server: self.server.clone(),
-            failure,
-            attempts: 1,
-        };
-        let mut pp = PatchParams::default();
-        for (k, v) in query {
-            match k.as_str() {
-                "fieldManager" => pp.field_manager = Some(v.clone()),
-                "dryRun" if v == "All" => pp.dry_run = true,
-                _ => return Err(fail(Failure::Other(format!("unsupported query {k}={v}")))),
-            }
-        }
-        let patch: Patch<()> = match content_type {
-            "application/merge-patch+json" => Patch::Merge(()),
-            "application/apply-patch+yaml" => Patch::Apply(()),
-            other => {
-                return Err(fail(Failure::Other(format!(
-                    "unsupported content type {other}"
-                ))))
-            }
-        };
-        let mut req = kube::core::Request::new("")
-            .patch(path.trim_start_matches('/'), &pp, &patch)
-            .map_err(|e| fail(Failure::Other(e.to_string())))?;
-        *req.body_mut() = body.as_bytes().to_vec();
-        self.send(req, false, fail, &|b| serde_json::from_slice(b))
-            .await
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{connect_timeout, no_proxy_covers, request_timeout, ConnectOptions};
-    use std::time::Duration;
-
-    #[test]
-    fn a_longer_request_timeout_is_not_cut_to_the_default_connect_timeout() {
-        let thirty = Some(Duration::from_secs(30));
-        let two_min = Some(Duration::from_secs(120));
-        assert_eq!(connect_timeout(two_min, thirty), two_min);
-        assert_eq!(
-            connect_timeout(Some(Duration::from_secs(1)), thirty),
-            Some(Duration::from_secs(1))
-        );
-        assert_eq!(connect_timeout(None, thirty), thirty);
-    }
-
-    #[test]
-    fn the_default_request_timeout_applies_only_when_the_flag_is_not_given() {
-        let watch = ConnectOptions::default()
-            .with_default_timeout(Duration::from_secs(15), "one sync period");
-        let want = (Some(Duration::from_secs(15)), "one sync period");
-        assert_eq!(request_timeout(&watch).unwrap(), want);
-        let zero = ConnectOptions {
-            request_timeout: Some("0".into()),
-            ..watch.clone()
-        };
-        assert_eq!(
-            request_timeout(&zero).unwrap().0,
-            None,
-            "--request-timeout 0: none"
-        );
-        let given = ConnectOptions {
-            request_timeout: Some("2m".into()),
-            ..watch
-        };
-        let want = (Some(Duration::from_secs(120)), "--request-timeout");
-        assert_eq!(request_timeout(&given).unwrap(), want);
-        assert_eq!(request_timeout(&ConnectOptions::default()).unwrap().0, None);
-    }
-
-    #[test]
-    fn no_proxy_lists_cover_hosts_domains_and_ranges() {
-        assert!(no_proxy_covers("*", "api.example.com"));
-        assert!(no_proxy_covers("foo, api.example.com", "api.example.com"));
-        assert!(no_proxy_covers(".example.com", "api.example.com"));
-        assert!(no_proxy_covers("example.com", "api.example.com"));
-        assert!(!no_proxy_covers("example.com", "api.example.org"));
-        assert!(!no_proxy_covers("ample.com", "api.example.com"));
-        assert!(no_proxy_covers("10.0.0.0/8", "10.1.2.3"));
-        assert!(!no_proxy_covers("10.0.0.0/8", "11.1.2.3"));
-        assert!(no_proxy_covers("127.0.0.1", "127.0.0.1"));
-        assert!(!no_proxy_covers("127.0.0.1", "127.0.0.2"));
-        assert!(no_proxy_covers("fd00::/8", "fd12::1"));
-        assert!(!no_proxy_covers("", "x"));
-    }
-
     #[test]
     fn a_page_is_read_into_typed_items_and_its_continue_token() {
         use super::{read_page, whole};

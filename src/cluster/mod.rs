@@ -9,14 +9,20 @@
 //! [`crate::snapshot::FETCH_ERRORS_ANNOTATION`] as the controller's clients word it.
 
 pub mod assemble;
+mod auth;
 mod conn;
+mod connect;
+mod discovery;
 pub mod fetch;
 pub mod incluster;
+mod migrate_calls;
 pub mod obj;
 pub mod plan;
 pub mod progress;
+mod shape;
 mod slim;
 pub mod tls;
+mod words;
 
 use std::fmt;
 

@@ -736,3 +736,194 @@ fn conflict_rounds_back_off_before_giving_up() {
     assert!(took >= Duration::from_millis(1560), "{took:?}");
     assert!(took < Duration::from_secs(8), "{took:?}");
 }
+
+// ------------------------------------------------------------------ answers of the wrong shape
+
+#[test]
+fn a_pod_metrics_answer_of_the_wrong_kind_is_our_own_failure() {
+    // A PodList where the PodMetricsList belongs (a misrouted aggregator), a `Status` Failure
+    // sent with 200 OK (a broken proxy), a Status-shaped 200: our failure (UNKNOWN, exit 3),
+    // never the controller's InvalidMetrics.
+    let c = Cluster::example("scale-up-cpu.yaml", "wrong-kind");
+    let pod_list = json!({"kind": "PodList", "apiVersion": "v1", "metadata": {}, "items": [
+        {"metadata": {"name": "web-1", "namespace": "shop"}, "spec": {"containers": []}}]});
+    let failure = json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+        "message": "metrics not ready", "reason": "ServiceUnavailable", "code": 503});
+    let one_pod = json!({"kind": "Pod", "apiVersion": "v1", "metadata": {"name": "web-1"}});
+    for (body, words) in [
+        (pod_list, "PodList"),
+        (failure, "metrics not ready"),
+        (one_pod, "Pod"),
+    ] {
+        c.server.clear_faults();
+        c.server.inject(
+            PathMatch::prefix(POD_METRICS),
+            Fault::Answer(200, body.clone()),
+        );
+        let (out, v) = c.web_verdict(&[]);
+        assert_eq!(out.status.code(), Some(3), "{body}: {}", stderr(&out));
+        assert_eq!(v["action"], "Unknown", "{body}: {v}");
+        assert_eq!(v["decidedBy"], "FetchFailed", "{body}: {v}");
+        let summary = v["summary"].as_str().unwrap_or_default();
+        assert!(summary.contains("pods.metrics.k8s.io"), "{summary}");
+        assert!(summary.contains(words), "{words}: {summary}");
+    }
+}
+
+// ------------------------------------------------------------------ credentials and what is printed
+
+/// A kubeconfig `dir/name` for `server` whose user is `user_yaml` (indented lines under
+/// `user:`).
+fn user_kubeconfig(dir: &std::path::Path, name: &str, server: &str, user_yaml: &str) -> PathBuf {
+    let kc = dir.join(name);
+    std::fs::write(
+        &kc,
+        format!("apiVersion: v1\nkind: Config\nclusters:\n- name: x\n  cluster:\n    server: {server}\ncontexts:\n- name: x\n  context:\n    cluster: x\n    user: u\ncurrent-context: x\nusers:\n- name: u\n  user:\n{user_yaml}"),
+    )
+    .expect("kubeconfig");
+    kc
+}
+
+#[test]
+fn a_token_with_a_control_character_is_refused_in_words_without_echoing_it() {
+    use std::os::unix::fs::PermissionsExt;
+    let c = Cluster::example("scale-up-cpu.yaml", "ctl-token");
+    let dir = tmpdir("ctl-token");
+    let url = c.server.url();
+    let file = dir.join("token");
+    std::fs::write(&file, "abc\u{1}SEKRIT-file\n").expect("token file");
+    let plugin = dir.join("plugin.sh");
+    std::fs::write(
+        &plugin,
+        "#!/bin/sh\necho '{\"apiVersion\":\"client.authentication.k8s.io/v1beta1\",\"kind\":\"ExecCredential\",\"status\":{\"token\":\"abc\\u001bSEKRIT-exec\"}}'\n",
+    )
+    .expect("plugin");
+    std::fs::set_permissions(&plugin, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let cases: Vec<(&str, Vec<String>, PathBuf)> = vec![
+        (
+            "--token",
+            vec!["--token".into(), "abc\u{7}SEKRIT-flag".into()],
+            user_kubeconfig(&dir, "flag", &url, "    token: good\n"),
+        ),
+        (
+            "kubeconfig",
+            vec![],
+            user_kubeconfig(&dir, "inline", &url, "    token: \"abc\\x03SEKRIT-kc\"\n"),
+        ),
+        (
+            "tokenFile",
+            vec![],
+            user_kubeconfig(&dir, "file", &url, &format!("    tokenFile: {}\n", file.display())),
+        ),
+        (
+            "exec",
+            vec![],
+            user_kubeconfig(
+                &dir,
+                "exec",
+                &url,
+                &format!("    exec:\n      apiVersion: client.authentication.k8s.io/v1beta1\n      command: {}\n", plugin.display()),
+            ),
+        ),
+    ];
+    for (source, extra, kc) in cases {
+        c.server.clear_requests();
+        let mut args: Vec<String> = ["explain", "web", "-n", "shop", "--now", NOW]
+            .map(String::from)
+            .to_vec();
+        args.extend(extra);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = run(&args, Some(&kc));
+        let e = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{source}: {e}");
+        assert!(e.contains("control character"), "{source}: {e}");
+        assert!(e.contains(source), "{source}: {e}");
+        assert!(!e.contains("SEKRIT"), "{source}: {e}");
+        assert!(!e.contains("panicked"), "{source}: {e}");
+        assert_eq!(e.trim_end().lines().count(), 1, "{source}: {e}");
+        assert!(
+            c.server.requests().is_empty(),
+            "{source}: a request was sent"
+        );
+    }
+}
+
+#[test]
+fn a_kubeconfig_parse_error_names_the_file_and_line_and_shows_no_text() {
+    let dir = tmpdir("kc-parse");
+    let kc = dir.join("kubeconfig");
+    std::fs::write(
+        &kc,
+        "apiVersion: v1\nkind: Config\nusers:\n- name: u\n  user:\n    token: SEKRIT-token\n  bad: [\n",
+    )
+    .expect("kubeconfig");
+    let out = run(&["explain", "web", "-n", "shop"], Some(&kc));
+    let e = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{e}");
+    assert!(e.contains(&kc.display().to_string()), "{e}");
+    assert!(e.contains("line 7"), "{e}");
+    assert!(!e.contains("SEKRIT"), "{e}");
+    assert!(!e.contains("token:"), "{e}");
+    assert_eq!(e.trim_end().lines().count(), 1, "{e}");
+    // The same through KUBECONFIG, and a value of the wrong type (serde names the value).
+    std::fs::write(
+        &kc,
+        "apiVersion: v1\nkind: Config\nusers: \"SEKRIT-users\"\n",
+    )
+    .expect("kubeconfig");
+    let out = cmd(&["explain", "web", "-n", "shop"], None)
+        .env("KUBECONFIG", &kc)
+        .output()
+        .expect("runs");
+    let e = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{e}");
+    assert!(e.contains("line 3"), "{e}");
+    assert!(!e.contains("SEKRIT"), "{e}");
+}
+
+#[test]
+fn a_refused_connection_reads_like_kubectl_and_userinfo_is_never_printed() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .expect("addr")
+        .port();
+    let server = format!("http://alice:SEKRIT-pw@127.0.0.1:{port}");
+    let out = run(
+        &[
+            "explain", "web", "-n", "shop", "-s", &server, "--token", "t", "-v", "6",
+        ],
+        None,
+    );
+    let e = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{e}");
+    let last = e.trim_end().lines().last().unwrap_or_default();
+    assert_eq!(
+        last,
+        format!("error: The connection to the server 127.0.0.1:{port} was refused - did you specify the right host or port?"),
+        "{e}"
+    );
+    assert!(!e.contains("SEKRIT") && !e.contains("alice"), "{e}");
+    assert!(
+        !e.contains("ServiceError") && !e.contains("client error"),
+        "{e}"
+    );
+    // Every -v 6 request line against a live server, and the snapshot's source.
+    let c = Cluster::example("scale-up-cpu.yaml", "userinfo");
+    let server = c.server.url().replace("http://", "http://alice:SEKRIT-pw@");
+    let out = run(
+        &[
+            "snapshot", "web", "-n", "shop", "-s", &server, "--token", "t", "-v", "6",
+        ],
+        None,
+    );
+    let e = stderr(&out);
+    let lines: Vec<&str> = e.lines().filter(|l| l.starts_with("GET ")).collect();
+    assert!(!lines.is_empty(), "{e}");
+    assert!(!e.contains("SEKRIT") && !e.contains("alice"), "{e}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !text.contains("SEKRIT") && !text.contains("alice"),
+        "{text}"
+    );
+}

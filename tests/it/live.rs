@@ -348,8 +348,10 @@ fn unreachable_server_fails_in_one_line() {
     );
     assert_eq!(out.status.code(), Some(1));
     let e = stderr(&out);
-    assert!(e.contains("unable to connect to the server"), "{e}");
-    assert_eq!(e.trim_end().lines().count(), 1, "{e}");
+    assert_eq!(
+        e.trim_end(),
+        format!("error: The connection to the server 127.0.0.1:{port} was refused - did you specify the right host or port?"),
+    );
 }
 
 #[test]
@@ -1114,4 +1116,185 @@ fn watch_requests_time_out_after_about_a_sync_period_and_the_watch_goes_on() {
             .count(),
         3
     );
+}
+
+/// A watch of `web` every second, `count` evaluations, with kubeconfig `kc`; spawned.
+fn spawn_watch(kc: &Path, count: &str) -> std::process::Child {
+    cmd(
+        &[
+            "explain",
+            "web",
+            "-n",
+            "shop",
+            "--watch",
+            "--watch-count",
+            count,
+            "--sync-period",
+            "1s",
+        ],
+        Some(kc),
+    )
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .expect("watch runs")
+}
+
+/// The distinct bearer tokens the server saw, in order of first use.
+fn tokens_seen(c: &Cluster) -> Vec<String> {
+    let mut seen: Vec<String> = Vec::new();
+    for r in c.server.requests() {
+        let t = r.header("authorization").unwrap_or_default().to_string();
+        if !seen.contains(&t) {
+            seen.push(t);
+        }
+    }
+    seen
+}
+
+#[test]
+fn watch_refreshes_an_exec_token_at_its_expiration_and_after_a_401() {
+    // The cluster refuses a token 2 s after its first use.
+    let c = cluster("scale-up-cpu.yaml", "watch-exec");
+    c.server.set_token_lifetime(Some(Duration::from_secs(2)));
+    let dir = tmpdir("watch-exec");
+    let calls = dir.join("calls");
+    let plugin = dir.join("plugin.sh");
+    // Each run: a new token that expires 2 s later (expirationTimestamp).
+    script(
+        &plugin,
+        &format!("echo call >> '{calls}'\nn=$(wc -l < '{calls}' | tr -d ' ')\nexp=$(date -u -d '+2 seconds' +%Y-%m-%dT%H:%M:%SZ)\necho \"{{\\\"apiVersion\\\":\\\"client.authentication.k8s.io/v1beta1\\\",\\\"kind\\\":\\\"ExecCredential\\\",\\\"status\\\":{{\\\"token\\\":\\\"exec-$n\\\",\\\"expirationTimestamp\\\":\\\"$exp\\\"}}}}\"", calls = calls.display()),
+    );
+    let kc = exec_kubeconfig(&dir, &c.server.url(), &plugin);
+    let out = spawn_watch(&kc, "6").wait_with_output().expect("watch");
+    let text = ok(&out, "watch");
+    let e = stderr(&out);
+    assert!(!e.contains("error"), "{e}");
+    assert!(!text.contains("Unknown") && !text.contains("401"), "{text}");
+    assert!(text.contains("stopped after 6 evaluation(s)"), "{text}");
+    let runs = std::fs::read_to_string(&calls)
+        .unwrap_or_default()
+        .lines()
+        .count();
+    assert!(runs >= 2, "the plugin ran {runs} times");
+    assert!(tokens_seen(&c).len() >= 2, "{:?}", tokens_seen(&c));
+
+    // Without expirationTimestamp: the token is used until the server refuses it, then the
+    // plugin runs again and the request is sent again, once.
+    let c = cluster("scale-up-cpu.yaml", "watch-exec-401");
+    c.server.set_token_lifetime(Some(Duration::from_secs(2)));
+    std::fs::remove_file(&calls).expect("reset calls");
+    script(
+        &plugin,
+        &format!("echo call >> '{calls}'\nn=$(wc -l < '{calls}' | tr -d ' ')\necho \"{{\\\"apiVersion\\\":\\\"client.authentication.k8s.io/v1beta1\\\",\\\"kind\\\":\\\"ExecCredential\\\",\\\"status\\\":{{\\\"token\\\":\\\"exec-$n\\\"}}}}\"", calls = calls.display()),
+    );
+    let kc = exec_kubeconfig(&dir, &c.server.url(), &plugin);
+    let out = spawn_watch(&kc, "5").wait_with_output().expect("watch");
+    let text = ok(&out, "watch");
+    let e = stderr(&out);
+    assert!(!e.contains("error"), "{e}");
+    assert!(!text.contains("Unknown") && !text.contains("401"), "{text}");
+    assert!(text.contains("stopped after 5 evaluation(s)"), "{text}");
+    assert!(tokens_seen(&c).len() >= 2, "{:?}", tokens_seen(&c));
+}
+
+#[test]
+fn watch_rereads_a_token_file_when_the_server_refuses_the_old_token() {
+    let c = cluster("scale-up-cpu.yaml", "watch-file");
+    c.server.set_token_lifetime(Some(Duration::from_secs(2)));
+    let dir = tmpdir("watch-file");
+    let token = dir.join("token");
+    std::fs::write(&token, "file-1\n").expect("token");
+    let kc = dir.join("kubeconfig");
+    std::fs::write(
+        &kc,
+        format!("apiVersion: v1\nkind: Config\nclusters:\n- name: x\n  cluster:\n    server: {}\ncontexts:\n- name: x\n  context:\n    cluster: x\n    user: u\ncurrent-context: x\nusers:\n- name: u\n  user:\n    tokenFile: {}\n", c.server.url(), token.display()),
+    )
+    .expect("kubeconfig");
+    // 4 evaluations: the second token lives 2 s too.
+    let watch = spawn_watch(&kc, "4");
+    // The token is rotated on disk (as a projected service-account token is).
+    std::thread::sleep(Duration::from_millis(1200));
+    std::fs::write(&token, "file-2\n").expect("token");
+    let out = watch.wait_with_output().expect("watch");
+    let text = ok(&out, "watch");
+    let e = stderr(&out);
+    assert!(!e.contains("error"), "{e}");
+    assert!(!text.contains("Unknown") && !text.contains("401"), "{text}");
+    assert!(text.contains("stopped after 4 evaluation(s)"), "{text}");
+    assert_eq!(
+        tokens_seen(&c),
+        ["Bearer file-1", "Bearer file-2"],
+        "{:?}",
+        tokens_seen(&c)
+    );
+}
+
+#[test]
+fn a_custom_resource_target_maps_by_group_and_kind_over_the_served_versions() {
+    // The HPA names argoproj.io/v1beta1, which the cluster does not serve; the controller maps
+    // Rollout in group argoproj.io over every served version (here v1alpha1) and reads the
+    // scale there.
+    let mut objects = fake_apiserver::load_snapshot(example("custom-resource-scale.yaml"));
+    for o in objects.iter_mut().flat_map(|d| {
+        d.get_mut("items")
+            .and_then(Value::as_array_mut)
+            .into_iter()
+            .flatten()
+    }) {
+        if o["kind"] == "HorizontalPodAutoscaler" {
+            o["spec"]["scaleTargetRef"]["apiVersion"] = "argoproj.io/v1beta1".into();
+        }
+    }
+    objects.push(
+        serde_json::json!({"apiVersion": "argoproj.io/v1alpha1", "kind": "Rollout",
+        "metadata": {"name": "checkout", "namespace": "shop"}, "spec": {"replicas": 4}}),
+    );
+    let server = FakeApiServer::start(objects);
+    server.unserve("argoproj.io/v1beta1");
+    let kubeconfig = server.write_kubeconfig(&tmpdir("crd-versions"));
+    let c = Cluster { server, kubeconfig };
+    let live = c.live_json("checkout");
+    let original = cluster("custom-resource-scale.yaml", "crd-versions-original");
+    let original = original.live_json("checkout");
+    assert_eq!(live["verdict"], original["verdict"], "{live}");
+    assert_eq!(live["currentReplicas"], 4, "{live}");
+    assert_eq!(live["desiredReplicas"], 7, "{live}");
+    let paths: Vec<String> = c.server.requests().iter().map(|r| r.path.clone()).collect();
+    assert!(
+        paths.contains(
+            &"/apis/argoproj.io/v1alpha1/namespaces/shop/rollouts/checkout/scale".to_string()
+        ),
+        "{paths:?}"
+    );
+}
+
+#[test]
+fn a_renewed_exec_token_with_a_control_character_fails_a_sync_not_the_watch() {
+    let c = cluster("scale-up-cpu.yaml", "watch-exec-bad");
+    let dir = tmpdir("watch-exec-bad");
+    let calls = dir.join("calls");
+    let plugin = dir.join("plugin.sh");
+    // First a good token that expires at once, then tokens holding a BEL.
+    script(
+        &plugin,
+        &format!("echo call >> '{calls}'\nn=$(wc -l < '{calls}' | tr -d ' ')\nexp=$(date -u -d '+1 seconds' +%Y-%m-%dT%H:%M:%SZ)\nif [ \"$n\" = 1 ]; then t=exec-good; else t='exec\\u0007SEKRIT'; fi\necho \"{{\\\"apiVersion\\\":\\\"client.authentication.k8s.io/v1beta1\\\",\\\"kind\\\":\\\"ExecCredential\\\",\\\"status\\\":{{\\\"token\\\":\\\"$t\\\",\\\"expirationTimestamp\\\":\\\"$exp\\\"}}}}\"", calls = calls.display()),
+    );
+    let kc = exec_kubeconfig(&dir, &c.server.url(), &plugin);
+    let out = spawn_watch(&kc, "3").wait_with_output().expect("watch");
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let e = stderr(&out);
+    assert!(!e.contains("panicked"), "{e}");
+    assert!(
+        text.contains("stopped after 3 evaluation(s)"),
+        "{text}\n{e}"
+    );
+    assert!(e.contains("control character"), "{e}");
+    assert!(e.contains("retrying at the next sync"), "{e}");
+    assert!(!e.contains("SEKRIT") && !text.contains("SEKRIT"), "{e}");
+    assert!(c
+        .server
+        .requests()
+        .iter()
+        .all(|r| r.header("authorization") == Some("Bearer exec-good")));
 }

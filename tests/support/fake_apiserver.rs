@@ -167,6 +167,9 @@ pub enum Fault {
     Html(u16),
     /// Answer normally, but a LIST's `metadata.continue` is always this same token.
     RepeatContinue,
+    /// Answer with this code and this JSON body (a `PodList` where a `PodMetricsList` belongs,
+    /// a `Status` Failure with 200 OK...).
+    Answer(u16, Value),
 }
 
 /// How write verbs (POST/PUT/PATCH/DELETE) are treated. All are recorded.
@@ -566,6 +569,22 @@ impl FakeApiServer {
         self.lock().faults.clear();
     }
 
+    /// Tokens that expire: a bearer token is answered 401 Unauthorized once `d` has passed
+    /// since the first request that bore it (as a cluster refuses an expired token);
+    /// `None`: every token is accepted. Requests without a bearer token are not affected.
+    pub fn set_token_lifetime(&self, d: Option<Duration>) {
+        self.lock().token_lifetime = d;
+    }
+
+    /// Stop serving a group/version (`argoproj.io/v1beta1`): left out of discovery, its
+    /// paths answer 404 (as a version a CRD does not serve), even if an HPA's
+    /// `scaleTargetRef` names it.
+    pub fn unserve(&self, group_version: &str) {
+        let mut st = self.lock();
+        st.unserved.insert(group_version.to_string());
+        *st.types_cache.borrow_mut() = None;
+    }
+
     pub fn set_write_mode(&self, mode: WriteMode) {
         self.lock().write_mode = mode;
     }
@@ -763,6 +782,13 @@ struct State {
     next_rv: u64,
     /// [`State::resource_types`] of the last request, with the state it was computed for.
     types_cache: std::cell::RefCell<Option<(TypesKey, Vec<ResType>)>>,
+    /// [`FakeApiServer::set_token_lifetime`]: a bearer token is refused (401) this long after
+    /// its first use.
+    token_lifetime: Option<Duration>,
+    /// When each bearer token was first used.
+    tokens_seen: BTreeMap<String, std::time::Instant>,
+    /// [`FakeApiServer::unserve`]: group/versions left out of discovery and not served.
+    unserved: BTreeSet<String>,
 }
 
 /// What the resource types depend on: every write bumps `next_rv` or a length.
@@ -942,6 +968,23 @@ impl State {
         }
     }
 
+    /// Whether the request bears a bearer token past [`State::token_lifetime`] (its first use
+    /// is recorded).
+    fn token_expired(&mut self, rec: &RecordedRequest) -> bool {
+        let Some(lifetime) = self.token_lifetime else {
+            return false;
+        };
+        let Some(token) = rec
+            .header("authorization")
+            .and_then(|a| a.strip_prefix("Bearer "))
+        else {
+            return false;
+        };
+        let now = std::time::Instant::now();
+        let first = *self.tokens_seen.entry(token.to_string()).or_insert(now);
+        now.duration_since(first) > lifetime
+    }
+
     fn find(&self, rt: &ResType, ns: &str, name: &str) -> Option<&Stored> {
         self.objects.iter().find(|s| {
             s.group == rt.group
@@ -989,7 +1032,14 @@ impl State {
                 return types.clone();
             }
         }
-        let types = self.compute_resource_types();
+        let mut types = self.compute_resource_types();
+        types.retain(|r| {
+            let gv = match r.group.as_str() {
+                "" => r.version.clone(),
+                g => format!("{g}/{}", r.version),
+            };
+            !self.unserved.contains(&gv)
+        });
         *self.types_cache.borrow_mut() = Some((key, types.clone()));
         types
     }
@@ -1315,7 +1365,11 @@ async fn handle(
         st.in_flight += 1;
         st.max_in_flight = st.max_in_flight.max(st.in_flight);
         let over = st.in_flight_limit.is_some_and(|n| st.in_flight > n);
-        (st.latency, st.take_fault(&rec.method, &rec.path), over)
+        let fault = match st.token_expired(&rec) {
+            true => Some(Fault::Status(401)),
+            false => st.take_fault(&rec.method, &rec.path),
+        };
+        (st.latency, fault, over)
     };
     let _in_flight = InFlight(state.clone());
     if !latency.is_zero() {
@@ -1345,6 +1399,7 @@ async fn handle(
         Some(Fault::Throttle(secs)) => throttled(secs),
         Some(Fault::Unavailable(secs)) => unavailable(secs),
         Some(Fault::Html(code)) => html(code),
+        Some(Fault::Answer(code, body)) => Reply::Json(code, body),
         Some(Fault::RepeatContinue) => {
             // Every page is the first one, always with the same token.
             let mut first = rec.clone();

@@ -7,6 +7,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
+use super::shape::MapsOnly;
 use super::{err, SnapshotError};
 
 pub(super) enum Item<'a> {
@@ -110,20 +111,24 @@ impl<'a> Item<'a> {
                 err(format!("{ctx}: field {path}: {inner}"))
             }
         };
+        // Objects are read as objects only (`spec: [7]` is not `replicas: 7`): see `MapsOnly`.
         match self {
-            Item::Owned(v) => match T::deserialize(&v) {
+            Item::Owned(v) => match T::deserialize(MapsOnly(&v)) {
                 Ok(t) => Ok(t),
-                Err(_) => serde_path_to_error::deserialize(v)
+                Err(_) => serde_path_to_error::deserialize(MapsOnly(&v))
                     .map_err(|e| located(e.path().to_string(), e.into_inner().to_string())),
             },
-            Item::Raw(r) => match serde_json::from_str(r.get()) {
-                Ok(t) => Ok(t),
-                Err(_) => {
-                    let mut de = serde_json::Deserializer::from_str(r.get());
-                    serde_path_to_error::deserialize(&mut de)
-                        .map_err(|e| located(e.path().to_string(), e.into_inner().to_string()))
+            Item::Raw(r) => {
+                let mut de = serde_json::Deserializer::from_str(r.get());
+                match T::deserialize(MapsOnly(&mut de)).and_then(|t| de.end().map(|()| t)) {
+                    Ok(t) => Ok(t),
+                    Err(_) => {
+                        let mut de = serde_json::Deserializer::from_str(r.get());
+                        serde_path_to_error::deserialize(MapsOnly(&mut de))
+                            .map_err(|e| located(e.path().to_string(), e.into_inner().to_string()))
+                    }
                 }
-            },
+            }
         }
     }
 

@@ -19,6 +19,7 @@ mod index;
 mod item;
 mod read;
 pub mod redact;
+mod shape;
 pub mod wire;
 
 pub use convert::{HpaNote, NoteKind};

@@ -510,3 +510,40 @@ fn redacted_snapshot_replays_the_same_decision_and_leaks_nothing() {
     );
     assert!(server.writes().is_empty());
 }
+
+/// The example with one object replaced (the first of `kind`, its `field` set to `value`).
+fn with_field(kind: &str, field: &str, value: Value) -> Vec<Value> {
+    let mut objects = items("scale-up-cpu.yaml");
+    let o = objects
+        .iter_mut()
+        .find(|o| o["kind"] == kind)
+        .unwrap_or_else(|| panic!("no {kind}"));
+    o[field] = value;
+    objects
+}
+
+#[test]
+fn a_list_where_an_object_is_read_is_an_error_not_a_positional_read() {
+    let dir = tmpdir("shapes");
+    // Read positionally, `spec: [7]` was replicas 7 and `metadata: []` a pod without a name
+    // (gone from the count, desired 5 -> 4, exit 0).
+    for (kind, field, value, named) in [
+        ("Deployment", "spec", json!([7]), "field spec"),
+        ("Pod", "metadata", json!([]), "field metadata"),
+        ("Deployment", "status", json!([3, 3]), "field status"),
+    ] {
+        let objects = with_field(kind, field, value);
+        let as_json = write(&dir, "shape.json", &list(&objects).to_string());
+        let as_yaml = write(&dir, "shape.yaml", &yaml(&list(&objects)));
+        for p in [as_json, as_yaml] {
+            let out = explain_files("web", &[&p], &["-o", "json"]);
+            let err = stderr(&out);
+            assert_eq!(out.status.code(), Some(1), "{kind}.{field} {p:?}: {err}");
+            assert!(
+                err.contains(named) && err.contains("expected struct"),
+                "{kind}.{field}: {err}"
+            );
+            assert_eq!(err.trim().lines().count(), 1, "{err}");
+        }
+    }
+}

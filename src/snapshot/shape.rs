@@ -2,12 +2,16 @@
 //! sequence, read positionally: a Deployment's `spec: [7]` would become `replicas: 7`, and a
 //! pod with `metadata: []` a pod without a name (which no selector lists: it would disappear
 //! from the count). [`MapsOnly`] wraps a deserializer so that every struct, at any depth, must
-//! be a map; a sequence is the error `invalid type: sequence, expected struct …`. Everything
+//! be a map; a sequence is the error [`LIST_FOR_OBJECT`]. Everything
 //! else passes through unchanged.
 
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, Visitor};
+
+/// The error of a list where an object is read.
+pub(super) const LIST_FOR_OBJECT: &str =
+    "expected an object (a map of fields), found a list: fix the file's shape (as `kubectl get -o yaml` writes it)";
 
 /// A deserializer that refuses a sequence where a struct is read (see the module).
 pub(super) struct MapsOnly<D>(pub D);
@@ -105,8 +109,7 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for MapsOnly<D> {
         variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, D::Error> {
-        self.0
-            .deserialize_enum(name, variants, Guard::new(visitor))
+        self.0.deserialize_enum(name, variants, Guard::new(visitor))
     }
 
     fn is_human_readable(&self) -> bool {
@@ -170,7 +173,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Guard<V> {
 
     fn visit_seq<A: de::SeqAccess<'de>>(self, seq: A) -> Result<V::Value, A::Error> {
         if self.structs {
-            return Err(de::Error::invalid_type(de::Unexpected::Seq, &self));
+            return Err(de::Error::custom(LIST_FOR_OBJECT));
         }
         self.inner.visit_seq(Access(seq))
     }
@@ -313,7 +316,7 @@ mod tests {
             r#"{"list": [{"name": "a"}, ["b"]]}"#,
         ] {
             let e = from_text(bad).unwrap_err().to_string();
-            assert!(e.contains("invalid type: sequence, expected struct"), "{bad}: {e}");
+            assert!(e.contains(LIST_FOR_OBJECT), "{bad}: {e}");
             let v: serde_json::Value = serde_json::from_str(bad).unwrap();
             assert!(Spec::deserialize(MapsOnly(&v)).is_err(), "{bad} as a Value");
         }

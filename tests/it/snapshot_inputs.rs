@@ -540,7 +540,8 @@ fn a_list_where_an_object_is_read_is_an_error_not_a_positional_read() {
             let err = stderr(&out);
             assert_eq!(out.status.code(), Some(1), "{kind}.{field} {p:?}: {err}");
             assert!(
-                err.contains(named) && err.contains("expected struct"),
+                err.contains(named)
+                    && err.contains("expected an object (a map of fields), found a list"),
                 "{kind}.{field}: {err}"
             );
             assert_eq!(err.trim().lines().count(), 1, "{err}");

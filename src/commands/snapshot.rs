@@ -76,8 +76,7 @@ fn render(lists: &[Value], format: Format) -> Result<String> {
     Ok(out)
 }
 
-/// A line on stderr (never `eprintln!`: it aborts on a closed stderr).
+/// A line on stderr.
 fn note(line: &str) {
-    use std::io::Write;
-    let _ = writeln!(std::io::stderr(), "{line}");
+    crate::output::stderr_line(line);
 }

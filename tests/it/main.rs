@@ -16,6 +16,7 @@ mod hygiene;
 mod live;
 mod memory;
 mod migrate;
+mod mutations;
 mod packaging;
 mod release;
 mod simulate;

@@ -24,6 +24,7 @@ pub mod wire;
 
 pub use convert::{HpaNote, NoteKind};
 pub use read::STDIN;
+pub use shape::from_json as from_json_maps_only;
 
 use wire::AppsWorkload;
 pub use wire::Pod;

@@ -9,6 +9,14 @@ use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, Visitor};
 
+/// Read JSON text into `T`, objects as objects only (the live fetch's reduced pods).
+pub fn from_json<'a, T: serde::Deserialize<'a>>(text: &'a str) -> serde_json::Result<T> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let t = T::deserialize(MapsOnly(&mut de))?;
+    de.end()?;
+    Ok(t)
+}
+
 /// The error of a list where an object is read.
 pub(super) const LIST_FOR_OBJECT: &str =
     "expected an object (a map of fields), found a list: fix the file's shape (as `kubectl get -o yaml` writes it)";

@@ -514,6 +514,10 @@ fn redacted_snapshot_replays_the_same_decision_and_leaks_nothing() {
 /// The example with one object replaced (the first of `kind`, its `field` set to `value`).
 fn with_field(kind: &str, field: &str, value: Value) -> Vec<Value> {
     let mut objects = items("scale-up-cpu.yaml");
+    objects.push(json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": "web.1", "namespace": "shop"},
+        "involvedObject": {"kind": "HorizontalPodAutoscaler", "name": "web", "namespace": "shop"},
+        "reason": "SuccessfulRescale", "message": "New size: 3; reason: All metrics below target",
+        "lastTimestamp": "2026-03-01T11:00:00Z"}));
     let o = objects
         .iter_mut()
         .find(|o| o["kind"] == kind)
@@ -531,6 +535,13 @@ fn a_list_where_an_object_is_read_is_an_error_not_a_positional_read() {
         ("Deployment", "spec", json!([7]), "field spec"),
         ("Pod", "metadata", json!([]), "field metadata"),
         ("Deployment", "status", json!([3, 3]), "field status"),
+        // Kept as they are, read by the rescale history and the diagnostics.
+        (
+            "Event",
+            "involvedObject",
+            json!(["HorizontalPodAutoscaler", "web"]),
+            "field involvedObject",
+        ),
     ] {
         let objects = with_field(kind, field, value);
         let as_json = write(&dir, "shape.json", &list(&objects).to_string());

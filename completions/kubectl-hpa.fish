@@ -76,6 +76,7 @@ complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -s A -l
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand explain" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -s o -l output -d 'Output format' -r -f -a "yaml\t''
 json\t''"
+complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -l snapshot -d 'With --redact: redact snapshot files already taken instead of reading the cluster (printed to stdout; repeat it for several files; `-` reads standard input)' -r -F
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -l kubeconfig -d 'Path to the kubeconfig file to use' -r -F
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -l context -d 'The name of the kubeconfig context to use' -r
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand snapshot" -l cluster -d 'The name of the kubeconfig cluster to use' -r

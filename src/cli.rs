@@ -93,7 +93,7 @@ pub enum Command {
     /// Write everything explain reads, from the cluster, as v1 Lists (YAML) to stdout: one HPA,
     /// or every HPA of the namespace (or of all with -A)
     #[command(
-        override_usage = "kubectl hpa snapshot [NAME] [-n NAMESPACE | -A] [--redact] [flags] > snapshot.yaml",
+        override_usage = "kubectl hpa snapshot [NAME] [-n NAMESPACE | -A] [--redact] [flags] > snapshot.yaml\n       kubectl hpa snapshot --redact --snapshot FILE... > redacted.yaml",
         mut_arg("all_namespaces", |a| a.help("Every HPA of every namespace (one List per namespace)")),
         mut_arg("namespace", |a| a.help("The namespace of the HPA(s)"))
     )]

@@ -52,7 +52,7 @@ pub fn run(args: Vec<std::ffi::OsString>, env: cli::Environment) -> i32 {
         }
     };
     OWN_FAILURE.store(false, std::sync::atomic::Ordering::Relaxed);
-    let mut out = output::stdout();
+    let mut out = output::stdout(env.color());
     let result = dispatch(parsed.command, &env, &mut out);
     // A closed pipe: nothing to report.
     let _ = result.as_ref().map(|text| out.write_all(text.as_bytes()));
@@ -64,7 +64,7 @@ pub fn run(args: Vec<std::ffi::OsString>, env: cli::Environment) -> i32 {
         },
         Err(e) => {
             // Never `eprintln!`: it panics (an abort under panic = "abort") on a closed stderr.
-            let _ = writeln!(std::io::stderr(), "error: {}", one_line(&format!("{e:#}")));
+            output::stderr_line(&format!("error: {}", one_line(&format!("{e:#}"))));
             if e.downcast_ref::<cli::UsageError>().is_some() {
                 cli::EXIT_USAGE
             } else {

@@ -18,6 +18,10 @@ pub struct SnapshotArgs {
     /// replay gives the same decision
     #[arg(long)]
     pub redact: bool,
+    /// With --redact: redact snapshot files already taken instead of reading the cluster
+    /// (printed to stdout; repeat it for several files; `-` reads standard input)
+    #[arg(long, value_name = "FILE", requires = "redact", conflicts_with_all = ["name", "all_namespaces"])]
+    pub snapshot: Vec<std::path::PathBuf>,
     #[command(flatten)]
     pub kube: KubeFlags,
 }

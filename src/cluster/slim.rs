@@ -35,7 +35,7 @@ struct SlimPod {
 /// where it has none (as [`super::obj::with_type`] sets them, in the same read). A pod the
 /// snapshot could not read is kept whole, so the snapshot reports it in its own words.
 pub fn pod(raw: &RawValue, (api_version, kind): (&str, &str)) -> serde_json::Result<Obj> {
-    let Ok(mut typed) = serde_json::from_str::<SlimPod>(raw.get()) else {
+    let Ok(mut typed) = crate::snapshot::from_json_maps_only::<SlimPod>(raw.get()) else {
         return super::obj::with_type(raw.to_owned(), (api_version, kind));
     };
     if !kind.is_empty() {
@@ -116,11 +116,15 @@ mod tests {
 
     #[test]
     fn a_pod_the_snapshot_cannot_read_is_kept_whole() {
-        let p = json!({"kind": "Pod", "metadata": {"name": "x"},
-            "spec": {"containers": "not a list"}});
-        let mut typed = p.clone();
-        typed["apiVersion"] = json!("v1");
-        assert_eq!(slim(&p), typed);
+        for p in [
+            json!({"kind": "Pod", "metadata": {"name": "x"}, "spec": {"containers": "not a list"}}),
+            // Not read positionally (a pod without a name, gone from the count).
+            json!({"kind": "Pod", "metadata": ["x"]}),
+        ] {
+            let mut typed = p.clone();
+            typed["apiVersion"] = json!("v1");
+            assert_eq!(slim(&p), typed);
+        }
     }
 
     #[test]

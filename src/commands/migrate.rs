@@ -52,12 +52,12 @@ impl MigrateArgs {
 fn ask(report: &Report) -> bool {
     let (n, ns) = report.planned_writes();
     let mut err = std::io::stderr().lock();
-    let _ = write!(
-        err,
+    let prompt = format!(
         "{}Send {n} PATCH request(s) in namespace(s) {}? [y/N] ",
         render_text(report),
         ns.join(", ")
     );
+    let _ = write!(err, "{}", crate::output::escape_controls(&prompt));
     let _ = err.flush();
     let mut line = String::new();
     let _ = std::io::stdin().lock().read_line(&mut line);

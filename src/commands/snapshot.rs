@@ -3,7 +3,8 @@
 //! the API calls that failed. With NAME, one HPA; without, every HPA of the namespace (`-n`, or
 //! the context's), or of the cluster with `-A`: one List per namespace (YAML documents, or a
 //! stream of JSON documents), fetched like the live fleet overview. `--redact` removes what a bug
-//! report must not leak ([`crate::snapshot::redact`]).
+//! report must not leak ([`crate::snapshot::redact`]); with `--snapshot FILE`, from files already
+//! taken (read as explain reads them, refused if explain could not).
 
 use anyhow::Result;
 use serde_json::Value;
@@ -15,6 +16,11 @@ pub use crate::cli::snapshot::SnapshotArgs;
 
 /// Run `snapshot` and return the document(s).
 pub fn run(args: &SnapshotArgs) -> Result<String> {
+    if !args.snapshot.is_empty() {
+        let mut docs = crate::snapshot::Snapshot::redacted_documents(&args.snapshot)?;
+        docs.retain(|d| !d.is_null());
+        return render(&docs, args.output);
+    }
     if args.kube.all_namespaces && args.name.is_some() {
         return Err(anyhow::Error::new(crate::cli::UsageError(
             "snapshot NAME takes one HPA: use -n NAMESPACE, or -A without NAME for every HPA"
@@ -34,7 +40,7 @@ pub fn run(args: &SnapshotArgs) -> Result<String> {
         note(&format!("No HorizontalPodAutoscalers found in {scope}."));
     }
     if args.redact {
-        lists.iter_mut().for_each(crate::snapshot::redact::redact);
+        crate::snapshot::redact::redact_all(&mut lists)?;
     }
     render(&lists, args.output)
 }
@@ -76,8 +82,7 @@ fn render(lists: &[Value], format: Format) -> Result<String> {
     Ok(out)
 }
 
-/// A line on stderr (never `eprintln!`: it aborts on a closed stderr).
+/// A line on stderr.
 fn note(line: &str) {
-    use std::io::Write;
-    let _ = writeln!(std::io::stderr(), "{line}");
+    crate::output::stderr_line(line);
 }

@@ -132,7 +132,7 @@ pub(super) fn stdout_closed() -> bool {
 
 /// An error line on stderr; a closed stderr is not a reason to abort.
 pub(super) fn err_line(s: &str) {
-    let _ = writeln!(std::io::stderr().lock(), "{s}");
+    crate::output::stderr_line(s);
 }
 
 /// The line printed when the decision changes (with -o json|yaml a `WatchEvent`: a JSON object

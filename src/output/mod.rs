@@ -6,12 +6,14 @@
 //! error) write into the `&mut dyn Write` it passes them. Nothing else writes to stdout.
 
 pub mod contract;
+mod controls;
 
 use std::io::Write;
 
 use serde::Serialize;
 
 pub use contract::API_VERSION;
+pub use controls::{escape_controls, Clean};
 
 /// The output format of explain (`-o text|wide|json|yaml`; `name` and `jsonpath=` select from
 /// the JSON) and of the printers here.
@@ -140,12 +142,23 @@ pub fn stream_item<T: Serialize + ?Sized>(doc: &T, format: Format) -> Result<Str
     }
 }
 
-/// stdout, locked and buffered: the one writer of the program's output (owned by [`crate::run`]).
-pub type Stdout = std::io::BufWriter<std::io::StdoutLock<'static>>;
+/// stdout, locked and buffered, control characters escaped ([`Clean`]): the one writer of the
+/// program's output (owned by [`crate::run`]).
+pub type Stdout = Clean<std::io::BufWriter<std::io::StdoutLock<'static>>>;
 
-/// Lock and buffer stdout (64 KiB: simulate streams large timelines through it).
-pub fn stdout() -> Stdout {
-    std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock())
+/// Lock and buffer stdout (64 KiB: simulate streams large timelines through it); `color`: the
+/// renderers' SGR colour sequences pass.
+pub fn stdout(color: bool) -> Stdout {
+    Clean::new(
+        std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock()),
+        color,
+    )
+}
+
+/// A line on stderr, its control characters escaped; a closed stderr is not a reason to abort
+/// (never `eprintln!`: it panics on a closed stderr).
+pub fn stderr_line(line: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{}", escape_controls(line));
 }
 
 /// Write and flush: false when the reader is gone (a closed pipe ends a stream quietly).

@@ -99,9 +99,13 @@ pub fn nice_max(v: f64) -> f64 {
     10.0 * p
 }
 
-/// Escape text for XML.
+/// Escape text for XML. Control characters (C0 but tab and newline, DEL, C1) are removed:
+/// XML 1.0 forbids the C0 ones (the file would not parse), and none has a place in a label.
 fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
+    s.chars()
+        .filter(|&c| !c.is_control() || c == '\t' || c == '\n')
+        .collect::<String>()
+        .replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")

@@ -7,6 +7,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
+use super::shape::MapsOnly;
 use super::{err, SnapshotError};
 
 pub(super) enum Item<'a> {
@@ -66,6 +67,32 @@ struct HeadMeta {
     namespace: Option<String>,
 }
 
+/// The objects of an object kept as it is (events, APIServices, custom resources) that are read
+/// as objects: `metadata`, an Event's subject and series, status conditions.
+#[derive(Deserialize)]
+pub(super) struct KeptShape {
+    #[serde(default, rename = "metadata")]
+    _metadata: Option<Shape>,
+    #[serde(default, rename = "involvedObject")]
+    _involved_object: Option<Shape>,
+    #[serde(default, rename = "regarding")]
+    _regarding: Option<Shape>,
+    #[serde(default, rename = "series")]
+    _series: Option<Shape>,
+    #[serde(default, rename = "status")]
+    _status: Option<StatusShape>,
+}
+
+#[derive(Deserialize)]
+struct StatusShape {
+    #[serde(default, rename = "conditions")]
+    _conditions: Option<Vec<Shape>>,
+}
+
+/// Any object (its fields are not read here).
+#[derive(Deserialize)]
+struct Shape {}
+
 #[derive(Deserialize)]
 struct ItemsWire<'a> {
     #[serde(borrow, default)]
@@ -103,6 +130,16 @@ impl<'a> Item<'a> {
     /// Deserialize into `T`; errors name the field. The fast path does not track the field
     /// path; only a failure is parsed again to name it.
     pub fn typed<T: DeserializeOwned>(self, ctx: &str) -> Result<T, SnapshotError> {
+        self.read(ctx)
+    }
+
+    /// Check that the object has the shape of `T` (the objects kept as they are: a list where
+    /// `T` has an object is an error naming the field).
+    pub fn check<T: DeserializeOwned>(&self, ctx: &str) -> Result<(), SnapshotError> {
+        self.read::<T>(ctx).map(drop)
+    }
+
+    fn read<T: DeserializeOwned>(&self, ctx: &str) -> Result<T, SnapshotError> {
         let located = |path: String, inner: String| {
             if path == "." || path.is_empty() {
                 err(format!("{ctx}: {inner}"))
@@ -110,20 +147,24 @@ impl<'a> Item<'a> {
                 err(format!("{ctx}: field {path}: {inner}"))
             }
         };
+        // Objects are read as objects only (`spec: [7]` is not `replicas: 7`): see `MapsOnly`.
         match self {
-            Item::Owned(v) => match T::deserialize(&v) {
+            Item::Owned(v) => match T::deserialize(MapsOnly(v)) {
                 Ok(t) => Ok(t),
-                Err(_) => serde_path_to_error::deserialize(v)
+                Err(_) => serde_path_to_error::deserialize(MapsOnly(v))
                     .map_err(|e| located(e.path().to_string(), e.into_inner().to_string())),
             },
-            Item::Raw(r) => match serde_json::from_str(r.get()) {
-                Ok(t) => Ok(t),
-                Err(_) => {
-                    let mut de = serde_json::Deserializer::from_str(r.get());
-                    serde_path_to_error::deserialize(&mut de)
-                        .map_err(|e| located(e.path().to_string(), e.into_inner().to_string()))
+            Item::Raw(r) => {
+                let mut de = serde_json::Deserializer::from_str(r.get());
+                match T::deserialize(MapsOnly(&mut de)).and_then(|t| de.end().map(|()| t)) {
+                    Ok(t) => Ok(t),
+                    Err(_) => {
+                        let mut de = serde_json::Deserializer::from_str(r.get());
+                        serde_path_to_error::deserialize(MapsOnly(&mut de))
+                            .map_err(|e| located(e.path().to_string(), e.into_inner().to_string()))
+                    }
                 }
-            },
+            }
         }
     }
 

@@ -19,10 +19,12 @@ mod index;
 mod item;
 mod read;
 pub mod redact;
+mod shape;
 pub mod wire;
 
 pub use convert::{HpaNote, NoteKind};
 pub use read::STDIN;
+pub use shape::from_json as from_json_maps_only;
 
 use wire::AppsWorkload;
 pub use wire::Pod;
@@ -408,12 +410,16 @@ impl Snapshot {
                 self.has_pod_metrics = true;
                 self.pod_metrics.push(item.typed(&ctx)?);
             }
-            (v, k) if PASSIVE_KINDS.contains(&(v, k)) => self.other.push(item.into_value(&ctx)?),
+            (v, k) if PASSIVE_KINDS.contains(&(v, k)) => {
+                item.check::<item::KeptShape>(&ctx)?;
+                self.other.push(item.into_value(&ctx)?);
+            }
             (v, _) => {
                 // A custom-resource target (e.g. an Argo Rollout) may be included as context
                 // (any named object with a spec); its scale comes from an autoscaling/v1 Scale.
                 // Anything else (ConfigMaps, Secrets, Ingresses...) is passed over and noted.
                 if head.has_spec && !head.name.is_empty() {
+                    item.check::<item::KeptShape>(&ctx)?;
                     self.other.push(item.into_value(&ctx)?);
                 } else {
                     self.ignored.push(format!("{} ({v})", head.describe()));

@@ -54,16 +54,39 @@ impl Snapshot {
 
     /// Read a snapshot file (YAML or JSON; `-`: standard input).
     pub fn from_file(path: &Path) -> Result<Snapshot, SnapshotError> {
-        if path.as_os_str() == STDIN {
-            let mut text = String::new();
-            std::io::stdin()
-                .read_to_string(&mut text)
-                .map_err(|e| err(format!("cannot read the snapshot from standard input: {e}")))?;
-            return Snapshot::from_text(&text, "<stdin>");
+        let (text, source) = read_text(path)?;
+        Snapshot::from_text(&text, &source)
+    }
+
+    /// The documents of snapshot files, redacted ([`super::redact`]): each file is first read
+    /// as explain reads it, and refused if explain could not read it.
+    pub fn redacted_documents(paths: &[PathBuf]) -> Result<Vec<Value>, SnapshotError> {
+        if paths.iter().filter(|p| p.as_os_str() == STDIN).count() > 1 {
+            return Err(err("--snapshot -: standard input can be read only once"));
         }
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| err(format!("cannot read snapshot {}: {e}", path.display())))?;
-        Snapshot::from_text(&text, &path.display().to_string())
+        let mut docs = Vec::new();
+        for p in paths {
+            let (text, source) = read_text(p)?;
+            Snapshot::from_text(&text, &source)?;
+            for seg in split(&text) {
+                match seg {
+                    Segment::Json(t) => docs.push(
+                        serde_json::from_str(t)
+                            .map_err(|e| err(format!("{source}: invalid JSON: {e}")))?,
+                    ),
+                    Segment::Yaml(t) => {
+                        for doc in serde_yaml::Deserializer::from_str(t) {
+                            let v = Value::deserialize(doc)
+                                .map_err(|e| err(format!("{source}: invalid YAML: {e}")))?;
+                            docs.push(v);
+                        }
+                    }
+                }
+            }
+        }
+        docs.retain(|d| !d.is_null());
+        super::redact::redact_all(&mut docs)?;
+        Ok(docs)
     }
 
     /// Parse snapshot text; `source` names it in errors. One JSON document is read straight
@@ -256,6 +279,20 @@ impl Snapshot {
             have.join(", ")
         )
     }
+}
+
+/// The text of a snapshot file (`-`: standard input) and its name for messages.
+fn read_text(path: &Path) -> Result<(String, String), SnapshotError> {
+    if path.as_os_str() == STDIN {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| err(format!("cannot read the snapshot from standard input: {e}")))?;
+        return Ok((text, "<stdin>".into()));
+    }
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| err(format!("cannot read snapshot {}: {e}", path.display())))?;
+    Ok((text, path.display().to_string()))
 }
 
 /// One snapshot of several documents (`None`: no document). With more than one, each

@@ -510,3 +510,336 @@ fn redacted_snapshot_replays_the_same_decision_and_leaks_nothing() {
     );
     assert!(server.writes().is_empty());
 }
+
+/// The example with one object replaced (the first of `kind`, its `field` set to `value`).
+fn with_field(kind: &str, field: &str, value: Value) -> Vec<Value> {
+    let mut objects = items("scale-up-cpu.yaml");
+    objects.push(json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": "web.1", "namespace": "shop"},
+        "involvedObject": {"kind": "HorizontalPodAutoscaler", "name": "web", "namespace": "shop"},
+        "reason": "SuccessfulRescale", "message": "New size: 3; reason: All metrics below target",
+        "lastTimestamp": "2026-03-01T11:00:00Z"}));
+    let o = objects
+        .iter_mut()
+        .find(|o| o["kind"] == kind)
+        .unwrap_or_else(|| panic!("no {kind}"));
+    o[field] = value;
+    objects
+}
+
+#[test]
+fn a_list_where_an_object_is_read_is_an_error_not_a_positional_read() {
+    let dir = tmpdir("shapes");
+    // Read positionally, `spec: [7]` was replicas 7 and `metadata: []` a pod without a name
+    // (gone from the count, desired 5 -> 4, exit 0).
+    for (kind, field, value, named) in [
+        ("Deployment", "spec", json!([7]), "field spec"),
+        ("Pod", "metadata", json!([]), "field metadata"),
+        ("Deployment", "status", json!([3, 3]), "field status"),
+        // Kept as they are, read by the rescale history and the diagnostics.
+        (
+            "Event",
+            "involvedObject",
+            json!(["HorizontalPodAutoscaler", "web"]),
+            "field involvedObject",
+        ),
+    ] {
+        let objects = with_field(kind, field, value);
+        let as_json = write(&dir, "shape.json", &list(&objects).to_string());
+        let as_yaml = write(&dir, "shape.yaml", &yaml(&list(&objects)));
+        for p in [as_json, as_yaml] {
+            let out = explain_files("web", &[&p], &["-o", "json"]);
+            let err = stderr(&out);
+            assert_eq!(out.status.code(), Some(1), "{kind}.{field} {p:?}: {err}");
+            assert!(
+                err.contains(named)
+                    && err.contains("expected an object (a map of fields), found a list"),
+                "{kind}.{field}: {err}"
+            );
+            assert_eq!(err.trim().lines().count(), 1, "{err}");
+        }
+    }
+}
+
+/// A realistic namespace: the several-metrics example (HPA `orders` on CPU, a Pods and an
+/// External metric) with what clusters hold besides — a full pod template, node names, events
+/// of every kind, APIServices, a Service, Endpoints, a ConfigMap, a Secret, a custom resource.
+fn realistic_namespace() -> Vec<Value> {
+    let mut objects = items("several-metrics.yaml");
+    let template = json!({"metadata": {"labels": {"app": "orders", "team": "t"}, "annotations": {"a": "b"}},
+        "spec": {"containers": [{"name": "orders", "image": "i", "command": ["sh", "-c", "x"], "args": ["--token=t"],
+            "env": [{"name": "DB_PASSWORD", "value": "v"}, {"name": "FROM", "valueFrom": {"secretKeyRef": {"name": "s", "key": "k"}}}],
+            "envFrom": [{"secretRef": {"name": "s"}}],
+            "livenessProbe": {"exec": {"command": ["cat", "/x"]}},
+            "readinessProbe": {"httpGet": {"path": "/p", "port": "http", "httpHeaders": [{"name": "Authorization", "value": "Bearer t"}]}},
+            "lifecycle": {"preStop": {"exec": {"command": ["sleep", "5"]}}},
+            "resources": {"requests": {"cpu": "500m"}}}],
+          "volumes": [{"name": "v1", "csi": {"driver": "d", "volumeAttributes": {"secretProviderClass": "x"}}},
+                      {"name": "v2", "flexVolume": {"driver": "d", "options": {"password": "p"}}}],
+          "hostAliases": [{"ip": "10.9.9.9", "hostnames": ["db.internal"]}],
+          "dnsConfig": {"nameservers": ["10.8.8.8"], "searches": ["corp.internal"]},
+          "nodeSelector": {"pool": "p"}, "serviceAccountName": "sa"}});
+    for o in objects.iter_mut() {
+        match o["kind"].as_str() {
+            Some("Deployment") => {
+                o["spec"]["template"] = template.clone();
+                o["metadata"]["annotations"] =
+                    json!({"kubectl.kubernetes.io/last-applied-configuration": "{}"});
+                o["status"]["conditions"] =
+                    json!([{"type": "Available", "status": "True", "reason": "r", "message": "m"}]);
+            }
+            Some("Pod") => {
+                o["spec"]["containers"][0]["env"] = json!([{"name": "DB_PASSWORD", "value": "v"}]);
+                o["spec"]["containers"][0]["args"] = json!(["--token=t"]);
+                o["spec"]["hostAliases"] =
+                    json!([{"ip": "10.9.9.9", "hostnames": ["db.internal"]}]);
+                o["status"]["message"] = json!("m");
+                o["status"]["nominatedNodeName"] = json!("n");
+            }
+            Some("ExternalMetricValueList") => {
+                for i in o["items"].as_array_mut().into_iter().flatten() {
+                    i["metricLabels"]["tenant"] = json!("t");
+                }
+            }
+            _ => {}
+        }
+    }
+    let hpa_ref = json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "name": "orders", "namespace": "shop", "uid": "caed9c2e-d12e-5740-a81c-eafee57f0ecb"});
+    objects.extend([
+        json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": "orders.1", "namespace": "shop", "annotations": {"a": "b"}},
+            "involvedObject": hpa_ref, "reason": "SuccessfulRescale", "type": "Normal",
+            "message": "New size: 4; reason: All metrics below target", "count": 1,
+            "source": {"component": "horizontal-pod-autoscaler", "host": "cp-1.corp.internal"},
+            "reportingComponent": "horizontal-pod-autoscaler", "reportingInstance": "cp-1.corp.internal",
+            "firstTimestamp": "2026-03-01T09:40:46Z", "lastTimestamp": "2026-03-01T09:40:46Z"}),
+        json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": "orders.2", "namespace": "shop"},
+            "involvedObject": hpa_ref, "reason": "FailedGetExternalMetric", "type": "Warning",
+            "message": "unable to get external metric: Get https://10.7.7.7:443/apis: x509", "count": 3,
+            "source": {"component": "horizontal-pod-autoscaler", "host": "cp-1.corp.internal"},
+            "firstTimestamp": "2026-03-01T09:00:00Z", "lastTimestamp": "2026-03-01T09:10:00Z"}),
+        json!({"apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": "p.1", "namespace": "shop"},
+            "regarding": {"kind": "Pod", "name": "orders-6b7f4d9c8-9mwzt", "namespace": "shop", "fieldPath": "spec.containers{orders}"},
+            "reason": "Pulled", "type": "Normal", "note": "Pulled image registry/x", "eventTime": "2026-03-01T08:15:21.000000Z",
+            "reportingController": "kubelet", "reportingInstance": "node-7", "action": "a",
+            "deprecatedSource": {"component": "kubelet", "host": "node-7"}}),
+        json!({"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService", "metadata": {"name": "v1beta1.metrics.k8s.io", "labels": {"k": "v"}},
+            "spec": {"service": {"name": "metrics-server", "namespace": "kube-system"}, "group": "metrics.k8s.io", "version": "v1beta1", "caBundle": "Y2E="},
+            "status": {"conditions": [{"type": "Available", "status": "True", "reason": "Passed", "message": "all checks passed at 10.6.6.6", "lastTransitionTime": "2026-03-01T00:00:00Z"}]}}),
+        json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "orders", "namespace": "shop", "annotations": {"a": "b"}},
+            "spec": {"selector": {"app": "orders"}, "clusterIP": "10.5.5.5", "externalName": "db.corp.internal", "ports": [{"name": "http", "port": 80}]}}),
+        json!({"apiVersion": "v1", "kind": "Endpoints", "metadata": {"name": "orders", "namespace": "shop"},
+            "subsets": [{"addresses": [{"ip": "10.244.13.40", "nodeName": "node-7", "targetRef": {"kind": "Pod", "name": "x"}}]}]}),
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings", "namespace": "shop"}, "data": {"url": "postgres://u:p@db"}}),
+        json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "db", "namespace": "shop"}, "type": "Opaque", "stringData": {"password": "p"}}),
+        json!({"apiVersion": "argoproj.io/v1alpha1", "kind": "Rollout", "metadata": {"name": "canary", "namespace": "shop"},
+            "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "canary"}}, "template": template, "strategy": {"canary": {"analysis": {"args": [{"name": "a", "value": "b"}]}}}}}),
+    ]);
+    objects
+}
+
+/// Whether the replay reads the string at `path` (keys, array indices left out) of an object of
+/// `kind`: the fields `--redact` keeps. Everything else gets a marker.
+fn read_by_replay(kind: &str, path: &[String], object: &Value) -> bool {
+    let mut p: Vec<&str> = path.iter().map(String::as_str).collect();
+    if kind.ends_with("ValueList") && p.first() == Some(&"items") {
+        p.remove(0);
+    }
+    let any = |pats: &[&str]| {
+        pats.iter().any(|pat| {
+            let parts: Vec<&str> = pat.split(' ').collect();
+            match parts.last() {
+                Some(&"**") => p.starts_with(&parts[..parts.len() - 1]),
+                _ => {
+                    parts.len() == p.len() && parts.iter().zip(&p).all(|(a, b)| *a == "*" || a == b)
+                }
+            }
+        })
+    };
+    if p.contains(&"template") {
+        return false;
+    }
+    if p.contains(&"selector")
+        || any(&[
+            "apiVersion",
+            "kind",
+            "metadata name",
+            "metadata namespace",
+            "metadata uid",
+            "metadata labels app",
+            "metadata labels queue",
+            "metadata ownerReferences *",
+            "metadata creationTimestamp",
+        ])
+    {
+        return !p.ends_with(&["ownerReferences", "uid"]);
+    }
+    match kind {
+        "List" => any(&["metadata annotations kubectl-hpa.dev/taken-at"]),
+        "HorizontalPodAutoscaler" => any(&["spec **", "status **", "metadata resourceVersion"]),
+        "Pod" => any(&[
+            "spec containers name",
+            "spec containers resources requests *",
+            "status phase",
+            "status startTime",
+            "status conditions type",
+            "status conditions status",
+            "status conditions lastTransitionTime",
+        ]),
+        "PodMetrics" => any(&[
+            "containers name",
+            "containers usage *",
+            "timestamp",
+            "window",
+        ]),
+        "MetricValueList" => any(&["describedObject *", "metric name", "timestamp", "value"]),
+        "ExternalMetricValueList" => {
+            any(&["metricName", "metricLabels queue", "timestamp", "value"])
+        }
+        "Event" => {
+            let own = object["reason"] == "SuccessfulRescale";
+            any(&[
+                "reason",
+                "type",
+                "involvedObject *",
+                "regarding *",
+                "firstTimestamp",
+                "lastTimestamp",
+                "eventTime",
+            ]) || (own && any(&["message"]))
+        }
+        "APIService" => any(&[
+            "status conditions type",
+            "status conditions status",
+            "status conditions reason",
+            "status conditions lastTransitionTime",
+        ]),
+        _ => false,
+    }
+}
+
+/// Replace every string of `v` that the replay does not read by a unique marker.
+fn plant(
+    v: &mut Value,
+    kind: &str,
+    object: &Value,
+    path: &mut Vec<String>,
+    markers: &mut Vec<String>,
+) {
+    match v {
+        Value::String(s) if !read_by_replay(kind, path, object) => {
+            *s = format!("MARK{:04}X", markers.len());
+            markers.push(s.clone());
+        }
+        Value::Object(m) => {
+            for (k, c) in m.iter_mut() {
+                path.push(k.clone());
+                plant(c, kind, object, path, markers);
+                path.pop();
+            }
+        }
+        Value::Array(a) => a
+            .iter_mut()
+            .for_each(|c| plant(c, kind, object, path, markers)),
+        _ => {}
+    }
+}
+
+#[test]
+fn redact_leaves_no_planted_marker_and_the_same_decision() {
+    let dir = tmpdir("markers");
+    let mut markers = Vec::new();
+    let mut objects = realistic_namespace();
+    for o in objects.iter_mut() {
+        let kind = o["kind"].as_str().unwrap_or_default().to_string();
+        let whole = o.clone();
+        plant(o, &kind, &whole, &mut vec![], &mut markers);
+    }
+    let mut doc = list(&objects);
+    doc["metadata"] = json!({"annotations": {"kubectl-hpa.dev/taken-at": "2026-03-01T12:00:00Z",
+        "kubectl-hpa.dev/source": "https://10.1.1.1:6443"}});
+    plant(
+        &mut doc["metadata"],
+        "List",
+        &Value::Null,
+        &mut vec!["metadata".into()],
+        &mut markers,
+    );
+    assert!(markers.len() > 250, "{} markers", markers.len());
+    let marked = write(&dir, "marked.yaml", &yaml(&doc));
+    let text = ok(
+        &run(
+            &["snapshot", "--redact", "--snapshot", &path_str(&marked)],
+            None,
+        ),
+        "snapshot --redact --snapshot",
+    );
+    let left: Vec<&String> = markers
+        .iter()
+        .filter(|m| text.contains(m.as_str()))
+        .collect();
+    assert!(
+        left.is_empty(),
+        "{} of {} markers survive: {left:?}\n{text}",
+        left.len(),
+        markers.len()
+    );
+    for leak in ["10.", "corp.internal", "node-7"] {
+        assert!(!text.contains(leak), "{leak} survives:\n{text}");
+    }
+    let redacted = write(&dir, "redacted.yaml", &text);
+    let before = explain_json("orders", &[&marked]);
+    let after = explain_json("orders", &[&redacted]);
+    assert_eq!(before["desiredReplicas"], 6, "{before}");
+    assert_eq!(decision(&after), decision(&before));
+    // As JSON, and from standard input.
+    let mut child = cmd(
+        &["snapshot", "--redact", "--snapshot", "-", "-o", "json"],
+        None,
+    )
+    .stdin(Stdio::piped())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .expect("spawn");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(yaml(&doc).as_bytes())
+        .expect("write");
+    let out = child.wait_with_output().expect("wait");
+    let json_text = ok(&out, "snapshot --redact --snapshot - -o json");
+    let back: Value = serde_json::from_str(&json_text).expect("one JSON document");
+    assert_eq!(back["kind"], "List");
+    assert!(markers.iter().all(|m| !json_text.contains(m.as_str())));
+    // From the cluster: the same objects served by the fake API server.
+    let server = FakeApiServer::start(objects);
+    let kc = server.write_kubeconfig(&tmpdir("markers-live"));
+    let live = ok(
+        &run(&["snapshot", "orders", "-n", "shop", "--redact"], Some(&kc)),
+        "snapshot --redact",
+    );
+    let left: Vec<&String> = markers
+        .iter()
+        .filter(|m| live.contains(m.as_str()))
+        .collect();
+    assert!(left.is_empty(), "live: {left:?}\n{live}");
+    assert!(live.contains("kind: Event"), "{live}");
+    let live = write(&dir, "live.yaml", &live);
+    assert_eq!(
+        decision(&explain_json("orders", &[&live])),
+        decision(&before)
+    );
+}
+
+#[test]
+fn redact_refuses_a_file_explain_cannot_read_and_needs_redact() {
+    let dir = tmpdir("redact-bad");
+    let objects = with_field("Pod", "metadata", json!([{"name": "MARK-SECRET"}]));
+    let p = write(&dir, "bad.yaml", &yaml(&list(&objects)));
+    let out = run(&["snapshot", "--redact", "--snapshot", &path_str(&p)], None);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(out.stdout.is_empty());
+    assert!(stderr(&out).contains("field metadata"), "{}", stderr(&out));
+    let out = run(&["snapshot", "--snapshot", &path_str(&p)], None);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}

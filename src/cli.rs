@@ -7,6 +7,7 @@ pub mod completion;
 pub mod migrate;
 pub mod simulate;
 pub mod snapshot;
+pub mod version;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -117,6 +118,9 @@ pub enum Command {
         after_help = completion::COMPLETION_AFTER_HELP
     )]
     Completion(completion::CompletionArgs),
+    /// Print the version of kubectl-hpa and the controller releases it reproduces
+    #[command(override_usage = "kubectl hpa version [-o json|yaml]")]
+    Version(version::VersionArgs),
     /// Complete a command line (used by kubectl_complete-hpa)
     #[command(name = "__complete", hide = true)]
     Complete(completion::CompleteArgs),
@@ -150,7 +154,7 @@ pub struct KubeFlags {
     #[arg(long = "as-group", global = true, value_name = "GROUP")]
     pub as_group: Vec<String>,
     /// The length of time to wait before giving up on a single server request (e.g. 1s, 2m; 0 = no timeout; default: none, with --watch about the sync period)
-    #[arg(long = "request-timeout", global = true, value_name = "DURATION")]
+    #[arg(long = "request-timeout", global = true, value_name = "DURATION", value_parser = request_timeout_value)]
     pub request_timeout: Option<String>,
     /// The address and port of the Kubernetes API server (over the kubeconfig's)
     #[arg(short = 's', long, global = true, value_name = "URL")]
@@ -251,8 +255,13 @@ pub struct ControllerFlags {
 
 #[derive(Debug, Clone, Args)]
 pub struct ExplainArgs {
-    /// Name of the HorizontalPodAutoscaler, or hpa/NAME (omit it for the fleet overview of the namespace, or of all with -A)
-    pub name: Option<String>,
+    /// Name of the HorizontalPodAutoscaler, or hpa/NAME; several are explained one after the
+    /// other (omit it for the fleet overview of the namespace, or of all with -A)
+    #[arg(value_name = "NAME")]
+    pub name: Vec<String>,
+    /// Not a flag of explain: kubectl's -f; explain reads files with --snapshot FILE
+    #[arg(short = 'f', long = "filename", value_name = "FILE", hide = true)]
+    pub filename: Vec<PathBuf>,
     /// Read everything from snapshot files instead of a cluster: v1 Lists or single API objects,
     /// YAML (several documents) or JSON; repeat it for several files; `-` reads standard input
     #[arg(long, value_name = "FILE")]
@@ -307,6 +316,8 @@ pub enum Source {
 #[derive(Debug, Clone)]
 pub struct ExplainOptions {
     pub name: Option<String>,
+    /// Every NAME given (`explain web api`); `name` is the first.
+    pub names: Vec<String>,
     pub namespace: Option<String>,
     pub all_namespaces: bool,
     pub source: Source,
@@ -538,6 +549,28 @@ fn tolerance_value(s: &str) -> Result<f64, UsageError> {
     Ok(t)
 }
 
+/// `--request-timeout`: a Go duration (`30s`, `2m`) or a number of seconds, 0 for none, as
+/// kubectl takes it; clap quotes the value, so the message does not repeat it.
+fn request_timeout_value(s: &str) -> Result<String, UsageError> {
+    let t = s.trim();
+    let nanos = match crate::duration::parse_go_duration(t) {
+        Ok(n) => n,
+        Err(e) => match t.parse::<i64>() {
+            Ok(secs) => secs.saturating_mul(1_000_000_000),
+            Err(_) => {
+                return Err(UsageError(format!(
+                    "{}; give a duration such as 30s or 2m, or 0 for no timeout",
+                    e.reason
+                )))
+            }
+        },
+    };
+    if nanos < 0 {
+        return Err("must not be negative (0 means no timeout)".into());
+    }
+    Ok(s.to_string())
+}
+
 /// `hpa/web`, `horizontalpodautoscaler.autoscaling/web` → `web`; another kind is a usage error.
 pub fn hpa_name(name: &str) -> Result<String, UsageError> {
     let Some((kind, rest)) = name.split_once('/') else {
@@ -744,10 +777,15 @@ impl ExplainArgs {
         let history =
             history_mode(&self.history).map_err(|e| ResolveError::Input(e.to_string()))?;
         self.check_combinations()?;
-        let name = self.name.as_deref().map(hpa_name).transpose()?;
+        let names = self
+            .name
+            .iter()
+            .map(|n| hpa_name(n))
+            .collect::<Result<Vec<_>, _>>()?;
         let format = self.output.format;
         Ok(ExplainOptions {
-            name,
+            name: names.first().cloned(),
+            names,
             namespace: self.kube.namespace.clone(),
             all_namespaces: self.kube.all_namespaces,
             source: match self.snapshot.is_empty() {
@@ -788,22 +826,33 @@ impl ExplainArgs {
     /// Flags that cannot be used together.
     fn check_combinations(&self) -> Result<(), UsageError> {
         let watch = self.watch || self.watch_count.is_some();
+        if let Some(f) = self.filename.first() {
+            return Err(UsageError(format!(
+                "-f {}: explain reads files with --snapshot, as in --snapshot {0}",
+                f.display()
+            )));
+        }
+        if watch && self.name.len() > 1 {
+            return Err(
+                "--watch follows one HPA: give one NAME (or none to watch the fleet)".into(),
+            );
+        }
         if watch && !self.snapshot.is_empty() {
             return Err(
                 "--watch re-reads the cluster every sync period; it cannot be used with --snapshot"
                     .into(),
             );
         }
-        if watch && self.name.is_some() && self.kube.all_namespaces {
+        if watch && !self.name.is_empty() && self.kube.all_namespaces {
             return Err("--watch follows one HPA: use NAME -n NAMESPACE, not -A (or -A without NAME to watch the fleet)".into());
         }
-        if self.name.is_some() && self.selector.is_some() {
+        if !self.name.is_empty() && self.selector.is_some() {
             return Err(
                 "-l/--selector picks the HPAs of the fleet overview; it cannot be used with NAME"
                     .into(),
             );
         }
-        if self.name.is_some() && self.sort_by.is_some() {
+        if !self.name.is_empty() && self.sort_by.is_some() {
             return Err(
                 "--sort-by orders the rows of the fleet overview; it cannot be used with NAME"
                     .into(),

@@ -29,11 +29,45 @@ pub enum Mode {
 
 /// Run `explain`, then print what `-o name` / `-o jsonpath=…` select from its JSON.
 pub fn run_selected(opts: &ExplainOptions, w: &mut dyn std::io::Write) -> Result<String> {
-    let out = run(opts, w)?;
+    let out = match opts.names.len() > 1 {
+        true => run_several(opts, w)?,
+        false => run(opts, w)?,
+    };
     match &opts.select {
         Some(sel) => sel.apply(&out),
         None => Ok(out),
     }
+}
+
+/// `explain web api`: each NAME explained in turn, as `kubectl describe` does with several
+/// names; the text one after the other, JSON and YAML as a v1 `List` of the explanations.
+fn run_several(opts: &ExplainOptions, w: &mut dyn std::io::Write) -> Result<String> {
+    use crate::output::Format;
+    let structured = matches!(opts.output, Format::Json | Format::Yaml);
+    let mut one = opts.clone();
+    one.output = if structured {
+        Format::Json
+    } else {
+        opts.output
+    };
+    let mut texts = Vec::new();
+    let mut items = Vec::new();
+    for name in &opts.names {
+        one.name = Some(name.clone());
+        let out = run(&one, w)?;
+        match structured {
+            true => items.push(serde_json::from_str::<serde_json::Value>(&out)?),
+            false => texts.push(out),
+        }
+    }
+    if !structured {
+        return Ok(texts.join("\n"));
+    }
+    let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items});
+    Ok(match opts.output {
+        Format::Yaml => serde_yaml::to_string(&list)?,
+        _ => format!("{}\n", serde_json::to_string_pretty(&list)?),
+    })
 }
 
 /// Run `explain` and return the rendered output (`--watch` streams into `w`).

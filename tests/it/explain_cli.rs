@@ -1163,3 +1163,53 @@ fn a_time_at_the_end_of_the_calendar_is_not_a_panic() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// kubectl's habits: `version`, several NAMEs, `-f` pointing at `--snapshot`, and an invalid
+/// `--request-timeout` as a usage error that says the value once.
+#[test]
+fn kubectl_habits_version_several_names_f_and_request_timeout() {
+    let out = run(&["version"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.starts_with(concat!(
+            "Client Version: v",
+            env!("CARGO_PKG_VERSION"),
+            "\n"
+        )),
+        "{text}"
+    );
+    let v: Value = serde_json::from_slice(&run(&["version", "-o", "json"]).stdout).expect("JSON");
+    assert_eq!(
+        v["clientVersion"]["gitVersion"],
+        concat!("v", env!("CARGO_PKG_VERSION"))
+    );
+
+    let snaps = [
+        "--snapshot",
+        "examples/scale-up-cpu.yaml",
+        "--snapshot",
+        "examples/hold-within-tolerance.yaml",
+    ];
+    let mut args = vec!["explain", "web", "api", "-n", "shop"];
+    args.extend(snaps);
+    let out = run(&args);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    let web = text.find("HPA shop/web").expect("web explained");
+    let api = text.find("HPA shop/api").expect("api explained");
+    assert!(web < api, "in the order given:\n{text}");
+    args.extend(["-o", "jsonpath={.items[*].desiredReplicas}"]);
+    assert_eq!(String::from_utf8_lossy(&run(&args).stdout), "5 4");
+
+    let out = run(&["explain", "web", "-f", "snap.yaml"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("--snapshot snap.yaml"), "{err}");
+
+    let out = run(&["explain", "web", "--request-timeout", "1x"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.matches("1x").count(), 1, "the value once: {err}");
+    assert!(err.contains("--request-timeout"), "{err}");
+}

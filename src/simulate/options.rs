@@ -157,6 +157,10 @@ pub fn resolve(args: &SimulateArgs, env: &Environment) -> Result<SimulateOptions
         scenario.duration,
         SignedDuration::from_hours(1),
     );
+    let duration = match (duration.1, recorded_range(&loads)) {
+        ("default", Some(range)) => (range, "default: the recorded load's range"),
+        _ => duration,
+    };
     let history = match &args.history {
         HistoryFlag::Auto => HistoryChoice::Auto,
         HistoryFlag::None => HistoryChoice::None,
@@ -196,6 +200,20 @@ pub fn resolve(args: &SimulateArgs, env: &Environment) -> Result<SimulateOptions
         chart: args.chart.clone(),
         color: env.color() && args.output == SimOutput::Text,
     })
+}
+
+/// The longest range of the recorded loads (`csv:`, `prom:`), rounded up to a whole second:
+/// a run that replays a recording covers it all unless `--duration` says otherwise.
+pub fn recorded_range(loads: &[Load]) -> Option<SignedDuration> {
+    loads
+        .iter()
+        .filter_map(|l| match &l.signal {
+            Signal::Series(s) => Some(s.end()),
+            Signal::Shape(_) => None,
+        })
+        .filter(|end| *end >= 1.0)
+        .max_by(f64::total_cmp)
+        .map(|end| SignedDuration::from_secs(end.ceil() as i64))
 }
 
 fn read_scenario(p: &Path) -> Result<Scenario> {

@@ -918,3 +918,51 @@ fn a_snapshot_starts_from_the_memory_explain_infers() {
     let replicas: Vec<i32> = col(&csv(&none), "replicas");
     assert_eq!(replicas[0], 4, "an empty memory scales down at once");
 }
+
+// --- A new user's papercuts (issue 32) --------------------------------------------------------
+
+/// A recorded load sets the run's length to its range (and says so); a flag that changes nothing
+/// for the HPA is a warning on stderr, not silence.
+#[test]
+fn a_recording_is_simulated_over_its_whole_range_and_unused_flags_are_named() {
+    let args = [
+        "simulate",
+        "--hpa",
+        "examples/simulate/hpa.yaml",
+        "--replicas",
+        "3",
+        "--requests",
+        "cpu=500m",
+        "--demand",
+        "http_requests=csv:examples/simulate/rps.csv",
+        "--timeline",
+        "none",
+    ];
+    let out = run(&args);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        text.contains("duration    24h0m0s (default: the recorded load's range) = 5760 syncs"),
+        "{text}"
+    );
+    assert!(
+        err.starts_with("warning: --requests cpu: no metric of the HPA reads cpu"),
+        "{err}"
+    );
+    // --duration still wins, and a scenario's own duration too.
+    let mut short = args.to_vec();
+    short.extend(["--duration", "2h"]);
+    assert!(ok(&short).contains("duration    2h0m0s (flag)"));
+    // A synthetic shape has no range: the default hour.
+    let text = ok(&[
+        "simulate",
+        "--hpa",
+        "examples/simulate/hpa.yaml",
+        "--demand",
+        "http_requests=40",
+        "--timeline",
+        "none",
+    ]);
+    assert!(text.contains("duration    1h0m0s (default)"), "{text}");
+}

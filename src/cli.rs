@@ -30,37 +30,46 @@ pub const EXIT_OWN_FAILURE: i32 = 3;
 
 const EXPLAIN_AFTER: &str = "\
 Examples:
-  # Why did (or didn't) the HPA web scale? Recompute the controller's decision offline
+  # Why did (or didn't) the HPA web scale? Offline, from a snapshot file
   kubectl hpa explain web -n shop --snapshot examples/scale-up-cpu.yaml
 
-  # The same as JSON (a stable, documented contract), or one field of it for a script
-  kubectl hpa explain web -n shop --snapshot snap.yaml -o json
+  # The same as JSON (a documented contract), or one field of it for a script
+  kubectl hpa explain web -n shop --snapshot examples/scale-up-cpu.yaml -o json
   kubectl hpa explain hpa/web -n shop -o jsonpath='{.desiredReplicas}'
 
-  # Fleet overview: every HPA of a namespace (or of the cluster with -A), one line each
+  # Fleet overview: every HPA of a namespace (or of all with -A), one line each
   kubectl hpa explain -n shop
   kubectl hpa explain -A -o json
   kubectl hpa explain -A -l team=checkout --sort-by=.desiredReplicas
 
-  # Follow one HPA (or the fleet, without NAME): re-evaluate every sync period, print the changes
+  # Follow one HPA (or the fleet, without NAME): print the changes
   kubectl hpa explain web -n shop --watch
   kubectl hpa explain -A -w
 
-  # Replay with the controller's in-memory history and another Kubernetes release
-  kubectl hpa explain web -n shop --snapshot snap.yaml --history hist.yaml --kubernetes-version 1.32
+  # Replay with the controller's memory and another Kubernetes release
+  kubectl hpa explain frontend -n shop \\
+      --snapshot examples/scale-down-stabilized.yaml \\
+      --history examples/scale-down-stabilized.history.yaml \\
+      --kubernetes-version 1.32
 
-Exit codes: 0 a decision was computed (scale, hold or cannot-scale), 1 unusable input or API error, 2 bad usage.";
+Exit codes: 0 a decision was computed (scale, hold or cannot-scale),
+1 unusable input or API error, 2 bad usage, 3 printed, but a verdict is UNKNOWN
+(a request of ours failed).";
 
 const ROOT_AFTER: &str = "\
 Examples:
   # Why did (or didn't) the HPA web in namespace shop scale?
   kubectl hpa explain web -n shop
 
-  # The same, offline, from a snapshot file
+  # The same, offline: save what it reads, then explain from the file
+  kubectl hpa snapshot web -n shop > snapshot.yaml
   kubectl hpa explain web -n shop --snapshot snapshot.yaml
 
-  # Shell completion (bash, zsh, fish, and kubectl_complete-hpa for `kubectl hpa <TAB>`)
+  # Shell completion (bash, zsh, fish, powershell; `kubectl hpa <TAB>` too)
   kubectl hpa completion --help
+
+  # The version, and the controller releases it reproduces
+  kubectl hpa version
 
 Use \"kubectl hpa <command> --help\" for more information about a command.";
 
@@ -86,7 +95,8 @@ pub struct Cli {
 pub enum Command {
     /// Recompute the HPA controller's decision and explain it step by step
     #[command(
-        override_usage = "kubectl hpa explain [NAME | -l SELECTOR] [-n NAMESPACE | -A] [--snapshot FILE] [-w] [flags]",
+        override_usage = "kubectl hpa explain [NAME...] [-n NAMESPACE] [--snapshot FILE] [flags]\n       \
+                          kubectl hpa explain [-l SELECTOR] [-n NAMESPACE | -A] [-w] [flags]",
         after_help = EXPLAIN_AFTER,
         mut_arg("all_namespaces", |a| a.help("Explain the HPAs of every namespace (the fleet overview)"))
     )]
@@ -130,16 +140,16 @@ pub enum Command {
 #[derive(Debug, Clone, Args, Default)]
 pub struct KubeFlags {
     /// Path to the kubeconfig file to use
-    #[arg(long, global = true, value_name = "FILE")]
+    #[arg(long, global = true, help_heading = "Connection", value_name = "FILE")]
     pub kubeconfig: Option<PathBuf>,
     /// The name of the kubeconfig context to use
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = "Connection")]
     pub context: Option<String>,
     /// The name of the kubeconfig cluster to use
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = "Connection")]
     pub cluster: Option<String>,
     /// The name of the kubeconfig user to use
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = "Connection")]
     pub user: Option<String>,
     /// The namespace scope for this request
     #[arg(short = 'n', long, global = true)]
@@ -148,47 +158,88 @@ pub struct KubeFlags {
     #[arg(short = 'A', long = "all-namespaces", global = true)]
     pub all_namespaces: bool,
     /// Username to impersonate for the operation
-    #[arg(long = "as", global = true, value_name = "USER")]
+    #[arg(
+        long = "as",
+        global = true,
+        help_heading = "Connection",
+        value_name = "USER"
+    )]
     pub as_user: Option<String>,
     /// Group to impersonate for the operation (repeatable)
-    #[arg(long = "as-group", global = true, value_name = "GROUP")]
+    #[arg(
+        long = "as-group",
+        global = true,
+        help_heading = "Connection",
+        value_name = "GROUP"
+    )]
     pub as_group: Vec<String>,
     /// The length of time to wait before giving up on a single server request (e.g. 1s, 2m; 0 = no timeout; default: none, with --watch about the sync period)
-    #[arg(long = "request-timeout", global = true, value_name = "DURATION", value_parser = request_timeout_value)]
+    #[arg(long = "request-timeout", global = true, help_heading = "Connection", value_name = "DURATION", value_parser = request_timeout_value)]
     pub request_timeout: Option<String>,
     /// The address and port of the Kubernetes API server (over the kubeconfig's)
-    #[arg(short = 's', long, global = true, value_name = "URL")]
+    #[arg(
+        short = 's',
+        long,
+        global = true,
+        help_heading = "Connection",
+        value_name = "URL"
+    )]
     pub server: Option<String>,
     /// Bearer token for authentication to the API server (over the kubeconfig user's)
-    #[arg(long, global = true, value_name = "TOKEN")]
+    #[arg(long, global = true, help_heading = "Connection", value_name = "TOKEN")]
     pub token: Option<String>,
     /// Do not check the server's certificate (insecure)
-    #[arg(long = "insecure-skip-tls-verify", global = true)]
+    #[arg(
+        long = "insecure-skip-tls-verify",
+        global = true,
+        help_heading = "Connection"
+    )]
     pub insecure_skip_tls_verify: bool,
     /// Path to a cert file for the certificate authority (over the kubeconfig cluster's)
-    #[arg(long = "certificate-authority", global = true, value_name = "FILE")]
+    #[arg(
+        long = "certificate-authority",
+        global = true,
+        help_heading = "Connection",
+        value_name = "FILE"
+    )]
     pub certificate_authority: Option<PathBuf>,
     /// Path to a client certificate file for TLS (over the kubeconfig user's)
-    #[arg(long = "client-certificate", global = true, value_name = "FILE")]
+    #[arg(
+        long = "client-certificate",
+        global = true,
+        help_heading = "Connection",
+        value_name = "FILE"
+    )]
     pub client_certificate: Option<PathBuf>,
     /// Path to a client key file for TLS (over the kubeconfig user's)
-    #[arg(long = "client-key", global = true, value_name = "FILE")]
+    #[arg(
+        long = "client-key",
+        global = true,
+        help_heading = "Connection",
+        value_name = "FILE"
+    )]
     pub client_key: Option<PathBuf>,
     /// Server name to use for server certificate validation (default: the server URL's host)
-    #[arg(long = "tls-server-name", global = true, value_name = "NAME")]
+    #[arg(
+        long = "tls-server-name",
+        global = true,
+        help_heading = "Connection",
+        value_name = "NAME"
+    )]
     pub tls_server_name: Option<String>,
     /// Log level: 6 or more writes each API request (method, URL, status, time) to stderr
     #[arg(
         short = 'v',
         long = "v",
         global = true,
+        help_heading = "Connection",
         value_name = "LEVEL",
         default_value_t = 0
     )]
     pub verbosity: u8,
     /// No progress on stderr while fetching from the cluster (it is shown only on a terminal,
     /// only once a fetch has taken a second, and never with -o json|yaml)
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = "Connection")]
     pub quiet: bool,
 }
 

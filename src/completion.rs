@@ -477,7 +477,7 @@ mod tests {
         assert_eq!(c, vec!["web", "worker"]);
         assert_eq!(d, directive::NO_FILE_COMP);
         let (c, _) = complete(
-            &words(&["explain", "--namespace=shop", "--snapshot", "f.yaml", ""]),
+            &words(&["explain", "--namespace=shop", "--kubeconfig", "k.yaml", ""]),
             &live,
         );
         assert_eq!(c.len(), 3);

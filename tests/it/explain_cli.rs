@@ -1455,3 +1455,140 @@ fn every_readme_command_runs_or_is_exempt_with_a_reason() {
         failed.join("\n")
     );
 }
+
+/// "What you can do" uses the table's numbers: where the metric is now reads as in the Metrics
+/// table, and the next step is the first value that changes the proposal, never the current one.
+#[test]
+fn the_next_scale_thresholds_agree_with_the_table() {
+    let out = run_env(
+        &["explain", "--snapshot", "examples/scale-up-cpu.yaml"],
+        &[("COLUMNS", "400")],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("┆ 83% (416m/pod) ┆"), "the table: {text}");
+    let line = text
+        .lines()
+        .find(|l| l.contains("(the deciding metric) is at"))
+        .expect("a next-scale line");
+    assert!(!line.contains('≈'), "{line}");
+    assert!(
+        line.contains("is at 83% (416m/pod) and proposes 5"),
+        "{line}"
+    );
+    assert!(line.contains("6 if it reaches 84% (420m/pod)"), "{line}");
+    assert!(
+        line.contains("4 if it falls to 66% (334m/pod) or below"),
+        "{line}"
+    );
+}
+
+/// A counted, Ready pod's why is `Ready` (the sentence is in -o wide and JSON); elided pods say
+/// which rows are shown.
+#[test]
+fn quiet_pod_rows_and_which_pods_are_shown() {
+    let file = "examples/held-by-window.yaml";
+    let out = run_env(&["explain", "--snapshot", file], &[("COLUMNS", "80")]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("│ frontend-58d7c9f6b4-4dqxw"))
+        .expect("a ready pod's row");
+    let why = row
+        .trim_end_matches('│')
+        .rsplit('┆')
+        .next()
+        .unwrap_or_default();
+    assert_eq!(why.trim(), "Ready", "{row}");
+    assert!(!text.contains("full window after the transition"), "{text}");
+    let out = run_env(
+        &["explain", "--snapshot", file, "-o", "wide"],
+        &[("COLUMNS", "400")],
+    );
+    let wide = String::from_utf8_lossy(&out.stdout);
+    assert!(wide.contains("full window after the transition"), "{wide}");
+
+    let dir = scratch("which-pods");
+    let f = write(&dir, "many.yaml", &many_pods_snapshot(40));
+    let out = run_env(
+        &["explain", "--snapshot", f.to_str().unwrap()],
+        &[("COLUMNS", "400")],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "the ready pods shown are the 3 with the lowest and the 3 with the highest utilization"
+        ),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The fleet's UNKNOWN row computes no count: DESIRED `-` (the status's value in -o wide); a
+/// held HPA's earliest scale-down is after the evaluation, and an inferred memory reads as
+/// inferred.
+#[test]
+fn the_fleet_unknown_row_and_the_held_times_say_what_is_known() {
+    use crate::support::fake_apiserver::{FakeApiServer, Fault, PathMatch};
+    let server = FakeApiServer::from_snapshot_file(root().join("examples/scale-up-cpu.yaml"));
+    let kubeconfig = server.write_kubeconfig(&crate::support::binary::tmpdir("fleet-unknown"));
+    server.inject(
+        PathMatch::prefix("/apis/metrics.k8s.io/v1beta1/namespaces/shop/pods"),
+        Fault::Status(403),
+    );
+    let k = kubeconfig.to_str().unwrap();
+    let fleet = |o: &str| {
+        let out = run_env(
+            &[
+                "explain",
+                "-n",
+                "shop",
+                "--kubeconfig",
+                k,
+                "--now",
+                crate::support::binary::NOW,
+                "-o",
+                o,
+            ],
+            &[("COLUMNS", "200")],
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(3),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let row = |t: &str| -> Vec<String> {
+        let line = t
+            .lines()
+            .find(|l| l.starts_with("web "))
+            .expect("the web row")
+            .to_string();
+        line.split("  ")
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+            .map(String::from)
+            .collect()
+    };
+    let text = row(&fleet("text"));
+    let wide = row(&fleet("wide"));
+    // HPA, TARGET, CURRENT, DESIRED, ...
+    assert_eq!(text[3], "-", "{text:?}");
+    assert!(text.iter().any(|c| c == "UNKNOWN"), "{text:?}");
+    assert!(wide[3].ends_with("(status)"), "{wide:?}");
+
+    let out = run_env(
+        &[
+            "explain",
+            "--snapshot",
+            "examples/scale-down-stabilized.yaml",
+        ],
+        &[("COLUMNS", "400")],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("earliest scale-down 12:00:15"), "{text}");
+    assert!(!text.contains("earliest scale-down 12:00:00"), "{text}");
+    assert!(text.contains("recommendation 8 about 11:59:45"), "{text}");
+    assert!(text.contains("remembered 8 about 11:59:45"), "{text}");
+}

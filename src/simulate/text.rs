@@ -25,8 +25,22 @@ pub fn go(d: SignedDuration) -> String {
     format_go_duration(d.as_nanos().clamp(i64::MIN as i128, i64::MAX as i128) as i64)
 }
 
-/// A metric's target: `Resource averageUtilization 60%`.
+/// A metric's target: `Resource averageUtilization 60%`, quantities as the API writes them
+/// (`averageValue 419430400`; the JSON's).
 pub fn describe_target(m: &MetricSpec) -> String {
+    describe_target_in(m, crate::display::units::Unit::Cpu)
+}
+
+/// A metric's target for people: quantities in the metric's units (`averageValue 400Mi`).
+pub fn describe_target_text(m: &MetricSpec) -> String {
+    describe_target_in(
+        m,
+        crate::display::units::Unit::of_resource(metric_resource(m)),
+    )
+}
+
+/// [`describe_target`] with the quantities in `unit` (`Unit::Cpu`: decimal SI, as the API).
+fn describe_target_in(m: &MetricSpec, unit: crate::display::units::Unit) -> String {
     let t = match m {
         MetricSpec::Resource { target, .. }
         | MetricSpec::ContainerResource { target, .. }
@@ -35,7 +49,7 @@ pub fn describe_target(m: &MetricSpec) -> String {
         | MetricSpec::External { target, .. } => target,
         MetricSpec::Unknown { type_name } => return format!("unknown type {type_name}"),
     };
-    let q = crate::quantity::format_decimal_si;
+    let q = |milli: i64| unit.show(milli);
     let what = if let Some(av) = t.average_value {
         format!("averageValue {}", q(av))
     } else if let Some(u) = t.average_utilization {
@@ -104,6 +118,70 @@ fn controller_shown(s: &Settings) -> String {
     )
 }
 
+/// A value of a metric in the units of explain's tables: a resource's (`1250m` of cpu,
+/// `300Mi` of memory), else a plain number with at most three decimals (`387.1`).
+pub fn in_units(metric: &str, v: f64) -> String {
+    let milli = (v * 1000.0).round();
+    if !milli.is_finite() || milli.abs() >= 9.0e18 {
+        return num(v);
+    }
+    crate::display::units::Unit::of_resource(metric).show(milli as i64)
+}
+
+/// The unit of a metric of the HPA: its resource's, else plain.
+fn metric_resource(m: &MetricSpec) -> &str {
+    match m {
+        MetricSpec::Resource { resource, .. } | MetricSpec::ContainerResource { resource, .. } => {
+            resource.as_str()
+        }
+        _ => "",
+    }
+}
+
+/// A load's shape or series in the metric's units: `ramp 300Mi → 900Mi from +5m0s to +20m0s`.
+fn describe_signal(l: &Load) -> String {
+    use super::series::{secs, Shape, Signal};
+    let u = |v: f64| in_units(&l.metric, v);
+    match &l.signal {
+        Signal::Series(_) => format!("{}", l.signal),
+        Signal::Shape(shape) => match *shape {
+            Shape::Constant { value } => format!("constant {}", u(value)),
+            Shape::Step { from, to, at } => {
+                format!("step {} → {} at +{}", u(from), u(to), secs(at))
+            }
+            Shape::Ramp {
+                from,
+                to,
+                start,
+                end,
+            } => format!(
+                "ramp {} → {} from +{} to +{}",
+                u(from),
+                u(to),
+                secs(start),
+                secs(end)
+            ),
+            Shape::Spike {
+                base,
+                peak,
+                at,
+                duration,
+            } => format!(
+                "spike {} → {} at +{} for {}",
+                u(base),
+                u(peak),
+                secs(at),
+                secs(duration)
+            ),
+            Shape::Sine {
+                mean,
+                amplitude,
+                period,
+            } => format!("sine {} ± {} every {}", u(mean), u(amplitude), secs(period)),
+        },
+    }
+}
+
 /// The unit a load is shown in.
 pub fn load_unit(l: &Load) -> &'static str {
     match l.metric.as_str() {
@@ -154,6 +232,10 @@ pub struct TextOut {
     /// for their headers, which are never cut).
     load_widths: Vec<usize>,
     metric_widths: Vec<Vec<usize>>,
+    /// The metric of each load and the resource of each configuration's metrics (`""`: not a
+    /// resource), for their units.
+    load_metrics: Vec<String>,
+    metric_resources: Vec<Vec<String>>,
 }
 
 impl TextOut {
@@ -175,6 +257,17 @@ impl TextOut {
                     c.metric_names
                         .iter()
                         .map(|n| metric_header(configs, c, n).chars().count().max(14))
+                        .collect()
+                })
+                .collect(),
+            load_metrics: plan.loads.iter().map(|l| l.metric.clone()).collect(),
+            metric_resources: configs
+                .iter()
+                .map(|c| {
+                    let metrics = &c.sim.input().hpa.metrics;
+                    metrics
+                        .iter()
+                        .map(|m| metric_resource(m).to_string())
                         .collect()
                 })
                 .collect(),
@@ -203,7 +296,12 @@ impl TextOut {
         );
         let _ = writeln!(s, "  source      {}", plan.source_note);
         let _ = writeln!(s, "  memory      {}", plan.memory_note);
-        let _ = writeln!(s, "  start       {} ({})", plan.start, plan.start_origin);
+        let _ = writeln!(
+            s,
+            "  start       {} ({})",
+            crate::display::units::full_time(plan.start),
+            plan.start_origin
+        );
         let _ = writeln!(
             s,
             "  duration    {} ({}) = {} syncs every {}",
@@ -285,13 +383,23 @@ impl TextOut {
         }
         let first = &recs[0];
         let mut line = format!("{:>9}", format!("+{}", series::secs(first.offset_seconds)));
-        for (v, w) in first.loads.iter().zip(&self.load_widths) {
-            let _ = write!(line, " {:>w$}", num(*v));
+        for ((v, w), m) in first
+            .loads
+            .iter()
+            .zip(&self.load_widths)
+            .zip(&self.load_metrics)
+        {
+            let _ = write!(line, " {:>w$}", in_units(m, *v));
         }
-        for (r, widths) in recs.iter().zip(&self.metric_widths) {
-            for (m, w) in r.metrics.iter().zip(widths) {
+        for ((r, widths), res) in recs
+            .iter()
+            .zip(&self.metric_widths)
+            .zip(&self.metric_resources)
+        {
+            for ((m, w), res) in r.metrics.iter().zip(widths).zip(res) {
                 let v = match (m.value, m.failed) {
                     (_, true) => "failed".to_string(),
+                    (Some(v), _) if m.unit.is_empty() => in_units(res, v),
                     (Some(v), _) => format!("{}{}", num(v), m.unit),
                     (None, _) => "-".to_string(),
                 };
@@ -365,7 +473,14 @@ impl TextOut {
             .unwrap_or(1)
             .max(1) as f64;
         let max_load = loads.iter().cloned().fold(0.0, f64::max);
-        let w = num(max_replicas).len().max(num(max_load).len());
+        let load_label = match plan.loads.first() {
+            Some(l) => in_units(&l.metric, max_load),
+            None => num(max_load),
+        };
+        let w = num(max_replicas)
+            .chars()
+            .count()
+            .max(load_label.chars().count());
         for (c, hue) in configs.iter().zip([Hue::Green, Hue::Magenta]) {
             let vals: Vec<f64> = c
                 .chart
@@ -381,9 +496,10 @@ impl TextOut {
             chart::panel(s, &title, &vals, max_replicas, 8, w, hue, self.color);
         }
         if let Some(l) = plan.loads.first() {
+            let at = s.len();
             chart::panel(
                 s,
-                &format!("load {} ({}{})", l.metric, l.kind.as_str(), load_unit(l)),
+                &format!("load {} ({})", l.metric, l.kind.as_str()),
                 &loads,
                 max_load,
                 5,
@@ -391,6 +507,12 @@ impl TextOut {
                 Hue::Blue,
                 self.color,
             );
+            // The top label in the metric's units (the panel writes a plain number).
+            let raw = format!("{:>w$} ┤", num(if max_load > 0.0 { max_load } else { 1.0 }));
+            let shown = format!("{load_label:>w$} ┤");
+            if let Some(i) = s[at..].find(&raw) {
+                s.replace_range(at + i..at + i + raw.len(), &shown);
+            }
         }
         chart::axis(
             s,
@@ -420,7 +542,7 @@ fn config_lines(s: &mut String, plan: &Plan, configs: &[Config], c: &Config) {
         h.max_replicas
     );
     for (m, n) in h.metrics.iter().zip(&c.metric_names) {
-        let _ = writeln!(s, "  {tag}metric      {n}: {}", describe_target(m));
+        let _ = writeln!(s, "  {tag}metric      {n}: {}", describe_target_text(m));
     }
     for (i, line) in describe_behavior(h.behavior.as_ref(), &plan.settings)
         .iter()
@@ -439,11 +561,10 @@ fn world_lines(s: &mut String, plan: &Plan) {
     for l in &plan.loads {
         let _ = writeln!(
             s,
-            "  load        {}: {} {}{} (from {})",
+            "  load        {}: {} {} (from {})",
             l.metric,
             l.kind.as_str(),
-            l.signal,
-            load_unit(l),
+            describe_signal(l),
             l.origin
         );
     }

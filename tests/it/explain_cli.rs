@@ -1592,3 +1592,43 @@ fn the_fleet_unknown_row_and_the_held_times_say_what_is_known() {
     assert!(text.contains("recommendation 8 about 11:59:45"), "{text}");
     assert!(text.contains("remembered 8 about 11:59:45"), "{text}");
 }
+
+/// The last sync's metric values are in the Metrics table's units, and a --watch line's time is
+/// to the second.
+#[test]
+fn last_sync_and_watch_lines_in_the_tables_units() {
+    let run_at = |file: &str| {
+        let out = run_env(&["explain", "--snapshot", file], &[("COLUMNS", "400")]);
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let mem = run_at("examples/statefulset-memory.yaml");
+    assert!(
+        mem.contains("resource memory: written 645Mi/pod, now 734Mi/pod"),
+        "{mem}"
+    );
+    assert!(!mem.contains("Ki/pod"), "{mem}");
+    let pods = run_at("examples/custom-resource-scale.yaml");
+    assert!(pods.contains("written 21.25/pod, now 31/pod"), "{pods}");
+
+    use crate::support::fake_apiserver::FakeApiServer;
+    let server = FakeApiServer::from_snapshot_file(root().join("examples/scale-up-cpu.yaml"));
+    let kubeconfig = server.write_kubeconfig(&crate::support::binary::tmpdir("watch-units"));
+    let out = run(&[
+        "explain",
+        "web",
+        "-n",
+        "shop",
+        "--watch",
+        "--watch-count",
+        "1",
+        "--kubeconfig",
+        kubeconfig.to_str().unwrap(),
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text.lines().find(|l| l.contains(" → ")).unwrap_or_default();
+    let first = line.split_whitespace().next().unwrap_or_default();
+    assert!(
+        first.len() == 20 && first.ends_with('Z') && !first.contains('.'),
+        "a time to the second: {text}"
+    );
+}

@@ -966,3 +966,34 @@ fn a_recording_is_simulated_over_its_whole_range_and_unused_flags_are_named() {
     ]);
     assert!(text.contains("duration    1h0m0s (default)"), "{text}");
 }
+
+/// Memory in simulate's text reads as explain's tables do (Mi, not bytes): the target, the load,
+/// the timeline and the chart's axis; times to the second.
+#[test]
+fn simulate_text_shows_values_and_times_in_the_tables_units() {
+    let text = ok(&[
+        "simulate",
+        "session-cache",
+        "-n",
+        "shop",
+        "--snapshot",
+        "examples/statefulset-memory.yaml",
+        "--per-pod",
+        "memory=ramp:300Mi:900Mi:5m:20m",
+        "--duration",
+        "30m",
+        "--now",
+        "2026-03-01T12:00:00.123456789Z",
+    ]);
+    assert!(text.contains("averageValue 600Mi"), "{text}");
+    assert!(text.contains("ramp 300Mi → 900Mi from +5m0s"), "{text}");
+    assert!(
+        text.contains("start       2026-03-01T12:00:00Z (--now)"),
+        "{text}"
+    );
+    assert!(text.contains("900Mi ┤"), "the chart's axis: {text}");
+    let digits = text
+        .split(|c: char| !c.is_ascii_digit() && c != '.')
+        .find(|w| w.len() >= 7);
+    assert_eq!(digits, None, "a raw number of bytes or nanoseconds: {text}");
+}

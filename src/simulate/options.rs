@@ -106,6 +106,8 @@ pub struct SimulateOptions {
     pub timeline: TimelineMode,
     /// The chart's width in columns (clamped to 10..=1000).
     pub width: usize,
+    /// `COLUMNS`, else the terminal's width: the text fits it (none: not known).
+    pub columns: Option<usize>,
     /// `--chart FILE.svg`.
     pub chart: Option<PathBuf>,
     /// Colours in the text output.
@@ -197,6 +199,7 @@ pub fn resolve(args: &SimulateArgs, env: &Environment) -> Result<SimulateOptions
         output: args.output,
         timeline: args.timeline,
         width: args.width.clamp(10, 1000),
+        columns: env.columns,
         chart: args.chart.clone(),
         color: env.color() && args.output == SimOutput::Text,
     })

@@ -236,6 +236,9 @@ pub struct TextOut {
     /// resource), for their units.
     load_metrics: Vec<String>,
     metric_resources: Vec<Vec<String>>,
+    /// The terminal's width (`COLUMNS`, else the terminal's): the settings block and the summary
+    /// fit it; none when unknown (piped), as before.
+    columns: Option<usize>,
 }
 
 impl TextOut {
@@ -261,6 +264,7 @@ impl TextOut {
                 })
                 .collect(),
             load_metrics: plan.loads.iter().map(|l| l.metric.clone()).collect(),
+            columns: opts.columns,
             metric_resources: configs
                 .iter()
                 .map(|c| {
@@ -314,6 +318,9 @@ impl TextOut {
             config_lines(&mut s, plan, configs, c);
         }
         world_lines(&mut s, plan);
+        if let Some(cols) = self.columns {
+            s = fit_settings(&s, cols);
+        }
         if self.timeline != TimelineMode::None {
             self.timeline_head(&mut s, plan, configs);
         }
@@ -448,7 +455,13 @@ impl TextOut {
         let _ = writeln!(s, "\n{}", self.strong("Chart (maximum per column)"));
         self.chart(&mut s, plan, configs);
         let _ = writeln!(s, "\n{}", self.strong("Summary"));
-        let _ = writeln!(s, "{}", summary_table(configs, summaries));
+        let mut table = summary_table(configs, summaries);
+        if let Some(cols) = self.columns {
+            table
+                .set_content_arrangement(comfy_table::ContentArrangement::Dynamic)
+                .set_width(cols.clamp(20, u16::MAX as usize) as u16);
+        }
+        let _ = writeln!(s, "{table}");
         out.write_all(s.as_bytes())?;
         Ok(())
     }
@@ -556,6 +569,35 @@ fn config_lines(s: &mut String, plan: &Plan, configs: &[Config], c: &Config) {
     }
 }
 
+/// The settings block wrapped to `cols`: a line's continuation is indented under its value
+/// (`  world       pod start-up 30s, …`), the title line is left whole.
+fn fit_settings(block: &str, cols: usize) -> String {
+    let mut out = String::with_capacity(block.len());
+    for (i, line) in block.lines().enumerate() {
+        if i == 0 || line.chars().count() <= cols {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        }
+        // The value starts after the label and its run of spaces.
+        let value_at = line[2..]
+            .find("  ")
+            .map(|k| {
+                let rest = &line[2 + k..];
+                2 + k + (rest.len() - rest.trim_start().len())
+            })
+            .filter(|&v| v <= cols / 2)
+            .unwrap_or(4);
+        let (head, value) = line.split_at(value_at.min(line.len()));
+        let indent = " ".repeat(head.chars().count());
+        out.push_str(&crate::render::layout::wrap(value, cols, head, &indent));
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    out
+}
+
 /// The loads, the world, the controller and the assumptions of the settings block.
 fn world_lines(s: &mut String, plan: &Plan) {
     for l in &plan.loads {
@@ -594,15 +636,68 @@ fn summary_table(configs: &[Config], summaries: &[Summary]) -> Table {
         let mut row = vec![label.to_string()];
         row.extend(summaries.iter().map(|x| f(x).0));
         if summaries.len() == 2 {
-            let (a, b) = (f(&summaries[0]).1, f(&summaries[1]).1);
-            row.push(match (a, b) {
-                (Some(a), Some(b)) => format_difference(b - a, unit),
-                _ => String::new(),
-            });
+            row.push(difference_cell(
+                (label, unit, f),
+                &summaries[0],
+                &summaries[1],
+            ));
         }
         t.add_row(row);
     }
     t
+}
+
+/// The difference column of a row: `compare − base` of its main number, and `=` only when the
+/// two cells agree (else what differs besides the main number).
+fn difference_cell((label, unit, f): Row, base: &Summary, compare: &Summary) -> String {
+    let ((ta, a), (tb, b)) = (f(base), f(compare));
+    let diff = match (a, b) {
+        (Some(a), Some(b)) => format_difference(b - a, unit),
+        _ => String::new(),
+    };
+    match diff == "=" && ta != tb {
+        true => finer_difference(label, base, compare),
+        false => diff,
+    }
+}
+
+/// The difference of a summary row whose main number is the same in both configurations
+/// (`longest 2m15s` both): the mean and the episodes, or the pods short and the start.
+fn finer_difference(label: &str, a: &Summary, b: &Summary) -> String {
+    let mut parts = Vec::new();
+    let mut part = |d: f64, unit: Unit, what: &str| {
+        let t = format_difference(d, unit);
+        if t != "=" {
+            parts.push(format!("{t} {what}").trim_end().to_string());
+        }
+    };
+    match label {
+        "peak replicas" => part(
+            b.peak_at_seconds - a.peak_at_seconds,
+            Unit::Seconds,
+            "later",
+        ),
+        "time to reach needed replicas" => {
+            let mean = |s: &Summary| s.mean_shortfall_seconds.unwrap_or(0.0).round();
+            part(mean(b) - mean(a), Unit::Seconds, "mean");
+            part(
+                b.shortfalls as f64 - a.shortfalls as f64,
+                Unit::Events,
+                "episodes",
+            );
+        }
+        "worst under-provisioned interval" => {
+            let short = |s: &Summary| s.worst_shortfall.map_or(0.0, |w| w.max_pods_short as f64);
+            let at = |s: &Summary| s.worst_shortfall.map_or(0.0, |w| w.start_seconds);
+            part(short(b) - short(a), Unit::Pods, "short");
+            part(at(b) - at(a), Unit::Seconds, "start");
+        }
+        _ => {}
+    }
+    match parts.is_empty() {
+        true => "≠".into(),
+        false => parts.join(", "),
+    }
 }
 
 /// Rounded to two decimals.
@@ -778,6 +873,42 @@ pub fn push_opt<T: std::fmt::Display>(out: &mut String, v: Option<T>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn equal_main_numbers_with_different_cells_are_not_equal() {
+        let worst = |pods| crate::simulate::summary::Shortfall {
+            start_seconds: 64815.0,
+            duration_seconds: 135.0,
+            max_pods_short: pods,
+            pod_seconds_short: 0.0,
+        };
+        let base = Summary {
+            shortfalls: 22,
+            longest_shortfall_seconds: 135.0,
+            mean_shortfall_seconds: Some(40.0),
+            worst_shortfall: Some(worst(9)),
+            ..Summary::default()
+        };
+        let compare = Summary {
+            shortfalls: 28,
+            mean_shortfall_seconds: Some(35.0),
+            worst_shortfall: Some(worst(10)),
+            ..base.clone()
+        };
+        let cell = |label: &str| {
+            let row = summary_rows()
+                .into_iter()
+                .find(|r| r.0 == label)
+                .expect(label);
+            difference_cell(row, &base, &compare)
+        };
+        assert_eq!(
+            cell("time to reach needed replicas"),
+            "-5s mean, +6 episodes"
+        );
+        assert_eq!(cell("worst under-provisioned interval"), "+1 pods short");
+        assert_eq!(cell("start replicas"), "=");
+    }
 
     #[test]
     fn differences_carry_units() {

@@ -997,3 +997,36 @@ fn simulate_text_shows_values_and_times_in_the_tables_units() {
         .find(|w| w.len() >= 7);
     assert_eq!(digits, None, "a raw number of bytes or nanoseconds: {text}");
 }
+
+/// With COLUMNS (or a terminal) the settings block and the summary fit its width.
+#[test]
+fn the_settings_and_the_summary_fit_columns() {
+    let out = crate::support::binary::bare()
+        .args([
+            "simulate",
+            "--hpa",
+            "examples/simulate/hpa.yaml",
+            "--scenario",
+            "examples/simulate/day.yaml",
+            "--compare",
+            "examples/simulate/hpa-tuned.yaml",
+            "--timeline",
+            "none",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .env("COLUMNS", "80")
+        .output()
+        .expect("the binary runs");
+    let text = String::from_utf8(out.stdout).expect("UTF-8");
+    let long: Vec<&str> = text.lines().filter(|l| l.chars().count() > 80).collect();
+    assert!(
+        long.is_empty(),
+        "lines over 80 columns:\n{}",
+        long.join("\n")
+    );
+    assert!(
+        text.contains("\n  world       pod start-up 45s (scenario)"),
+        "{text}"
+    );
+}

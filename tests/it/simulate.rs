@@ -1030,3 +1030,40 @@ fn the_settings_and_the_summary_fit_columns() {
         "{text}"
     );
 }
+
+/// `--compare`'s SVG panels share one replica scale, so that they read side by side.
+#[test]
+fn the_compare_chart_uses_one_replica_scale() {
+    let dir = crate::support::binary::tmpdir("svg-scale");
+    let lazy = std::fs::read_to_string("examples/simulate/hpa.yaml")
+        .or_else(|_| {
+            std::fs::read_to_string(
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/simulate/hpa.yaml"),
+            )
+        })
+        .expect("the example")
+        .replace("averageValue: \"20\"", "averageValue: \"100\"");
+    let compare = dir.join("lazy.yaml");
+    std::fs::write(&compare, lazy).expect("write");
+    let svg = ok(&[
+        "simulate",
+        "--hpa",
+        "examples/simulate/hpa.yaml",
+        "--scenario",
+        "examples/simulate/day.yaml",
+        "--compare",
+        compare.to_str().unwrap(),
+        "-o",
+        "svg",
+    ]);
+    let doc = roxmltree::Document::parse(&svg).expect("SVG");
+    let y_max = |id: &str| {
+        doc.descendants()
+            .find(|n| n.attribute("id") == Some(id))
+            .and_then(|n| n.attribute("data-y-max"))
+            .unwrap_or_else(|| panic!("{id}"))
+            .to_string()
+    };
+    assert_eq!(y_max("replicas-0"), y_max("replicas-1"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

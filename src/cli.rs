@@ -397,7 +397,34 @@ pub struct ExplainOptions {
     pub sort_by: Option<crate::render::sort::SortBy>,
 }
 
+/// The explanations of several NAMEs as one output: the texts one after the other, JSON and
+/// YAML as a v1 `List` of the explanations (each given as JSON, see [`ExplainOptions::each_name`]).
+pub fn join_several(format: OutputFormat, outs: Vec<String>) -> anyhow::Result<String> {
+    if !format.is_document() {
+        return Ok(outs.join("\n"));
+    }
+    let items = outs
+        .iter()
+        .map(|o| serde_json::from_str::<serde_json::Value>(o))
+        .collect::<Result<Vec<_>, _>>()?;
+    let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items});
+    Ok(match format {
+        OutputFormat::Yaml => serde_yaml::to_string(&list)?,
+        _ => format!("{}\n", serde_json::to_string_pretty(&list)?),
+    })
+}
+
 impl ExplainOptions {
+    /// The options of one of several NAMEs: JSON when the whole is a document (the List is
+    /// assembled by [`join_several`]).
+    pub fn each_name(&self) -> ExplainOptions {
+        let mut one = self.clone();
+        if self.output.is_document() {
+            one.output = OutputFormat::Json;
+        }
+        one
+    }
+
     /// How the text output is laid out.
     /// The memory is exact: a `--history FILE`, or what `--watch` has kept itself.
     pub fn history_given(&self) -> bool {

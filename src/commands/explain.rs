@@ -42,32 +42,13 @@ pub fn run_selected(opts: &ExplainOptions, w: &mut dyn std::io::Write) -> Result
 /// `explain web api`: each NAME explained in turn, as `kubectl describe` does with several
 /// names; the text one after the other, JSON and YAML as a v1 `List` of the explanations.
 fn run_several(opts: &ExplainOptions, w: &mut dyn std::io::Write) -> Result<String> {
-    use crate::output::Format;
-    let structured = matches!(opts.output, Format::Json | Format::Yaml);
-    let mut one = opts.clone();
-    one.output = if structured {
-        Format::Json
-    } else {
-        opts.output
-    };
-    let mut texts = Vec::new();
-    let mut items = Vec::new();
+    let mut one = opts.each_name();
+    let mut outs = Vec::new();
     for name in &opts.names {
         one.name = Some(name.clone());
-        let out = run(&one, w)?;
-        match structured {
-            true => items.push(serde_json::from_str::<serde_json::Value>(&out)?),
-            false => texts.push(out),
-        }
+        outs.push(run(&one, w)?);
     }
-    if !structured {
-        return Ok(texts.join("\n"));
-    }
-    let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items});
-    Ok(match opts.output {
-        Format::Yaml => serde_yaml::to_string(&list)?,
-        _ => format!("{}\n", serde_json::to_string_pretty(&list)?),
-    })
+    crate::cli::join_several(opts.output, outs)
 }
 
 /// Run `explain` and return the rendered output (`--watch` streams into `w`).

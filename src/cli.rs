@@ -7,6 +7,7 @@ pub mod completion;
 pub mod migrate;
 pub mod simulate;
 pub mod snapshot;
+pub mod version;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -29,37 +30,46 @@ pub const EXIT_OWN_FAILURE: i32 = 3;
 
 const EXPLAIN_AFTER: &str = "\
 Examples:
-  # Why did (or didn't) the HPA web scale? Recompute the controller's decision offline
+  # Why did (or didn't) the HPA web scale? Offline, from a snapshot file
   kubectl hpa explain web -n shop --snapshot examples/scale-up-cpu.yaml
 
-  # The same as JSON (a stable, documented contract), or one field of it for a script
-  kubectl hpa explain web -n shop --snapshot snap.yaml -o json
+  # The same as JSON (a documented contract), or one field of it for a script
+  kubectl hpa explain web -n shop --snapshot examples/scale-up-cpu.yaml -o json
   kubectl hpa explain hpa/web -n shop -o jsonpath='{.desiredReplicas}'
 
-  # Fleet overview: every HPA of a namespace (or of the cluster with -A), one line each
+  # Fleet overview: every HPA of a namespace (or of all with -A), one line each
   kubectl hpa explain -n shop
   kubectl hpa explain -A -o json
   kubectl hpa explain -A -l team=checkout --sort-by=.desiredReplicas
 
-  # Follow one HPA (or the fleet, without NAME): re-evaluate every sync period, print the changes
+  # Follow one HPA (or the fleet, without NAME): print the changes
   kubectl hpa explain web -n shop --watch
   kubectl hpa explain -A -w
 
-  # Replay with the controller's in-memory history and another Kubernetes release
-  kubectl hpa explain web -n shop --snapshot snap.yaml --history hist.yaml --kubernetes-version 1.32
+  # Replay with the controller's memory and another Kubernetes release
+  kubectl hpa explain frontend -n shop \\
+      --snapshot examples/scale-down-stabilized.yaml \\
+      --history examples/scale-down-stabilized.history.yaml \\
+      --kubernetes-version 1.32
 
-Exit codes: 0 a decision was computed (scale, hold or cannot-scale), 1 unusable input or API error, 2 bad usage.";
+Exit codes: 0 a decision was computed (scale, hold or cannot-scale),
+1 unusable input or API error, 2 bad usage, 3 printed, but a verdict is UNKNOWN
+(a request of ours failed).";
 
 const ROOT_AFTER: &str = "\
 Examples:
   # Why did (or didn't) the HPA web in namespace shop scale?
   kubectl hpa explain web -n shop
 
-  # The same, offline, from a snapshot file
+  # The same, offline: save what it reads, then explain from the file
+  kubectl hpa snapshot web -n shop > snapshot.yaml
   kubectl hpa explain web -n shop --snapshot snapshot.yaml
 
-  # Shell completion (bash, zsh, fish, and kubectl_complete-hpa for `kubectl hpa <TAB>`)
+  # Shell completion (bash, zsh, fish, powershell; `kubectl hpa <TAB>` too)
   kubectl hpa completion --help
+
+  # The version, and the controller releases it reproduces
+  kubectl hpa version
 
 Use \"kubectl hpa <command> --help\" for more information about a command.";
 
@@ -85,7 +95,8 @@ pub struct Cli {
 pub enum Command {
     /// Recompute the HPA controller's decision and explain it step by step
     #[command(
-        override_usage = "kubectl hpa explain [NAME | -l SELECTOR] [-n NAMESPACE | -A] [--snapshot FILE] [-w] [flags]",
+        override_usage = "kubectl hpa explain [NAME...] [-n NAMESPACE] [--snapshot FILE] [flags]\n       \
+                          kubectl hpa explain [-l SELECTOR] [-n NAMESPACE | -A] [-w] [flags]",
         after_help = EXPLAIN_AFTER,
         mut_arg("all_namespaces", |a| a.help("Explain the HPAs of every namespace (the fleet overview)"))
     )]
@@ -117,6 +128,9 @@ pub enum Command {
         after_help = completion::COMPLETION_AFTER_HELP
     )]
     Completion(completion::CompletionArgs),
+    /// Print the version of kubectl-hpa and the controller releases it reproduces
+    #[command(override_usage = "kubectl hpa version [-o json|yaml]")]
+    Version(version::VersionArgs),
     /// Complete a command line (used by kubectl_complete-hpa)
     #[command(name = "__complete", hide = true)]
     Complete(completion::CompleteArgs),
@@ -126,16 +140,16 @@ pub enum Command {
 #[derive(Debug, Clone, Args, Default)]
 pub struct KubeFlags {
     /// Path to the kubeconfig file to use
-    #[arg(long, global = true, value_name = "FILE")]
+    #[arg(long, global = true, help_heading = "Connection", value_name = "FILE")]
     pub kubeconfig: Option<PathBuf>,
     /// The name of the kubeconfig context to use
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = "Connection")]
     pub context: Option<String>,
     /// The name of the kubeconfig cluster to use
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = "Connection")]
     pub cluster: Option<String>,
     /// The name of the kubeconfig user to use
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = "Connection")]
     pub user: Option<String>,
     /// The namespace scope for this request
     #[arg(short = 'n', long, global = true)]
@@ -144,47 +158,88 @@ pub struct KubeFlags {
     #[arg(short = 'A', long = "all-namespaces", global = true)]
     pub all_namespaces: bool,
     /// Username to impersonate for the operation
-    #[arg(long = "as", global = true, value_name = "USER")]
+    #[arg(
+        long = "as",
+        global = true,
+        help_heading = "Connection",
+        value_name = "USER"
+    )]
     pub as_user: Option<String>,
     /// Group to impersonate for the operation (repeatable)
-    #[arg(long = "as-group", global = true, value_name = "GROUP")]
+    #[arg(
+        long = "as-group",
+        global = true,
+        help_heading = "Connection",
+        value_name = "GROUP"
+    )]
     pub as_group: Vec<String>,
     /// The length of time to wait before giving up on a single server request (e.g. 1s, 2m; 0 = no timeout; default: none, with --watch about the sync period)
-    #[arg(long = "request-timeout", global = true, value_name = "DURATION")]
+    #[arg(long = "request-timeout", global = true, help_heading = "Connection", value_name = "DURATION", value_parser = request_timeout_value)]
     pub request_timeout: Option<String>,
     /// The address and port of the Kubernetes API server (over the kubeconfig's)
-    #[arg(short = 's', long, global = true, value_name = "URL")]
+    #[arg(
+        short = 's',
+        long,
+        global = true,
+        help_heading = "Connection",
+        value_name = "URL"
+    )]
     pub server: Option<String>,
     /// Bearer token for authentication to the API server (over the kubeconfig user's)
-    #[arg(long, global = true, value_name = "TOKEN")]
+    #[arg(long, global = true, help_heading = "Connection", value_name = "TOKEN")]
     pub token: Option<String>,
     /// Do not check the server's certificate (insecure)
-    #[arg(long = "insecure-skip-tls-verify", global = true)]
+    #[arg(
+        long = "insecure-skip-tls-verify",
+        global = true,
+        help_heading = "Connection"
+    )]
     pub insecure_skip_tls_verify: bool,
     /// Path to a cert file for the certificate authority (over the kubeconfig cluster's)
-    #[arg(long = "certificate-authority", global = true, value_name = "FILE")]
+    #[arg(
+        long = "certificate-authority",
+        global = true,
+        help_heading = "Connection",
+        value_name = "FILE"
+    )]
     pub certificate_authority: Option<PathBuf>,
     /// Path to a client certificate file for TLS (over the kubeconfig user's)
-    #[arg(long = "client-certificate", global = true, value_name = "FILE")]
+    #[arg(
+        long = "client-certificate",
+        global = true,
+        help_heading = "Connection",
+        value_name = "FILE"
+    )]
     pub client_certificate: Option<PathBuf>,
     /// Path to a client key file for TLS (over the kubeconfig user's)
-    #[arg(long = "client-key", global = true, value_name = "FILE")]
+    #[arg(
+        long = "client-key",
+        global = true,
+        help_heading = "Connection",
+        value_name = "FILE"
+    )]
     pub client_key: Option<PathBuf>,
     /// Server name to use for server certificate validation (default: the server URL's host)
-    #[arg(long = "tls-server-name", global = true, value_name = "NAME")]
+    #[arg(
+        long = "tls-server-name",
+        global = true,
+        help_heading = "Connection",
+        value_name = "NAME"
+    )]
     pub tls_server_name: Option<String>,
     /// Log level: 6 or more writes each API request (method, URL, status, time) to stderr
     #[arg(
         short = 'v',
         long = "v",
         global = true,
+        help_heading = "Connection",
         value_name = "LEVEL",
         default_value_t = 0
     )]
     pub verbosity: u8,
     /// No progress on stderr while fetching from the cluster (it is shown only on a terminal,
     /// only once a fetch has taken a second, and never with -o json|yaml)
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = "Connection")]
     pub quiet: bool,
 }
 
@@ -251,8 +306,13 @@ pub struct ControllerFlags {
 
 #[derive(Debug, Clone, Args)]
 pub struct ExplainArgs {
-    /// Name of the HorizontalPodAutoscaler, or hpa/NAME (omit it for the fleet overview of the namespace, or of all with -A)
-    pub name: Option<String>,
+    /// Name of the HorizontalPodAutoscaler, or hpa/NAME; several are explained one after the
+    /// other (omit it for the fleet overview of the namespace, or of all with -A)
+    #[arg(value_name = "NAME")]
+    pub name: Vec<String>,
+    /// Not a flag of explain: kubectl's -f; explain reads files with --snapshot FILE
+    #[arg(short = 'f', long = "filename", value_name = "FILE", hide = true)]
+    pub filename: Vec<PathBuf>,
     /// Read everything from snapshot files instead of a cluster: v1 Lists or single API objects,
     /// YAML (several documents) or JSON; repeat it for several files; `-` reads standard input
     #[arg(long, value_name = "FILE")]
@@ -307,6 +367,8 @@ pub enum Source {
 #[derive(Debug, Clone)]
 pub struct ExplainOptions {
     pub name: Option<String>,
+    /// Every NAME given (`explain web api`); `name` is the first.
+    pub names: Vec<String>,
     pub namespace: Option<String>,
     pub all_namespaces: bool,
     pub source: Source,
@@ -335,7 +397,34 @@ pub struct ExplainOptions {
     pub sort_by: Option<crate::render::sort::SortBy>,
 }
 
+/// The explanations of several NAMEs as one output: the texts one after the other, JSON and
+/// YAML as a v1 `List` of the explanations (each given as JSON, see [`ExplainOptions::each_name`]).
+pub fn join_several(format: OutputFormat, outs: Vec<String>) -> anyhow::Result<String> {
+    if !format.is_document() {
+        return Ok(outs.join("\n"));
+    }
+    let items = outs
+        .iter()
+        .map(|o| serde_json::from_str::<serde_json::Value>(o))
+        .collect::<Result<Vec<_>, _>>()?;
+    let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items});
+    Ok(match format {
+        OutputFormat::Yaml => serde_yaml::to_string(&list)?,
+        _ => format!("{}\n", serde_json::to_string_pretty(&list)?),
+    })
+}
+
 impl ExplainOptions {
+    /// The options of one of several NAMEs: JSON when the whole is a document (the List is
+    /// assembled by [`join_several`]).
+    pub fn each_name(&self) -> ExplainOptions {
+        let mut one = self.clone();
+        if self.output.is_document() {
+            one.output = OutputFormat::Json;
+        }
+        one
+    }
+
     /// How the text output is laid out.
     /// The memory is exact: a `--history FILE`, or what `--watch` has kept itself.
     pub fn history_given(&self) -> bool {
@@ -536,6 +625,28 @@ fn tolerance_value(s: &str) -> Result<f64, UsageError> {
         )));
     }
     Ok(t)
+}
+
+/// `--request-timeout`: a Go duration (`30s`, `2m`) or a number of seconds, 0 for none, as
+/// kubectl takes it; clap quotes the value, so the message does not repeat it.
+fn request_timeout_value(s: &str) -> Result<String, UsageError> {
+    let t = s.trim();
+    let nanos = match crate::duration::parse_go_duration(t) {
+        Ok(n) => n,
+        Err(e) => match t.parse::<i64>() {
+            Ok(secs) => secs.saturating_mul(1_000_000_000),
+            Err(_) => {
+                return Err(UsageError(format!(
+                    "{}; give a duration such as 30s or 2m, or 0 for no timeout",
+                    e.reason
+                )))
+            }
+        },
+    };
+    if nanos < 0 {
+        return Err("must not be negative (0 means no timeout)".into());
+    }
+    Ok(s.to_string())
 }
 
 /// `hpa/web`, `horizontalpodautoscaler.autoscaling/web` → `web`; another kind is a usage error.
@@ -744,10 +855,15 @@ impl ExplainArgs {
         let history =
             history_mode(&self.history).map_err(|e| ResolveError::Input(e.to_string()))?;
         self.check_combinations()?;
-        let name = self.name.as_deref().map(hpa_name).transpose()?;
+        let names = self
+            .name
+            .iter()
+            .map(|n| hpa_name(n))
+            .collect::<Result<Vec<_>, _>>()?;
         let format = self.output.format;
         Ok(ExplainOptions {
-            name,
+            name: names.first().cloned(),
+            names,
             namespace: self.kube.namespace.clone(),
             all_namespaces: self.kube.all_namespaces,
             source: match self.snapshot.is_empty() {
@@ -788,22 +904,33 @@ impl ExplainArgs {
     /// Flags that cannot be used together.
     fn check_combinations(&self) -> Result<(), UsageError> {
         let watch = self.watch || self.watch_count.is_some();
+        if let Some(f) = self.filename.first() {
+            return Err(UsageError(format!(
+                "-f {}: explain reads files with --snapshot, as in --snapshot {0}",
+                f.display()
+            )));
+        }
+        if watch && self.name.len() > 1 {
+            return Err(
+                "--watch follows one HPA: give one NAME (or none to watch the fleet)".into(),
+            );
+        }
         if watch && !self.snapshot.is_empty() {
             return Err(
                 "--watch re-reads the cluster every sync period; it cannot be used with --snapshot"
                     .into(),
             );
         }
-        if watch && self.name.is_some() && self.kube.all_namespaces {
+        if watch && !self.name.is_empty() && self.kube.all_namespaces {
             return Err("--watch follows one HPA: use NAME -n NAMESPACE, not -A (or -A without NAME to watch the fleet)".into());
         }
-        if self.name.is_some() && self.selector.is_some() {
+        if !self.name.is_empty() && self.selector.is_some() {
             return Err(
                 "-l/--selector picks the HPAs of the fleet overview; it cannot be used with NAME"
                     .into(),
             );
         }
-        if self.name.is_some() && self.sort_by.is_some() {
+        if !self.name.is_empty() && self.sort_by.is_some() {
             return Err(
                 "--sort-by orders the rows of the fleet overview; it cannot be used with NAME"
                     .into(),

@@ -1100,8 +1100,19 @@ fn thresholds_from(
     (up, down)
 }
 
-/// How a value of the deciding metric is shown ("83% (≈ 415m/pod)", "12/pod", "87 in total").
-type ValueFormat<'a> = Box<dyn Fn(i64) -> String + 'a>;
+/// Which value of the deciding metric is shown: where it is now (as the Metrics table shows
+/// it), the first value of a higher proposal, or the last value of a lower one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Edge {
+    Now,
+    Reach,
+    AtMost,
+}
+
+/// How a value of the deciding metric is shown ("83% (416m/pod)", "12/pod", "87 in total"); the
+/// first value of a higher proposal comes with its verb ("reaches 84% (420m/pod)": the
+/// controller's utilization is a whole percentage; "rises above 35/pod" for finer values).
+type ValueFormat<'a> = Box<dyn Fn(i64, Edge) -> String + 'a>;
 
 /// Where the deciding metric is now, how its proposal moves with its value, how to show a value,
 /// and a caveat when unready or missing pods make the thresholds approximate.
@@ -1116,6 +1127,7 @@ struct MetricModel<'a> {
 struct PodAverageFacts<'a> {
     utilization: bool,
     current: i64,
+    raw_average_milli: Option<i64>,
     target: i64,
     ready_pods: usize,
     unready_pods: usize,
@@ -1123,11 +1135,17 @@ struct PodAverageFacts<'a> {
     pods: &'a [crate::core::PodRow],
 }
 
+/// `a / b` rounded up, for `a >= 0` and `b > 0`.
+fn ceil_div(a: i64, b: i64) -> i64 {
+    (a + b - 1) / b
+}
+
 /// The model of a pod-average calculation.
 fn pod_average_model(f: PodAverageFacts<'_>, unit: Unit) -> MetricModel<'static> {
     let PodAverageFacts {
         utilization,
         current,
+        raw_average_milli,
         target,
         ready_pods,
         unready_pods,
@@ -1151,13 +1169,27 @@ fn pod_average_model(f: PodAverageFacts<'_>, unit: Unit) -> MetricModel<'static>
             .filter(|r| r.counted)
             .filter_map(|r| r.request_milli)
             .collect();
-        let avg_req = (!reqs.is_empty()).then(|| reqs.iter().sum::<i64>() / reqs.len() as i64);
-        Box::new(move |v: i64| match avg_req {
-            Some(r) => format!("{v}% (≈ {}/pod)", unit.show(r * v / 100)),
-            None => format!("{v}%"),
+        let sum_req: i64 = reqs.iter().sum();
+        let n = reqs.len() as i64;
+        // The controller truncates usage × 100 / requests: v% is reached at a usage of v% of
+        // the requests and held up to just below (v + 1)%. Now is the table's own average.
+        Box::new(move |v: i64, edge: Edge| {
+            let per_pod = match (edge, raw_average_milli) {
+                _ if n == 0 => return format!("{v}%"),
+                (Edge::Now, Some(raw)) => raw,
+                (Edge::AtMost, _) => (ceil_div(sum_req * (v + 1), 100 * n) - 1).max(0),
+                _ => ceil_div(sum_req * v, 100 * n),
+            };
+            match edge {
+                Edge::Reach => format!("reaches {v}% ({}/pod)", unit.show(per_pod)),
+                _ => format!("{v}% ({}/pod)", unit.show(per_pod)),
+            }
         })
     } else {
-        Box::new(move |v: i64| format!("{}/pod", unit.show(v)))
+        Box::new(move |v: i64, edge: Edge| match edge {
+            Edge::Reach => format!("rises above {}/pod", unit.show(v - 1)),
+            _ => format!("{}/pod", unit.show(v)),
+        })
     };
     MetricModel {
         now: current,
@@ -1173,6 +1205,7 @@ fn metric_model<'a>(calc: &'a Calculation, input: &Input, unit: Unit) -> MetricM
         Calculation::PodAverage {
             mode,
             current,
+            raw_average_milli,
             target,
             ready_pods,
             unready_pods,
@@ -1183,6 +1216,7 @@ fn metric_model<'a>(calc: &'a Calculation, input: &Input, unit: Unit) -> MetricM
             PodAverageFacts {
                 utilization: *mode == "Utilization",
                 current: *current,
+                raw_average_milli: *raw_average_milli,
                 target: *target,
                 ready_pods: *ready_pods,
                 unready_pods: *unready_pods,
@@ -1212,7 +1246,10 @@ fn metric_model<'a>(calc: &'a Calculation, input: &Input, unit: Unit) -> MetricM
                     pods: ready.max(1) as f64,
                     denom: *target_milli as f64,
                 },
-                fmt: Box::new(move |v: i64| unit.show(v)),
+                fmt: Box::new(move |v: i64, edge: Edge| match edge {
+                    Edge::Reach => format!("rises above {}", unit.show(v - 1)),
+                    _ => unit.show(v),
+                }),
                 caveat: String::new(),
             }
         }
@@ -1227,7 +1264,10 @@ fn metric_model<'a>(calc: &'a Calculation, input: &Input, unit: Unit) -> MetricM
                 target: *target_milli,
                 status_replicas: *status_replicas,
             },
-            fmt: Box::new(move |v: i64| format!("{} in total", unit.show(v))),
+            fmt: Box::new(move |v: i64, edge: Edge| match edge {
+                Edge::Reach => format!("rises above {} in total", unit.show(v - 1)),
+                _ => format!("{} in total", unit.show(v)),
+            }),
             caveat: String::new(),
         },
     }
@@ -1262,7 +1302,7 @@ fn threshold_phrases(
             input.hpa.max_replicas
         ));
     } else if let Some(v) = up {
-        parts.push(format!("{} if it rises above {}", level + 1, fmt(v - 1)));
+        parts.push(format!("{} if it {}", level + 1, fmt(v, Edge::Reach)));
         details.insert("scaleUpAt".into(), json!(v));
     }
     if level <= input.hpa.min_replicas {
@@ -1271,7 +1311,11 @@ fn threshold_phrases(
             input.hpa.min_replicas
         ));
     } else if let Some(v) = down {
-        parts.push(format!("{} if it falls to {} or below", level - 1, fmt(v)));
+        parts.push(format!(
+            "{} if it falls to {} or below",
+            level - 1,
+            fmt(v, Edge::AtMost)
+        ));
         details.insert("scaleDownAt".into(), json!(v));
     } else {
         parts.push("no value of this metric proposes fewer".into());
@@ -1302,14 +1346,14 @@ fn next_scale(input: &Input, d: &Decision) -> Option<Finding> {
             ..
         } => format!(
             "{name} (the deciding metric) is at {} and proposes {level} after the controller re-computed it with assumed values for {unready_pods} unready and {missing_pods} missing pods, so its next thresholds depend on those pods too",
-            (mm.fmt)(mm.now)
+            (mm.fmt)(mm.now, Edge::Now)
         ),
         _ => {
             let thresholds = thresholds_from(current, level, mm.now, mm.model, tol);
             let parts = threshold_phrases(input, level, thresholds, &mm.fmt, &mut details);
             format!(
                 "{name} (the deciding metric) is at {} and proposes {level}; it would propose {}{}",
-                (mm.fmt)(mm.now),
+                (mm.fmt)(mm.now, Edge::Now),
                 parts.join("; "),
                 mm.caveat
             )
@@ -1408,11 +1452,7 @@ mod tests {
         assert_eq!(d["scaleUpAt"], 84);
         assert_eq!(d["scaleDownAt"], 66);
         assert!(n.message.contains("is at 83%"), "{}", n.message);
-        assert!(
-            n.message.contains("6 if it rises above 83%"),
-            "{}",
-            n.message
-        );
+        assert!(n.message.contains("6 if it reaches 84%"), "{}", n.message);
         assert!(n.message.contains("4 if it falls to 66%"), "{}", n.message);
         assert!(ids(&f).iter().all(|i| *i == "next-scale"), "{:?}", ids(&f));
     }

@@ -85,6 +85,7 @@ fn dispatch(
         cli::Command::Snapshot(a) => commands::snapshot::run(&a),
         cli::Command::Simulate(a) => commands::simulate::run(&a, env, out),
         cli::Command::Migrate(a) => commands::migrate::run(&a, env, out),
+        cli::Command::Version(a) => a.render(),
         cli::Command::Completion(a) => completion::run_completion(&a),
         cli::Command::Complete(a) => completion::run_complete(&a),
     }

@@ -8,6 +8,7 @@ pub enum CompletionShell {
     Bash,
     Zsh,
     Fish,
+    Powershell,
 }
 
 /// `kubectl hpa completion SHELL`
@@ -32,17 +33,22 @@ pub const COMPLETION_AFTER_HELP: &str = "\
 Examples:
   # bash: load into the current shell, or install for every new shell
   source <(kubectl hpa completion bash)
-  kubectl hpa completion bash > ~/.local/share/bash-completion/completions/kubectl-hpa
+  kubectl hpa completion bash \\
+      > ~/.local/share/bash-completion/completions/kubectl-hpa
 
-  # zsh: a file named _kubectl-hpa in a directory of $fpath (before compinit runs)
+  # zsh: a file named _kubectl-hpa in a directory of $fpath (before compinit)
   kubectl hpa completion zsh > \"${fpath[1]}/_kubectl-hpa\"
 
   # fish
   kubectl hpa completion fish > ~/.config/fish/completions/kubectl-hpa.fish
 
-  # `kubectl hpa <TAB>` (kubectl >= 1.26) runs kubectl_complete-hpa from PATH; it ships in
-  # the release archive (krew installs it in the plugin's directory, not on PATH):
+  # PowerShell: write the script, then dot-source it from $PROFILE
+  kubectl hpa completion powershell > kubectl-hpa.ps1
+
+  # `kubectl hpa <TAB>` (kubectl 1.26 or newer) runs kubectl_complete-hpa from
+  # PATH; krew installs it in the plugin's directory, so copy it once:
   cp ~/.krew/store/hpa/*/kubectl_complete-hpa ~/.krew/bin/
 
-The scripts complete subcommands, flags and flag values; kubectl_complete-hpa also completes
-HPA names and namespaces from the cluster when it is reachable.";
+Every script asks kubectl-hpa for the candidates: subcommands, flags, their
+values, HPA names (from the --snapshot file on the line, else the cluster) and
+namespaces.";

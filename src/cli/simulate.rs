@@ -39,31 +39,38 @@ impl HistoryFlag {
 }
 
 const SIMULATE_AFTER: &str = "\
-Load (repeatable; METRIC is a resource such as cpu or memory, or a Pods/Object/External metric name):
-  --demand METRIC=LOAD    total load shared by the Ready pods (cores, requests/s ...)
+Load (repeatable; METRIC is a resource such as cpu or memory, or the name
+of a Pods, Object or External metric):
+  --demand METRIC=LOAD    total load shared by the Ready pods (cores, rps)
   --per-pod METRIC=LOAD   each pod's value, whatever the replica count
   --value METRIC=LOAD     an Object or External metric's value
-  LOAD is a number or quantity (3, 1500m), step:FROM:TO:AT, ramp:FROM:TO:START:END,
-  spike:BASE:PEAK:AT:DURATION, sine:MEAN:AMPLITUDE:PERIOD, csv:FILE (time,value) or
-  prom:FILE (a Prometheus query_range JSON export).
+LOAD is a number or quantity (3, 1500m), step:FROM:TO:AT,
+ramp:FROM:TO:START:END, spike:BASE:PEAK:AT:DURATION,
+sine:MEAN:AMPLITUDE:PERIOD, csv:FILE (time,value) or prom:FILE (a
+Prometheus query_range JSON export). Recorded load (csv:, prom:) is
+simulated over its whole range unless --duration says otherwise.
 
 Examples:
-  # How does the HPA of a snapshot react if CPU demand ramps from 1.25 to 6 cores?
-  kubectl hpa simulate web -n shop --snapshot examples/scale-up-cpu.yaml --demand cpu=ramp:1.25:6:5m:20m
+  # How does the HPA of a snapshot react if CPU demand ramps to 6 cores?
+  kubectl hpa simulate web -n shop --snapshot examples/scale-up-cpu.yaml \\
+      --demand cpu=ramp:1.25:6:5m:20m
 
-  # A manifest, 4 pods requesting 500m, a 10-minute spike, pods that take 90s to become Ready
-  kubectl hpa simulate --hpa hpa.yaml --replicas 4 --requests cpu=500m \\
-      --demand cpu=spike:1:8:10m:10m --pod-startup 90s --duration 1h
+  # A manifest, 4 pods requesting 500m, a 10-minute spike, a 90s start-up
+  kubectl hpa simulate --hpa examples/backtest/hpa.yaml --replicas 4 \\
+      --requests cpu=500m --demand cpu=spike:1:8:10m:10m --pod-startup 90s
 
-  # Replay a day of recorded traffic and compare with a candidate configuration
-  kubectl hpa simulate --hpa hpa.yaml --requests cpu=250m --scenario day.yaml --compare hpa-new.yaml
+  # Replay recorded traffic and compare with a candidate configuration
+  kubectl hpa simulate --hpa examples/simulate/hpa.yaml \\
+      --scenario examples/simulate/day.yaml \\
+      --compare examples/simulate/hpa-tuned.yaml
 
-  # Backtest: what would a candidate have done over the last day of recorded load?
-  kubectl hpa simulate web -n shop --prometheus http://127.0.0.1:9090 --since 24h \\
-      --compare hpa-new.yaml --chart day.svg
+  # Backtest: what would a candidate have done over the last day?
+  kubectl hpa simulate web -n shop --prometheus http://127.0.0.1:9090 \\
+      --since 24h --compare examples/backtest/hpa-candidate.yaml --chart day.svg
 
   # The timeline as CSV or JSON
-  kubectl hpa simulate --hpa hpa.yaml --requests cpu=500m --demand cpu=sine:4:2:1h -o csv
+  kubectl hpa simulate --hpa examples/simulate/hpa.yaml \\
+      --demand http_requests=sine:40:20:1h -o csv
 
 Exit codes: 0 the simulation ran, 1 unusable input, 2 bad usage.";
 
@@ -99,9 +106,6 @@ pub enum TimelineMode {
 pub struct SimulateArgs {
     /// Name of the HorizontalPodAutoscaler (live, or in the --snapshot or --hpa file)
     pub name: Option<String>,
-    /// Connection flags (live source) and -n, the namespace of the HPA
-    #[command(flatten)]
-    pub kube: super::KubeFlags,
     /// Start from a snapshot (v1 List as for explain): HPA, replicas, pods, requests and current load
     #[arg(long, value_name = "FILE", help_heading = "Source")]
     pub snapshot: Option<PathBuf>,
@@ -214,4 +218,7 @@ pub struct SimulateArgs {
     pub width: usize,
     #[command(flatten)]
     pub controller: super::ControllerFlags,
+    /// Connection flags (live source) and -n, the namespace of the HPA: after the simulation's own
+    #[command(flatten)]
+    pub kube: super::KubeFlags,
 }

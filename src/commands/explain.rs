@@ -29,11 +29,26 @@ pub enum Mode {
 
 /// Run `explain`, then print what `-o name` / `-o jsonpath=…` select from its JSON.
 pub fn run_selected(opts: &ExplainOptions, w: &mut dyn std::io::Write) -> Result<String> {
-    let out = run(opts, w)?;
+    let out = match opts.names.len() > 1 {
+        true => run_several(opts, w)?,
+        false => run(opts, w)?,
+    };
     match &opts.select {
         Some(sel) => sel.apply(&out),
         None => Ok(out),
     }
+}
+
+/// `explain web api`: each NAME explained in turn, as `kubectl describe` does with several
+/// names; the text one after the other, JSON and YAML as a v1 `List` of the explanations.
+fn run_several(opts: &ExplainOptions, w: &mut dyn std::io::Write) -> Result<String> {
+    let mut one = opts.each_name();
+    let mut outs = Vec::new();
+    for name in &opts.names {
+        one.name = Some(name.clone());
+        outs.push(run(&one, w)?);
+    }
+    crate::cli::join_several(opts.output, outs)
 }
 
 /// Run `explain` and return the rendered output (`--watch` streams into `w`).

@@ -315,8 +315,16 @@ fn holding(d: &Decision, h: &History) -> Option<Timestamp> {
 fn next_change(input: &mut Input, d: &Decision, inf: &Inference) -> Option<NextChange> {
     let n = d.normalization.as_ref()?;
     if let Some(likely) = holding(d, &inf.likely) {
-        let earliest = holding(d, &inf.low).unwrap_or(d.now).min(likely);
-        let latest = holding(d, &inf.high).unwrap_or(likely).max(likely);
+        // Held now, so no sooner than the next sync, whatever the memory.
+        let next_sync = later(d.now, input.settings.sync_period);
+        let earliest = holding(d, &inf.low)
+            .unwrap_or(next_sync)
+            .min(likely)
+            .max(next_sync);
+        let latest = holding(d, &inf.high)
+            .unwrap_or(likely)
+            .max(likely)
+            .max(earliest);
         let after = d.history.after.clone();
         let to = brief(input, after, later(latest, SignedDuration::from_secs(1))).desired_replicas;
         let dir = if n.stabilization.reason == Rule::ScaleDownStabilized {

@@ -37,6 +37,49 @@ impl Unit {
     }
 }
 
+/// The unit of a metric as the last sync's comparison names it (`resource memory`,
+/// `containerResource app/cpu`, `pods http_requests`): a resource's, else a plain number.
+pub fn unit_of_metric_name(metric: &str) -> Unit {
+    match metric.split_once(' ') {
+        Some(("resource", r)) => Unit::of_resource(r),
+        Some(("containerResource", cr)) => Unit::of_resource(cr.rsplit('/').next().unwrap_or("")),
+        _ => Unit::Plain,
+    }
+}
+
+/// A metric's value as the HPA's status writes it (`averageUtilization`, `averageValue`,
+/// `value` quantities), shown as the Metrics table shows values: `83% (416m/pod)`,
+/// `734Mi/pod`, `31/pod`, `117.5`. A quantity that does not parse is shown as written.
+pub fn status_value(
+    utilization: Option<i32>,
+    average_value: Option<&str>,
+    value: Option<&str>,
+    unit: Unit,
+) -> String {
+    let show = |q: &str| {
+        crate::quantity::parse_milli(q)
+            .map(|m| unit.show(m))
+            .unwrap_or_else(|_| q.to_string())
+    };
+    let average = average_value.map(|q| format!("{}/pod", show(q)));
+    let mut out = match (utilization, average) {
+        (Some(u), Some(a)) => format!("{u}% ({a})"),
+        (Some(u), None) => format!("{u}%"),
+        (None, Some(a)) => a,
+        (None, None) => String::new(),
+    };
+    if let Some(v) = value {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(&show(v));
+    }
+    if out.is_empty() {
+        out.push('-');
+    }
+    out
+}
+
 /// A milli-unit value as a plain decimal number: 12500 → `12.5`, 87000 → `87`, 1 → `0.001`.
 pub fn plain(milli: i64) -> String {
     let sign = if milli < 0 { "-" } else { "" };
@@ -181,6 +224,25 @@ fn timestamp_at(b: &[u8], i: usize) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn status_values_in_the_tables_units() {
+        let mem = unit_of_metric_name("resource memory");
+        assert_eq!(mem, Unit::Bytes);
+        assert_eq!(status_value(None, Some("751598Ki"), None, mem), "734Mi/pod");
+        let pods = unit_of_metric_name("pods http_requests_per_second");
+        assert_eq!(status_value(None, Some("21250m"), None, pods), "21.25/pod");
+        let cpu = unit_of_metric_name("containerResource app/cpu");
+        assert_eq!(
+            status_value(Some(83), Some("416m"), None, cpu),
+            "83% (416m/pod)"
+        );
+        assert_eq!(
+            status_value(None, None, Some("117500m"), Unit::Plain),
+            "117.5"
+        );
+        assert_eq!(status_value(None, None, None, Unit::Plain), "-");
+    }
 
     #[test]
     fn plain_numbers_drop_the_milli_suffix() {

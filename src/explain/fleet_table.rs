@@ -52,8 +52,23 @@ pub fn headers(all_ns: bool) -> Vec<&'static str> {
     header
 }
 
+/// The DESIRED cell. An UNKNOWN verdict computed no count: `-`, and in `-o wide` the value the
+/// HPA's status carries, said to be the status's.
+fn desired_cell(i: &FleetItem, wide: bool) -> String {
+    if i.action == Some(Action::Unknown) {
+        return match (wide, i.desired_replicas) {
+            (true, Some(v)) => format!("{v} (status)"),
+            _ => "-".into(),
+        };
+    }
+    match i.desired_range.filter(|r| r.min != r.max) {
+        Some(r) => format!("{} ({}–{})", opt(i.desired_replicas), r.min, r.max),
+        None => opt(i.desired_replicas),
+    }
+}
+
 /// The cells of one row, the reason in full.
-pub fn cells(i: &FleetItem, all_ns: bool) -> Vec<String> {
+pub fn cells(i: &FleetItem, all_ns: bool, wide: bool) -> Vec<String> {
     let mut r = Vec::new();
     if all_ns {
         r.push(i.namespace.clone());
@@ -62,10 +77,7 @@ pub fn cells(i: &FleetItem, all_ns: bool) -> Vec<String> {
         i.name.clone(),
         format!("{}/{}", i.target.kind, i.target.name),
         opt(i.current_replicas),
-        match i.desired_range.filter(|r| r.min != r.max) {
-            Some(r) => format!("{} ({}–{})", opt(i.desired_replicas), r.min, r.max),
-            None => opt(i.desired_replicas),
-        },
+        desired_cell(i, wide),
         format!("{}/{}", opt(i.min_replicas), opt(i.max_replicas)),
         verdict_word(i),
         reason(i),
@@ -164,7 +176,7 @@ fn table_and_left_out(
 ) -> (String, Vec<&'static str>) {
     let wide = opts.output == OutputFormat::Wide;
     let all_header = headers(all_ns);
-    let all_rows: Vec<Vec<String>> = items.iter().map(|i| cells(i, all_ns)).collect();
+    let all_rows: Vec<Vec<String>> = items.iter().map(|i| cells(i, all_ns, wide)).collect();
     let dropped = if wide {
         Vec::new()
     } else {

@@ -144,7 +144,7 @@ fn change_line(d: &Decision, format: OutputFormat, complete: bool) -> Result<Str
     }
     Ok(format!(
         "{}  {} → {}  {:?}  {}: {}  [{}]\n",
-        d.now,
+        crate::display::units::full_time(d.now),
         d.current_replicas.map_or("-".into(), |v| v.to_string()),
         d.desired_replicas.map_or("-".into(), |v| v.to_string()),
         d.verdict.action,
@@ -158,7 +158,7 @@ fn change_line(d: &Decision, format: OutputFormat, complete: bool) -> Result<Str
 fn window_watched(d: &Decision, window: i64) -> String {
     format!(
         "{}  watched one stabilization window ({window}s): the recommendations in the window are all our own — from now on the answer needs no assumption about the controller's history{}\n",
-        d.now,
+        crate::display::units::full_time(d.now),
         if d.behavior.is_some() {
             " (rate-limit periods still count scale events from before the watch)"
         } else {

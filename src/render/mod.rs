@@ -226,6 +226,33 @@ fn summary(d: &Decision) -> String {
     }
 }
 
+/// The first detail of a last sync not reproduced; a metric that moved is shown in the units of
+/// the Metrics table (`734Mi/pod`, not the status's `751598Ki`).
+fn last_sync_detail(ls: &crate::core::with_memory::LastSync) -> Option<String> {
+    use crate::display::units::{status_value, unit_of_metric_name};
+    let shown = |v: Option<&hpa_v2::MetricValueStatus>, unit| match v {
+        Some(v) => status_value(
+            v.average_utilization,
+            v.average_value.as_ref().map(|q| q.0.as_str()),
+            v.value.as_ref().map(|q| q.0.as_str()),
+            unit,
+        ),
+        None => "-".into(),
+    };
+    match ls.metrics.iter().find(|m| !m.matches) {
+        Some(m) if ls.cause == Some(crate::core::with_memory::LastSyncCause::MetricsChanged) => {
+            let unit = unit_of_metric_name(&m.metric);
+            Some(format!(
+                "{}: written {}, now {}",
+                m.metric,
+                shown(m.written.as_ref(), unit),
+                shown(m.now.as_ref(), unit)
+            ))
+        }
+        _ => ls.details.first().cloned(),
+    }
+}
+
 /// The lines under the verdict: the last sync, the range when the evidence does not settle the
 /// answer, and when a hold ends.
 fn memory_head(d: &Decision, st: &Style) -> String {
@@ -239,8 +266,7 @@ fn memory_head(d: &Decision, st: &Style) -> String {
                     .ok()
                     .and_then(|v| v.as_str().map(String::from))
                     .unwrap_or_default(),
-                ls.details
-                    .first()
+                last_sync_detail(ls)
                     .map(|x| format!(": {x}"))
                     .unwrap_or_default()
             ),

@@ -389,10 +389,18 @@ fn counted_cell(p: &PodRow, failed: bool) -> String {
     }
 }
 
-fn why_cell(p: &PodRow, failed: bool, util: bool, resource: &str) -> String {
+/// The why of a pod: an ordinary counted Ready pod says `Ready` rather than a sentence (its full
+/// reason, such as how its sample relates to the cpu-initialization-period, is in `-o wide` and
+/// the JSON); short reasons ("has a sample") stay.
+fn why_cell(p: &PodRow, failed: bool, util: bool, resource: &str, wide: bool) -> String {
     match (failed, util && p.request_milli.is_none()) {
         (true, true) => format!("no {resource} request"),
         (true, false) => "metric failed".into(),
+        (false, _)
+            if !wide && !matters(p) && p.why.len() > 16 && p.ready.as_deref() == Some("True") =>
+        {
+            "Ready".into()
+        }
         (false, _) => p.why.clone(),
     }
 }
@@ -453,7 +461,7 @@ pub(crate) fn pods(d: &Decision, cx: &Context, st: &Style) -> String {
                 row.push(opt(p.utilization.map(|u| format!("{u}%"))));
             }
             row.push(counted_cell(p, failed));
-            row.push(why_cell(p, failed, util, &resource));
+            row.push(why_cell(p, failed, util, &resource, st.wide));
             if st.wide {
                 row.push(opt(p.assumed_milli.map(|v| unit.show(v))));
                 row.push(opt(p.owner.clone()));
@@ -463,8 +471,9 @@ pub(crate) fn pods(d: &Decision, cx: &Context, st: &Style) -> String {
         let t = table_of(&headers, rows, st.width);
         let _ = writeln!(o, "{t}");
         if hidden > 0 {
+            let by = if util { "utilization" } else { "usage" };
             o += &st.line(&format!(
-                "… and {hidden} more ready pods, counted as usual (every pod: --pods all or -o wide)"
+                "the ready pods shown are the {EXTREMES} with the lowest and the {EXTREMES} with the highest {by}; … and {hidden} more ready pods in between, counted as usual (every pod: --pods all or -o wide)"
             ));
         }
         if *foreign_samples > 0 {
@@ -504,8 +513,9 @@ pub(crate) fn normalization(d: &Decision, st: &Style) -> String {
     for r in &s.considered {
         o += &st.para(
             &format!(
-                "remembered {} at {}",
+                "remembered {} {} {}",
                 r.replicas,
+                remembered_at(d),
                 units::time_ago(r.time, d.now)
             ),
             "    ",
@@ -540,6 +550,15 @@ pub(crate) fn normalization(d: &Decision, st: &Style) -> String {
     o
 }
 
+/// "at", or "about" when the memory is inferred (its times are the evidence's best guess).
+fn remembered_at(d: &Decision) -> &'static str {
+    use crate::core::with_memory::MemorySource;
+    match d.memory.as_ref().map(|m| m.source) {
+        Some(MemorySource::Inferred) => "about",
+        _ => "at",
+    }
+}
+
 /// Where the controller's memory came from, fact by fact.
 pub(crate) fn memory_section(d: &Decision, st: &Style) -> String {
     use crate::core::with_memory::MemorySource;
@@ -556,9 +575,10 @@ pub(crate) fn memory_section(d: &Decision, st: &Style) -> String {
     };
     let mut o = format!("\n{}\n", st.heading("Controller memory"));
     o += &st.line(&format!("source: {source}"));
+    let at = remembered_at(d);
     for r in &m.recommendations {
         o += &st.line(&format!(
-            "recommendation {} at {}",
+            "recommendation {} {at} {}",
             r.replicas,
             units::time_ago(r.time, d.now)
         ));
@@ -697,7 +717,7 @@ mod tests {
             ..pod("a", 40, PodGroup::Ready, false)
         };
         assert_eq!(counted_cell(&p, true), "-");
-        assert_eq!(why_cell(&p, true, true, "cpu"), "no cpu request");
+        assert_eq!(why_cell(&p, true, true, "cpu", false), "no cpu request");
         assert_eq!(counted_cell(&p, false), "no");
     }
 }

@@ -106,6 +106,8 @@ pub struct SimulateOptions {
     pub timeline: TimelineMode,
     /// The chart's width in columns (clamped to 10..=1000).
     pub width: usize,
+    /// `COLUMNS`, else the terminal's width: the text fits it (none: not known).
+    pub columns: Option<usize>,
     /// `--chart FILE.svg`.
     pub chart: Option<PathBuf>,
     /// Colours in the text output.
@@ -157,6 +159,10 @@ pub fn resolve(args: &SimulateArgs, env: &Environment) -> Result<SimulateOptions
         scenario.duration,
         SignedDuration::from_hours(1),
     );
+    let duration = match (duration.1, recorded_range(&loads)) {
+        ("default", Some(range)) => (range, "default: the recorded load's range"),
+        _ => duration,
+    };
     let history = match &args.history {
         HistoryFlag::Auto => HistoryChoice::Auto,
         HistoryFlag::None => HistoryChoice::None,
@@ -193,9 +199,24 @@ pub fn resolve(args: &SimulateArgs, env: &Environment) -> Result<SimulateOptions
         output: args.output,
         timeline: args.timeline,
         width: args.width.clamp(10, 1000),
+        columns: env.columns,
         chart: args.chart.clone(),
         color: env.color() && args.output == SimOutput::Text,
     })
+}
+
+/// The longest range of the recorded loads (`csv:`, `prom:`), rounded up to a whole second:
+/// a run that replays a recording covers it all unless `--duration` says otherwise.
+pub fn recorded_range(loads: &[Load]) -> Option<SignedDuration> {
+    loads
+        .iter()
+        .filter_map(|l| match &l.signal {
+            Signal::Series(s) => Some(s.end()),
+            Signal::Shape(_) => None,
+        })
+        .filter(|end| *end >= 1.0)
+        .max_by(f64::total_cmp)
+        .map(|end| SignedDuration::from_secs(end.ceil() as i64))
 }
 
 fn read_scenario(p: &Path) -> Result<Scenario> {

@@ -72,6 +72,10 @@ pub fn execute(opts: &SimulateOptions, source: &Source, out: &mut dyn Write) -> 
         .collect();
     let mut loads = opts.loads.clone();
     check_known(&loads, &inputs)?;
+    for w in unused_flags(opts, &inputs) {
+        // The run goes on: a flag that changes nothing is worth a line, not a failure.
+        let _ = writeln!(std::io::stderr(), "warning: {w}");
+    }
     if let Some(b) = &opts.backtest {
         loads.extend(prometheus_loads(opts, b, &settings, &loads, &inputs)?);
     }
@@ -221,6 +225,40 @@ fn resolve_inputs(
         None => None,
     };
     Ok((base_input, compare, memory))
+}
+
+/// Flags that change nothing for these HPAs: `--requests` of a resource no metric reads (a
+/// Pods-only HPA), `--startup-cpu` when no metric reads cpu.
+pub fn unused_flags(opts: &SimulateOptions, inputs: &[&Input]) -> Vec<String> {
+    let read = |res: &str| {
+        inputs.iter().any(|i| {
+            i.hpa.metrics.iter().any(|m| {
+                matches!(m, MetricSpec::Resource { resource, .. }
+                    | MetricSpec::ContainerResource { resource, .. } if resource.as_str() == res)
+            })
+        })
+    };
+    let mut out = Vec::new();
+    if let Some(r) = &opts.requests {
+        let unused: Vec<String> = r
+            .keys()
+            .map(|k| k.as_str().to_string())
+            .filter(|k| !read(k))
+            .collect();
+        if !unused.is_empty() {
+            out.push(format!(
+                "--requests {}: no metric of the HPA reads {}, so the requests change nothing",
+                unused.join(","),
+                unused.join(" or ")
+            ));
+        }
+    }
+    if opts.world.startup_cpu_milli > 0 && !read("cpu") {
+        out.push(
+            "--startup-cpu: no metric of the HPA reads cpu, so the burst changes nothing".into(),
+        );
+    }
+    out
 }
 
 /// Every load must drive a metric of one of the configurations.

@@ -277,8 +277,17 @@ pub fn render(title: &str, load_label: &str, total_seconds: f64, panels: &[Panel
     out.push_str("</g>\n");
 
     let mut top = 50.0 + load_h + 60.0;
+    // One replica scale for every panel, so that `--compare`'s panels read side by side.
+    let replicas_max = panels
+        .iter()
+        .flat_map(|p| p.track.buckets().iter())
+        .map(|b| b.desired_max.max(b.ready_max as i32))
+        .max()
+        .unwrap_or(0)
+        .max(1);
     for (i, panel) in panels.iter().enumerate() {
-        draw_panel(&mut out, i, panel, top, x_max, (metric_h, replicas_h));
+        let sizes = (metric_h, replicas_h, replicas_max);
+        draw_panel(&mut out, i, panel, top, x_max, sizes);
         top += panel_h;
     }
     out.push_str("</svg>\n");
@@ -292,7 +301,7 @@ fn draw_panel(
     panel: &Panel,
     top: f64,
     x_max: f64,
-    (metric_h, replicas_h): (f64, f64),
+    (metric_h, replicas_h, replicas_max): (f64, f64, i32),
 ) {
     let buckets = panel.track.buckets();
     let bucket_s = x_max / buckets.len().max(1) as f64;
@@ -303,7 +312,8 @@ fn draw_panel(
     );
     let sizes = (x_max, bucket_s);
     metric_plot(out, index, panel, top, metric_h, sizes);
-    replicas_plot(out, index, panel, top + metric_h + 60.0, replicas_h, sizes);
+    let replicas = (top + metric_h + 60.0, replicas_h, replicas_max);
+    replicas_plot(out, index, panel, replicas, sizes);
     out.push_str("</g>\n");
 }
 
@@ -371,17 +381,10 @@ fn replicas_plot(
     out: &mut String,
     index: usize,
     panel: &Panel,
-    rtop: f64,
-    replicas_h: f64,
+    (rtop, replicas_h, replicas_max): (f64, f64, i32),
     (x_max, bucket_s): (f64, f64),
 ) {
     let buckets = panel.track.buckets();
-    let replicas_max = buckets
-        .iter()
-        .map(|b| b.desired_max.max(b.ready_max as i32))
-        .max()
-        .unwrap_or(0)
-        .max(1);
     let p = Plot {
         top: rtop,
         height: replicas_h,

@@ -25,8 +25,22 @@ pub fn go(d: SignedDuration) -> String {
     format_go_duration(d.as_nanos().clamp(i64::MIN as i128, i64::MAX as i128) as i64)
 }
 
-/// A metric's target: `Resource averageUtilization 60%`.
+/// A metric's target: `Resource averageUtilization 60%`, quantities as the API writes them
+/// (`averageValue 419430400`; the JSON's).
 pub fn describe_target(m: &MetricSpec) -> String {
+    describe_target_in(m, crate::display::units::Unit::Cpu)
+}
+
+/// A metric's target for people: quantities in the metric's units (`averageValue 400Mi`).
+pub fn describe_target_text(m: &MetricSpec) -> String {
+    describe_target_in(
+        m,
+        crate::display::units::Unit::of_resource(metric_resource(m)),
+    )
+}
+
+/// [`describe_target`] with the quantities in `unit` (`Unit::Cpu`: decimal SI, as the API).
+fn describe_target_in(m: &MetricSpec, unit: crate::display::units::Unit) -> String {
     let t = match m {
         MetricSpec::Resource { target, .. }
         | MetricSpec::ContainerResource { target, .. }
@@ -35,7 +49,7 @@ pub fn describe_target(m: &MetricSpec) -> String {
         | MetricSpec::External { target, .. } => target,
         MetricSpec::Unknown { type_name } => return format!("unknown type {type_name}"),
     };
-    let q = crate::quantity::format_decimal_si;
+    let q = |milli: i64| unit.show(milli);
     let what = if let Some(av) = t.average_value {
         format!("averageValue {}", q(av))
     } else if let Some(u) = t.average_utilization {
@@ -104,6 +118,70 @@ fn controller_shown(s: &Settings) -> String {
     )
 }
 
+/// A value of a metric in the units of explain's tables: a resource's (`1250m` of cpu,
+/// `300Mi` of memory), else a plain number with at most three decimals (`387.1`).
+pub fn in_units(metric: &str, v: f64) -> String {
+    let milli = (v * 1000.0).round();
+    if !milli.is_finite() || milli.abs() >= 9.0e18 {
+        return num(v);
+    }
+    crate::display::units::Unit::of_resource(metric).show(milli as i64)
+}
+
+/// The unit of a metric of the HPA: its resource's, else plain.
+fn metric_resource(m: &MetricSpec) -> &str {
+    match m {
+        MetricSpec::Resource { resource, .. } | MetricSpec::ContainerResource { resource, .. } => {
+            resource.as_str()
+        }
+        _ => "",
+    }
+}
+
+/// A load's shape or series in the metric's units: `ramp 300Mi → 900Mi from +5m0s to +20m0s`.
+fn describe_signal(l: &Load) -> String {
+    use super::series::{secs, Shape, Signal};
+    let u = |v: f64| in_units(&l.metric, v);
+    match &l.signal {
+        Signal::Series(_) => format!("{}", l.signal),
+        Signal::Shape(shape) => match *shape {
+            Shape::Constant { value } => format!("constant {}", u(value)),
+            Shape::Step { from, to, at } => {
+                format!("step {} → {} at +{}", u(from), u(to), secs(at))
+            }
+            Shape::Ramp {
+                from,
+                to,
+                start,
+                end,
+            } => format!(
+                "ramp {} → {} from +{} to +{}",
+                u(from),
+                u(to),
+                secs(start),
+                secs(end)
+            ),
+            Shape::Spike {
+                base,
+                peak,
+                at,
+                duration,
+            } => format!(
+                "spike {} → {} at +{} for {}",
+                u(base),
+                u(peak),
+                secs(at),
+                secs(duration)
+            ),
+            Shape::Sine {
+                mean,
+                amplitude,
+                period,
+            } => format!("sine {} ± {} every {}", u(mean), u(amplitude), secs(period)),
+        },
+    }
+}
+
 /// The unit a load is shown in.
 pub fn load_unit(l: &Load) -> &'static str {
     match l.metric.as_str() {
@@ -154,6 +232,13 @@ pub struct TextOut {
     /// for their headers, which are never cut).
     load_widths: Vec<usize>,
     metric_widths: Vec<Vec<usize>>,
+    /// The metric of each load and the resource of each configuration's metrics (`""`: not a
+    /// resource), for their units.
+    load_metrics: Vec<String>,
+    metric_resources: Vec<Vec<String>>,
+    /// The terminal's width (`COLUMNS`, else the terminal's): the settings block and the summary
+    /// fit it; none when unknown (piped), as before.
+    columns: Option<usize>,
 }
 
 impl TextOut {
@@ -175,6 +260,18 @@ impl TextOut {
                     c.metric_names
                         .iter()
                         .map(|n| metric_header(configs, c, n).chars().count().max(14))
+                        .collect()
+                })
+                .collect(),
+            load_metrics: plan.loads.iter().map(|l| l.metric.clone()).collect(),
+            columns: opts.columns,
+            metric_resources: configs
+                .iter()
+                .map(|c| {
+                    let metrics = &c.sim.input().hpa.metrics;
+                    metrics
+                        .iter()
+                        .map(|m| metric_resource(m).to_string())
                         .collect()
                 })
                 .collect(),
@@ -203,7 +300,12 @@ impl TextOut {
         );
         let _ = writeln!(s, "  source      {}", plan.source_note);
         let _ = writeln!(s, "  memory      {}", plan.memory_note);
-        let _ = writeln!(s, "  start       {} ({})", plan.start, plan.start_origin);
+        let _ = writeln!(
+            s,
+            "  start       {} ({})",
+            crate::display::units::full_time(plan.start),
+            plan.start_origin
+        );
         let _ = writeln!(
             s,
             "  duration    {} ({}) = {} syncs every {}",
@@ -216,6 +318,9 @@ impl TextOut {
             config_lines(&mut s, plan, configs, c);
         }
         world_lines(&mut s, plan);
+        if let Some(cols) = self.columns {
+            s = fit_settings(&s, cols);
+        }
         if self.timeline != TimelineMode::None {
             self.timeline_head(&mut s, plan, configs);
         }
@@ -285,13 +390,23 @@ impl TextOut {
         }
         let first = &recs[0];
         let mut line = format!("{:>9}", format!("+{}", series::secs(first.offset_seconds)));
-        for (v, w) in first.loads.iter().zip(&self.load_widths) {
-            let _ = write!(line, " {:>w$}", num(*v));
+        for ((v, w), m) in first
+            .loads
+            .iter()
+            .zip(&self.load_widths)
+            .zip(&self.load_metrics)
+        {
+            let _ = write!(line, " {:>w$}", in_units(m, *v));
         }
-        for (r, widths) in recs.iter().zip(&self.metric_widths) {
-            for (m, w) in r.metrics.iter().zip(widths) {
+        for ((r, widths), res) in recs
+            .iter()
+            .zip(&self.metric_widths)
+            .zip(&self.metric_resources)
+        {
+            for ((m, w), res) in r.metrics.iter().zip(widths).zip(res) {
                 let v = match (m.value, m.failed) {
                     (_, true) => "failed".to_string(),
+                    (Some(v), _) if m.unit.is_empty() => in_units(res, v),
                     (Some(v), _) => format!("{}{}", num(v), m.unit),
                     (None, _) => "-".to_string(),
                 };
@@ -340,7 +455,13 @@ impl TextOut {
         let _ = writeln!(s, "\n{}", self.strong("Chart (maximum per column)"));
         self.chart(&mut s, plan, configs);
         let _ = writeln!(s, "\n{}", self.strong("Summary"));
-        let _ = writeln!(s, "{}", summary_table(configs, summaries));
+        let mut table = summary_table(configs, summaries);
+        if let Some(cols) = self.columns {
+            table
+                .set_content_arrangement(comfy_table::ContentArrangement::Dynamic)
+                .set_width(cols.clamp(20, u16::MAX as usize) as u16);
+        }
+        let _ = writeln!(s, "{table}");
         out.write_all(s.as_bytes())?;
         Ok(())
     }
@@ -365,7 +486,14 @@ impl TextOut {
             .unwrap_or(1)
             .max(1) as f64;
         let max_load = loads.iter().cloned().fold(0.0, f64::max);
-        let w = num(max_replicas).len().max(num(max_load).len());
+        let load_label = match plan.loads.first() {
+            Some(l) => in_units(&l.metric, max_load),
+            None => num(max_load),
+        };
+        let w = num(max_replicas)
+            .chars()
+            .count()
+            .max(load_label.chars().count());
         for (c, hue) in configs.iter().zip([Hue::Green, Hue::Magenta]) {
             let vals: Vec<f64> = c
                 .chart
@@ -381,9 +509,10 @@ impl TextOut {
             chart::panel(s, &title, &vals, max_replicas, 8, w, hue, self.color);
         }
         if let Some(l) = plan.loads.first() {
+            let at = s.len();
             chart::panel(
                 s,
-                &format!("load {} ({}{})", l.metric, l.kind.as_str(), load_unit(l)),
+                &format!("load {} ({})", l.metric, l.kind.as_str()),
                 &loads,
                 max_load,
                 5,
@@ -391,6 +520,12 @@ impl TextOut {
                 Hue::Blue,
                 self.color,
             );
+            // The top label in the metric's units (the panel writes a plain number).
+            let raw = format!("{:>w$} ┤", num(if max_load > 0.0 { max_load } else { 1.0 }));
+            let shown = format!("{load_label:>w$} ┤");
+            if let Some(i) = s[at..].find(&raw) {
+                s.replace_range(at + i..at + i + raw.len(), &shown);
+            }
         }
         chart::axis(
             s,
@@ -420,7 +555,7 @@ fn config_lines(s: &mut String, plan: &Plan, configs: &[Config], c: &Config) {
         h.max_replicas
     );
     for (m, n) in h.metrics.iter().zip(&c.metric_names) {
-        let _ = writeln!(s, "  {tag}metric      {n}: {}", describe_target(m));
+        let _ = writeln!(s, "  {tag}metric      {n}: {}", describe_target_text(m));
     }
     for (i, line) in describe_behavior(h.behavior.as_ref(), &plan.settings)
         .iter()
@@ -434,16 +569,44 @@ fn config_lines(s: &mut String, plan: &Plan, configs: &[Config], c: &Config) {
     }
 }
 
+/// The settings block wrapped to `cols`: a line's continuation is indented under its value
+/// (`  world       pod start-up 30s, …`), the title line is left whole.
+fn fit_settings(block: &str, cols: usize) -> String {
+    let mut out = String::with_capacity(block.len());
+    for (i, line) in block.lines().enumerate() {
+        if i == 0 || line.chars().count() <= cols {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        }
+        // The value starts after the label and its run of spaces.
+        let value_at = line[2..]
+            .find("  ")
+            .map(|k| {
+                let rest = &line[2 + k..];
+                2 + k + (rest.len() - rest.trim_start().len())
+            })
+            .filter(|&v| v <= cols / 2)
+            .unwrap_or(4);
+        let (head, value) = line.split_at(value_at.min(line.len()));
+        let indent = " ".repeat(head.chars().count());
+        out.push_str(&crate::render::layout::wrap(value, cols, head, &indent));
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    out
+}
+
 /// The loads, the world, the controller and the assumptions of the settings block.
 fn world_lines(s: &mut String, plan: &Plan) {
     for l in &plan.loads {
         let _ = writeln!(
             s,
-            "  load        {}: {} {}{} (from {})",
+            "  load        {}: {} {} (from {})",
             l.metric,
             l.kind.as_str(),
-            l.signal,
-            load_unit(l),
+            describe_signal(l),
             l.origin
         );
     }
@@ -473,15 +636,68 @@ fn summary_table(configs: &[Config], summaries: &[Summary]) -> Table {
         let mut row = vec![label.to_string()];
         row.extend(summaries.iter().map(|x| f(x).0));
         if summaries.len() == 2 {
-            let (a, b) = (f(&summaries[0]).1, f(&summaries[1]).1);
-            row.push(match (a, b) {
-                (Some(a), Some(b)) => format_difference(b - a, unit),
-                _ => String::new(),
-            });
+            row.push(difference_cell(
+                (label, unit, f),
+                &summaries[0],
+                &summaries[1],
+            ));
         }
         t.add_row(row);
     }
     t
+}
+
+/// The difference column of a row: `compare − base` of its main number, and `=` only when the
+/// two cells agree (else what differs besides the main number).
+fn difference_cell((label, unit, f): Row, base: &Summary, compare: &Summary) -> String {
+    let ((ta, a), (tb, b)) = (f(base), f(compare));
+    let diff = match (a, b) {
+        (Some(a), Some(b)) => format_difference(b - a, unit),
+        _ => String::new(),
+    };
+    match diff == "=" && ta != tb {
+        true => finer_difference(label, base, compare),
+        false => diff,
+    }
+}
+
+/// The difference of a summary row whose main number is the same in both configurations
+/// (`longest 2m15s` both): the mean and the episodes, or the pods short and the start.
+fn finer_difference(label: &str, a: &Summary, b: &Summary) -> String {
+    let mut parts = Vec::new();
+    let mut part = |d: f64, unit: Unit, what: &str| {
+        let t = format_difference(d, unit);
+        if t != "=" {
+            parts.push(format!("{t} {what}").trim_end().to_string());
+        }
+    };
+    match label {
+        "peak replicas" => part(
+            b.peak_at_seconds - a.peak_at_seconds,
+            Unit::Seconds,
+            "later",
+        ),
+        "time to reach needed replicas" => {
+            let mean = |s: &Summary| s.mean_shortfall_seconds.unwrap_or(0.0).round();
+            part(mean(b) - mean(a), Unit::Seconds, "mean");
+            part(
+                b.shortfalls as f64 - a.shortfalls as f64,
+                Unit::Events,
+                "episodes",
+            );
+        }
+        "worst under-provisioned interval" => {
+            let short = |s: &Summary| s.worst_shortfall.map_or(0.0, |w| w.max_pods_short as f64);
+            let at = |s: &Summary| s.worst_shortfall.map_or(0.0, |w| w.start_seconds);
+            part(short(b) - short(a), Unit::Pods, "short");
+            part(at(b) - at(a), Unit::Seconds, "start");
+        }
+        _ => {}
+    }
+    match parts.is_empty() {
+        true => "≠".into(),
+        false => parts.join(", "),
+    }
 }
 
 /// Rounded to two decimals.
@@ -657,6 +873,42 @@ pub fn push_opt<T: std::fmt::Display>(out: &mut String, v: Option<T>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn equal_main_numbers_with_different_cells_are_not_equal() {
+        let worst = |pods| crate::simulate::summary::Shortfall {
+            start_seconds: 64815.0,
+            duration_seconds: 135.0,
+            max_pods_short: pods,
+            pod_seconds_short: 0.0,
+        };
+        let base = Summary {
+            shortfalls: 22,
+            longest_shortfall_seconds: 135.0,
+            mean_shortfall_seconds: Some(40.0),
+            worst_shortfall: Some(worst(9)),
+            ..Summary::default()
+        };
+        let compare = Summary {
+            shortfalls: 28,
+            mean_shortfall_seconds: Some(35.0),
+            worst_shortfall: Some(worst(10)),
+            ..base.clone()
+        };
+        let cell = |label: &str| {
+            let row = summary_rows()
+                .into_iter()
+                .find(|r| r.0 == label)
+                .expect(label);
+            difference_cell(row, &base, &compare)
+        };
+        assert_eq!(
+            cell("time to reach needed replicas"),
+            "-5s mean, +6 episodes"
+        );
+        assert_eq!(cell("worst under-provisioned interval"), "+1 pods short");
+        assert_eq!(cell("start replicas"), "=");
+    }
 
     #[test]
     fn differences_carry_units() {

@@ -1163,3 +1163,472 @@ fn a_time_at_the_end_of_the_calendar_is_not_a_panic() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// kubectl's habits: `version`, several NAMEs, `-f` pointing at `--snapshot`, and an invalid
+/// `--request-timeout` as a usage error that says the value once.
+#[test]
+fn kubectl_habits_version_several_names_f_and_request_timeout() {
+    let out = run(&["version"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.starts_with(concat!(
+            "Client Version: v",
+            env!("CARGO_PKG_VERSION"),
+            "\n"
+        )),
+        "{text}"
+    );
+    let v: Value = serde_json::from_slice(&run(&["version", "-o", "json"]).stdout).expect("JSON");
+    assert_eq!(
+        v["clientVersion"]["gitVersion"],
+        concat!("v", env!("CARGO_PKG_VERSION"))
+    );
+
+    let snaps = [
+        "--snapshot",
+        "examples/scale-up-cpu.yaml",
+        "--snapshot",
+        "examples/hold-within-tolerance.yaml",
+    ];
+    let mut args = vec!["explain", "web", "api", "-n", "shop"];
+    args.extend(snaps);
+    let out = run(&args);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    let web = text.find("HPA shop/web").expect("web explained");
+    let api = text.find("HPA shop/api").expect("api explained");
+    assert!(web < api, "in the order given:\n{text}");
+    args.extend(["-o", "jsonpath={.items[*].desiredReplicas}"]);
+    assert_eq!(String::from_utf8_lossy(&run(&args).stdout), "5 4");
+
+    let out = run(&["explain", "web", "-f", "snap.yaml"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("--snapshot snap.yaml"), "{err}");
+
+    let out = run(&["explain", "web", "--request-timeout", "1x"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.matches("1x").count(), 1, "the value once: {err}");
+    assert!(err.contains("--request-timeout"), "{err}");
+}
+
+// --- Help and README examples that copy (issue 32) ---------------------------------------------
+
+/// The help of each command this test owns, at 80 columns. Regenerate with
+/// `UPDATE_GOLDEN=1 cargo test --test it explain_cli::help_`.
+const HELPED: &[&[&str]] = &[
+    &["--help"],
+    &["explain", "--help"],
+    &["simulate", "--help"],
+    &["completion", "--help"],
+    &["version", "--help"],
+];
+
+fn help(args: &[&str]) -> String {
+    let out = run_env(args, &[("COLUMNS", "80")]);
+    assert_eq!(out.status.code(), Some(0), "{args:?}");
+    String::from_utf8(out.stdout).expect("utf-8")
+}
+
+/// The example commands of a help text: the lines of its `Examples:` block that are not
+/// comments, with `\` continuations joined.
+fn help_examples(text: &str) -> Vec<String> {
+    let Some(block) = text.split("\nExamples:\n").nth(1) else {
+        return Vec::new();
+    };
+    let block = block.split("\n\n").filter(|p| p.starts_with("  "));
+    let lines: Vec<&str> = block.flat_map(str::lines).collect();
+    join_continuations(&lines)
+}
+
+fn join_continuations(lines: &[&str]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    for l in lines {
+        let t = l.trim();
+        if cur.is_empty() && (t.is_empty() || t.starts_with('#')) {
+            continue;
+        }
+        match t.strip_suffix('\\') {
+            Some(head) => cur.push_str(head),
+            None => {
+                cur.push_str(t);
+                out.push(std::mem::take(&mut cur));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn help_fits_80_columns_examples_never_wrap_and_exit_codes_match_the_readme() {
+    let update = std::env::var_os("UPDATE_GOLDEN").is_some();
+    let readme = std::fs::read_to_string(root().join("README.md")).expect("README");
+    let table = &readme[readme.find("## Exit codes").expect("exit codes")..];
+    let mut stale = Vec::new();
+    for args in HELPED {
+        let text = help(args);
+        let long: Vec<&str> = text.lines().filter(|l| l.chars().count() > 80).collect();
+        assert!(
+            long.is_empty(),
+            "{args:?} at 80 columns:\n{}",
+            long.join("\n")
+        );
+        // An example block: comments, commands, and commands' continuations after a `\`.
+        if let Some(block) = text.split("\nExamples:\n").nth(1) {
+            let block = block.split("\n\n").take_while(|p| p.starts_with("  "));
+            for para in block {
+                let mut continued = false;
+                for l in para.lines() {
+                    let ok = l.starts_with("  # ")
+                        || l.starts_with("  kubectl ")
+                        || l.starts_with("  source ")
+                        || l.starts_with("  cp ")
+                        || (continued && l.starts_with("      "));
+                    assert!(ok, "{args:?}: a wrapped example line {l:?}");
+                    continued = l.ends_with('\\');
+                }
+            }
+        }
+        if let Some(codes) = text.split("Exit codes:").nth(1) {
+            for code in ["0", "1", "2", "3"] {
+                let in_help =
+                    codes.contains(&format!(" {code} ")) || codes.contains(&format!("\n{code} "));
+                let in_readme = table.contains(&format!("| {code} |"));
+                if args[0] == "explain" {
+                    assert_eq!(
+                        in_help, in_readme,
+                        "exit code {code}: help vs README\n{codes}"
+                    );
+                }
+            }
+        }
+        let name = match args[0] {
+            "--help" => "help".to_string(),
+            c => format!("help-{c}"),
+        };
+        let golden = root().join("tests/golden").join(format!("{name}.80.txt"));
+        if update {
+            std::fs::write(&golden, &text).expect("write golden");
+        } else if std::fs::read_to_string(&golden).unwrap_or_default() != text {
+            stale.push(golden.display().to_string());
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "help differs from the golden files (review, then regenerate with UPDATE_GOLDEN=1 cargo test --test it explain_cli::help_):\n  {}",
+        stale.join("\n  ")
+    );
+    // The commands come first in simulate's help, the connection flags last.
+    let sim = help(&["simulate", "--help"]);
+    let at = |s: &str| {
+        sim.find(s)
+            .unwrap_or_else(|| panic!("{s:?} in simulate --help"))
+    };
+    assert!(at("--compare") < at("\nConnection:\n"));
+    assert!(at("--demand") < at("--kubeconfig"));
+}
+
+/// README commands that cannot run in a test, each with why (matched by prefix).
+const README_EXEMPT: &[(&str, &str)] = &[
+    ("cargo run --release", "builds a release binary (minutes); the same explain runs below from the built binary"),
+    ("cargo test", "the test suite itself"),
+    ("cargo install", "installs from the network"),
+    ("cargo build --release", "a release build (minutes); tests/it/release.rs builds the archive"),
+    ("git clone", "network"),
+    ("kubectl krew", "needs krew and its index (network)"),
+    ("tar -xzf", "needs a release archive; tests/it/release.rs builds and checks one"),
+    ("install -m 0755", "installs into ~/.local/bin"),
+    ("--query", "a flag of the backtest, not a command"),
+    ("kubectl hpa simulate web -n shop --hpa examples/backtest/hpa.yaml", "needs a Prometheus holding the recorded day (tests/it/simulate_backtest.rs runs backtests against a real one)"),
+    ("kubectl hpa simulate web -n shop --prometheus", "needs a Prometheus (tests/it/simulate_backtest.rs)"),
+    ("kubectl hpa migrate", "the migrate section's k8s/, chart/ and overlays/ stand for the user's repository (tests/it/migrate.rs runs these forms on fixtures)"),
+    ("kubectl kustomize", "needs kubectl and an overlay (tests/it/migrate.rs reads a manifest from stdin)"),
+];
+
+/// Run each example command in bash, `kubectl hpa` being the binary under test against a fake
+/// API server serving the web HPA of `examples/scale-up-cpu.yaml`; `--watch` examples stop
+/// after one evaluation. Returns the commands that failed, with their stderr.
+fn run_examples(commands: &[String], tag: &str) -> Vec<String> {
+    use crate::support::fake_apiserver::FakeApiServer;
+    let dir = crate::support::binary::tmpdir(tag);
+    let server = FakeApiServer::from_snapshot_file(root().join("examples/scale-up-cpu.yaml"));
+    let kubeconfig = server.write_kubeconfig(&dir);
+    for link in ["examples", "completions"] {
+        let _ = std::os::unix::fs::symlink(root().join(link), dir.join(link));
+    }
+    let several = ["scale-up-cpu.yaml", "hold-within-tolerance.yaml"]
+        .map(|f| std::fs::read_to_string(root().join("examples").join(f)).expect("example"))
+        .join("\n---\n");
+    std::fs::write(dir.join("several-hpas.yaml"), several).expect("write");
+    let store = dir.join(".krew/store/hpa/v0.1.0");
+    std::fs::create_dir_all(&store).expect("mkdir");
+    std::fs::copy(
+        root().join("completions/kubectl_complete-hpa"),
+        store.join("kubectl_complete-hpa"),
+    )
+    .expect("copy");
+    let bin_dir = Path::new(crate::support::binary::BIN)
+        .parent()
+        .expect("bin dir");
+    let prelude = r#"set -e -o pipefail
+mkdir -p .krew/bin .config/fish/completions .local/share/bash-completion/completions zsh0 zsh1
+fpath=("$PWD/zsh0" "$PWD/zsh1")
+kubectl() {
+  [ "$1" = hpa ] || { echo "not kubectl hpa: $*" >&2; return 97; }
+  shift
+  case " $* " in *" -w "*|*" --watch "*) kubectl-hpa "$@" --watch-count 1 ;; *) kubectl-hpa "$@" ;; esac
+}
+"#;
+    let mut failed = Vec::new();
+    for c in commands {
+        let out = Command::new("bash")
+            .arg("-c")
+            .arg(format!("{prelude}{c}"))
+            .current_dir(&dir)
+            .env(
+                "PATH",
+                format!(
+                    "{}:{}",
+                    bin_dir.display(),
+                    std::env::var("PATH").unwrap_or_default()
+                ),
+            )
+            .env("HOME", &dir)
+            .env("KREW_ROOT", dir.join(".krew"))
+            .env("KUBECONFIG", &kubeconfig)
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("bash runs");
+        if !out.status.success() {
+            failed.push(format!(
+                "{c}\n  exit {:?}: {}",
+                out.status.code(),
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+    }
+    failed
+}
+
+#[test]
+fn every_help_example_runs() {
+    let mut commands = Vec::new();
+    for args in HELPED {
+        commands.extend(help_examples(&help(args)));
+    }
+    let (exempt, run): (Vec<String>, Vec<String>) = commands
+        .into_iter()
+        .partition(|c| README_EXEMPT.iter().any(|(p, _)| c.starts_with(p)));
+    assert!(run.len() >= 15, "the examples were found: {run:?}");
+    assert!(exempt.len() <= 1, "only the backtest is exempt: {exempt:?}");
+    let failed = run_examples(&run, "help-examples");
+    assert!(
+        failed.is_empty(),
+        "help examples that fail:\n{}",
+        failed.join("\n")
+    );
+}
+
+#[test]
+fn every_readme_command_runs_or_is_exempt_with_a_reason() {
+    let readme = std::fs::read_to_string(root().join("README.md")).expect("README");
+    let mut commands = Vec::new();
+    for block in readme.split("```sh\n").skip(1) {
+        let body = block.split("\n```").next().unwrap_or_default();
+        let lines: Vec<&str> = body.lines().collect();
+        commands.extend(join_continuations(&lines));
+    }
+    let run: Vec<String> = commands
+        .into_iter()
+        .filter(|c| !README_EXEMPT.iter().any(|(p, _)| c.starts_with(p)))
+        .collect();
+    assert!(run
+        .iter()
+        .any(|c| c.contains("simulate --hpa examples/simulate/hpa.yaml")));
+    let failed = run_examples(&run, "readme-examples");
+    assert!(
+        failed.is_empty(),
+        "README commands that fail:\n{}",
+        failed.join("\n")
+    );
+}
+
+/// "What you can do" uses the table's numbers: where the metric is now reads as in the Metrics
+/// table, and the next step is the first value that changes the proposal, never the current one.
+#[test]
+fn the_next_scale_thresholds_agree_with_the_table() {
+    let out = run_env(
+        &["explain", "--snapshot", "examples/scale-up-cpu.yaml"],
+        &[("COLUMNS", "400")],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("┆ 83% (416m/pod) ┆"), "the table: {text}");
+    let line = text
+        .lines()
+        .find(|l| l.contains("(the deciding metric) is at"))
+        .expect("a next-scale line");
+    assert!(!line.contains('≈'), "{line}");
+    assert!(
+        line.contains("is at 83% (416m/pod) and proposes 5"),
+        "{line}"
+    );
+    assert!(line.contains("6 if it reaches 84% (420m/pod)"), "{line}");
+    assert!(
+        line.contains("4 if it falls to 66% (334m/pod) or below"),
+        "{line}"
+    );
+}
+
+/// A counted, Ready pod's why is `Ready` (the sentence is in -o wide and JSON); elided pods say
+/// which rows are shown.
+#[test]
+fn quiet_pod_rows_and_which_pods_are_shown() {
+    let file = "examples/held-by-window.yaml";
+    let out = run_env(&["explain", "--snapshot", file], &[("COLUMNS", "80")]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("│ frontend-58d7c9f6b4-4dqxw"))
+        .expect("a ready pod's row");
+    let why = row
+        .trim_end_matches('│')
+        .rsplit('┆')
+        .next()
+        .unwrap_or_default();
+    assert_eq!(why.trim(), "Ready", "{row}");
+    assert!(!text.contains("full window after the transition"), "{text}");
+    let out = run_env(
+        &["explain", "--snapshot", file, "-o", "wide"],
+        &[("COLUMNS", "400")],
+    );
+    let wide = String::from_utf8_lossy(&out.stdout);
+    assert!(wide.contains("full window after the transition"), "{wide}");
+
+    let dir = scratch("which-pods");
+    let f = write(&dir, "many.yaml", &many_pods_snapshot(40));
+    let out = run_env(
+        &["explain", "--snapshot", f.to_str().unwrap()],
+        &[("COLUMNS", "400")],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "the ready pods shown are the 3 with the lowest and the 3 with the highest utilization"
+        ),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The fleet's UNKNOWN row computes no count: DESIRED `-` (the status's value in -o wide); a
+/// held HPA's earliest scale-down is after the evaluation, and an inferred memory reads as
+/// inferred.
+#[test]
+fn the_fleet_unknown_row_and_the_held_times_say_what_is_known() {
+    use crate::support::fake_apiserver::{FakeApiServer, Fault, PathMatch};
+    let server = FakeApiServer::from_snapshot_file(root().join("examples/scale-up-cpu.yaml"));
+    let kubeconfig = server.write_kubeconfig(&crate::support::binary::tmpdir("fleet-unknown"));
+    server.inject(
+        PathMatch::prefix("/apis/metrics.k8s.io/v1beta1/namespaces/shop/pods"),
+        Fault::Status(403),
+    );
+    let k = kubeconfig.to_str().unwrap();
+    let fleet = |o: &str| {
+        let out = run_env(
+            &[
+                "explain",
+                "-n",
+                "shop",
+                "--kubeconfig",
+                k,
+                "--now",
+                crate::support::binary::NOW,
+                "-o",
+                o,
+            ],
+            &[("COLUMNS", "200")],
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(3),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let row = |t: &str| -> Vec<String> {
+        let line = t
+            .lines()
+            .find(|l| l.starts_with("web "))
+            .expect("the web row")
+            .to_string();
+        line.split("  ")
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+            .map(String::from)
+            .collect()
+    };
+    let text = row(&fleet("text"));
+    let wide = row(&fleet("wide"));
+    // HPA, TARGET, CURRENT, DESIRED, ...
+    assert_eq!(text[3], "-", "{text:?}");
+    assert!(text.iter().any(|c| c == "UNKNOWN"), "{text:?}");
+    assert!(wide[3].ends_with("(status)"), "{wide:?}");
+
+    let out = run_env(
+        &[
+            "explain",
+            "--snapshot",
+            "examples/scale-down-stabilized.yaml",
+        ],
+        &[("COLUMNS", "400")],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("earliest scale-down 12:00:15"), "{text}");
+    assert!(!text.contains("earliest scale-down 12:00:00"), "{text}");
+    assert!(text.contains("recommendation 8 about 11:59:45"), "{text}");
+    assert!(text.contains("remembered 8 about 11:59:45"), "{text}");
+}
+
+/// The last sync's metric values are in the Metrics table's units, and a --watch line's time is
+/// to the second.
+#[test]
+fn last_sync_and_watch_lines_in_the_tables_units() {
+    let run_at = |file: &str| {
+        let out = run_env(&["explain", "--snapshot", file], &[("COLUMNS", "400")]);
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let mem = run_at("examples/statefulset-memory.yaml");
+    assert!(
+        mem.contains("resource memory: written 645Mi/pod, now 734Mi/pod"),
+        "{mem}"
+    );
+    assert!(!mem.contains("Ki/pod"), "{mem}");
+    let pods = run_at("examples/custom-resource-scale.yaml");
+    assert!(pods.contains("written 21.25/pod, now 31/pod"), "{pods}");
+
+    use crate::support::fake_apiserver::FakeApiServer;
+    let server = FakeApiServer::from_snapshot_file(root().join("examples/scale-up-cpu.yaml"));
+    let kubeconfig = server.write_kubeconfig(&crate::support::binary::tmpdir("watch-units"));
+    let out = run(&[
+        "explain",
+        "web",
+        "-n",
+        "shop",
+        "--watch",
+        "--watch-count",
+        "1",
+        "--kubeconfig",
+        kubeconfig.to_str().unwrap(),
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text.lines().find(|l| l.contains(" → ")).unwrap_or_default();
+    let first = line.split_whitespace().next().unwrap_or_default();
+    assert!(
+        first.len() == 20 && first.ends_with('Z') && !first.contains('.'),
+        "a time to the second: {text}"
+    );
+}

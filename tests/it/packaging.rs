@@ -496,12 +496,13 @@ fn run(args: &[&str]) -> (i32, String, String) {
 }
 
 #[test]
-fn committed_completion_scripts_are_what_the_binary_generates() {
+fn committed_completion_scripts_are_what_the_binary_prints_and_call_back() {
     let mut stale = Vec::new();
     for (shell, file) in [
         ("bash", "completions/kubectl-hpa.bash"),
         ("zsh", "completions/_kubectl-hpa"),
         ("fish", "completions/kubectl-hpa.fish"),
+        ("powershell", "completions/kubectl-hpa.ps1"),
     ] {
         let (code, generated, err) = run(&["completion", shell]);
         assert_eq!(code, 0, "completion {shell}: {err}");
@@ -509,9 +510,10 @@ fn committed_completion_scripts_are_what_the_binary_generates() {
             generated.contains("kubectl-hpa"),
             "completion {shell} names the binary"
         );
+        // Dynamic, as kubectl's: the names come from the binary (cluster or --snapshot file).
         assert!(
-            !generated.contains("__complete"),
-            "completion {shell} lists the hidden __complete"
+            generated.contains("__complete --"),
+            "completion {shell} asks kubectl-hpa __complete"
         );
         let committed = std::fs::read_to_string(repo(file)).unwrap_or_default();
         if committed != generated {
@@ -520,7 +522,7 @@ fn committed_completion_scripts_are_what_the_binary_generates() {
     }
     assert!(
         stale.is_empty(),
-        "completions/ is out of date with the clap definition; regenerate with:\n  {}",
+        "completions/ differs from what the binary prints:\n  {}",
         stale.join("\n  ")
     );
 }
@@ -643,7 +645,10 @@ fn complete_flag_values() {
             .len(),
         7
     );
-    assert_eq!(complete(&["completion", ""]).0, vec!["bash", "zsh", "fish"]);
+    assert_eq!(
+        complete(&["completion", ""]).0,
+        vec!["bash", "zsh", "fish", "powershell"]
+    );
     // Snapshot and history files: YAML or JSON (Cobra's FilterFileExt, the candidates are extensions).
     assert_eq!(
         complete(&["explain", "--snapshot", ""]),
@@ -676,8 +681,13 @@ fn complete_hpa_names_and_namespaces_without_a_cluster() {
         complete(&["explain", "--namespace=s"]),
         (vec![], NO_FILE_COMP)
     );
-    // Only one NAME.
+    // Several NAMEs, as kubectl get takes them.
     assert_eq!(complete(&["explain", "web", ""]), (vec![], NO_FILE_COMP));
+    // After --snapshot FILE: the file's HPAs, not the cluster's.
+    assert_eq!(
+        complete(&["explain", "--snapshot", "examples/scale-up-cpu.yaml", ""]),
+        (vec!["web".to_string()], NO_FILE_COMP)
+    );
 }
 
 #[cfg(unix)]
@@ -729,19 +739,33 @@ fn bash_script_completes_after_a_subcommand() {
         eprintln!("bash not found; skipped");
         return;
     }
+    // The script reads the line as bash gives it (COMP_LINE up to COMP_POINT) and asks the
+    // binary on PATH.
     let probe = r#"
 source "$1"
-t() { COMP_WORDS=("$@"); COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 )); COMPREPLY=()
-      _kubectl__hpa kubectl-hpa "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
-      echo "${COMPREPLY[*]}"; }
+t() { COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}; COMP_WORDS=("$@")
+      COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 )); COMPREPLY=()
+      _kubectl_hpa; echo "${COMPREPLY[*]}"; }
 t kubectl-hpa ex
 t kubectl-hpa explain -o ""
 t kubectl-hpa explain --kubernetes-v
 t kubectl-hpa completion ""
+t kubectl-hpa explain --snapshot examples/scale-up-cpu.yaml ""
+t kubectl-hpa explain --output=j
 "#;
+    let bin_dir = Path::new(BIN).parent().unwrap();
     let out = Command::new("bash")
         .args(["-c", probe, "probe"])
         .arg(repo("completions/kubectl-hpa.bash"))
+        .current_dir(repo("."))
+        .env(
+            "PATH",
+            format!(
+                "{}:{}",
+                bin_dir.display(),
+                std::env::var("PATH").unwrap_or_default()
+            ),
+        )
         .output()
         .expect("bash");
     let out = String::from_utf8(out.stdout).unwrap();
@@ -752,7 +776,9 @@ t kubectl-hpa completion ""
             "explain",
             "text wide json yaml name jsonpath=",
             "--kubernetes-version",
-            "-h --help bash zsh fish"
+            "bash zsh fish powershell",
+            "web",
+            "--output=json --output=jsonpath=",
         ]
     );
 }

@@ -918,3 +918,152 @@ fn a_snapshot_starts_from_the_memory_explain_infers() {
     let replicas: Vec<i32> = col(&csv(&none), "replicas");
     assert_eq!(replicas[0], 4, "an empty memory scales down at once");
 }
+
+// --- A new user's papercuts (issue 32) --------------------------------------------------------
+
+/// A recorded load sets the run's length to its range (and says so); a flag that changes nothing
+/// for the HPA is a warning on stderr, not silence.
+#[test]
+fn a_recording_is_simulated_over_its_whole_range_and_unused_flags_are_named() {
+    let args = [
+        "simulate",
+        "--hpa",
+        "examples/simulate/hpa.yaml",
+        "--replicas",
+        "3",
+        "--requests",
+        "cpu=500m",
+        "--demand",
+        "http_requests=csv:examples/simulate/rps.csv",
+        "--timeline",
+        "none",
+    ];
+    let out = run(&args);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        text.contains("duration    24h0m0s (default: the recorded load's range) = 5760 syncs"),
+        "{text}"
+    );
+    assert!(
+        err.starts_with("warning: --requests cpu: no metric of the HPA reads cpu"),
+        "{err}"
+    );
+    // --duration still wins, and a scenario's own duration too.
+    let mut short = args.to_vec();
+    short.extend(["--duration", "2h"]);
+    assert!(ok(&short).contains("duration    2h0m0s (flag)"));
+    // A synthetic shape has no range: the default hour.
+    let text = ok(&[
+        "simulate",
+        "--hpa",
+        "examples/simulate/hpa.yaml",
+        "--demand",
+        "http_requests=40",
+        "--timeline",
+        "none",
+    ]);
+    assert!(text.contains("duration    1h0m0s (default)"), "{text}");
+}
+
+/// Memory in simulate's text reads as explain's tables do (Mi, not bytes): the target, the load,
+/// the timeline and the chart's axis; times to the second.
+#[test]
+fn simulate_text_shows_values_and_times_in_the_tables_units() {
+    let text = ok(&[
+        "simulate",
+        "session-cache",
+        "-n",
+        "shop",
+        "--snapshot",
+        "examples/statefulset-memory.yaml",
+        "--per-pod",
+        "memory=ramp:300Mi:900Mi:5m:20m",
+        "--duration",
+        "30m",
+        "--now",
+        "2026-03-01T12:00:00.123456789Z",
+    ]);
+    assert!(text.contains("averageValue 600Mi"), "{text}");
+    assert!(text.contains("ramp 300Mi → 900Mi from +5m0s"), "{text}");
+    assert!(
+        text.contains("start       2026-03-01T12:00:00Z (--now)"),
+        "{text}"
+    );
+    assert!(text.contains("900Mi ┤"), "the chart's axis: {text}");
+    let digits = text
+        .split(|c: char| !c.is_ascii_digit() && c != '.')
+        .find(|w| w.len() >= 7);
+    assert_eq!(digits, None, "a raw number of bytes or nanoseconds: {text}");
+}
+
+/// With COLUMNS (or a terminal) the settings block and the summary fit its width.
+#[test]
+fn the_settings_and_the_summary_fit_columns() {
+    let out = crate::support::binary::bare()
+        .args([
+            "simulate",
+            "--hpa",
+            "examples/simulate/hpa.yaml",
+            "--scenario",
+            "examples/simulate/day.yaml",
+            "--compare",
+            "examples/simulate/hpa-tuned.yaml",
+            "--timeline",
+            "none",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .env("COLUMNS", "80")
+        .output()
+        .expect("the binary runs");
+    let text = String::from_utf8(out.stdout).expect("UTF-8");
+    let long: Vec<&str> = text.lines().filter(|l| l.chars().count() > 80).collect();
+    assert!(
+        long.is_empty(),
+        "lines over 80 columns:\n{}",
+        long.join("\n")
+    );
+    assert!(
+        text.contains("\n  world       pod start-up 45s (scenario)"),
+        "{text}"
+    );
+}
+
+/// `--compare`'s SVG panels share one replica scale, so that they read side by side.
+#[test]
+fn the_compare_chart_uses_one_replica_scale() {
+    let dir = crate::support::binary::tmpdir("svg-scale");
+    let lazy = std::fs::read_to_string("examples/simulate/hpa.yaml")
+        .or_else(|_| {
+            std::fs::read_to_string(
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/simulate/hpa.yaml"),
+            )
+        })
+        .expect("the example")
+        .replace("averageValue: \"20\"", "averageValue: \"100\"");
+    let compare = dir.join("lazy.yaml");
+    std::fs::write(&compare, lazy).expect("write");
+    let svg = ok(&[
+        "simulate",
+        "--hpa",
+        "examples/simulate/hpa.yaml",
+        "--scenario",
+        "examples/simulate/day.yaml",
+        "--compare",
+        compare.to_str().unwrap(),
+        "-o",
+        "svg",
+    ]);
+    let doc = roxmltree::Document::parse(&svg).expect("SVG");
+    let y_max = |id: &str| {
+        doc.descendants()
+            .find(|n| n.attribute("id") == Some(id))
+            .and_then(|n| n.attribute("data-y-max"))
+            .unwrap_or_else(|| panic!("{id}"))
+            .to_string()
+    };
+    assert_eq!(y_max("replicas-0"), y_max("replicas-1"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

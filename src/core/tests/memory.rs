@@ -105,9 +105,13 @@ fn an_undated_hold_is_a_range_with_the_hold_most_likely() {
     assert_eq!(d.desired_replicas, Some(8));
     assert!(!d.memory.as_ref().unwrap().settled);
     let n = d.next_change.as_ref().unwrap();
+    // Held now: no sooner than the next sync (15s), never the evaluation time itself.
     assert_eq!(
         (n.earliest, n.latest),
-        (now(), now() + SignedDuration::from_secs(285))
+        (
+            now() + SignedDuration::from_secs(15),
+            now() + SignedDuration::from_secs(285)
+        )
     );
 }
 

@@ -1339,6 +1339,8 @@ const README_EXEMPT: &[(&str, &str)] = &[
     ("cargo build --release", "a release build (minutes); tests/it/release.rs builds the archive"),
     ("git clone", "network"),
     ("kubectl krew", "needs krew and its index (network)"),
+    ("curl -fLO", "downloads a release asset (network); tests/it/release.rs builds an archive and its .sha256"),
+    ("sha256sum -c", "checks the downloaded asset; tests/it/release.rs checks a built archive's .sha256"),
     ("tar -xzf", "needs a release archive; tests/it/release.rs builds and checks one"),
     ("install -m 0755", "installs into ~/.local/bin"),
     ("--query", "a flag of the backtest, not a command"),

@@ -645,6 +645,29 @@ fn ambiguous_selector_blocks_the_decision() {
 }
 
 #[test]
+fn ambiguous_selector_text_follows_the_release() {
+    // Three HPAs select the pods: from 1.37 (optimized selector store, kubernetes PR #139142)
+    // two are named; before, every one.
+    let mut i = InputBuilder::new(3)
+        .metric(cpu(50))
+        .busy_pods(3, 1000)
+        .build();
+    i.other_hpas_selecting = vec!["web-canary".into(), "api".into()];
+    let d = evaluate(&i);
+    assert_eq!(
+        cond(&d, "ScalingActive").message,
+        "pods by selector app=web are controlled by more than one HPA (e.g. [shop/api shop/web])"
+    );
+    i.settings = Settings::for_version(KubeVersion { minor: 36 });
+    let d = evaluate(&i);
+    assert_eq!(
+        cond(&d, "ScalingActive").message,
+        "pods by selector app=web are controlled by multiple HPAs: [shop/api shop/web shop/web-canary]"
+    );
+    assert_eq!(d.events[0].message, cond(&d, "ScalingActive").message);
+}
+
+#[test]
 fn history_after_records_the_recommendation_and_scale_event() {
     let mut i = InputBuilder::new(4)
         .metric(cpu(50))

@@ -809,6 +809,64 @@ fn pod_level_requests_are_read_from_1_34_whatever_the_gate() {
     assert_eq!(evaluate(&off).metrics[0].proposed_replicas, Some(4));
 }
 
+/// Section C1: `PodRequests` of component-helpers. Pod-level memory only; container `app`
+/// cpu 1; init container `init` cpu 4, then the sidecar `side` cpu 1; usage 1 cpu per pod;
+/// target 20 %.
+#[test]
+fn pod_level_requests_follow_pod_requests_init_containers_see_only_earlier_sidecars() {
+    let side = ContainerRequests {
+        name: "side".into(),
+        requests: Resources::from([("cpu", 1000)]),
+        restartable_init: true,
+    };
+    let p = |n: &str| {
+        let mut x = pod(n, 1000);
+        x.pod_requests = Some(Resources::from([("memory", 1 << 30)]));
+        x.containers.push(side.clone());
+        x.init_containers = vec![
+            ContainerRequests {
+                name: "init".into(),
+                requests: Resources::from([("cpu", 4000)]),
+                restartable_init: false,
+            },
+            side.clone(),
+        ];
+        x
+    };
+    let i = InputBuilder::new(2)
+        .metrics(vec![cpu(20)])
+        .pods(vec![p("a"), p("b")])
+        .usages(vec![usage("a", 1000), usage("b", 1000)])
+        .build();
+    // max(app 1 + side 1, init 4 + no sidecar before it) = 4 cpu: 25 % / 20 % → ceil(2.5) = 3.
+    let d = evaluate(&at(37, i.clone()));
+    assert_eq!(
+        d.metrics[0].proposed_replicas,
+        Some(3),
+        "{:?}",
+        d.metrics[0]
+    );
+    assert_eq!(d.desired_replicas, Some(3));
+    // The sidecar declared first runs under the init container: 4 + 1 = 5 → 20 % → hold at 2.
+    let mut first = i.clone();
+    for x in &mut first.pods {
+        x.init_containers.reverse();
+    }
+    assert_eq!(
+        evaluate(&at(37, first)).metrics[0].proposed_replicas,
+        Some(2)
+    );
+    // spec.overhead (cpu 1) is added up to 1.37 (4 + 1 = 5 → hold) and left out in 1.38.
+    let mut over = i;
+    for x in &mut over.pods {
+        x.overhead = Resources::from([("cpu", 1000)]);
+    }
+    let hold = evaluate(&at(37, over.clone()));
+    assert_eq!(hold.metrics[0].proposed_replicas, Some(2));
+    let d = evaluate(&at(38, over));
+    assert_eq!(d.metrics[0].proposed_replicas, Some(3));
+}
+
 #[test]
 fn object_metric_error_text_is_misaligned_until_1_36() {
     let i = {

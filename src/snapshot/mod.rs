@@ -1418,10 +1418,9 @@ pub fn convert_pod(p: &Pod, source: &str) -> Result<PodInfo, SnapshotError> {
             restartable_init: c.restart_policy.as_deref() == Some("Always"),
         };
         if entry.restartable_init {
-            containers.push(entry);
-        } else {
-            init_containers.push(entry);
+            containers.push(entry.clone());
         }
+        init_containers.push(entry);
     }
     let pod_requests = match spec
         .and_then(|s| s.resources.as_ref())

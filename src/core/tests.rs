@@ -8,6 +8,7 @@ use super::*;
 
 pub(super) mod fixtures;
 mod memory;
+mod memory_brute;
 
 use fixtures::*;
 

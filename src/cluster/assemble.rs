@@ -477,16 +477,25 @@ fn resource_metrics_failed(
             .extend(denied_note(e, "resource metrics (cpu, memory)"));
         out.resource_metrics_failed = true;
     }
+    // Neither version served (404): from 1.37 the controller's resource metrics client
+    // negotiates the version by discovery and fails with its own text; before, the v1beta1
+    // LIST's 404 is the error.
+    let negotiates = out
+        .server_version
+        .as_deref()
+        .and_then(crate::core::settings::parse_major_minor)
+        .is_some_and(|(major, minor)| major > 1 || minor >= 37);
+    let text = match e.api().and_then(|f| f.code()) {
+        Some(404) if negotiates => "no resource metrics API (metrics.k8s.io) registered".into(),
+        _ => e.client_go_text(),
+    };
     for l in by_ns.values_mut() {
         if let Some(own) = e.own_failure() {
             l.own.insert("resource-metrics".into(), own);
         }
         l.errors.insert(
             "resource-metrics".into(),
-            format!(
-                "unable to fetch metrics from resource metrics API: {}",
-                e.client_go_text()
-            ),
+            format!("unable to fetch metrics from resource metrics API: {text}"),
         );
         l.items.push(metric_list(
             "metrics.k8s.io/v1beta1",
@@ -744,6 +753,42 @@ mod tests {
             put(r, items(got));
         }
         (needs, answers)
+    }
+
+    #[test]
+    fn no_resource_metrics_api_is_worded_as_the_release_words_it() {
+        let not_found = FetchError::from_api(ApiFailure {
+            verb: "list",
+            resource: "pods.metrics.k8s.io".into(),
+            object: String::new(),
+            server: "https://x".into(),
+            attempts: 1,
+            failure: Failure::Status {
+                code: 404,
+                reason: "NotFound".into(),
+                message: String::new(),
+                parsed: false,
+            },
+        });
+        let text = |version: &str| {
+            let mut out = Assembled {
+                server_version: Some(version.into()),
+                ..Assembled::default()
+            };
+            let mut by_ns = BTreeMap::from([("shop".to_string(), NsList::default())]);
+            resource_metrics_failed(&not_found, &mut by_ns, &mut out, true);
+            by_ns["shop"].errors["resource-metrics"].clone()
+        };
+        // 1.37+: the versioned client negotiates by discovery (v1, then v1beta1).
+        assert_eq!(
+            text("v1.37.2"),
+            "unable to fetch metrics from resource metrics API: no resource metrics API (metrics.k8s.io) registered"
+        );
+        // Before: the v1beta1 LIST's 404.
+        assert_eq!(
+            text("v1.36.4"),
+            "unable to fetch metrics from resource metrics API: the server could not find the requested resource (get pods.metrics.k8s.io)"
+        );
     }
 
     #[test]

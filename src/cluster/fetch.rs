@@ -107,8 +107,43 @@ async fn one(conn: &Conn, r: &Request) -> Answer {
     }
 }
 
+/// `metrics.k8s.io/v1` (GA, KEP-5207): the same PodMetrics as v1beta1.
+const RESOURCE_METRICS_V1: &str = "metrics.k8s.io/v1";
+
 /// LIST a collection, paged as the plan says.
+///
+/// PodMetrics: `metrics.k8s.io/v1beta1`, and `v1` when the server does not serve v1beta1
+/// (404). The newest controller negotiates the version by discovery, v1 first; both versions
+/// are the same objects from the same APIService, so reading v1beta1 first changes no value
+/// and keeps one request on servers that serve both.
 async fn list(conn: &Conn, r: &Request) -> Answer {
+    let Request::List {
+        coll, namespace, ..
+    } = r
+    else {
+        return Ok(Body::Items(vec![]));
+    };
+    let (gv, _, _, _) = coll.describe();
+    let path = coll.path(namespace.as_deref());
+    let got = list_at(conn, r, &path, gv).await;
+    let not_served =
+        |a: &Answer| matches!(a, Err(e) if e.api().and_then(|f| f.code()) == Some(404));
+    if *coll == Coll::PodMetrics && not_served(&got) {
+        let v1_path = path.replacen(
+            &format!("/apis/{gv}/"),
+            &format!("/apis/{RESOURCE_METRICS_V1}/"),
+            1,
+        );
+        let v1 = list_at(conn, r, &v1_path, RESOURCE_METRICS_V1).await;
+        if v1.is_ok() {
+            return v1;
+        }
+    }
+    got
+}
+
+/// LIST `r`'s collection at `path` (its group/version `gv`).
+async fn list_at(conn: &Conn, r: &Request, path: &str, gv: &'static str) -> Answer {
     let Request::List {
         coll,
         namespace,
@@ -118,14 +153,14 @@ async fn list(conn: &Conn, r: &Request) -> Answer {
     else {
         return Ok(Body::Items(vec![]));
     };
-    let (gv, _, kind, resource) = coll.describe();
+    let (_, _, kind, resource) = coll.describe();
     let object = match namespace {
         Some(ns) => in_ns(ns),
         None => "in all namespaces".to_string(),
     };
     let rv = r.resource_version().unwrap_or_default().to_string();
     conn.list_each(
-        &coll.path(namespace.as_deref()),
+        path,
         &[
             ("labelSelector", label_selector.clone()),
             ("fieldSelector", field_selector.clone()),

@@ -43,7 +43,15 @@ struct Outcome {
     answer: i32,
 }
 
-fn run(start: Timestamp, c0: i32, proposals: &[i32], now_p: i32, b: &Option<Behavior>) -> Outcome {
+/// A controller started at `start` syncs every 15 s with `proposals`, then `gap` seconds after
+/// its last sync (now) the metrics propose `now_p`.
+fn run(
+    (start, gap): (Timestamp, i64),
+    c0: i32,
+    proposals: &[i32],
+    now_p: i32,
+    b: &Option<Behavior>,
+) -> Outcome {
     let mut history = History::default();
     let mut current = c0;
     let mut status: Option<HorizontalPodAutoscalerStatus> = None;
@@ -84,7 +92,8 @@ fn run(start: Timestamp, c0: i32, proposals: &[i32], now_p: i32, b: &Option<Beha
         current = d.desired_replicas.unwrap();
         t += SignedDuration::from_secs(SYNC);
     }
-    let mut i = base(current, now_p, b.clone(), t);
+    let now = t - SignedDuration::from_secs(SYNC - gap);
+    let mut i = base(current, now_p, b.clone(), now);
     i.history = history;
     let answer = evaluate(&i).desired_replicas.unwrap();
     Outcome {
@@ -150,11 +159,13 @@ fn the_inferred_range_contains_the_decision_of_every_memory_consistent_with_the_
     let mut unsettled = 0;
     let mut failures = Vec::new();
     for (name, b) in behaviors() {
-        for c0 in [2, 5] {
+        // Now is a whole sync period after the last sync, or 4 s after it. (Also run once with
+        // both gaps for both starts and with five syncs before now: 24,576 worlds, none outside.)
+        for (c0, gap) in [(2, SYNC), (5, 4)] {
             for seq in sequences(&values, 5) {
                 let (past, now_p) = seq.split_at(4);
-                let start = ago(SYNC * 4);
-                let o = run(start, c0, past, now_p[0], &b);
+                let start = ago(SYNC * 3 + gap);
+                let o = run((start, gap), c0, past, now_p[0], &b);
                 let mut i = base(o.current, now_p[0], b.clone(), now());
                 i.hpa.status = Some(o.status.clone());
                 i.hpa.conditions = o.conditions.clone();
@@ -164,7 +175,7 @@ fn the_inferred_range_contains_the_decision_of_every_memory_consistent_with_the_
                 unsettled += usize::from(r.min != r.max);
                 if !(r.min..=r.max).contains(&o.answer) {
                     failures.push(format!(
-                        "{name}, from {c0}, proposals {past:?} then {}: the controller gives {}, the range is {}..{}",
+                        "{name}, from {c0}, proposals {past:?} then {} ({gap} s after the last sync): the controller gives {}, the range is {}..{}",
                         now_p[0], o.answer, r.min, r.max
                     ));
                 }

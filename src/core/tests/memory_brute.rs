@@ -159,8 +159,9 @@ fn the_inferred_range_contains_the_decision_of_every_memory_consistent_with_the_
     let mut unsettled = 0;
     let mut failures = Vec::new();
     for (name, b) in behaviors() {
-        // Now is a whole sync period after the last sync, or 4 s after it. (Also run once with
-        // both gaps for both starts and with five syncs before now: 24,576 worlds, none outside.)
+        // Now is a whole sync period after the last sync, or 4 s after it. (Also run once: both
+        // gaps for both starts, 12,288 worlds; five syncs before now at a whole period, 24,576
+        // worlds; windows and periods on multiples of 15 s: none outside.)
         for (c0, gap) in [(2, SYNC), (5, 4)] {
             for seq in sequences(&values, 5) {
                 let (past, now_p) = seq.split_at(4);

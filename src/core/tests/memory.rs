@@ -327,8 +327,8 @@ fn a_rate_limited_ramp_leaves_the_proposals_open_above_the_event_sizes() {
     i.hpa.set_status(Some(st));
     let events = [rescale(26, 60, 60, 1), rescale(28, 30, 30, 1)];
     let d = evaluate_with_memory(&mut i, &HistoryMode::Auto, &events);
-    // 28 (if the sync that scaled to 28 proposed exactly 28) up to 30; the metrics did not move since
-    // the last sync, so the most likely memory has 34 and gives 30.
+    // 28 (if the sync that scaled to 28 proposed exactly 28) up to 30; the metrics did not
+    // move since the last sync, so the most likely memory has 34 and gives 30.
     assert_eq!((range(&d), d.desired_replicas), ((28, 30), Some(30)));
     assert!(!d.memory.as_ref().unwrap().settled);
     // The memory of the case, given exactly: 34 at every sync since 09:21:30.

@@ -1,6 +1,6 @@
 //! Wire types of the three metrics APIs (k8s-openapi does not carry them).
 //!
-//! * `metrics.k8s.io/v1beta1` `PodMetrics` / `PodMetricsList`
+//! * `metrics.k8s.io/v1beta1` and `v1` (GA, same schema) `PodMetrics` / `PodMetricsList`
 //! * `custom.metrics.k8s.io/v1beta2` `MetricValueList`
 //! * `external.metrics.k8s.io/v1beta1` `ExternalMetricValueList`
 

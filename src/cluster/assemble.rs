@@ -10,8 +10,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::conn::{FetchError, Unmapped};
-use super::fetch::{Answers, Body};
+use super::conn::{ApiFailure, Failure, FetchError, Unmapped};
+use super::fetch::{Answers, Body, Negotiated};
 use super::obj::{self, Obj};
 use super::plan::{Coll, HpaNeeds, Request, Scope};
 use crate::snapshot::{
@@ -38,6 +38,8 @@ pub struct Assembled {
     pub server_version: Option<String>,
     /// Whether the PodMetrics LIST failed while some HPA reads resource metrics.
     pub resource_metrics_failed: bool,
+    /// The resource metrics API version discovery offered (see [`Negotiated`]).
+    pub resource_metrics: Option<Negotiated>,
 }
 
 /// One namespace's List under construction.
@@ -305,7 +307,10 @@ pub fn assemble(
     hpas: &[HpaNeeds],
     mut answers: Answers,
 ) -> Result<Assembled, FetchError> {
-    let mut out = Assembled::default();
+    let mut out = Assembled {
+        resource_metrics: answers.resource_metrics,
+        ..Assembled::default()
+    };
     let mut by_ns: BTreeMap<String, NsList> = BTreeMap::new();
     for h in hpas {
         if scope.namespace().is_none_or(|ns| ns == h.namespace) {
@@ -465,6 +470,33 @@ fn add_metric(
     }
 }
 
+/// Whether the server's release negotiates the resource metrics API version (1.37+,
+/// `NewVersionedPodMetricsGetter`); before, the controller reads `metrics.k8s.io/v1beta1` only.
+fn negotiates(out: &Assembled) -> bool {
+    out.server_version
+        .as_deref()
+        .and_then(crate::core::settings::parse_major_minor)
+        .is_some_and(|(major, minor)| major > 1 || minor >= 37)
+}
+
+/// What a controller before 1.37 meets on a server that serves PodMetrics only as v1: its
+/// v1beta1 LIST's 404 (as client-go words a 404 without a `Status`).
+fn v1beta1_not_served(server: &str) -> FetchError {
+    FetchError::from_api(ApiFailure {
+        verb: "list",
+        resource: "pods.metrics.k8s.io".into(),
+        object: String::new(),
+        server: server.into(),
+        attempts: 1,
+        failure: Failure::Status {
+            code: 404,
+            reason: "NotFound".into(),
+            message: String::new(),
+            parsed: false,
+        },
+    })
+}
+
 /// The PodMetrics LIST failed: every List records it, with an empty PodMetricsList.
 fn resource_metrics_failed(
     e: &FetchError,
@@ -477,16 +509,24 @@ fn resource_metrics_failed(
             .extend(denied_note(e, "resource metrics (cpu, memory)"));
         out.resource_metrics_failed = true;
     }
+    // From 1.37 the controller's resource metrics client negotiates the version by
+    // discovery and fails with its own text when none fits; before, the v1beta1 LIST's error.
+    let text = match (negotiates(out), out.resource_metrics) {
+        (true, Some(Negotiated::NotRegistered)) => {
+            "no resource metrics API (metrics.k8s.io) registered".into()
+        }
+        (true, Some(Negotiated::NoKnownVersion)) => {
+            "no known available resource metrics API versions found".into()
+        }
+        _ => e.client_go_text(),
+    };
     for l in by_ns.values_mut() {
         if let Some(own) = e.own_failure() {
             l.own.insert("resource-metrics".into(), own);
         }
         l.errors.insert(
             "resource-metrics".into(),
-            format!(
-                "unable to fetch metrics from resource metrics API: {}",
-                e.client_go_text()
-            ),
+            format!("unable to fetch metrics from resource metrics API: {text}"),
         );
         l.items.push(metric_list(
             "metrics.k8s.io/v1beta1",
@@ -507,6 +547,14 @@ fn add_list(
     uses_resource: bool,
 ) -> Result<(), FetchError> {
     let items = match (coll, got) {
+        (Coll::PodMetrics, Ok(_))
+            if out.resource_metrics == Some(Negotiated::V1 { v1beta1_too: false })
+                && out.server_version.is_some()
+                && !negotiates(out) =>
+        {
+            resource_metrics_failed(&v1beta1_not_served(""), by_ns, out, uses_resource);
+            return Ok(());
+        }
         (_, Ok(items)) => items,
         (Coll::Hpas | Coll::Pods, Err(e)) => return Err(e),
         (Coll::PodMetrics, Err(e)) => {
@@ -633,7 +681,6 @@ impl NsList {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cluster::conn::{ApiFailure, Failure};
     use crate::cluster::plan::{first_round, second_round};
     use crate::snapshot::Snapshot;
     use serde_json::json;
@@ -744,6 +791,82 @@ mod tests {
             put(r, items(got));
         }
         (needs, answers)
+    }
+
+    #[test]
+    fn no_resource_metrics_api_is_worded_as_the_release_words_it() {
+        let not_found = FetchError::from_api(ApiFailure {
+            verb: "list",
+            resource: "pods.metrics.k8s.io".into(),
+            object: String::new(),
+            server: "https://x".into(),
+            attempts: 1,
+            failure: Failure::Status {
+                code: 404,
+                reason: "NotFound".into(),
+                message: String::new(),
+                parsed: false,
+            },
+        });
+        let text = |version: &str, negotiated: Negotiated| {
+            let mut out = Assembled {
+                server_version: Some(version.into()),
+                resource_metrics: Some(negotiated),
+                ..Assembled::default()
+            };
+            let mut by_ns = BTreeMap::from([("shop".to_string(), NsList::default())]);
+            resource_metrics_failed(&not_found, &mut by_ns, &mut out, true);
+            by_ns["shop"].errors["resource-metrics"].clone()
+        };
+        let prefix = "unable to fetch metrics from resource metrics API: ";
+        let list_404 = "the server could not find the requested resource (get pods.metrics.k8s.io)";
+        // 1.37+: the versioned client negotiates by discovery (v1, then v1beta1).
+        assert_eq!(
+            text("v1.37.2", Negotiated::NotRegistered),
+            format!("{prefix}no resource metrics API (metrics.k8s.io) registered")
+        );
+        assert_eq!(
+            text("v1.38.0", Negotiated::NoKnownVersion),
+            format!("{prefix}no known available resource metrics API versions found")
+        );
+        // Before: the v1beta1 LIST's 404, whatever discovery says.
+        for n in [Negotiated::NotRegistered, Negotiated::NoKnownVersion] {
+            assert_eq!(text("v1.36.4", n), format!("{prefix}{list_404}"));
+        }
+        // A LIST that failed although discovery offered it: its own error.
+        assert_eq!(
+            text("v1.37.2", Negotiated::V1beta1),
+            format!("{prefix}{list_404}")
+        );
+    }
+
+    #[test]
+    fn a_v1_only_server_fails_only_controllers_before_1_37() {
+        let got = |version: &str| {
+            let mut out = Assembled {
+                server_version: Some(version.into()),
+                resource_metrics: Some(Negotiated::V1 { v1beta1_too: false }),
+                ..Assembled::default()
+            };
+            let mut by_ns = BTreeMap::from([("shop".to_string(), NsList::default())]);
+            let scope = Scope::Namespace("shop".into());
+            add_list(
+                &scope,
+                &[],
+                Coll::PodMetrics,
+                Ok(vec![]),
+                &mut by_ns,
+                &mut out,
+                true,
+            )
+            .unwrap();
+            by_ns["shop"].errors.get("resource-metrics").cloned()
+        };
+        assert_eq!(got("v1.37.0"), None);
+        assert_eq!(
+            got("v1.36.4").as_deref(),
+            Some("unable to fetch metrics from resource metrics API: the server could not find the requested resource (get pods.metrics.k8s.io)")
+        );
     }
 
     #[test]

@@ -7,6 +7,7 @@ use futures::future::join_all;
 use k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler;
 use serde::Deserialize;
 use serde_json::Value;
+use tokio::sync::OnceCell;
 
 use super::conn::{in_ns, named, whole, Conn, FetchError, Reduce, What};
 use super::obj::{self, Obj};
@@ -32,6 +33,8 @@ pub type Answer = Result<Body, FetchError>;
 #[derive(Debug, Default)]
 pub struct Answers {
     pub map: BTreeMap<Request, Answer>,
+    /// The resource metrics API version discovery offered (`None`: no PodMetrics LIST).
+    pub resource_metrics: Option<Negotiated>,
 }
 
 impl Answers {
@@ -41,11 +44,11 @@ impl Answers {
 }
 
 /// Send one request.
-async fn one(conn: &Conn, r: &Request) -> Answer {
+async fn one(conn: &Conn, r: &Request, negotiated: &OnceCell<Negotiated>) -> Answer {
     let api = FetchError::from_api;
     match r {
         Request::Version => conn.version().await.map(Body::Object).map_err(api),
-        Request::List { .. } => list(conn, r).await,
+        Request::List { .. } => list(conn, r, negotiated).await,
         Request::FirstPage { coll, namespace } => first_page(conn, r, *coll, namespace).await,
         Request::Get {
             coll,
@@ -107,8 +110,85 @@ async fn one(conn: &Conn, r: &Request) -> Answer {
     }
 }
 
+/// `metrics.k8s.io/v1` (GA, KEP-5207): the same PodMetrics as v1beta1.
+const RESOURCE_METRICS_V1: &str = "metrics.k8s.io/v1";
+
+/// What discovery says of the resource metrics API (`metrics.k8s.io`), read once per fetch:
+/// the version the controller's resource metrics client picks from 1.37 on
+/// (`versionedPodMetricsGetter.fetchPreferredVersion`: v1 when served, else v1beta1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Negotiated {
+    /// v1 is served; `v1beta1_too`: so is v1beta1 (what controllers before 1.37 read).
+    V1 {
+        v1beta1_too: bool,
+    },
+    V1beta1,
+    /// The group is not registered: `no resource metrics API (metrics.k8s.io) registered`.
+    NotRegistered,
+    /// Registered without v1 or v1beta1: `no known available resource metrics API versions found`.
+    NoKnownVersion,
+    /// Discovery failed (not a 404): v1beta1 is read, as before 1.37.
+    Unknown,
+}
+
+/// GET `/apis/metrics.k8s.io` (the group's discovery document) and pick the version.
+async fn negotiate(conn: &Conn) -> Negotiated {
+    let doc = conn
+        .get_path(
+            "/apis/metrics.k8s.io",
+            "metrics.k8s.io",
+            "the API group".into(),
+        )
+        .await;
+    match doc {
+        Ok(group) => {
+            let served = |v: &str| {
+                group["versions"].as_array().is_some_and(|vs| {
+                    vs.iter()
+                        .any(|x| x["groupVersion"] == format!("metrics.k8s.io/{v}"))
+                })
+            };
+            match (served("v1"), served("v1beta1")) {
+                (true, v1beta1_too) => Negotiated::V1 { v1beta1_too },
+                (false, true) => Negotiated::V1beta1,
+                (false, false) => Negotiated::NoKnownVersion,
+            }
+        }
+        Err(f) if f.code() == Some(404) => Negotiated::NotRegistered,
+        Err(_) => Negotiated::Unknown,
+    }
+}
+
 /// LIST a collection, paged as the plan says.
-async fn list(conn: &Conn, r: &Request) -> Answer {
+///
+/// PodMetrics: the version discovery offers, v1 first, as the 1.37+ controller does (one
+/// discovery GET per fetch, shared by every PodMetrics LIST, so one metrics LIST each still);
+/// v1beta1 when discovery offers neither, for the LIST's own error (the text before 1.37).
+async fn list(conn: &Conn, r: &Request, negotiated: &OnceCell<Negotiated>) -> Answer {
+    let Request::List {
+        coll, namespace, ..
+    } = r
+    else {
+        return Ok(Body::Items(vec![]));
+    };
+    let (gv, _, _, _) = coll.describe();
+    let path = coll.path(namespace.as_deref());
+    if *coll == Coll::PodMetrics {
+        let picked = *negotiated.get_or_init(|| negotiate(conn)).await;
+        if let Negotiated::V1 { .. } = picked {
+            let v1_path = path.replacen(
+                &format!("/apis/{gv}/"),
+                &format!("/apis/{RESOURCE_METRICS_V1}/"),
+                1,
+            );
+            return list_at(conn, r, &v1_path, RESOURCE_METRICS_V1).await;
+        }
+    }
+    list_at(conn, r, &path, gv).await
+}
+
+/// LIST `r`'s collection at `path` (its group/version `gv`).
+async fn list_at(conn: &Conn, r: &Request, path: &str, gv: &'static str) -> Answer {
     let Request::List {
         coll,
         namespace,
@@ -118,14 +198,14 @@ async fn list(conn: &Conn, r: &Request) -> Answer {
     else {
         return Ok(Body::Items(vec![]));
     };
-    let (gv, _, kind, resource) = coll.describe();
+    let (_, _, kind, resource) = coll.describe();
     let object = match namespace {
         Some(ns) => in_ns(ns),
         None => "in all namespaces".to_string(),
     };
     let rv = r.resource_version().unwrap_or_default().to_string();
     conn.list_each(
-        &coll.path(namespace.as_deref()),
+        path,
         &[
             ("labelSelector", label_selector.clone()),
             ("fieldSelector", field_selector.clone()),
@@ -240,14 +320,20 @@ async fn object_metric(conn: &Conn, r: &Request) -> Answer {
 }
 
 /// Send a round's requests concurrently and add the answers.
-async fn round(conn: &Conn, reqs: Vec<Request>, answers: &mut Answers, progress: &Progress) {
+async fn round(
+    conn: &Conn,
+    reqs: Vec<Request>,
+    answers: &mut Answers,
+    negotiated: &OnceCell<Negotiated>,
+    progress: &Progress,
+) {
     let reqs: Vec<Request> = reqs
         .into_iter()
         .filter(|r| !answers.map.contains_key(r))
         .collect();
     progress.add(reqs.len());
     let got = join_all(reqs.iter().map(|r| async move {
-        let a = one(conn, r).await;
+        let a = one(conn, r, negotiated).await;
         progress.done();
         a
     }))
@@ -296,7 +382,15 @@ pub async fn fetch(
     progress: &Progress,
 ) -> Result<(Answers, Vec<HpaNeeds>), FetchError> {
     let mut answers = Answers::default();
-    round(conn, plan::first_round(scope), &mut answers, progress).await;
+    let negotiated = OnceCell::new();
+    round(
+        conn,
+        plan::first_round(scope),
+        &mut answers,
+        &negotiated,
+        progress,
+    )
+    .await;
     let hpas = hpas_of(&answers, scope)?;
     let listed: BTreeSet<Coll> = answers
         .map
@@ -322,6 +416,7 @@ pub async fn fetch(
         conn,
         plan::second_round(scope, &hpas, &listed),
         &mut answers,
+        &negotiated,
         progress,
     )
     .await;
@@ -335,12 +430,13 @@ pub async fn fetch(
                 settle_namespace_lists(&mut answers, h, None);
             }
             let third = plan::third_round(h, sel, have);
-            round(conn, third, &mut answers, progress).await;
+            round(conn, third, &mut answers, &negotiated, progress).await;
         }
         if let Some(h) = h {
             settle_namespace_lists(&mut answers, h, sel.map(|(_, s)| s).as_deref());
         }
     }
+    answers.resource_metrics = negotiated.get().copied();
     Ok((answers, hpas))
 }
 

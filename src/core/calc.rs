@@ -575,7 +575,7 @@ fn pod_requests(
     out.clear();
     for pod in pods {
         if pod_level_on && container.is_none() && sets_pod_level(pod) {
-            out.push(pod_level_request(pod, resource)?);
+            out.push(pod_level_request(pod, resource, version)?);
             continue;
         }
         let (sum, found) = containers_sum(pod, resource, container).map_err(|c| {
@@ -632,39 +632,55 @@ fn containers_sum<'p>(
     Ok((sum, found))
 }
 
-/// `resourcehelpers.PodRequests`: container aggregation (init containers by max), overridden by
-/// pod-level requests, plus overhead.
-fn pod_level_request(pod: &PodInfo, resource: &Resource) -> Result<i64, RequestError> {
+/// `calculatePodLevelRequests` (1.34+): `resourcehelpers.PodRequests(pod,
+/// PodResourcesOptions{})` of component-helpers, read for `resource` (section C1):
+///
+/// * `AggregateContainerRequests`: the containers plus the restartable init containers
+///   (sidecars), then the max with each non-restartable init container's use, which is its own
+///   request plus the sidecars declared *before* it;
+/// * the pod-level `spec.resources.requests` overrides only the resources it sets;
+/// * `spec.overhead` is added up to 1.37; 1.38 leaves it out (kubernetes#142154).
+///
+/// A container without the request adds nothing; `missing pod-level request for <res> in Pod
+/// <p>` only when nothing declares the resource.
+fn pod_level_request(
+    pod: &PodInfo,
+    resource: &Resource,
+    version: super::settings::KubeVersion,
+) -> Result<i64, RequestError> {
     let mut present = false;
-    let mut regular: i64 = 0;
-    let mut sidecars: i64 = 0;
-    let mut init_max: i64 = 0;
+    // `pod.containers` holds the sidecars too.
+    let mut value: i64 = 0;
     for c in &pod.containers {
         if let Some(v) = c.requests.of(resource) {
             present = true;
-            if c.restartable_init {
-                sidecars = sidecars.saturating_add(v);
-            } else {
-                regular = regular.saturating_add(v);
-            }
+            value = value.saturating_add(v);
         }
     }
-    // Non-restartable init containers run alone (plus the sidecars started before them; we
-    // conservatively add all sidecars, which only matters when an init container dominates).
+    // Init containers in their declared order: a non-restartable one runs with the sidecars
+    // started before it.
+    let (mut sidecars, mut init_max) = (0i64, 0i64);
     for c in &pod.init_containers {
-        if let Some(v) = c.requests.of(resource) {
-            present = true;
+        let v = c.requests.of(resource);
+        present |= v.is_some();
+        let v = v.unwrap_or(0);
+        if c.restartable_init {
+            sidecars = sidecars.saturating_add(v);
+            init_max = init_max.max(sidecars);
+        } else {
             init_max = init_max.max(v.saturating_add(sidecars));
         }
     }
-    let mut value = regular.saturating_add(sidecars).max(init_max);
+    value = value.max(init_max);
     if let Some(v) = pod.pod_requests.as_ref().and_then(|r| r.of(resource)) {
         present = true;
         value = v;
     }
-    if let Some(v) = pod.overhead.of(resource) {
-        present = true;
-        value = value.saturating_add(v);
+    if !version.at_least(38) {
+        if let Some(v) = pod.overhead.of(resource) {
+            present = true;
+            value = value.saturating_add(v);
+        }
     }
     if !present {
         return Err(RequestError::MissingPodLevel {

@@ -6,6 +6,7 @@ use super::metric_sources::{compute_replicas_for_metric, MetricErr, MetricInputs
 use super::model::{Input, MetricData, Scale};
 use super::name_map::same_name;
 use super::rule::Rule;
+use super::settings::KubeVersion;
 use super::status::Ctx;
 use super::{MetricOutcome, Tolerances};
 
@@ -174,8 +175,28 @@ fn parse_selector(
     Ok(())
 }
 
+/// The AmbiguousSelector text of release `v`. The optimized selector store (kubernetes PR
+/// #139142, gate `HPAOptimizedSelectorStore`, beta and on by default from 1.37) stops at two
+/// matches: `are controlled by more than one HPA (e.g. [a b])`; before it the controller
+/// listed every HPA: `are controlled by multiple HPAs: [a b c]`. The controller lists them in
+/// map order; here they are sorted (`keys` is sorted and, from 1.37, cut to two).
+fn ambiguous_selector_message(selector: &str, keys: &mut Vec<String>, v: KubeVersion) -> String {
+    if v.at_least(37) {
+        keys.truncate(2);
+        format!(
+            "pods by selector {selector} are controlled by more than one HPA (e.g. [{}])",
+            keys.join(" ")
+        )
+    } else {
+        format!(
+            "pods by selector {selector} are controlled by multiple HPAs: [{}]",
+            keys.join(" ")
+        )
+    }
+}
+
 /// Mirrors `validateAndParseSelector`: the selector is set, parses, and no other HPA selects
-/// the same pods.
+/// the same pods (section C3 for the message per release).
 fn validate_and_parse_selector(
     input: &Input,
     scale: &Scale,
@@ -215,12 +236,7 @@ fn validate_and_parse_selector(
             .map(|n| format!("{}/{n}", hpa.namespace)),
     );
     keys.sort();
-    keys.truncate(2);
-    let msg = format!(
-        "pods by selector {} are controlled by more than one HPA (e.g. [{}])",
-        scale.selector,
-        keys.join(" ")
-    );
+    let msg = ambiguous_selector_message(&scale.selector, &mut keys, input.settings.version());
     ctx.event("Warning", "AmbiguousSelector", || msg.clone());
     ctx.set_condition(
         "ScalingActive",

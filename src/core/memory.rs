@@ -7,11 +7,25 @@
 //! `AbleToScale` and `ScalingLimited`) and the `SuccessfulRescale` Events (aggregated by the API
 //! server into one Event per distinct message with `count`, first and last time).
 //!
-//! [`infer`] turns that evidence into three memories: `likely`, `low` and `high`. The stabilized
-//! recommendation only rises when a remembered recommendation at or above the proposal is added,
-//! and only falls when one at or below it is added; the rate limits rise with remembered
-//! scale-downs and fall with remembered scale-ups. So the decisions of `low` and `high` bound the
-//! decision of every memory consistent with the evidence ([`super::explained`] evaluates all three).
+//! [`infer`] turns that evidence into three memories: `likely`, `low` and `high`.
+//!
+//! **Invariant:** the decision with `low` is at most, and the decision with `high` at least,
+//! the decision of *every* memory consistent with the evidence ([`super::with_memory`] evaluates
+//! all three and reports the range). The argument: the controller's decision is monotone in its
+//! memory. `stabilizeRecommendationWithBehaviors` clamps the current replicas between
+//! `upRecommendation` (the min of the proposal and the recommendations in the scale-up window)
+//! and `downRecommendation` (their max over the scale-down window), and
+//! `normalizeDesiredReplicas` takes the max over its window; both rise with every remembered
+//! value, and `convertDesiredReplicasWithBehaviorRate` clamps the result between limits that
+//! rise with remembered scale-downs and fall with remembered scale-ups. So `low` puts every
+//! remembered value the evidence leaves open at its smallest consistent value (and an
+//! uncertain entry where it lowers the result), `high` at its largest. The evidence bounds
+//! values, never fixes them where the controller's rules do not: a `New size: N` Event is only
+//! a bound of the proposal of its sync, because the controller remembers the proposal before
+//! the rate limits (section C2, [`recommendations_from_events`]). The module's brute-force
+//! test (`core::tests::memory_brute`) runs every proposal sequence over a small set through
+//! the controller's algorithm and checks that the range inferred from the status and Events it
+//! leaves contains the decision of its true memory.
 
 use jiff::{SignedDuration, Timestamp};
 use k8s_openapi::api::autoscaling::v2 as hpa_v2;
@@ -282,7 +296,7 @@ pub fn infer(hpa: &Hpa, settings: &Settings, rescales: &[RescaleRecord], at: Now
     };
     let last = last_status(st, &hpa.conditions);
     let occ = with_last_scale_time(occ, &last, &mut b);
-    recommendations_from_events(&mut b, hpa, settings, &occ, now);
+    recommendations_from_events(&mut b, hpa, settings, (&occ, &hidden), &last, at);
     recommendation_of_last_sync(&mut b, hpa, settings, &last, at);
     if hpa.behavior.is_some() {
         scale_events(&mut b, hpa, &last, &occ, &hidden, now);
@@ -293,28 +307,105 @@ pub fn infer(hpa: &Hpa, settings: &Settings, rescales: &[RescaleRecord], at: Now
     b.finish()
 }
 
-/// A scale-up to N at time t means the proposal at t was at least N (with no scale-up window the
-/// stabilized value is the proposal; with one, it is at most the proposal).
+/// The largest recommendation any memory needs: a remembered value above the larger of
+/// `maxReplicas`, the current replicas and this sync's proposal changes no decision (the
+/// scale-up window takes the min with the proposal; the scale-down window's max is cut to
+/// `maxReplicas` in the end).
+///
+/// Without a behavior, a last sync that ran the stabilization and held below `maxReplicas`
+/// bounds every recommendation in its window, which holds every one that counts now: one
+/// above the size would have scaled up (`normalizeDesiredReplicas` takes the max).
+fn ceiling(hpa: &Hpa, last: &LastStatus, p_now: Option<i32>) -> i32 {
+    let held = last.desired == last.current
+        && last.current < hpa.max_replicas
+        && matches!(last.able, Some("ReadyForNewScale" | "ScaleDownStabilized"));
+    if hpa.behavior.is_none() && held {
+        return last.current;
+    }
+    hpa.max_replicas.max(last.current).max(p_now.unwrap_or(0))
+}
+
+/// The smallest recommendation any memory needs: a remembered value at or below
+/// `minReplicas` (and so below the current replicas whenever the windows are evaluated) acts
+/// like 0.
+fn floor(hpa: &Hpa, size: i32) -> i32 {
+    hpa.min_replicas.min(size).max(0)
+}
+
+/// Section C2: what a rescale Event says about the proposal of its sync.
+///
+/// The controller remembers the proposal *before* the rate limits
+/// (`normalizeDesiredReplicasWithBehaviors` hands the pre-normalised value to
+/// `stabilizeRecommendationWithBehaviors`, which appends it; only then
+/// `convertDesiredReplicasWithBehaviorRate` clamps). So a `New size: N` is a bound, never the
+/// value:
+/// * a scale-up to N with a behavior: the proposal was at least N (the stabilized value is at
+///   most the proposal, the limits only lower it) — low N, high the [`ceiling`];
+/// * a scale-up to N without a behavior (`normalizeDesiredReplicas`): the stabilization is a
+///   max over the scale-down window, so an older recommendation may have lifted it and the
+///   proposal itself is unbounded — low the [`floor`], high the ceiling — unless the size was
+///   the previous one for the whole window before (the rescale before it is older than the
+///   window and no aggregated occurrence hides in it): a recommendation of N or more in that
+///   window would have scaled up at its own sync, so the proposal was at least N;
+/// * a scale-down to N: the proposal was at most N in both modes — low the floor, high N.
+///
+/// The likely memory keeps N for a scale-up (or this sync's proposal when the metrics did not
+/// move since the last sync and it is larger) and no entry for a scale-down.
 fn recommendations_from_events(
     b: &mut Builder,
     hpa: &Hpa,
     settings: &Settings,
-    occ: &[Occurrence],
-    now: Timestamp,
+    (occ, hidden): (&[Occurrence], &[(Timestamp, i32)]),
+    last: &LastStatus,
+    at: Now,
 ) {
-    let (down_w, _) = windows(hpa, settings);
+    let now = at.now;
+    let (down_w, up_w) = windows(hpa, settings);
     let horizon = ago(
         now,
-        SignedDuration::from_secs(down_w) + settings.sync_period,
+        SignedDuration::from_secs(down_w.max(up_w)) + settings.sync_period,
     );
-    for o in occ.iter().filter(|o| o.time > horizon && o.time <= now) {
+    let p_now = at.proposal.filter(|_| at.metrics_unchanged);
+    let top = ceiling(hpa, last, at.proposal);
+    for (i, o) in occ.iter().enumerate() {
+        if o.time <= horizon || o.time > now {
+            continue;
+        }
         let Some(prev) = o.previous else { continue };
+        let t = o.time;
         if o.size > prev {
-            let r = Some((o.time, o.size));
-            b.recs(r, r, r);
+            let window_start = ago(t, SignedDuration::from_secs(down_w));
+            let steady = i > 0
+                && occ[i - 1].size == prev
+                && occ[i - 1].time < window_start
+                && hidden.iter().all(|(last, _)| *last < window_start);
+            let low = if hpa.behavior.is_some() || steady {
+                o.size
+            } else {
+                floor(hpa, o.size)
+            };
+            let likely = p_now.map_or(o.size, |p| p.max(o.size));
+            b.recs(
+                Some((t, low)),
+                Some((t, likely)),
+                Some((t, top.max(o.size))),
+            );
+            b.note(if hpa.behavior.is_some() || steady {
+                format!(
+                    "{} at {t}: scaled up {prev} → {}, so the proposal then was at least {}",
+                    o.source, o.size, o.size
+                )
+            } else {
+                format!(
+                    "{} at {t}: scaled up {prev} → {}; without a behavior an older recommendation may have lifted it, so the proposal then is open",
+                    o.source, o.size
+                )
+            });
+        } else if o.size < prev {
+            b.recs(Some((t, floor(hpa, o.size))), None, Some((t, o.size)));
             b.note(format!(
-                "{} at {}: scaled up {prev} → {}, so the proposal then was at least {}",
-                o.source, o.time, o.size, o.size
+                "{} at {t}: scaled down {prev} → {}, so the proposal then was at most {}",
+                o.source, o.size, o.size
             ));
         }
     }

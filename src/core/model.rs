@@ -299,7 +299,8 @@ pub struct PodInfo {
     pub ready: Option<ReadyCondition>,
     /// `spec.containers` then the restartable init containers (`restartPolicy: Always`).
     pub containers: Vec<ContainerRequests>,
-    /// Non-restartable init containers (only used by pod-level request aggregation).
+    /// Every init container in its declared order, the restartable ones (also in
+    /// `containers`) flagged: pod-level request aggregation needs the order.
     pub init_containers: Vec<ContainerRequests>,
     /// `spec.resources.requests` (pod-level resources), milli-units.
     pub pod_requests: Option<Resources>,

@@ -120,7 +120,9 @@ fn secs(s: i64) -> SignedDuration {
     SignedDuration::from_secs(s)
 }
 
-/// Without `behavior`: stabilize over the downscale window, then the scale-up limit and bounds.
+/// Mirrors `normalizeDesiredReplicas`: stabilize over the downscale window
+/// (`stabilizeRecommendation`, which remembers the unclamped proposal), then the scale-up limit
+/// and bounds.
 pub fn without_behavior(
     history: &mut History,
     now: Timestamp,
@@ -227,7 +229,10 @@ pub fn scale_down_window(b: &Behavior, downscale_default: SignedDuration) -> i64
         .unwrap_or(downscale_default.as_secs())
 }
 
-/// With `behavior`: the stabilization envelope, then the rate policies and bounds.
+/// Mirrors `normalizeDesiredReplicasWithBehaviors`: the stabilization envelope, then the rate
+/// policies and bounds. The proposal remembered is the pre-normalised one: the rate limits
+/// clamp only afterwards (section C2), so a rescale's size bounds the proposal of its sync,
+/// never equals it by necessity ([`super::memory`] relies on this).
 #[allow(clippy::too_many_arguments)]
 pub fn with_behavior(
     history: &mut History,

@@ -8,6 +8,7 @@ use super::*;
 
 pub(super) mod fixtures;
 mod memory;
+mod memory_brute;
 
 use fixtures::*;
 
@@ -645,6 +646,29 @@ fn ambiguous_selector_blocks_the_decision() {
 }
 
 #[test]
+fn ambiguous_selector_text_follows_the_release() {
+    // Three HPAs select the pods: from 1.37 (optimized selector store, kubernetes PR #139142)
+    // two are named; before, every one.
+    let mut i = InputBuilder::new(3)
+        .metric(cpu(50))
+        .busy_pods(3, 1000)
+        .build();
+    i.other_hpas_selecting = vec!["web-canary".into(), "api".into()];
+    let d = evaluate(&i);
+    assert_eq!(
+        cond(&d, "ScalingActive").message,
+        "pods by selector app=web are controlled by more than one HPA (e.g. [shop/api shop/web])"
+    );
+    i.settings = Settings::for_version(KubeVersion { minor: 36 });
+    let d = evaluate(&i);
+    assert_eq!(
+        cond(&d, "ScalingActive").message,
+        "pods by selector app=web are controlled by multiple HPAs: [shop/api shop/web shop/web-canary]"
+    );
+    assert_eq!(d.events[0].message, cond(&d, "ScalingActive").message);
+}
+
+#[test]
 fn history_after_records_the_recommendation_and_scale_event() {
     let mut i = InputBuilder::new(4)
         .metric(cpu(50))
@@ -784,6 +808,64 @@ fn pod_level_requests_are_read_from_1_34_whatever_the_gate() {
     let mut off = at(34, i);
     off.settings.feature_gates.pod_level_resources = false;
     assert_eq!(evaluate(&off).metrics[0].proposed_replicas, Some(4));
+}
+
+/// Section C1: `PodRequests` of component-helpers. Pod-level memory only; container `app`
+/// cpu 1; init container `init` cpu 4, then the sidecar `side` cpu 1; usage 1 cpu per pod;
+/// target 20 %.
+#[test]
+fn pod_level_requests_follow_pod_requests_init_containers_see_only_earlier_sidecars() {
+    let side = ContainerRequests {
+        name: "side".into(),
+        requests: Resources::from([("cpu", 1000)]),
+        restartable_init: true,
+    };
+    let p = |n: &str| {
+        let mut x = pod(n, 1000);
+        x.pod_requests = Some(Resources::from([("memory", 1 << 30)]));
+        x.containers.push(side.clone());
+        x.init_containers = vec![
+            ContainerRequests {
+                name: "init".into(),
+                requests: Resources::from([("cpu", 4000)]),
+                restartable_init: false,
+            },
+            side.clone(),
+        ];
+        x
+    };
+    let i = InputBuilder::new(2)
+        .metrics(vec![cpu(20)])
+        .pods(vec![p("a"), p("b")])
+        .usages(vec![usage("a", 1000), usage("b", 1000)])
+        .build();
+    // max(app 1 + side 1, init 4 + no sidecar before it) = 4 cpu: 25 % / 20 % → ceil(2.5) = 3.
+    let d = evaluate(&at(37, i.clone()));
+    assert_eq!(
+        d.metrics[0].proposed_replicas,
+        Some(3),
+        "{:?}",
+        d.metrics[0]
+    );
+    assert_eq!(d.desired_replicas, Some(3));
+    // The sidecar declared first runs under the init container: 4 + 1 = 5 → 20 % → hold at 2.
+    let mut first = i.clone();
+    for x in &mut first.pods {
+        x.init_containers.reverse();
+    }
+    assert_eq!(
+        evaluate(&at(37, first)).metrics[0].proposed_replicas,
+        Some(2)
+    );
+    // spec.overhead (cpu 1) is added up to 1.37 (4 + 1 = 5 → hold) and left out in 1.38.
+    let mut over = i;
+    for x in &mut over.pods {
+        x.overhead = Resources::from([("cpu", 1000)]);
+    }
+    let hold = evaluate(&at(37, over.clone()));
+    assert_eq!(hold.metrics[0].proposed_replicas, Some(2));
+    let d = evaluate(&at(38, over));
+    assert_eq!(d.metrics[0].proposed_replicas, Some(3));
 }
 
 #[test]

@@ -7,10 +7,15 @@
 //!   annotation; no metric at all becomes the default 80% cpu; `status.currentMetrics` comes
 //!   from the `current-metrics` annotation, else from `currentCPUUtilizationPercentage`;
 //!   `status.conditions` from the `conditions` annotation; `spec.behavior` from the `behavior`
-//!   annotation (Go field names, read case-insensitively; ignored unless well-formed).
+//!   annotation (Go field names, read case-insensitively; used only when it decodes into the
+//!   internal struct and is not empty: valid JSON of a wrong type is ignored, as the API
+//!   server's `json.Unmarshal(…); err == nil` guard ignores it).
 //! * `autoscaling/v2beta1`: the flat metric fields (`targetAverageUtilization`, `metricName`, …)
 //!   become `metric` + `target`; `spec.behavior` from the `behavior` annotation.
-//! * `autoscaling/v2beta2`: the v2 shape; the round-trip annotations are dropped.
+//! * `autoscaling/v2beta2`: the v2 shape; `behavior.scaleUp/scaleDown.tolerance` come from the
+//!   `scale-up-tolerance` / `scale-down-tolerance` annotations (1.33+, creating the behavior
+//!   if needed; a value that is not a quantity fails the conversion, as the API server's does);
+//!   the round-trip annotations are dropped.
 //!
 //! A field that does not belong to the object's version (`targetCPUUtilizationPercentage`
 //! inside an `autoscaling/v2` spec) is reported: the API server drops it.
@@ -29,12 +34,21 @@ pub const CONDITIONS_ANNOTATION: &str = "autoscaling.alpha.kubernetes.io/conditi
 /// `autoscaling.BehaviorSpecsAnnotation`.
 pub const BEHAVIOR_ANNOTATION: &str = "autoscaling.alpha.kubernetes.io/behavior";
 
+/// `autoscaling.ToleranceScaleUpAnnotation` (v2beta2, 1.33+).
+pub const SCALE_UP_TOLERANCE_ANNOTATION: &str =
+    "autoscaling.alpha.kubernetes.io/scale-up-tolerance";
+/// `autoscaling.ToleranceScaleDownAnnotation` (v2beta2, 1.33+).
+pub const SCALE_DOWN_TOLERANCE_ANNOTATION: &str =
+    "autoscaling.alpha.kubernetes.io/scale-down-tolerance";
+
 /// The annotations the conversion reads (kept by `snapshot --redact`).
-pub const ROUND_TRIP_ANNOTATIONS: [&str; 4] = [
+pub const ROUND_TRIP_ANNOTATIONS: [&str; 6] = [
     METRICS_ANNOTATION,
     CURRENT_METRICS_ANNOTATION,
     CONDITIONS_ANNOTATION,
     BEHAVIOR_ANNOTATION,
+    SCALE_UP_TOLERANCE_ANNOTATION,
+    SCALE_DOWN_TOLERANCE_ANNOTATION,
 ];
 
 /// What a note says.
@@ -109,6 +123,10 @@ pub(super) fn to_v2(
         "autoscaling/v2beta1" => {
             v2beta1_to_v2(&mut obj);
             "the flat metric fields (targetAverageUtilization, metricName, …) become metric and target"
+        }
+        "autoscaling/v2beta2" => {
+            v2beta2_to_v2(&mut obj, ctx)?;
+            ""
         }
         _ => "",
     };
@@ -400,16 +418,95 @@ fn converted_list(v: Option<&Value>, f: fn(&Value) -> Value) -> Option<Value> {
 }
 
 /// The behavior annotation: Go's internal struct marshalled without json tags (`ScaleUp`,
-/// `StabilizationWindowSeconds`, …), decoded case-insensitively as `encoding/json` does; only
-/// well-formed, non-empty data is used.
+/// `StabilizationWindowSeconds`, …), decoded case-insensitively as `encoding/json` does. As in
+/// `Convert_v1_HorizontalPodAutoscaler_To_autoscaling_HorizontalPodAutoscaler`, it is used only
+/// when `json.Unmarshal` into the internal struct succeeds and the struct is not empty: invalid
+/// JSON and valid JSON of a wrong type (a string window, a fractional value) are ignored.
 fn behavior_from_annotation(obj: &Value) -> Option<Value> {
     let text = annotation(obj, BEHAVIOR_ANNOTATION)?;
     let v: Value = serde_json::from_str(text).ok()?;
     let camel = camel_keys(&v)?;
+    if !decodes_as(&camel, Shape::Behavior) {
+        return None;
+    }
     let empty = camel
         .as_object()
         .is_none_or(|m| m.values().all(Value::is_null));
     (!empty).then_some(camel)
+}
+
+/// The Go types of the internal behavior struct, for [`decodes_as`].
+#[derive(Clone, Copy)]
+enum Shape {
+    Behavior,
+    Rules,
+    Policies,
+    Policy,
+    Int32,
+    Text,
+    Quantity,
+}
+
+/// Whether `encoding/json` decodes `v` into a Go value of `shape` without an error (`null`
+/// leaves any field at its zero value).
+fn decodes_as(v: &Value, shape: Shape) -> bool {
+    let fields =
+        |m: &Map<String, Value>, of: fn(&str) -> Shape| m.iter().all(|(k, x)| decodes_as(x, of(k)));
+    match (shape, v) {
+        (_, Value::Null) => true,
+        (Shape::Behavior, Value::Object(m)) => fields(m, |_| Shape::Rules),
+        (Shape::Rules, Value::Object(m)) => fields(m, |k| match k {
+            "stabilizationWindowSeconds" => Shape::Int32,
+            "selectPolicy" => Shape::Text,
+            "policies" => Shape::Policies,
+            _ => Shape::Quantity,
+        }),
+        (Shape::Policies, Value::Array(a)) => a.iter().all(|p| decodes_as(p, Shape::Policy)),
+        (Shape::Policy, Value::Object(m)) => fields(m, |k| match k {
+            "type" => Shape::Text,
+            _ => Shape::Int32,
+        }),
+        // Go parses an integer field from the number's text: no fraction, no exponent.
+        (Shape::Int32, Value::Number(n)) => n.as_i64().is_some_and(|i| i32::try_from(i).is_ok()),
+        (Shape::Text, Value::String(_)) => true,
+        // resource.Quantity's UnmarshalJSON takes a quoted or bare quantity.
+        (Shape::Quantity, Value::String(q)) => crate::quantity::parse_f64(q.trim()).is_ok(),
+        (Shape::Quantity, Value::Number(n)) => crate::quantity::parse_f64(&n.to_string()).is_ok(),
+        _ => false,
+    }
+}
+
+/// `Convert_v2beta2_HorizontalPodAutoscaler_To_autoscaling_HorizontalPodAutoscaler`: the
+/// per-direction tolerances kept in two annotations (1.33+) become
+/// `behavior.scaleUp/scaleDown.tolerance`, creating the behavior and the direction if needed;
+/// a value that is not a quantity fails the conversion.
+fn v2beta2_to_v2(obj: &mut Value, ctx: &str) -> Result<(), SnapshotError> {
+    for (key, dir) in [
+        (SCALE_DOWN_TOLERANCE_ANNOTATION, "scaleDown"),
+        (SCALE_UP_TOLERANCE_ANNOTATION, "scaleUp"),
+    ] {
+        let Some(text) = annotation(obj, key).map(str::to_string) else {
+            continue;
+        };
+        if crate::quantity::parse_f64(&text).is_err() {
+            return Err(err(format!(
+                "{ctx}: field metadata.annotations.{key}: {text:?} is not a quantity; the API server cannot convert this HPA either (failed to parse annotation {key:?})"
+            )));
+        }
+        let Some(spec) = obj.get_mut("spec").and_then(Value::as_object_mut) else {
+            continue;
+        };
+        let behavior = spec.entry("behavior").or_insert_with(|| json!({}));
+        if behavior.is_null() {
+            *behavior = json!({});
+        }
+        let rules = &mut behavior[dir];
+        if rules.is_null() {
+            *rules = json!({});
+        }
+        rules["tolerance"] = Value::String(text);
+    }
+    Ok(())
 }
 
 const BEHAVIOR_KEYS: &[&str] = &[
@@ -600,6 +697,66 @@ mod tests {
         assert!(f[0]
             .starts_with("spec.targetCPUUtilizationPercentage is not a field of autoscaling/v2"));
         assert!(f[0].contains("80%"));
+    }
+
+    #[test]
+    fn a_behavior_annotation_of_a_wrong_type_is_ignored_as_the_api_server_ignores_it() {
+        for bad in [
+            r#"{"ScaleUp":{"StabilizationWindowSeconds":"60"}}"#,
+            r#"{"ScaleUp":{"StabilizationWindowSeconds":60.5}}"#,
+            r#"{"ScaleDown":{"Policies":[{"Type":"Pods","Value":1e1,"PeriodSeconds":60}]}}"#,
+            r#"{"ScaleDown":{"Policies":{"Type":"Pods"}}}"#,
+            r#"{"ScaleUp":{"Tolerance":"ten percent"}}"#,
+            r#"{"ScaleUp":[1]}"#,
+            r#"[1, 2]"#,
+        ] {
+            let obj = json!({"metadata": {"annotations": {BEHAVIOR_ANNOTATION: bad}},
+                "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"}, "maxReplicas": 5}});
+            let c = to_v2("autoscaling/v1", obj, "f").unwrap();
+            assert!(
+                c.value["spec"].get("behavior").is_none(),
+                "{bad}: {}",
+                c.value
+            );
+        }
+        let good = r#"{"scaleup":{"stabilizationWindowSeconds":30,"Tolerance":"50m","Policies":[{"Type":"Pods","Value":2,"PeriodSeconds":30}]}}"#;
+        let obj = json!({"metadata": {"annotations": {BEHAVIOR_ANNOTATION: good}},
+            "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"}, "maxReplicas": 5}});
+        let c = to_v2("autoscaling/v1", obj, "f").unwrap();
+        assert_eq!(c.value["spec"]["behavior"]["scaleUp"]["tolerance"], "50m");
+        assert_eq!(
+            c.value["spec"]["behavior"]["scaleUp"]["policies"][0]["value"],
+            2
+        );
+    }
+
+    #[test]
+    fn v2beta2_tolerance_annotations_become_the_behavior_tolerances() {
+        let obj = json!({"metadata": {"annotations": {
+                SCALE_UP_TOLERANCE_ANNOTATION: "50m", SCALE_DOWN_TOLERANCE_ANNOTATION: "0.2"}},
+            "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"}, "maxReplicas": 5,
+                "behavior": {"scaleDown": {"stabilizationWindowSeconds": 60}}}});
+        let c = to_v2("autoscaling/v2beta2", obj, "f").unwrap();
+        let b = &c.value["spec"]["behavior"];
+        assert_eq!(b["scaleUp"]["tolerance"], "50m");
+        assert_eq!(b["scaleDown"]["tolerance"], "0.2");
+        assert_eq!(b["scaleDown"]["stabilizationWindowSeconds"], 60);
+        assert!(c.value["metadata"]["annotations"]
+            .as_object()
+            .unwrap()
+            .is_empty());
+        // No behavior at all: the API server creates one for the tolerance.
+        let obj = json!({"metadata": {"annotations": {SCALE_UP_TOLERANCE_ANNOTATION: "0"}},
+            "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"}, "maxReplicas": 5}});
+        let c = to_v2("autoscaling/v2beta2", obj, "f").unwrap();
+        assert_eq!(
+            c.value["spec"]["behavior"],
+            json!({"scaleUp": {"tolerance": "0"}})
+        );
+        let obj = json!({"metadata": {"annotations": {SCALE_DOWN_TOLERANCE_ANNOTATION: "x1"}},
+            "spec": {"maxReplicas": 5}});
+        let e = to_v2("autoscaling/v2beta2", obj, "f").err().unwrap();
+        assert!(e.message.contains(SCALE_DOWN_TOLERANCE_ANNOTATION), "{e}");
     }
 
     #[test]

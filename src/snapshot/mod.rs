@@ -387,7 +387,7 @@ impl Snapshot {
         }
         match (api_version, kind) {
             (_, "List")
-            | ("metrics.k8s.io/v1beta1", "PodMetricsList")
+            | ("metrics.k8s.io/v1beta1" | "metrics.k8s.io/v1", "PodMetricsList")
             | ("custom.metrics.k8s.io/v1beta2", "MetricValueList")
             | ("custom.metrics.k8s.io/v1beta1", "MetricValueList")
             | ("external.metrics.k8s.io/v1beta1", "ExternalMetricValueList") => {
@@ -406,7 +406,8 @@ impl Snapshot {
             }
             ("autoscaling/v1", "Scale") => self.add_scale(item, &ctx)?,
             ("v1", "Pod") => self.pods.push(item.typed(&ctx)?),
-            ("metrics.k8s.io/v1beta1", "PodMetrics") => {
+            // metrics.k8s.io/v1 (GA, KEP-5207) has v1beta1's schema.
+            ("metrics.k8s.io/v1beta1" | "metrics.k8s.io/v1", "PodMetrics") => {
                 self.has_pod_metrics = true;
                 self.pod_metrics.push(item.typed(&ctx)?);
             }
@@ -1424,10 +1425,9 @@ pub fn convert_pod(p: &Pod, source: &str) -> Result<PodInfo, SnapshotError> {
             restartable_init: c.restart_policy.as_deref() == Some("Always"),
         };
         if entry.restartable_init {
-            containers.push(entry);
-        } else {
-            init_containers.push(entry);
+            containers.push(entry.clone());
         }
+        init_containers.push(entry);
     }
     let pod_requests = match spec
         .and_then(|s| s.resources.as_ref())

@@ -154,6 +154,8 @@ fn the_exact_requests_of_one_explain_and_none_writes() {
         "GET /apis/apps/v1/namespaces/shop/deployments/orders?".to_string(),
         "GET /api/v1/namespaces/shop/pods?limit=500".into(),
         "GET /apis/metrics.k8s.io/v1beta1/namespaces/shop/pods?".into(),
+        // the resource metrics API's versions (discovery), before its first PodMetrics LIST
+        "GET /apis/metrics.k8s.io?".into(),
         format!("GET /apis/custom.metrics.k8s.io/v1beta2/namespaces/shop/pods/*/http_requests_per_second?labelSelector={sel}"),
         "GET /apis/external.metrics.k8s.io/v1beta1/namespaces/shop/queue_messages_ready?labelSelector=queue=orders".into(),
         "GET /api/v1/namespaces/shop/events?fieldSelector=involvedObject.kind=HorizontalPodAutoscaler,involvedObject.name=orders,involvedObject.namespace=shop&resourceVersion=0".into(),
@@ -436,14 +438,15 @@ fn live_comparison_names_the_differences() {
 
 #[test]
 fn independent_requests_run_concurrently() {
-    // 8 requests; with 500 ms per request, serial would take 4 s. The critical path is
-    // HPA -> target -> pods/PodMetrics/pods metric: 3 round trips.
+    // 9 requests; with 500 ms per request, serial would take 4.5 s. The critical path is
+    // HPA -> target -> pods/PodMetrics/pods metric: 3 round trips (the metrics.k8s.io
+    // discovery GET and the PodMetrics LIST after it: 2).
     let c = cluster("several-metrics.yaml", "latency");
     c.server.set_latency(Duration::from_millis(500));
     let t = Instant::now();
     c.live_json("orders");
     let took = t.elapsed();
-    assert_eq!(c.server.requests().len(), 8);
+    assert_eq!(c.server.requests().len(), 9);
     assert!(took < Duration::from_millis(2500), "took {took:?}");
 }
 
@@ -1297,4 +1300,110 @@ fn a_renewed_exec_token_with_a_control_character_fails_a_sync_not_the_watch() {
         .requests()
         .iter()
         .all(|r| r.header("authorization") == Some("Bearer exec-good")));
+}
+
+/// The resource metrics error the snapshot of `web` records, and the live decision.
+fn resource_metrics_of(server: &FakeApiServer, tag: &str) -> (Option<String>, Value) {
+    let kc = server.write_kubeconfig(&tmpdir(tag));
+    let run_it = |args: &[&str]| ok_json(&run(args, Some(&kc)), tag);
+    let snap = run_it(&["snapshot", "web", "-n", "shop", "-o", "json"]);
+    let errors = snap["metadata"]["annotations"]["kubectl-hpa.dev/fetch-errors"]
+        .as_str()
+        .map(|e| serde_json::from_str::<Value>(e).expect("JSON object"));
+    let e = errors.and_then(|e| e["resource-metrics"].as_str().map(String::from));
+    let live = run_it(&["explain", "web", "-n", "shop", "--now", NOW, "-o", "json"]);
+    (e, live)
+}
+
+#[test]
+fn a_cluster_serving_pod_metrics_only_as_v1_gives_the_same_decision() {
+    use fake_apiserver::Options;
+    let objects = fake_apiserver::load_snapshot(example("scale-up-cpu.yaml"));
+    let beta = FakeApiServer::start(objects.clone());
+    let v1 = FakeApiServer::start_with(
+        objects,
+        Options {
+            resource_metrics_v1_only: true,
+            ..Options::default()
+        },
+    );
+    let (beta_err, beta_live) = resource_metrics_of(&beta, "pm-v1beta1");
+    let (v1_err, v1_live) = resource_metrics_of(&v1, "pm-v1");
+    assert_eq!(beta_err, None);
+    assert_eq!(v1_err, None, "{}", v1_live["verdict"]);
+    assert_eq!(v1_live["desiredReplicas"], beta_live["desiredReplicas"]);
+    assert_eq!(v1_live["verdict"], beta_live["verdict"]);
+    assert_eq!(v1_live["metrics"], beta_live["metrics"]);
+    // One discovery GET and one PodMetrics LIST per run, at the version served.
+    let lists = |s: &FakeApiServer, gv: &str| {
+        let p = format!("/apis/{gv}/namespaces/shop/pods");
+        s.requests().iter().filter(|r| r.path == p).count()
+    };
+    assert_eq!(lists(&v1, "metrics.k8s.io/v1"), 2);
+    assert_eq!(lists(&v1, "metrics.k8s.io/v1beta1"), 0);
+    assert_eq!(lists(&beta, "metrics.k8s.io/v1beta1"), 2);
+    let discovery = |s: &FakeApiServer| {
+        s.requests()
+            .iter()
+            .filter(|r| r.path == "/apis/metrics.k8s.io")
+            .count()
+    };
+    assert_eq!((discovery(&v1), discovery(&beta)), (2, 2));
+}
+
+#[test]
+fn a_cluster_serving_no_resource_metrics_gets_the_error_of_its_release() {
+    use fake_apiserver::Options;
+    let resource_metrics = |o: &Value| {
+        o["apiVersion"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("metrics.k8s.io/")
+    };
+    let mut objects = fake_apiserver::load_snapshot(example("scale-up-cpu.yaml"));
+    objects.retain(|o| !resource_metrics(o));
+    for o in &mut objects {
+        if let Some(items) = o["items"].as_array_mut() {
+            items.retain(|i| !resource_metrics(i));
+        }
+    }
+    // `alpha`: the group is registered with only a version no controller reads.
+    let at = |release: &str, alpha: bool| {
+        let s = FakeApiServer::start_with(
+            objects.clone(),
+            Options {
+                git_version: Some(release.into()),
+                advertise: match alpha {
+                    true => vec!["metrics.k8s.io/v1alpha1".into()],
+                    false => vec![],
+                },
+                resource_metrics_v1_only: alpha,
+                ..Options::default()
+            },
+        );
+        let (e, live) = resource_metrics_of(&s, &format!("pm-none-{release}-{alpha}"));
+        assert_eq!(
+            live["verdict"]["action"], "CannotScale",
+            "{}",
+            live["verdict"]
+        );
+        e.unwrap_or_default()
+    };
+    let prefix = "unable to fetch metrics from resource metrics API: ";
+    assert_eq!(
+        at("v1.37.0", false),
+        format!("{prefix}no resource metrics API (metrics.k8s.io) registered")
+    );
+    assert_eq!(
+        at("v1.38.1", true),
+        format!("{prefix}no known available resource metrics API versions found")
+    );
+    // Before 1.37: the v1beta1 LIST's 404, registered or not.
+    for alpha in [false, true] {
+        let before = at("v1.36.4", alpha);
+        assert!(
+            before.starts_with(prefix) && before.contains("could not find the requested resource"),
+            "{before}"
+        );
+    }
 }

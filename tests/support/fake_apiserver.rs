@@ -195,6 +195,9 @@ pub struct Options {
     pub write_mode: WriteMode,
     /// Serve HTTPS with this certificate (see [`Pki`]); `None`: plain HTTP.
     pub tls: Option<TlsServer>,
+    /// Serve the resource metrics only as `metrics.k8s.io/v1` (GA in 1.37): the snapshot's
+    /// `metrics.k8s.io/v1beta1` objects are stored as v1 and v1beta1 is not served (404).
+    pub resource_metrics_v1_only: bool,
 }
 
 /// The server side of TLS: PEM files.
@@ -402,6 +405,7 @@ impl FakeApiServer {
             git_version: opts.git_version.clone().unwrap_or_else(|| "v1.37.0".into()),
             advertise: opts.advertise.clone(),
             write_mode: opts.write_mode,
+            resource_metrics_v1_only: opts.resource_metrics_v1_only,
             next_rv: 1000,
             types_cache: Default::default(),
             ..State::default()
@@ -777,6 +781,8 @@ struct State {
     /// [`FakeApiServer::set_in_flight_limit`]: above it, 429 with `Retry-After: 1`.
     in_flight_limit: Option<usize>,
     in_flight: usize,
+    /// [`Options::resource_metrics_v1_only`].
+    resource_metrics_v1_only: bool,
     /// The most requests ever in flight at once.
     max_in_flight: usize,
     next_rv: u64,
@@ -880,6 +886,9 @@ fn version_rank(v: &str) -> (u8, u32, u32) {
 impl State {
     /// Stores one snapshot document (object or list), normalising metadata.
     fn add(&mut self, mut obj: Value) {
+        if self.resource_metrics_v1_only && obj["apiVersion"] == "metrics.k8s.io/v1beta1" {
+            obj["apiVersion"] = json!("metrics.k8s.io/v1");
+        }
         let av = obj["apiVersion"].as_str().unwrap_or_default().to_string();
         let kind = obj["kind"]
             .as_str()
@@ -1048,6 +1057,7 @@ impl State {
         let on = self.optional_on();
         let mut out: Vec<ResType> = builtins()
             .filter(|b| !OPTIONAL_GROUPS.contains(&b.group.as_str()) || on.contains(&b.group))
+            .filter(|b| !(self.resource_metrics_v1_only && b.group == "metrics.k8s.io"))
             .collect();
         let add = |out: &mut Vec<ResType>, r: ResType| {
             if !out

@@ -292,3 +292,70 @@ fn a_hold_the_assumed_tolerance_cannot_explain_names_the_controller_flags() {
     );
     assert!(ls.details[0].contains("at least 0.140"), "{:?}", ls.details);
 }
+
+/// Issue 24's case: a rate-limited ramp. The Events' sizes are only lower bounds of the
+/// proposals then (section C2): a memory with the proposal 34 at every sync since 09:21:30
+/// gives 30, so the evidence does not settle 28.
+#[test]
+fn a_rate_limited_ramp_leaves_the_proposals_open_above_the_event_sizes() {
+    let pods = |value, period_seconds| Policy {
+        kind: PolicyKind::Pods,
+        value,
+        period_seconds,
+    };
+    let mut i = InputBuilder::new(28)
+        .metric(external(Some(1000), None))
+        .build();
+    i.metric_data = vec![MetricData::External(Ok(vec![sample("queue", 34_000)]))];
+    i.settings.tolerance = 0.0;
+    i.hpa.behavior = Some(Behavior {
+        scale_up: Rules {
+            stabilization_window_seconds: Some(120),
+            select_policy: SelectPolicy::Min,
+            policies: vec![
+                pods(2, 30),
+                Policy {
+                    kind: PolicyKind::Percent,
+                    value: 10,
+                    period_seconds: 30,
+                },
+            ],
+            tolerance: None,
+        },
+        ..Behavior::default()
+    });
+    let probe = evaluate(&i);
+    assert_eq!(probe.proposal, Some(34));
+    let mut st = status(28, 28, "ReadyForNewScale", Some("ScaleUpLimit"), Some(30));
+    st.current_metrics = Some(probe.status.current_metrics.clone());
+    i.hpa.set_status(Some(st));
+    let events = [rescale(26, 60, 60, 1), rescale(28, 30, 30, 1)];
+    let d = evaluate_with_memory(&mut i, &HistoryMode::Auto, &events);
+    // 28 (if the sync that scaled to 28 proposed exactly 28) up to 30; the metrics did not
+    // move since the last sync, so the most likely memory has 34 and gives 30.
+    assert_eq!((range(&d), d.desired_replicas), ((28, 30), Some(30)));
+    assert!(!d.memory.as_ref().unwrap().settled);
+    // The memory of the case, given exactly: 34 at every sync since 09:21:30.
+    let h = History {
+        recommendations: [60, 45, 30, 15]
+            .iter()
+            .map(|s| Recommendation {
+                time: ago(*s),
+                replicas: 34,
+            })
+            .collect(),
+        scale_up_events: vec![
+            ScaleEvent {
+                time: ago(60),
+                change: 2,
+            },
+            ScaleEvent {
+                time: ago(30),
+                change: 2,
+            },
+        ],
+        ..History::default()
+    };
+    let d = evaluate_with_memory(&mut i, &HistoryMode::File(h), &events);
+    assert_eq!(d.desired_replicas, Some(30));
+}

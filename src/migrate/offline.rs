@@ -126,11 +126,7 @@ pub fn plan(o: &Options, src: &Sources, hpa_src: &Sources, why: &str) -> Report 
         .collect();
     r.charts = src.charts.iter().map(super::chart::scan).collect();
     for (hpa, at, t) in found {
-        let occurrences: Vec<Occurrence> = src
-            .manifests
-            .iter()
-            .flat_map(|m| m.plan(std::slice::from_ref(&t)).occurrences)
-            .collect();
+        let occurrences: Vec<Occurrence> = src.occurrences_of(&t);
         let mut findings: Vec<Finding> = occurrences.iter().map(occurrence_finding).collect();
         if occurrences.is_empty() {
             findings.push(finding(

@@ -176,6 +176,22 @@ impl Report {
             .collect()
     }
 
+    /// Say exactly which files `--write` replaced, or why none (or which) were.
+    pub fn record_writes(&mut self, done: super::write::Outcome) {
+        let n = done.written.len();
+        let list = done.written.join(", ");
+        self.files_effect = match (&done.error, n) {
+            (Some(_), 0) => "none written (see the errors)".into(),
+            (Some(_), _) => format!("{n} left edited after a failure: {list} (see the errors)"),
+            (None, 0) => return,
+            (None, _) => format!(
+                "--write replaced {n} file{}: {list} (each through a new file beside it, owner, group and mode kept)",
+                if n == 1 { "" } else { "s" }
+            ),
+        };
+        self.errors.extend(done.error);
+    }
+
     /// Describe the effect on files: `write` asked, `after_cluster` when writes wait for it.
     pub fn describe_files(&mut self, write: bool, after_cluster: bool) {
         let edits = self.edited_files().join(", ");

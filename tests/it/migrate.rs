@@ -13,6 +13,8 @@ use fake_apiserver::{FakeApiServer, Fault, Options, PathMatch, RecordedRequest, 
 use kubectl_hpa::migrate::manifest::{EditAction, Manifest, ObjectRef};
 use serde_json::{json, Value};
 
+mod safety;
+
 const LA: &str = "kubectl.kubernetes.io/last-applied-configuration";
 const DEPLOY: &str = "/apis/apps/v1/namespaces/shop/deployments/web";
 
@@ -1161,7 +1163,10 @@ fn offline_plain_manifests_without_any_kubeconfig() {
 
     let out = r.run(&["-f", "k8s", "--write"]);
     let text = ok_text(&out);
-    assert!(text.contains("Files: --write edits k8s/app.yaml"), "{text}");
+    assert!(
+        text.contains("Files: --write replaced 1 file: k8s/app.yaml (each through a new file beside it, owner, group and mode kept)"),
+        "{text}"
+    );
     let edited = r.read("k8s/app.yaml");
     assert_eq!(
         edited,

@@ -16,7 +16,7 @@ use crate::bounded_read::{self, MAX_INPUT_BYTES};
 
 use super::chart::Chart;
 use super::kustomize::{self, Kustomization};
-use super::manifest::{self, FileError, Manifest, ObjectRef, Occurrence};
+use super::manifest::{self, FileEdit, FileError, Manifest, ObjectRef, Occurrence};
 use super::write::{Origin, Origins};
 
 /// The label of stdin in messages and diffs.
@@ -155,6 +155,25 @@ impl Sources {
             }
             Err(e) => self.errors.push(e),
         }
+    }
+
+    /// The planned edit of every manifest for `targets`: each file is planned for the targets
+    /// it holds an object of only (not every target against every file).
+    pub fn plan_edits(&self, targets: &[ObjectRef]) -> Vec<FileEdit> {
+        let mut mine: Vec<Vec<ObjectRef>> = vec![Vec::new(); self.manifests.len()];
+        for t in targets {
+            let key = (t.group.clone(), t.kind.clone(), t.name.clone());
+            for &i in self.index.get(&key).into_iter().flatten() {
+                if !mine[i].contains(t) {
+                    mine[i].push(t.clone());
+                }
+            }
+        }
+        self.manifests
+            .iter()
+            .zip(&mine)
+            .map(|(m, ts)| m.plan(ts))
+            .collect()
     }
 
     /// The documents of workload `t` in the manifests, with their planned edits.

@@ -271,7 +271,7 @@ pub async fn plan(api: &Api, o: &Options, src: &Sources, mode: Mode) -> anyhow::
             }
         }
     }
-    let edits: Vec<FileEdit> = src.manifests.iter().map(|m| m.plan(&targets)).collect();
+    let edits: Vec<FileEdit> = src.plan_edits(&targets);
     let settings: Vec<_> = src
         .kustomizations
         .iter()

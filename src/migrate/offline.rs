@@ -118,7 +118,7 @@ pub fn plan(o: &Options, src: &Sources, hpa_src: &Sources, why: &str) -> Report 
     r.file_errors = src.errors.iter().chain(&hpa_src.errors).cloned().collect();
     let found = hpas(&[src, hpa_src], o);
     let targets: Vec<ObjectRef> = found.iter().map(|(_, _, t)| t.clone()).collect();
-    let edits: Vec<_> = src.manifests.iter().map(|m| m.plan(&targets)).collect();
+    let edits: Vec<_> = src.plan_edits(&targets);
     r.kustomize = src
         .kustomizations
         .iter()

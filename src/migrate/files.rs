@@ -34,6 +34,8 @@ pub struct Sources {
     /// The manifests holding an object of each `(group, kind, name)`: finding a workload's
     /// documents costs the files that hold it, not every file (`-R` over thousands stays linear).
     index: HashMap<(String, String, String), Vec<usize>>,
+    /// Links to files inside the directory being read, read after its regular files.
+    links: Vec<PathBuf>,
 }
 
 /// A path as shown: without a leading `./`.
@@ -133,6 +135,9 @@ pub fn read(inputs: &[PathBuf], recursive: bool, stdin: &mut dyn Read) -> Source
             // nothing leaves it.
             let root = std::fs::canonicalize(p).unwrap_or_else(|_| p.clone());
             s.add_dir(p, &root, recursive, true);
+            for link in std::mem::take(&mut s.links) {
+                s.add_file(&link);
+            }
         } else {
             s.add_file(p);
         }
@@ -279,6 +284,10 @@ impl Sources {
                     self.errors.push(err(&e.path, format!("a symbolic link to a file outside {}: not read (name the file itself with -f to use it)", shown(root))));
                     continue;
                 }
+                // read after the regular files: a file reached by its own name and a link is
+                // read (and edited) under its own name
+                self.links.push(e.path);
+                continue;
             }
             if e.path.is_file() {
                 self.add_file(&e.path);

@@ -137,13 +137,12 @@ fn recursion_follows_no_directory_link_and_refuses_files_leaving_the_tree() {
 #[test]
 fn a_symbolic_link_to_a_manifest_is_read_but_never_replaced() {
     let r = Repo::new("filelink");
-    r.file("k8s/real/web.yaml", WEB)
-        .file("k8s/hpa.yaml", WEB_HPA);
-    std::os::unix::fs::symlink("real/web.yaml", r.dir.join("k8s/web.yaml")).unwrap();
+    r.file("k8s/zz/web.yaml", WEB).file("k8s/hpa.yaml", WEB_HPA);
+    std::os::unix::fs::symlink("zz/web.yaml", r.dir.join("k8s/web.yaml")).unwrap();
     let out = r.run(&["-f", "k8s/web.yaml", "-f", "k8s/hpa.yaml", "--write"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        stderr(&out).contains("--write: nothing written: k8s/web.yaml: is a symbolic link (to real/web.yaml): --write replaces only regular files; name the file it points to with -f"),
+        stderr(&out).contains("--write: nothing written: k8s/web.yaml: is a symbolic link (to zz/web.yaml): --write replaces only regular files; name the file it points to with -f"),
         "{}",
         stderr(&out)
     );
@@ -152,7 +151,17 @@ fn a_symbolic_link_to_a_manifest_is_read_but_never_replaced() {
         .unwrap()
         .file_type()
         .is_symlink());
-    assert_eq!(r.read("k8s/real/web.yaml"), WEB);
+    assert_eq!(r.read("k8s/zz/web.yaml"), WEB);
+
+    // reached by its own name too (-R): edited under that name, the link left alone
+    let text = ok_text(&r.run(&["-f", "k8s", "-R", "--write"]));
+    assert!(
+        text.contains("Files: --write replaced 1 file: k8s/zz/web.yaml"),
+        "{text}"
+    );
+    assert_eq!(r.read("k8s/zz/web.yaml"), edited_web());
+    let link = std::fs::symlink_metadata(r.dir.join("k8s/web.yaml")).unwrap();
+    assert!(link.file_type().is_symlink());
 }
 
 #[test]

@@ -180,13 +180,19 @@ impl Report {
     pub fn record_writes(&mut self, done: super::write::Outcome) {
         let n = done.written.len();
         let list = done.written.join(", ");
+        let stdin = self
+            .files
+            .iter()
+            .any(|f| f.edit.file == super::files::STDIN && f.edit.new_text.is_some());
         self.files_effect = match (&done.error, n) {
             (Some(_), 0) => "none written (see the errors)".into(),
             (Some(_), _) => format!("{n} left edited after a failure: {list} (see the errors)"),
+            (None, 0) if stdin => "none written: <stdin> is standard input, not a file (the diff below is the edit)".into(),
             (None, 0) => return,
             (None, _) => format!(
-                "--write replaced {n} file{}: {list} (each through a new file beside it, owner, group and mode kept)",
-                if n == 1 { "" } else { "s" }
+                "--write replaced {n} file{}: {list} (each through a new file beside it, owner, group and mode kept){}",
+                if n == 1 { "" } else { "s" },
+                if stdin { "; <stdin> is standard input, not written" } else { "" }
             ),
         };
         self.errors.extend(done.error);

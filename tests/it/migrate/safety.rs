@@ -411,3 +411,16 @@ fn deep_nesting_is_refused_at_once_and_a_byte_order_mark_is_kept() {
         format!("\u{feff}{}---\n{WEB_HPA}", edited_web())
     );
 }
+
+#[test]
+fn write_from_stdin_says_nothing_was_written() {
+    let r = Repo::new("stdinwrite");
+    r.file("hpa.yaml", WEB_HPA);
+    let out = r.run_with(&["-f", "-", "--hpa", "hpa.yaml", "--write"], Some(WEB));
+    let text = ok_text(&out);
+    assert!(
+        text.contains("Files: none written: <stdin> is standard input, not a file (the diff below is the edit)"),
+        "{text}"
+    );
+    assert!(text.contains("-  replicas: 3 # three pods\n"), "{text}");
+}

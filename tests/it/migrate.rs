@@ -1041,6 +1041,12 @@ impl Repo {
         std::fs::read_to_string(self.dir.join(path)).unwrap()
     }
     fn run_with(&self, args: &[&str], stdin: Option<&str>) -> Output {
+        self.run_full(args, stdin, &[])
+    }
+    fn run_env(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
+        self.run_full(args, None, env)
+    }
+    fn run_full(&self, args: &[&str], stdin: Option<&str>, env: &[(&str, &str)]) -> Output {
         use std::io::Write;
         use std::process::Stdio;
         let mut child = crate::support::binary::bare()
@@ -1048,6 +1054,8 @@ impl Repo {
             .args(args)
             .current_dir(&self.dir)
             .env("NO_COLOR", "1")
+            .env_remove("COLUMNS")
+            .envs(env.iter().copied())
             // No kubeconfig at all: none named, none in an empty HOME, not in a cluster.
             .env_remove("KUBECONFIG")
             .env("HOME", self.dir.join("home"))
@@ -1176,9 +1184,46 @@ fn offline_plain_manifests_without_any_kubeconfig() {
         ),
         "only web's replicas line goes; comments and the worker stay"
     );
-    // idempotent
+    // idempotent, and quiet: one line saying so and why (the whole report with -o wide)
     let text = ok_text(&r.run(&["-f", "k8s", "--write"]));
+    assert_eq!(
+        text,
+        "Nothing to change: Deployment web (k8s/app.yaml:1) sets no spec.replicas; HPA web at k8s/app.yaml:20\n"
+    );
+    let text = ok_text(&r.run(&["-f", "k8s", "--write", "-o", "wide"]));
     assert!(text.contains("no file needs an edit"), "{text}");
+    assert!(text.contains("The next apply, in general"), "{text}");
+}
+
+/// Issue 30 item 4: nothing to change is one line; the general "next apply" advice only with
+/// `-o wide` or an affected workload; the advice and the risks fit COLUMNS.
+#[test]
+fn offline_is_quiet_when_nothing_is_wrong_and_fits_the_width() {
+    let r = Repo::new("quiet");
+    chart_repo(&r, true);
+    let out = r.run(&["-f", "chart"]);
+    let text = ok_text(&out);
+    assert_eq!(
+        text,
+        "Nothing to change: chart/templates/deployment.yaml:7 sets replicas only without autoscaling (line 6)\n"
+    );
+    let wide = ok_text(&r.run(&["-f", "chart", "-o", "wide"]));
+    assert!(wide.contains("helm-chart-guarded"), "{wide}");
+    assert!(wide.contains("The next apply, in general"), "{wide}");
+    assert!(
+        !wide.contains("Risks:"),
+        "no risk about an edited manifest when none is edited: {wide}"
+    );
+
+    // an affected workload: the general advice and the risks, wrapped to COLUMNS
+    r.file("k8s/app.yaml", &format!("{WEB}---\n{WEB_HPA}"));
+    let out = r.run_env(&["-f", "k8s"], &[("COLUMNS", "80")]);
+    let text = ok_text(&out);
+    assert!(text.contains("The next apply, in general"), "{text}");
+    assert!(text.contains("Risks:"), "{text}");
+    let tail = &text[text.find("The next apply").unwrap()..];
+    let long: Vec<&str> = tail.lines().filter(|l| l.chars().count() > 80).collect();
+    assert!(long.is_empty(), "lines over 80 columns: {long:?}");
 }
 
 #[test]
@@ -1281,7 +1326,7 @@ fn chart_repo(r: &Repo, guarded: bool) {
 fn offline_helm_chart_with_and_without_the_guard() {
     let r = Repo::new("chart-guarded");
     chart_repo(&r, true);
-    let text = ok_text(&r.run(&["-f", "chart", "--write"]));
+    let text = ok_text(&r.run(&["-f", "chart", "--write", "-o", "wide"]));
     golden("offline-chart-guarded.txt", &text);
     assert!(text.contains("[info] helm-chart-guarded: chart/templates/deployment.yaml:7: `replicas: {{ .Values.replicaCount }}` is rendered only without autoscaling (`if not .Values.autoscaling.enabled`, line 6): nothing to change in the chart; enable autoscaling.enabled (chart/values.yaml:5)"), "{text}");
     assert!(

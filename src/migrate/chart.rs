@@ -7,9 +7,57 @@ use serde::Serialize;
 
 use super::text::{self, path_string};
 
+/// What a set of templates is, as Helm would see it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ChartOrigin {
+    /// A directory with `Chart.yaml`.
+    #[default]
+    Chart,
+    /// A `templates/` directory or loose files with Helm template actions, no `Chart.yaml`.
+    UnknownChart,
+    /// `{{ }}` (or `{% %}`) templating without Helm's functions (kube-aws, Jinja-like).
+    OtherTool,
+}
+
+/// Helm's own words in template actions: without any, `{{ }}` belongs to another tool.
+const HELM_WORDS: &[&str] = &[
+    ".Values",
+    ".Release",
+    ".Chart",
+    ".Capabilities",
+    "include ",
+    "toYaml",
+    "nindent",
+    "required ",
+];
+
+/// A file holds template actions (`{{ … }}` or Jinja-like `{% … %}`).
+pub fn has_actions(text: &str) -> bool {
+    text.lines().any(|l| {
+        l.find("{{").is_some_and(|a| l[a..].contains("}}"))
+            || l.find("{%").is_some_and(|a| l[a..].contains("%}"))
+    })
+}
+
+/// Templates without a `Chart.yaml`: Helm's when an action uses Helm's functions or values.
+pub fn origin_of(templates: &[(String, String)]) -> ChartOrigin {
+    let helm = templates.iter().any(|(_, t)| {
+        t.lines()
+            .flat_map(actions)
+            .any(|a| HELM_WORDS.iter().any(|w| a.contains(w)))
+    });
+    if helm {
+        ChartOrigin::UnknownChart
+    } else {
+        ChartOrigin::OtherTool
+    }
+}
+
 /// A chart as read from disk.
 #[derive(Clone, Debug)]
 pub struct Chart {
+    /// A chart, templates of an unknown chart, or templates of another tool.
+    pub origin: ChartOrigin,
     /// The chart directory as given (`chart/`).
     pub dir: String,
     /// `(path, text)` of `values.yaml`, if any.
@@ -47,6 +95,9 @@ pub struct ChartReport {
     pub replicas: Vec<TemplateReplicas>,
     /// A template renders a HorizontalPodAutoscaler.
     pub has_hpa_template: bool,
+    /// Where the templates come from (text report only, for now).
+    #[serde(skip)]
+    pub origin: ChartOrigin,
 }
 
 fn autoscaling_word(s: &str) -> bool {
@@ -308,7 +359,7 @@ pub fn scan(chart: &Chart) -> ChartReport {
         if let (Some(k), Some((_, v))) = (&r.values_key, values) {
             r.values_line = key_line(v, k);
         }
-        if r.guard.is_none() {
+        if r.guard.is_none() && chart.origin != ChartOrigin::OtherTool {
             let indent: String = r_indent(&chart.templates, r);
             r.fix = Some(format!(
                 "{indent}{{{{- if not .Values.{autoscaling_key} }}}}\n{indent}{}\n{indent}{{{{- end }}}}",
@@ -323,6 +374,7 @@ pub fn scan(chart: &Chart) -> ChartReport {
         autoscaling_key,
         replicas,
         has_hpa_template: has_hpa,
+        origin: chart.origin,
     }
 }
 
@@ -341,6 +393,7 @@ mod tests {
 
     fn chart(t: &str) -> ChartReport {
         scan(&Chart {
+            origin: ChartOrigin::Chart,
             dir: "c".into(),
             values: Some((
                 "c/values.yaml".into(),
@@ -379,6 +432,7 @@ mod tests {
         assert_eq!(r.replicas.iter().map(|x| x.line).collect::<Vec<_>>(), [6]);
         // a custom resource the chart's HPA targets counts
         let r = scan(&Chart {
+            origin: ChartOrigin::Chart,
             dir: "c".into(),
             values: None,
             templates: vec![

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use crate::bounded_read::{self, MAX_INPUT_BYTES};
 
-use super::chart::Chart;
+use super::chart::{self, Chart, ChartOrigin};
 use super::kustomize::{self, Kustomization};
 use super::manifest::{self, FileEdit, FileError, Manifest, ObjectRef, Occurrence};
 use super::write::{Origin, Origins};
@@ -36,6 +36,8 @@ pub struct Sources {
     index: HashMap<(String, String, String), Vec<usize>>,
     /// Links to files inside the directory being read, read after its regular files.
     links: Vec<PathBuf>,
+    /// Files with template actions outside a chart: `(directory, shown path, text)`.
+    loose: Vec<(PathBuf, String, String)>,
 }
 
 /// A path as shown: without a leading `./`.
@@ -142,7 +144,22 @@ pub fn read(inputs: &[PathBuf], recursive: bool, stdin: &mut dyn Read) -> Source
             s.add_file(p);
         }
     }
+    s.add_loose_templates();
     s
+}
+
+/// `values.yaml` beside the templates or in one of the two directories above.
+fn values_near(dir: &Path) -> Option<(String, String)> {
+    let mut d = Some(dir);
+    for _ in 0..3 {
+        let here = d?;
+        let v = here.join("values.yaml");
+        if let Ok(t) = read_text(&v) {
+            return Some((shown(&v), t));
+        }
+        d = here.parent().filter(|p| !p.as_os_str().is_empty());
+    }
+    None
 }
 
 impl Sources {
@@ -207,8 +224,36 @@ impl Sources {
             }
             return self.add_kustomization(p, file, text);
         }
+        if chart::has_actions(&text) || p.extension().is_some_and(|x| x == "tpl") {
+            // a template, not a manifest: scanned with the others of its directory
+            let dir = p.parent().unwrap_or(Path::new(".")).to_path_buf();
+            return self.loose.push((dir, file, text));
+        }
         self.origins.insert(file.clone(), origin);
         self.add_text(&file, &text);
+    }
+
+    /// Files with template actions outside any chart, one unknown chart (or other tool's
+    /// templates) per directory, with the `values.yaml` beside or above them.
+    fn add_loose_templates(&mut self) {
+        let mut loose = std::mem::take(&mut self.loose);
+        loose.sort();
+        let mut i = 0;
+        while i < loose.len() {
+            let dir = loose[i].0.clone();
+            let n = loose[i..].iter().take_while(|l| l.0 == dir).count();
+            let templates: Vec<(String, String)> = loose[i..i + n]
+                .iter()
+                .map(|(_, f, t)| (f.clone(), t.clone()))
+                .collect();
+            i += n;
+            self.charts.push(Chart {
+                origin: chart::origin_of(&templates),
+                dir: shown(&dir),
+                values: values_near(&dir),
+                templates,
+            });
+        }
     }
 
     /// A kustomization and the patch files it names: each read only when it is a regular
@@ -272,7 +317,10 @@ impl Sources {
                 }
                 continue;
             }
-            if (hidden && !top) || !is_manifest(&e.path) {
+            let tpl = e.path.extension().is_some_and(|x| x == "tpl");
+            // a chart's values, never a manifest (read with the templates beside or below it)
+            let values = e.path.file_name().is_some_and(|n| n == "values.yaml");
+            if (hidden && !top) || values || !(is_manifest(&e.path) || tpl) {
                 continue;
             }
             if e.symlink {
@@ -324,6 +372,7 @@ impl Sources {
         }
         templates.sort();
         self.charts.push(Chart {
+            origin: ChartOrigin::Chart,
             dir: shown(dir),
             values,
             templates,

@@ -5,7 +5,7 @@
 use serde::Serialize;
 use serde_yaml::Value as Yaml;
 
-use super::chart::ChartReport;
+use super::chart::{ChartOrigin, ChartReport};
 use super::files::Sources;
 use super::manifest::{self, EditAction, ObjectRef, Occurrence};
 use super::report::{FileReport, Layout, Mode, Report, RunAdvice};
@@ -176,7 +176,20 @@ pub fn plan(o: &Options, src: &Sources, hpa_src: &Sources, why: &str) -> Report 
 }
 
 fn chart(c: &ChartReport, o: &mut String) {
-    *o += &format!("Helm chart {}:\n", c.dir);
+    if c.origin == ChartOrigin::OtherTool {
+        return other_tool(c, o);
+    }
+    *o += &match (c.origin, &c.values_file) {
+        (ChartOrigin::UnknownChart, Some(v)) => format!(
+            "Templates of an unknown chart {} (no Chart.yaml; values from {v}):\n",
+            c.dir
+        ),
+        (ChartOrigin::UnknownChart, None) => format!(
+            "Templates of an unknown chart {} (no Chart.yaml, no values.yaml beside or above):\n",
+            c.dir
+        ),
+        _ => format!("Helm chart {}:\n", c.dir),
+    };
     if c.replicas.is_empty() {
         *o += "  no template renders replicas\n";
     }
@@ -205,6 +218,24 @@ fn chart(c: &ChartReport, o: &mut String) {
     }
     if !c.replicas.is_empty() {
         *o += "  the upgrade that stops rendering replicas sends replicas: null (-> 1) if the deployed release rendered it: run migrate against the cluster to read the release\n";
+    }
+    *o += "\n";
+}
+
+/// Templates of another tool: where they render replicas, and no Helm advice.
+fn other_tool(c: &ChartReport, o: &mut String) {
+    *o += &format!(
+        "Templates of another tool {} ({{{{ }}}} without Helm's functions): no Helm advice\n",
+        c.dir
+    );
+    if c.replicas.is_empty() {
+        *o += "  no template renders replicas\n";
+    }
+    for t in &c.replicas {
+        *o += &format!(
+            "  [info] template-sets-replicas: {}:{}: `{}`: render it only without the HPA, in that tool's own terms\n",
+            t.file, t.line, t.text
+        );
     }
     *o += "\n";
 }
@@ -318,7 +349,7 @@ pub fn nothing_to_change(r: &Report) -> Option<Vec<String>> {
                     n => format!(" (and {n} more, guarded too)"),
                 };
                 format!(
-                    "{}:{} sets replicas only without autoscaling (line {line}){more}",
+                    "{}:{}: replicas only without autoscaling (line {line}){more}",
                     t.file, t.line
                 )
             }

@@ -825,7 +825,8 @@ fn templated_and_unparsable_files_name_file_and_line_and_block_write() {
     let out = c.run(&["web", "-n", "shop", "-f", ".", "--apply", "--write"]);
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
-    assert!(err.contains("chart.yaml:6: looks like a template"), "{err}");
+    // a file with Helm template actions is read as a template of an unknown chart (issue 30)
+    assert!(!err.contains("chart.yaml:6"), "{err}");
     assert!(err.contains("broken.yaml:"), "{err}");
     assert!(err.contains("not valid YAML"), "{err}");
     assert!(
@@ -1195,6 +1196,93 @@ fn offline_plain_manifests_without_any_kubeconfig() {
     assert!(text.contains("The next apply, in general"), "{text}");
 }
 
+/// Copy a fixture of tests/migrate_data/charts into the repository, under the same name.
+fn copy_fixture(r: &Repo, name: &str) {
+    fn walk(dir: &std::path::Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    let base = data("charts");
+    let mut files = Vec::new();
+    walk(&base.join(name), &mut files);
+    for f in files {
+        let rel = f.strip_prefix(&base).unwrap().to_str().unwrap().to_string();
+        r.file(&rel, &std::fs::read_to_string(&f).unwrap());
+    }
+}
+
+/// Issue 30 item 1: templates without Chart.yaml are an unknown chart (values.yaml found
+/// above them); `{{ }}` without Helm's functions is another tool's template (no Helm advice);
+/// an already guarded line gets no guard advice. The dry run writes nothing.
+#[test]
+fn templates_without_a_chart_and_templates_of_another_tool() {
+    let r = Repo::new("loose");
+    for f in ["loose-guarded", "loose-bare", "kube-aws"] {
+        copy_fixture(&r, f);
+    }
+    let before = r.read("loose-bare/templates/deployment.yaml");
+    // a vendored templates/ directory, already guarded: one line, no guard advice
+    let out = r.run_env(&["-f", "loose-guarded", "-R"], &[("COLUMNS", "120")]);
+    assert_eq!(
+        ok_text(&out),
+        "Nothing to change: loose-guarded/templates/deployment.yaml:7: replicas only without autoscaling (line 6)\n"
+    );
+    let wide = ok_text(&r.run(&["-f", "loose-guarded/templates", "-o", "wide"]));
+    assert!(wide.contains("Templates of an unknown chart loose-guarded/templates (no Chart.yaml; values from loose-guarded/values.yaml):"), "{wide}");
+    assert!(wide.contains("[info] helm-chart-guarded"), "{wide}");
+    assert!(
+        !wide.contains("guard it") && !wide.contains("no HorizontalPodAutoscaler"),
+        "{wide}"
+    );
+    assert!(
+        !wide.contains("values.yaml: no document"),
+        "values.yaml is not a manifest: {wide}"
+    );
+
+    // unguarded: [high], the guard in the chart's own HPA condition (hpa.enabled)
+    let out = r.run(&["-f", "loose-bare", "-R"]);
+    let text = ok_text(&out);
+    assert!(text.contains("[high] helm-chart-sets-replicas: loose-bare/templates/deployment.yaml:6: `replicas: {{ .Values.replicas }}` (values key replicas, loose-bare/values.yaml:1)"), "{text}");
+    assert!(text.contains("        {{- if not .Values.hpa.enabled }}\n        replicas: {{ .Values.replicas }}\n        {{- end }}\n"), "{text}");
+    assert!(!text.contains("values.yaml: no document"), "{text}");
+    assert_eq!(
+        r.read("loose-bare/templates/deployment.yaml"),
+        before,
+        "the dry run writes nothing"
+    );
+
+    // kube-aws style: another tool's template, no Helm advice
+    let out = r.run(&["-f", "kube-aws"]);
+    let text = ok_text(&out);
+    assert!(
+        text.contains(
+            "Templates of another tool kube-aws ({{ }} without Helm's functions): no Helm advice"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "[info] template-sets-replicas: kube-aws/worker.yaml:6: `replicas: {{.Worker.Count}}`"
+        ),
+        "{text}"
+    );
+    for helm in [
+        "helm-chart",
+        ".Values",
+        "guard it",
+        "{{- if",
+        "upgrade that stops",
+    ] {
+        assert!(!text.contains(helm), "no Helm advice ({helm}): {text}");
+    }
+}
+
 /// Issue 30 item 4: nothing to change is one line; the general "next apply" advice only with
 /// `-o wide` or an affected workload; the advice and the risks fit COLUMNS.
 #[test]
@@ -1205,7 +1293,7 @@ fn offline_is_quiet_when_nothing_is_wrong_and_fits_the_width() {
     let text = ok_text(&out);
     assert_eq!(
         text,
-        "Nothing to change: chart/templates/deployment.yaml:7 sets replicas only without autoscaling (line 6)\n"
+        "Nothing to change: chart/templates/deployment.yaml:7: replicas only without autoscaling (line 6)\n"
     );
     let wide = ok_text(&r.run(&["-f", "chart", "-o", "wide"]));
     assert!(wide.contains("helm-chart-guarded"), "{wide}");

@@ -157,6 +157,7 @@ complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand simulate" -s h -
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -s f -l filename -d 'Manifests: files, directories (a Helm chart, kustomizations) or - for stdin' -r -F
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l hpa -d 'Files with the HPAs, for offline runs whose manifests hold none' -r -F
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -s o -l output -d 'Output format' -r -f -a "text\t''
+wide\t''
 json\t''"
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l kubeconfig -d 'Path to the kubeconfig file to use' -r -F
 complete -c kubectl-hpa -n "__fish_kubectl_hpa_using_subcommand migrate" -l context -d 'The name of the kubeconfig context to use' -r

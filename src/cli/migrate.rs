@@ -55,7 +55,7 @@ pub struct MigrateArgs {
     #[arg(long)]
     pub write: bool,
     /// Output format
-    #[arg(short = 'o', long = "output", value_parser = crate::output::only(&[Format::Text, Format::Json]), default_value = "text")]
+    #[arg(short = 'o', long = "output", value_parser = crate::output::only(&[Format::Text, Format::Wide, Format::Json]), default_value = "text")]
     pub output: Format,
     #[command(flatten)]
     pub kube: KubeFlags,

@@ -8,7 +8,7 @@ use std::io::{BufRead, IsTerminal, Write};
 use anyhow::{anyhow, Result};
 
 use crate::cli::Environment;
-use crate::migrate::report::{render_text, Mode, Report};
+use crate::migrate::report::{render_text, render_text_in, Layout, Mode, Report};
 use crate::migrate::{session, Options};
 use crate::output::Format;
 
@@ -65,13 +65,22 @@ fn ask(report: &Report) -> bool {
 }
 
 /// Run `migrate`. The report goes to `out` even when an error is returned.
-pub fn run(args: &MigrateArgs, _env: &Environment, out: &mut dyn Write) -> Result<String> {
+pub fn run(args: &MigrateArgs, env: &Environment, out: &mut dyn Write) -> Result<String> {
     let opts = args
         .resolve(std::io::stdin().is_terminal())
         .map_err(anyhow::Error::msg)?;
     let report = session::run(&opts, &mut std::io::stdin().lock(), &mut ask)?;
     let text = match args.output {
-        Format::Text | Format::Wide => render_text(&report),
+        Format::Text | Format::Wide => render_text_in(
+            &report,
+            Layout {
+                wide: args.output == Format::Wide,
+                width: env
+                    .columns
+                    .unwrap_or(crate::render::layout::DEFAULT_WIDTH)
+                    .max(crate::render::layout::MIN_WIDTH),
+            },
+        ),
         f => crate::output::document(&crate::output::contract::migration_plan(&report), f)?,
     };
     let mut problems: Vec<String> = report.errors.clone();

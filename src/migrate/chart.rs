@@ -7,9 +7,57 @@ use serde::Serialize;
 
 use super::text::{self, path_string};
 
+/// What a set of templates is, as Helm would see it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ChartOrigin {
+    /// A directory with `Chart.yaml`.
+    #[default]
+    Chart,
+    /// A `templates/` directory or loose files with Helm template actions, no `Chart.yaml`.
+    UnknownChart,
+    /// `{{ }}` (or `{% %}`) templating without Helm's functions (kube-aws, Jinja-like).
+    OtherTool,
+}
+
+/// Helm's own words in template actions: without any, `{{ }}` belongs to another tool.
+const HELM_WORDS: &[&str] = &[
+    ".Values",
+    ".Release",
+    ".Chart",
+    ".Capabilities",
+    "include ",
+    "toYaml",
+    "nindent",
+    "required ",
+];
+
+/// A file holds template actions (`{{ … }}` or Jinja-like `{% … %}`).
+pub fn has_actions(text: &str) -> bool {
+    text.lines().any(|l| {
+        l.find("{{").is_some_and(|a| l[a..].contains("}}"))
+            || l.find("{%").is_some_and(|a| l[a..].contains("%}"))
+    })
+}
+
+/// Templates without a `Chart.yaml`: Helm's when an action uses Helm's functions or values.
+pub fn origin_of(templates: &[(String, String)]) -> ChartOrigin {
+    let helm = templates.iter().any(|(_, t)| {
+        t.lines()
+            .flat_map(actions)
+            .any(|a| HELM_WORDS.iter().any(|w| a.contains(w)))
+    });
+    if helm {
+        ChartOrigin::UnknownChart
+    } else {
+        ChartOrigin::OtherTool
+    }
+}
+
 /// A chart as read from disk.
 #[derive(Clone, Debug)]
 pub struct Chart {
+    /// A chart, templates of an unknown chart, or templates of another tool.
+    pub origin: ChartOrigin,
     /// The chart directory as given (`chart/`).
     pub dir: String,
     /// `(path, text)` of `values.yaml`, if any.
@@ -47,6 +95,9 @@ pub struct ChartReport {
     pub replicas: Vec<TemplateReplicas>,
     /// A template renders a HorizontalPodAutoscaler.
     pub has_hpa_template: bool,
+    /// Where the templates come from (text report only, for now).
+    #[serde(skip)]
+    pub origin: ChartOrigin,
 }
 
 fn autoscaling_word(s: &str) -> bool {
@@ -154,18 +205,109 @@ fn key_line(values: &str, key: &str) -> Option<usize> {
         .map(|h| h.line + 1)
 }
 
-fn scan_template(file: &str, t: &str, out: &mut Vec<TemplateReplicas>) {
+/// Kinds whose `spec.replicas` the HPA scales (custom resources: when an HPA template of the
+/// chart names their kind in `scaleTargetRef`).
+const WORKLOAD_KINDS: &[&str] = &[
+    "Deployment",
+    "StatefulSet",
+    "ReplicaSet",
+    "ReplicationController",
+];
+
+/// Where a template line is, YAML-wise: enough to tell a workload's `spec.replicas` from any
+/// other `replicas:` (a KEDA ScaledObject's `spec.fallback.replicas`, a nested field).
+#[derive(Default)]
+struct Place {
+    /// The document's `kind:` (column 0), as written.
+    kind: Option<String>,
+    /// Inside the document's top-level `spec:`.
+    in_spec: bool,
+    /// The indentation of `spec`'s keys, once seen.
+    child_indent: Option<usize>,
+}
+
+impl Place {
+    /// Follow one line; true when it is a key directly under the top-level `spec:`.
+    fn key_under_spec(&mut self, raw: &str) -> bool {
+        let t = raw.trim_start();
+        if t.is_empty() || t.starts_with('#') || (t.starts_with("{{") && t.ends_with("}}")) {
+            return false;
+        }
+        if t.starts_with("---") && raw.starts_with("---") {
+            *self = Place::default();
+            return false;
+        }
+        let indent = raw.len() - t.len();
+        if indent == 0 {
+            let (key, value) = t.split_once(':').unwrap_or((t, ""));
+            let value = value.split(" #").next().unwrap_or_default().trim();
+            if key.trim() == "kind" {
+                self.kind = Some(value.to_string());
+            }
+            self.in_spec = key.trim() == "spec" && value.is_empty();
+            self.child_indent = None;
+            return false;
+        }
+        if !self.in_spec {
+            return false;
+        }
+        let child = *self.child_indent.get_or_insert(indent);
+        indent == child
+    }
+}
+
+/// `kind:`s named under an HPA's `scaleTargetRef` in a template.
+fn target_kinds(t: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut in_ref = None;
+    for raw in t.lines() {
+        let tr = raw.trim_start();
+        let indent = raw.len() - tr.len();
+        if tr.starts_with("scaleTargetRef:") {
+            in_ref = Some(indent);
+            continue;
+        }
+        if let Some(i) = in_ref {
+            if !tr.is_empty() && indent <= i && !tr.starts_with("{{") {
+                in_ref = None;
+            } else if let Some(k) = tr.strip_prefix("kind:") {
+                out.push(k.trim().to_string());
+            }
+        }
+    }
+    out
+}
+
+fn is_workload_kind(kind: Option<&str>, targets: &[String]) -> bool {
+    match kind {
+        None => true,
+        Some(k) if k.contains("{{") => true,
+        Some(k) => WORKLOAD_KINDS.contains(&k) || targets.iter().any(|t| t == k),
+    }
+}
+
+fn scan_template(file: &str, t: &str, targets: &[String], out: &mut Vec<TemplateReplicas>) {
     let mut stack = Vec::new();
+    let mut place = Place::default();
+    let mut doc: Vec<TemplateReplicas> = Vec::new();
+    let mut flush = |doc: &mut Vec<TemplateReplicas>, kind: Option<&str>| {
+        if is_workload_kind(kind, targets) {
+            out.append(doc);
+        }
+        doc.clear();
+    };
     for (i, raw) in t.lines().enumerate() {
         let n = i + 1;
-        if is_replicas_key(raw) {
+        if raw.starts_with("---") {
+            flush(&mut doc, place.kind.as_deref());
+        }
+        let under_spec = place.key_under_spec(raw);
+        if under_spec && is_replicas_key(raw) {
             let (head, _) = raw.split_at(raw.find("replicas:").unwrap_or(0));
-            let mut inline = Vec::new();
             for a in actions(head) {
                 step(&mut stack, &a, n);
-                inline.push(a);
             }
-            out.push(TemplateReplicas {
+            doc.push(TemplateReplicas {
                 file: file.to_string(),
                 line: n,
                 text: raw.trim().to_string(),
@@ -184,6 +326,7 @@ fn scan_template(file: &str, t: &str, out: &mut Vec<TemplateReplicas>) {
             step(&mut stack, &a, n);
         }
     }
+    flush(&mut doc, place.kind.as_deref());
 }
 
 /// Scan a chart.
@@ -191,6 +334,12 @@ pub fn scan(chart: &Chart) -> ChartReport {
     let mut replicas = Vec::new();
     let mut key = None;
     let mut has_hpa = false;
+    let targets: Vec<String> = chart
+        .templates
+        .iter()
+        .filter(|(_, t)| t.contains("kind: HorizontalPodAutoscaler"))
+        .flat_map(|(_, t)| target_kinds(t))
+        .collect();
     for (file, t) in &chart.templates {
         if t.contains("kind: HorizontalPodAutoscaler") {
             has_hpa = true;
@@ -202,7 +351,7 @@ pub fn scan(chart: &Chart) -> ChartReport {
                     .and_then(|a| values_ref(&a))
             });
         }
-        scan_template(file, t, &mut replicas);
+        scan_template(file, t, &targets, &mut replicas);
     }
     let autoscaling_key = key.unwrap_or_else(|| "autoscaling.enabled".into());
     let values = chart.values.as_ref();
@@ -210,7 +359,7 @@ pub fn scan(chart: &Chart) -> ChartReport {
         if let (Some(k), Some((_, v))) = (&r.values_key, values) {
             r.values_line = key_line(v, k);
         }
-        if r.guard.is_none() {
+        if r.guard.is_none() && chart.origin != ChartOrigin::OtherTool {
             let indent: String = r_indent(&chart.templates, r);
             r.fix = Some(format!(
                 "{indent}{{{{- if not .Values.{autoscaling_key} }}}}\n{indent}{}\n{indent}{{{{- end }}}}",
@@ -225,6 +374,7 @@ pub fn scan(chart: &Chart) -> ChartReport {
         autoscaling_key,
         replicas,
         has_hpa_template: has_hpa,
+        origin: chart.origin,
     }
 }
 
@@ -243,6 +393,7 @@ mod tests {
 
     fn chart(t: &str) -> ChartReport {
         scan(&Chart {
+            origin: ChartOrigin::Chart,
             dir: "c".into(),
             values: Some((
                 "c/values.yaml".into(),
@@ -266,6 +417,31 @@ mod tests {
             assert!(r.replicas[0].guard.is_some(), "{t}");
             assert!(r.replicas[0].fix.is_none());
         }
+    }
+
+    #[test]
+    fn only_a_workloads_own_replicas_count() {
+        let scaled_object = "apiVersion: keda.sh/v1alpha1\nkind: ScaledObject\nmetadata:\n  name: web\nspec:\n  scaleTargetRef:\n    name: web\n  fallback:\n    failureThreshold: 3\n    replicas: 6\n";
+        assert!(chart(scaled_object).replicas.is_empty());
+        // a kind that is no workload, even with a replicas key under spec
+        let other = "kind: Prometheus\nspec:\n  replicas: 2\n";
+        assert!(chart(other).replicas.is_empty());
+        // nested under the template's pod spec, or in a second document's other kind
+        let t = "kind: Deployment\nspec:\n  template:\n    spec:\n      replicas: 1\n  replicas: 3\n---\nkind: PodDisruptionBudget\nspec:\n  replicas: 9\n";
+        let r = chart(t);
+        assert_eq!(r.replicas.iter().map(|x| x.line).collect::<Vec<_>>(), [6]);
+        // a custom resource the chart's HPA targets counts
+        let r = scan(&Chart {
+            origin: ChartOrigin::Chart,
+            dir: "c".into(),
+            values: None,
+            templates: vec![
+                ("c/templates/hpa.yaml".into(), "kind: HorizontalPodAutoscaler\nspec:\n  scaleTargetRef:\n    apiVersion: argoproj.io/v1alpha1\n    kind: Rollout\n    name: web\n".into()),
+                ("c/templates/r.yaml".into(), "kind: Rollout\nspec:\n  {{- if not .Values.autoscaling.enabled }}\n  replicas: 2\n  {{- end }}\n".into()),
+            ],
+        });
+        assert_eq!(r.replicas.len(), 1);
+        assert!(r.replicas[0].guard.is_some());
     }
 
     #[test]

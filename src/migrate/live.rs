@@ -225,11 +225,7 @@ async fn analyse_one(
         object: &r.obj,
         path: r.path.clone(),
         other_hpas,
-        occurrences: src
-            .manifests
-            .iter()
-            .flat_map(|m| m.plan(std::slice::from_ref(&me)).occurrences)
-            .collect(),
+        occurrences: src.occurrences_of(&me),
         kustomize: settings
             .iter()
             .filter(|k| k.name == me.name || k.name.is_empty())
@@ -275,7 +271,7 @@ pub async fn plan(api: &Api, o: &Options, src: &Sources, mode: Mode) -> anyhow::
             }
         }
     }
-    let edits: Vec<FileEdit> = src.manifests.iter().map(|m| m.plan(&targets)).collect();
+    let edits: Vec<FileEdit> = src.plan_edits(&targets);
     let settings: Vec<_> = src
         .kustomizations
         .iter()
@@ -353,7 +349,12 @@ fn describe_cluster(report: &mut Report, api: &Api) {
 }
 
 /// Send the plans (with `dryRun=All` for `--server-dry-run`), then `--write`.
-pub async fn execute(api: &Api, planned: Planned, o: &Options) -> anyhow::Result<Report> {
+pub async fn execute(
+    api: &Api,
+    planned: Planned,
+    o: &Options,
+    origins: &super::write::Origins,
+) -> anyhow::Result<Report> {
     let Planned {
         mut report,
         resolved,
@@ -384,12 +385,12 @@ pub async fn execute(api: &Api, planned: Planned, o: &Options) -> anyhow::Result
         w.apply = Some(rep);
     }
     if o.write {
-        write_files(&mut report)?;
+        write_files(&mut report, origins);
     }
     Ok(report)
 }
 
-fn write_files(report: &mut Report) -> anyhow::Result<()> {
+fn write_files(report: &mut Report, origins: &super::write::Origins) {
     let pending: Vec<&str> = report
         .workloads
         .iter()
@@ -413,9 +414,11 @@ fn write_files(report: &mut Report) -> anyhow::Result<()> {
         Some(e) => {
             report.files_effect = "none written (see the errors)".into();
             report.errors.push(e);
-            Ok(())
         }
-        None => super::files::write_edits(&mut report.files),
+        None => {
+            let done = super::write::write_edits(&mut report.files, origins);
+            report.record_writes(done);
+        }
     }
 }
 

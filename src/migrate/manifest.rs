@@ -152,6 +152,7 @@ impl Manifest {
     /// Parse a manifest file. Templated files (`{{`) and unparsable YAML/JSON are errors naming
     /// the line.
     pub fn parse(file: &str, text: &str) -> Result<Manifest, FileError> {
+        nesting_guard(file, text)?;
         let ls = text::lines(text);
         refuse_templates(file, text, &ls)?;
         let is_json = file.ends_with(".json")
@@ -192,6 +193,20 @@ impl Manifest {
             }
         }
         out
+    }
+
+    /// `(group, kind, name)` of every object of the file (to index the files by workload).
+    pub fn object_keys(&self) -> Vec<(String, String, String)> {
+        self.objects()
+            .into_iter()
+            .map(|(_, _, o)| {
+                let api = str_of(o, &["apiVersion"]).unwrap_or_default();
+                let group = api.rsplit_once('/').map_or("", |(g, _)| g);
+                let kind = str_of(o, &["kind"]).unwrap_or_default();
+                let name = str_of(o, &["metadata", "name"]).unwrap_or_default();
+                (group.to_string(), kind.to_string(), name.to_string())
+            })
+            .collect()
     }
 
     /// Every object of `kind` in the file: (1-based line of its document, object).
@@ -319,7 +334,14 @@ impl Manifest {
         };
         let mut spec = prefix.to_vec();
         spec.push(Seg::key("spec"));
-        match node.member_removal(&spec, "replicas") {
+        // `spec` holding only `replicas` goes whole (never left `{}`, see whole_spec_removal)
+        let alone = matches!(node.at(&spec), Some(text::JNode::Object { members, .. }) if members.len() == 1);
+        let removal = if alone {
+            node.member_removal(prefix, "spec")
+        } else {
+            node.member_removal(&spec, "replicas")
+        };
+        match removal {
             Some((mut a, mut b)) => {
                 // a member alone on its line(s): delete whole lines
                 let line_start = |off: usize| self.text[..off].rfind('\n').map_or(0, |i| i + 1);
@@ -409,6 +431,14 @@ impl Manifest {
                 ));
             }
         }
+        let others = hits.iter().any(|x| {
+            x.path.len() == spec_path.len() + 1
+                && x.path.starts_with(&spec_path)
+                && x.path != rep_path
+        });
+        if !others {
+            return self.whole_spec_removal(spec, h);
+        }
         let comment_above = (h.line > doc.first)
             .then(|| h.line - 1)
             .filter(|&j| {
@@ -422,6 +452,28 @@ impl Manifest {
             first_line: h.line + 1,
             last_line: h.end_line,
             comment_above,
+        }
+    }
+
+    /// `spec` holds only `replicas`: removing that alone would leave `spec:` null — which a
+    /// Kustomize (strategic merge) patch reads as "delete the whole spec", rendering the
+    /// workload without selector or template. The `spec` key goes with it.
+    fn whole_spec_removal(&self, spec: &KeyHit, h: &KeyHit) -> EditAction {
+        if !spec.value.is_empty() {
+            return EditAction::Refused {
+                reason: format!(
+                    "`spec` holds only `replicas` and carries `{}` (line {}); removing it would leave an empty `spec` — edit by hand",
+                    spec.value,
+                    spec.line + 1
+                ),
+            };
+        }
+        EditAction::Remove {
+            start: self.lines[spec.line].start,
+            end: self.lines[h.end_line - 1].end,
+            first_line: spec.line + 1,
+            last_line: h.end_line,
+            comment_above: None,
         }
     }
 
@@ -443,8 +495,10 @@ impl Manifest {
                     if let Some(m) = o.get_mut("spec").and_then(Yaml::as_mapping_mut) {
                         m.remove("replicas");
                         if m.is_empty() {
-                            // `spec:` with nothing left under it reads as null
-                            o["spec"] = Yaml::Null;
+                            // an emptied `spec` goes too (never left null or `{}`)
+                            if let Some(om) = o.as_mapping_mut() {
+                                om.remove("spec");
+                            }
                         }
                     }
                 }
@@ -515,6 +569,21 @@ pub fn field_path(o: &Occurrence) -> String {
     p.push(Seg::key("spec"));
     p.push(Seg::key("replicas"));
     path_string(&p)
+}
+
+/// Refuse `[`/`{` nesting deeper than the YAML parser's own limit at once, before parsing
+/// (the guard the snapshot reader uses): such a file would cost seconds of CPU, and no
+/// manifest is that deep.
+pub fn nesting_guard(file: &str, text: &str) -> Result<(), FileError> {
+    use crate::bounded_read::{flow_too_deep, MAX_FLOW_DEPTH};
+    match flow_too_deep(text, MAX_FLOW_DEPTH) {
+        Some(line) => Err(FileError {
+            file: file.into(),
+            line: Some(line),
+            message: format!("nesting deeper than {MAX_FLOW_DEPTH} levels of [ ] / {{ }}; no manifest is that deep"),
+        }),
+        None => Ok(()),
+    }
 }
 
 /// Templates are not edited: a `{{` outside a comment refuses the file.

@@ -16,6 +16,7 @@ pub mod owners;
 pub mod report;
 pub mod session;
 pub mod text;
+pub mod write;
 
 use serde::Serialize;
 use serde_json::{json, Value};

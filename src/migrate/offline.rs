@@ -5,10 +5,10 @@
 use serde::Serialize;
 use serde_yaml::Value as Yaml;
 
-use super::chart::ChartReport;
+use super::chart::{ChartOrigin, ChartReport};
 use super::files::Sources;
 use super::manifest::{self, EditAction, ObjectRef, Occurrence};
-use super::report::{FileReport, Mode, Report, RunAdvice};
+use super::report::{FileReport, Layout, Mode, Report, RunAdvice};
 use super::{Finding, Options, Severity};
 
 /// A workload an HPA of the manifests scales.
@@ -118,7 +118,7 @@ pub fn plan(o: &Options, src: &Sources, hpa_src: &Sources, why: &str) -> Report 
     r.file_errors = src.errors.iter().chain(&hpa_src.errors).cloned().collect();
     let found = hpas(&[src, hpa_src], o);
     let targets: Vec<ObjectRef> = found.iter().map(|(_, _, t)| t.clone()).collect();
-    let edits: Vec<_> = src.manifests.iter().map(|m| m.plan(&targets)).collect();
+    let edits: Vec<_> = src.plan_edits(&targets);
     r.kustomize = src
         .kustomizations
         .iter()
@@ -126,11 +126,7 @@ pub fn plan(o: &Options, src: &Sources, hpa_src: &Sources, why: &str) -> Report 
         .collect();
     r.charts = src.charts.iter().map(super::chart::scan).collect();
     for (hpa, at, t) in found {
-        let occurrences: Vec<Occurrence> = src
-            .manifests
-            .iter()
-            .flat_map(|m| m.plan(std::slice::from_ref(&t)).occurrences)
-            .collect();
+        let occurrences: Vec<Occurrence> = src.occurrences_of(&t);
         let mut findings: Vec<Finding> = occurrences.iter().map(occurrence_finding).collect();
         if occurrences.is_empty() {
             findings.push(finding(
@@ -171,13 +167,29 @@ pub fn plan(o: &Options, src: &Sources, hpa_src: &Sources, why: &str) -> Report 
         .collect();
     r.cluster_effect = format!("none — offline ({why}): nothing is read from or written to a cluster, so the owners of spec.replicas are unknown");
     r.describe_files(o.write, false);
+    if r.edited_files().is_empty() {
+        return r;
+    }
     r.risks.push("Other copies of the manifest (branches, environments, clusters, CI jobs) that still set replicas reset the count when applied: change them together.".into());
     r.risks.push("New environments created from the edited manifest start at 1 replica until the HPA's first sync raises them to minReplicas.".into());
     r
 }
 
 fn chart(c: &ChartReport, o: &mut String) {
-    *o += &format!("Helm chart {}:\n", c.dir);
+    if c.origin == ChartOrigin::OtherTool {
+        return other_tool(c, o);
+    }
+    *o += &match (c.origin, &c.values_file) {
+        (ChartOrigin::UnknownChart, Some(v)) => format!(
+            "Templates of an unknown chart {} (no Chart.yaml; values from {v}):\n",
+            c.dir
+        ),
+        (ChartOrigin::UnknownChart, None) => format!(
+            "Templates of an unknown chart {} (no Chart.yaml, no values.yaml beside or above):\n",
+            c.dir
+        ),
+        _ => format!("Helm chart {}:\n", c.dir),
+    };
     if c.replicas.is_empty() {
         *o += "  no template renders replicas\n";
     }
@@ -210,8 +222,26 @@ fn chart(c: &ChartReport, o: &mut String) {
     *o += "\n";
 }
 
+/// Templates of another tool: where they render replicas, and no Helm advice.
+fn other_tool(c: &ChartReport, o: &mut String) {
+    *o += &format!(
+        "Templates of another tool {} ({{{{ }}}} without Helm's functions): no Helm advice\n",
+        c.dir
+    );
+    if c.replicas.is_empty() {
+        *o += "  no template renders replicas\n";
+    }
+    for t in &c.replicas {
+        *o += &format!(
+            "  [info] template-sets-replicas: {}:{}: `{}`: render it only without the HPA, in that tool's own terms\n",
+            t.file, t.line, t.text
+        );
+    }
+    *o += "\n";
+}
+
 /// The offline parts of the text report.
-pub fn render(r: &Report, o: &mut String) {
+pub fn render(r: &Report, layout: Layout, o: &mut String) {
     for t in &r.targets {
         *o += &format!(
             "HPA {} ({}) scales {} {}\n",
@@ -245,12 +275,86 @@ pub fn render(r: &Report, o: &mut String) {
         *o += &other.concat();
         *o += "\n";
     }
-    if !r.general.is_empty() {
-        *o += "The next apply, in general (the owners are unknown offline):\n";
-        let w = r.general.iter().map(|g| g.tool.len()).max().unwrap_or(0);
-        for g in &r.general {
-            *o += &format!("  {:<w$}  {}\n", g.tool, g.text);
-        }
-        *o += "\n";
+    if !r.general.is_empty() && (layout.wide || affected(r)) {
+        general_table(&r.general, layout.width, o);
     }
+}
+
+/// The general advice, each tool's text wrapped beside its name (under it when narrow).
+fn general_table(general: &[RunAdvice], width: usize, o: &mut String) {
+    use crate::render::layout::wrap;
+    *o += "The next apply, in general (the owners are unknown offline):\n";
+    let w = general.iter().map(|g| g.tool.len()).max().unwrap_or(0);
+    let pad = " ".repeat(w + 4);
+    for g in general {
+        if width >= w + 4 + 40 {
+            *o += &wrap(&g.text, width, &format!("  {:<w$}  ", g.tool), &pad);
+        } else {
+            *o += &format!("  {}\n", g.tool);
+            *o += &wrap(&g.text, width, "      ", "      ");
+        }
+    }
+    *o += "\n";
+}
+
+/// A workload is affected: a file to edit, a finding above info, a chart template to guard or
+/// a Kustomize setting of replicas.
+fn affected(r: &Report) -> bool {
+    !r.edited_files().is_empty()
+        || r.targets
+            .iter()
+            .flat_map(|t| &t.findings)
+            .any(|f| f.severity > Severity::Info)
+        || r.charts
+            .iter()
+            .flat_map(|c| &c.replicas)
+            .any(|t| t.guard.is_none())
+        || !r.kustomize.is_empty()
+}
+
+/// Offline with nothing to change and nothing wrong: one line per source saying so and why.
+pub fn nothing_to_change(r: &Report) -> Option<Vec<String>> {
+    if r.mode != Mode::Offline
+        || affected(r)
+        || !r.errors.is_empty()
+        || !r.file_errors.is_empty()
+        || (r.targets.is_empty() && r.charts.is_empty())
+        || r.targets.iter().any(|t| t.occurrences.is_empty())
+    {
+        return None;
+    }
+    let mut out = Vec::new();
+    for t in &r.targets {
+        let at: Vec<String> = t
+            .occurrences
+            .iter()
+            .map(|o| format!("{}:{}", o.file, o.line))
+            .collect();
+        out.push(format!(
+            "Nothing to change: {} {} ({}) sets no spec.replicas; HPA {} at {}",
+            t.target.kind,
+            t.target.name,
+            at.join(", "),
+            t.hpa,
+            t.hpa_at
+        ));
+    }
+    for c in &r.charts {
+        let why = match c.replicas.as_slice() {
+            [] => format!("no template of chart {} renders spec.replicas", c.dir),
+            [t, ..] => {
+                let line = t.guard.as_ref().map_or(0, |g| g.0);
+                let more = match c.replicas.len() - 1 {
+                    0 => String::new(),
+                    n => format!(" (and {n} more, guarded too)"),
+                };
+                format!(
+                    "{}:{}: replicas only without autoscaling (line {line}){more}",
+                    t.file, t.line
+                )
+            }
+        };
+        out.push(format!("Nothing to change: {why}"));
+    }
+    Some(out)
 }

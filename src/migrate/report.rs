@@ -176,6 +176,28 @@ impl Report {
             .collect()
     }
 
+    /// Say exactly which files `--write` replaced, or why none (or which) were.
+    pub fn record_writes(&mut self, done: super::write::Outcome) {
+        let n = done.written.len();
+        let list = done.written.join(", ");
+        let stdin = self
+            .files
+            .iter()
+            .any(|f| f.edit.file == super::files::STDIN && f.edit.new_text.is_some());
+        self.files_effect = match (&done.error, n) {
+            (Some(_), 0) => "none written (see the errors)".into(),
+            (Some(_), _) => format!("{n} left edited after a failure: {list} (see the errors)"),
+            (None, 0) if stdin => "none written: <stdin> is standard input, not a file (the diff below is the edit)".into(),
+            (None, 0) => return,
+            (None, _) => format!(
+                "--write replaced {n} file{}: {list} (each through a new file beside it, owner, group and mode kept){}",
+                if n == 1 { "" } else { "s" },
+                if stdin { "; <stdin> is standard input, not written" } else { "" }
+            ),
+        };
+        self.errors.extend(done.error);
+    }
+
     /// Describe the effect on files: `write` asked, `after_cluster` when writes wait for it.
     pub fn describe_files(&mut self, write: bool, after_cluster: bool) {
         let edits = self.edited_files().join(", ");
@@ -523,8 +545,41 @@ fn indent(text: &str, by: &str) -> String {
         .collect::<String>()
 }
 
-/// The human-readable report.
+/// How the text report is laid out.
+#[derive(Debug, Clone, Copy)]
+pub struct Layout {
+    /// `-o wide`: the general "next apply" advice even when no workload is affected, and the
+    /// whole report when nothing is to change.
+    pub wide: bool,
+    /// The columns the advice and the risks are wrapped to.
+    pub width: usize,
+}
+
+impl Default for Layout {
+    fn default() -> Layout {
+        Layout {
+            wide: false,
+            width: crate::render::layout::DEFAULT_WIDTH,
+        }
+    }
+}
+
+/// The human-readable report, at the default width.
 pub fn render_text(r: &Report) -> String {
+    render_text_in(r, Layout::default())
+}
+
+/// The human-readable report laid out for `layout`: offline with nothing to change, one line
+/// per source saying so and why (the whole report with `-o wide`).
+pub fn render_text_in(r: &Report, layout: Layout) -> String {
+    if !layout.wide {
+        if let Some(lines) = super::offline::nothing_to_change(r) {
+            return lines
+                .iter()
+                .map(|l| crate::render::layout::wrap(l, layout.width, "", "  "))
+                .collect();
+        }
+    }
     let mut o = String::new();
     o += &format!(
         "Cluster: {}\nFiles: {}\n\n",
@@ -534,7 +589,7 @@ pub fn render_text(r: &Report) -> String {
     for w in &r.workloads {
         workload(w, r.mode, &mut seen, &mut o);
     }
-    super::offline::render(r, &mut o);
+    super::offline::render(r, layout, &mut o);
     files(r, &mut o);
     if !r.advice.is_empty() {
         o += "Advice:\n";
@@ -546,7 +601,11 @@ pub fn render_text(r: &Report) -> String {
     if !r.risks.is_empty() {
         o += "Risks:\n";
         for rk in &r.risks {
-            o += &format!("  - {rk}\n");
+            // offline risks fit the width; the live report keeps one line each (for now)
+            o += &match r.mode {
+                Mode::Offline => crate::render::layout::wrap(rk, layout.width, "  - ", "    "),
+                _ => format!("  - {rk}\n"),
+            };
         }
     }
     if !r.workloads.is_empty() {

@@ -8,7 +8,7 @@ use anyhow::{bail, Result};
 use super::api::Api;
 use super::files::{self, Sources};
 use super::report::{Mode, Report};
-use super::{live, offline, Options};
+use super::{live, offline, write, Options};
 
 /// Does `-A --apply` need a confirmation (it writes to several namespaces)?
 pub fn needs_confirmation(o: &Options) -> bool {
@@ -65,7 +65,8 @@ fn offline_run(o: &Options, src: &Sources, hpa_src: &Sources, why: String) -> Re
     let mut r = offline::plan(o, src, hpa_src, &why);
     if o.write {
         if r.file_errors.is_empty() {
-            files::write_edits(&mut r.files)?;
+            let done = write::write_edits(&mut r.files, &src.origins);
+            r.record_writes(done);
         } else {
             r.errors
                 .push("--write: nothing written because of the file errors".into());
@@ -97,7 +98,7 @@ async fn live_run(
             api.describe()
         );
     }
-    let mut report = live::execute(api, planned, o).await?;
+    let mut report = live::execute(api, planned, o, &src.origins).await?;
     if o.mode == Mode::Apply {
         half_migrated(&mut report);
     }

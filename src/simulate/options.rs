@@ -462,8 +462,11 @@ fn flag_and_scenario_loads(
     Ok(loads)
 }
 
+/// A load file named by `--demand` or a scenario: a regular file under the input size cap
+/// (`/dev/zero` or a FIFO is refused, never read without end).
 fn read_load(origin: &str, p: &Path) -> Result<String> {
-    std::fs::read_to_string(p).map_err(|source| SimulateError::Read {
+    use crate::bounded_read::{read_text, MAX_INPUT_BYTES};
+    read_text(p, MAX_INPUT_BYTES).map_err(|source| SimulateError::Read {
         what: format!("{origin}: cannot read {}", p.display()),
         source,
     })

@@ -17,7 +17,7 @@ use super::{err, Snapshot, SnapshotError};
 
 /// Deepest `[`/`{` nesting read from a YAML text (serde's own recursion limit is 128; past it a
 /// flow document is refused before parsing, which would cost seconds of CPU first).
-pub const MAX_FLOW_DEPTH: usize = 128;
+pub const MAX_FLOW_DEPTH: usize = crate::bounded_read::MAX_FLOW_DEPTH;
 
 /// A text that starts with `{` but is not JSON is tried as flow YAML up to this size.
 const FLOW_YAML_RETRY_BYTES: usize = 1 << 20;
@@ -344,68 +344,15 @@ fn next_json_line(text: &str) -> Option<usize> {
     text.match_indices("\n{").map(|(i, _)| i + 1).next()
 }
 
-/// Refuse flow nesting deeper than [`MAX_FLOW_DEPTH`] before the parser spends seconds on it.
-/// Brackets inside quoted strings and comments do not count.
+/// Refuse flow nesting deeper than [`MAX_FLOW_DEPTH`] before the parser spends seconds on it
+/// (the guard is shared with migrate's reader: [`crate::bounded_read::flow_too_deep`]).
 fn check_depth(text: &str, source: &str) -> Result<(), SnapshotError> {
-    let bytes = text.as_bytes();
-    let (mut depth, mut line) = (0usize, 1usize);
-    let mut i = 0;
-    let boundary = |i: usize| {
-        i == 0
-            || matches!(
-                bytes[i - 1],
-                b' ' | b'\t' | b'\n' | b'\r' | b':' | b'[' | b'{' | b','
-            )
-    };
-    while i < bytes.len() {
-        match bytes[i] {
-            b'\n' => line += 1,
-            b'[' | b'{' => {
-                depth += 1;
-                if depth > MAX_FLOW_DEPTH {
-                    return Err(err(format!(
-                        "{source}: line {line}: nesting deeper than {MAX_FLOW_DEPTH} levels of [ ] / {{ }}; a snapshot holds API objects, never that deep"
-                    )));
-                }
-            }
-            b']' | b'}' => depth = depth.saturating_sub(1),
-            b'"' if boundary(i) => {
-                i += 1;
-                while i < bytes.len() && bytes[i] != b'"' {
-                    if bytes[i] == b'\\' {
-                        i += 1;
-                    } else if bytes[i] == b'\n' {
-                        line += 1;
-                    }
-                    i += 1;
-                }
-            }
-            b'\'' if boundary(i) => {
-                i += 1;
-                while i < bytes.len() {
-                    if bytes[i] == b'\'' {
-                        if bytes.get(i + 1) == Some(&b'\'') {
-                            i += 1;
-                        } else {
-                            break;
-                        }
-                    } else if bytes[i] == b'\n' {
-                        line += 1;
-                    }
-                    i += 1;
-                }
-            }
-            b'#' if boundary(i) => {
-                while i < bytes.len() && bytes[i] != b'\n' {
-                    i += 1;
-                }
-                continue;
-            }
-            _ => {}
-        }
-        i += 1;
+    match crate::bounded_read::flow_too_deep(text, MAX_FLOW_DEPTH) {
+        Some(line) => Err(err(format!(
+            "{source}: line {line}: nesting deeper than {MAX_FLOW_DEPTH} levels of [ ] / {{ }}; a snapshot holds API objects, never that deep"
+        ))),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 #[cfg(test)]

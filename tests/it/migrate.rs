@@ -13,6 +13,8 @@ use fake_apiserver::{FakeApiServer, Fault, Options, PathMatch, RecordedRequest, 
 use kubectl_hpa::migrate::manifest::{EditAction, Manifest, ObjectRef};
 use serde_json::{json, Value};
 
+mod safety;
+
 const LA: &str = "kubectl.kubernetes.io/last-applied-configuration";
 const DEPLOY: &str = "/apis/apps/v1/namespaces/shop/deployments/web";
 
@@ -823,7 +825,8 @@ fn templated_and_unparsable_files_name_file_and_line_and_block_write() {
     let out = c.run(&["web", "-n", "shop", "-f", ".", "--apply", "--write"]);
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
-    assert!(err.contains("chart.yaml:6: looks like a template"), "{err}");
+    // a file with Helm template actions is read as a template of an unknown chart (issue 30)
+    assert!(!err.contains("chart.yaml:6"), "{err}");
     assert!(err.contains("broken.yaml:"), "{err}");
     assert!(err.contains("not valid YAML"), "{err}");
     assert!(
@@ -1039,6 +1042,12 @@ impl Repo {
         std::fs::read_to_string(self.dir.join(path)).unwrap()
     }
     fn run_with(&self, args: &[&str], stdin: Option<&str>) -> Output {
+        self.run_full(args, stdin, &[])
+    }
+    fn run_env(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
+        self.run_full(args, None, env)
+    }
+    fn run_full(&self, args: &[&str], stdin: Option<&str>, env: &[(&str, &str)]) -> Output {
         use std::io::Write;
         use std::process::Stdio;
         let mut child = crate::support::binary::bare()
@@ -1046,6 +1055,8 @@ impl Repo {
             .args(args)
             .current_dir(&self.dir)
             .env("NO_COLOR", "1")
+            .env_remove("COLUMNS")
+            .envs(env.iter().copied())
             // No kubeconfig at all: none named, none in an empty HOME, not in a cluster.
             .env_remove("KUBECONFIG")
             .env("HOME", self.dir.join("home"))
@@ -1161,7 +1172,10 @@ fn offline_plain_manifests_without_any_kubeconfig() {
 
     let out = r.run(&["-f", "k8s", "--write"]);
     let text = ok_text(&out);
-    assert!(text.contains("Files: --write edits k8s/app.yaml"), "{text}");
+    assert!(
+        text.contains("Files: --write replaced 1 file: k8s/app.yaml (each through a new file beside it, owner, group and mode kept)"),
+        "{text}"
+    );
     let edited = r.read("k8s/app.yaml");
     assert_eq!(
         edited,
@@ -1171,9 +1185,133 @@ fn offline_plain_manifests_without_any_kubeconfig() {
         ),
         "only web's replicas line goes; comments and the worker stay"
     );
-    // idempotent
+    // idempotent, and quiet: one line saying so and why (the whole report with -o wide)
     let text = ok_text(&r.run(&["-f", "k8s", "--write"]));
+    assert_eq!(
+        text,
+        "Nothing to change: Deployment web (k8s/app.yaml:1) sets no spec.replicas; HPA web at k8s/app.yaml:20\n"
+    );
+    let text = ok_text(&r.run(&["-f", "k8s", "--write", "-o", "wide"]));
     assert!(text.contains("no file needs an edit"), "{text}");
+    assert!(text.contains("The next apply, in general"), "{text}");
+}
+
+/// Copy a fixture of tests/migrate_data/charts into the repository, under the same name.
+fn copy_fixture(r: &Repo, name: &str) {
+    fn walk(dir: &std::path::Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    let base = data("charts");
+    let mut files = Vec::new();
+    walk(&base.join(name), &mut files);
+    for f in files {
+        let rel = f.strip_prefix(&base).unwrap().to_str().unwrap().to_string();
+        r.file(&rel, &std::fs::read_to_string(&f).unwrap());
+    }
+}
+
+/// Issue 30 item 1: templates without Chart.yaml are an unknown chart (values.yaml found
+/// above them); `{{ }}` without Helm's functions is another tool's template (no Helm advice);
+/// an already guarded line gets no guard advice. The dry run writes nothing.
+#[test]
+fn templates_without_a_chart_and_templates_of_another_tool() {
+    let r = Repo::new("loose");
+    for f in ["loose-guarded", "loose-bare", "kube-aws"] {
+        copy_fixture(&r, f);
+    }
+    let before = r.read("loose-bare/templates/deployment.yaml");
+    // a vendored templates/ directory, already guarded: one line, no guard advice
+    let out = r.run_env(&["-f", "loose-guarded", "-R"], &[("COLUMNS", "120")]);
+    assert_eq!(
+        ok_text(&out),
+        "Nothing to change: loose-guarded/templates/deployment.yaml:7: replicas only without autoscaling (line 6)\n"
+    );
+    let wide = ok_text(&r.run(&["-f", "loose-guarded/templates", "-o", "wide"]));
+    assert!(wide.contains("Templates of an unknown chart loose-guarded/templates (no Chart.yaml; values from loose-guarded/values.yaml):"), "{wide}");
+    assert!(wide.contains("[info] helm-chart-guarded"), "{wide}");
+    assert!(
+        !wide.contains("guard it") && !wide.contains("no HorizontalPodAutoscaler"),
+        "{wide}"
+    );
+    assert!(
+        !wide.contains("values.yaml: no document"),
+        "values.yaml is not a manifest: {wide}"
+    );
+
+    // unguarded: [high], the guard in the chart's own HPA condition (hpa.enabled)
+    let out = r.run(&["-f", "loose-bare", "-R"]);
+    let text = ok_text(&out);
+    assert!(text.contains("[high] helm-chart-sets-replicas: loose-bare/templates/deployment.yaml:6: `replicas: {{ .Values.replicas }}` (values key replicas, loose-bare/values.yaml:1)"), "{text}");
+    assert!(text.contains("        {{- if not .Values.hpa.enabled }}\n        replicas: {{ .Values.replicas }}\n        {{- end }}\n"), "{text}");
+    assert!(!text.contains("values.yaml: no document"), "{text}");
+    assert_eq!(
+        r.read("loose-bare/templates/deployment.yaml"),
+        before,
+        "the dry run writes nothing"
+    );
+
+    // kube-aws style: another tool's template, no Helm advice
+    let out = r.run(&["-f", "kube-aws"]);
+    let text = ok_text(&out);
+    assert!(
+        text.contains(
+            "Templates of another tool kube-aws ({{ }} without Helm's functions): no Helm advice"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "[info] template-sets-replicas: kube-aws/worker.yaml:6: `replicas: {{.Worker.Count}}`"
+        ),
+        "{text}"
+    );
+    for helm in [
+        "helm-chart",
+        ".Values",
+        "guard it",
+        "{{- if",
+        "upgrade that stops",
+    ] {
+        assert!(!text.contains(helm), "no Helm advice ({helm}): {text}");
+    }
+}
+
+/// Issue 30 item 4: nothing to change is one line; the general "next apply" advice only with
+/// `-o wide` or an affected workload; the advice and the risks fit COLUMNS.
+#[test]
+fn offline_is_quiet_when_nothing_is_wrong_and_fits_the_width() {
+    let r = Repo::new("quiet");
+    chart_repo(&r, true);
+    let out = r.run(&["-f", "chart"]);
+    let text = ok_text(&out);
+    assert_eq!(
+        text,
+        "Nothing to change: chart/templates/deployment.yaml:7: replicas only without autoscaling (line 6)\n"
+    );
+    let wide = ok_text(&r.run(&["-f", "chart", "-o", "wide"]));
+    assert!(wide.contains("helm-chart-guarded"), "{wide}");
+    assert!(wide.contains("The next apply, in general"), "{wide}");
+    assert!(
+        !wide.contains("Risks:"),
+        "no risk about an edited manifest when none is edited: {wide}"
+    );
+
+    // an affected workload: the general advice and the risks, wrapped to COLUMNS
+    r.file("k8s/app.yaml", &format!("{WEB}---\n{WEB_HPA}"));
+    let out = r.run_env(&["-f", "k8s"], &[("COLUMNS", "80")]);
+    let text = ok_text(&out);
+    assert!(text.contains("The next apply, in general"), "{text}");
+    assert!(text.contains("Risks:"), "{text}");
+    let tail = &text[text.find("The next apply").unwrap()..];
+    let long: Vec<&str> = tail.lines().filter(|l| l.chars().count() > 80).collect();
+    assert!(long.is_empty(), "lines over 80 columns: {long:?}");
 }
 
 #[test]
@@ -1276,7 +1414,7 @@ fn chart_repo(r: &Repo, guarded: bool) {
 fn offline_helm_chart_with_and_without_the_guard() {
     let r = Repo::new("chart-guarded");
     chart_repo(&r, true);
-    let text = ok_text(&r.run(&["-f", "chart", "--write"]));
+    let text = ok_text(&r.run(&["-f", "chart", "--write", "-o", "wide"]));
     golden("offline-chart-guarded.txt", &text);
     assert!(text.contains("[info] helm-chart-guarded: chart/templates/deployment.yaml:7: `replicas: {{ .Values.replicaCount }}` is rendered only without autoscaling (`if not .Values.autoscaling.enabled`, line 6): nothing to change in the chart; enable autoscaling.enabled (chart/values.yaml:5)"), "{text}");
     assert!(

@@ -52,6 +52,22 @@ impl Snapshot {
             d.assumptions.push(n.to_string());
         }
         d.assumptions.extend(self.merge_notes.iter().cloned());
+        let lacks_target = d.verdict.decided_by == Rule::FailedGetScale
+            && !self.written_by_tool
+            && matches!(
+                self.target_status(ns, name),
+                super::TargetStatus::NotInSnapshot { .. }
+            );
+        if lacks_target {
+            unknown(
+                d,
+                Rule::NotInSnapshot,
+                format!(
+                    "the file lacks {} {}, so the replica count cannot be recomputed (a file written by `kubectl hpa snapshot` would record whether the server has it); the HPA's own status and conditions are shown as the controller last wrote them",
+                    input.hpa.target_kind, input.hpa.target_name
+                ),
+            );
+        }
         let metrics_failed = matches!(
             d.verdict.decided_by,
             Rule::InvalidMetrics | Rule::InvalidMetricBlocksScaleDown

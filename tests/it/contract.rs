@@ -632,7 +632,14 @@ fn every_unknown_document_tells_one_story() {
         }),
         &|i| i["kind"] != "PodMetrics",
     );
-    for (file, rule) in [(&no_metrics, "NoMetrics"), (&failed, "FetchFailed")] {
+    let lacks = variant("lacks-target.json", json!({}), &|i| {
+        i["kind"] != "Deployment"
+    });
+    for (file, rule) in [
+        (&no_metrics, "NoMetrics"),
+        (&failed, "FetchFailed"),
+        (&lacks, "NotInSnapshot"),
+    ] {
         let one = run(
             &[
                 "explain",

@@ -966,3 +966,36 @@ fn a_later_document_replaces_an_earlier_one_and_different_hpas_stay_apart() {
         v["notes"]
     );
 }
+
+// --- what a file lacks (issue 27 item 2) -------------------------------------------------------
+
+#[test]
+fn a_tool_written_snapshot_records_a_missing_target_as_the_server_s_answer() {
+    let dir = tmpdir("lacks");
+    let hpa: Vec<Value> = items("scale-up-cpu.yaml")
+        .into_iter()
+        .filter(|o| o["kind"] == "HorizontalPodAutoscaler")
+        .collect();
+    // Pasted `kubectl get hpa web -o yaml`: UNKNOWN, naming what the file lacks.
+    let pasted = write(&dir, "pasted.yaml", &yaml(&hpa[0]));
+    let v = explain_json("web", &[&pasted]);
+    assert_eq!(v["verdict"]["action"], "Unknown", "{}", v["verdict"]);
+    assert_eq!(v["verdict"]["decidedBy"], "NotInSnapshot");
+    assert!(
+        v["lastSync"]["written"]["conditions"].is_array(),
+        "{}",
+        v["lastSync"]
+    );
+    // Written by `kubectl hpa snapshot` (taken-at): the controller's FailedGetScale, keeping
+    // the status's desiredReplicas.
+    let mut l = list(&hpa);
+    l["metadata"] = json!({"annotations": {"kubectl-hpa.dev/taken-at": NOW}});
+    let taken = write(&dir, "taken.json", &l.to_string());
+    let v = explain_json("web", &[&taken]);
+    assert_eq!(
+        v["verdict"]["decidedBy"], "FailedGetScale",
+        "{}",
+        v["verdict"]
+    );
+    assert_eq!(v["desiredReplicas"], hpa[0]["status"]["desiredReplicas"]);
+}

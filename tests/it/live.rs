@@ -710,11 +710,25 @@ fn a_missing_target_is_failed_get_scale_live_and_offline() {
     );
     assert!(!live_notes[0].contains("may simply lack"), "{live_notes:?}");
 
+    // Replayed from `kubectl hpa snapshot` (which records the missing object as the server's
+    // answer): the same decision. From a hand-made file that lacks it: UNKNOWN, naming what the
+    // file lacks (issue 27 item 2).
+    let taken = ok(
+        &c.run(&["snapshot", "web", "-n", "shop", "-o", "json"]),
+        "snapshot",
+    );
+    let taken_file = file.with_file_name("taken.json");
+    std::fs::write(&taken_file, taken).expect("write snapshot");
+    assert_eq!(decision(&live), decision(&offline_json("web", &taken_file)));
     let offline = offline_json("web", &file);
-    assert_eq!(decision(&live), decision(&offline));
-    let notes = finding_messages(&offline, "target-missing");
+    assert_eq!(
+        offline["verdict"]["decidedBy"], "NotInSnapshot",
+        "{}",
+        offline["verdict"]
+    );
+    let notes = finding_messages(&offline, "snapshot-lacks-target");
     assert!(
-        notes.len() == 1 && notes[0].contains("may simply lack the object"),
+        notes.len() == 1 && notes[0].contains("Deployment shop/web"),
         "{notes:?}"
     );
     // The text output says it too, and exits 0.

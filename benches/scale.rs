@@ -2,7 +2,8 @@
 //!
 //! * offline `explain -A --snapshot` at 500 and 2,000 HPAs (50 namespaces, 4 pods per HPA with
 //!   the fields `kubectl get -o json` prints — managedFields, env, probes, volumes — their
-//!   PodMetrics, a Deployment, a ReplicaSet and 2 events per HPA), and offline
+//!   PodMetrics, a Deployment, a ReplicaSet, 2 events and a behavior per HPA), with and without
+//!   the `kubectl-hpa.dev/taken-at` annotation (without it, "now" is the newest sample), and offline
 //!   `explain NAME -o json` over 1,000 and 10,000 pods, each next to
 //!   `python3 -c 'import json; json.load(open(F))'` on the same file, with peak RSS;
 //! * live `explain -A` (500 HPAs) next to `kubectl get hpa -A`, and live `explain NAME` next
@@ -86,7 +87,9 @@ fn fleet(hpas: usize) -> Vec<Value> {
             "metadata": {"name": app, "namespace": ns, "uid": format!("hpa-{h}"), "resourceVersion": "1", "generation": 3,
                 "creationTimestamp": "2026-01-01T00:00:00Z", "managedFields": managed_fields("kubectl")},
             "spec": {"minReplicas": 2, "maxReplicas": 20, "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": app},
-                "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 60}}}]},
+                "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 60}}}],
+                "behavior": {"scaleDown": {"stabilizationWindowSeconds": 300, "policies": [{"type": "Percent", "value": 50, "periodSeconds": 60}]},
+                    "scaleUp": {"stabilizationWindowSeconds": 0, "selectPolicy": "Max", "policies": [{"type": "Pods", "value": 4, "periodSeconds": 15}, {"type": "Percent", "value": 100, "periodSeconds": 15}]}}},
             "status": {"currentReplicas": 4, "desiredReplicas": 4, "observedGeneration": 3, "lastScaleTime": "2026-03-01T10:00:00Z",
                 "currentMetrics": [{"type": "Resource", "resource": {"name": "cpu", "current": {"averageUtilization": 55, "averageValue": "55m"}}}],
                 "conditions": [{"type": "AbleToScale", "status": "True", "reason": "ReadyForNewScale", "message": "recommended size matches current size", "lastTransitionTime": "2026-03-01T10:00:00Z"},
@@ -150,6 +153,15 @@ fn write(dir: &Path, name: &str, objects: Vec<Value>) -> PathBuf {
     let p = dir.join(name);
     let doc = json!({"apiVersion": "v1", "kind": "List",
         "metadata": {"annotations": {"kubectl-hpa.dev/taken-at": NOW}}, "items": objects});
+    std::fs::write(&p, serde_json::to_vec(&doc).expect("json")).expect("write");
+    p
+}
+
+/// The same objects as `kubectl get -o json` prints them: a List without the taken-at
+/// annotation (the evaluation time then comes from the newest metric sample, issue 27 item 4).
+fn write_plain(dir: &Path, name: &str, objects: Vec<Value>) -> PathBuf {
+    let p = dir.join(name);
+    let doc = json!({"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": objects});
     std::fs::write(&p, serde_json::to_vec(&doc).expect("json")).expect("write");
     p
 }
@@ -333,6 +345,19 @@ fn offline_rows(dir: &Path) {
         &f2000,
         &["explain", "-A", "--now", NOW],
     );
+    // Without the taken-at annotation (kubectl get -o json): time from the newest sample.
+    let p500 = write_plain(dir, "fleet-500-plain.json", fleet(500));
+    let u500 = offline_row(
+        "explain -A --snapshot, 500 HPAs, no taken-at",
+        &p500,
+        &["explain", "-A"],
+    );
+    let p2000 = write_plain(dir, "fleet-2000-plain.json", fleet(2000));
+    let u2000 = offline_row(
+        "explain -A --snapshot, 2,000 HPAs, no taken-at",
+        &p2000,
+        &["explain", "-A"],
+    );
     let p1k = write(dir, "pods-1000.json", big(1000));
     offline_row(
         "explain NAME -o json, 1,000 pods",
@@ -346,8 +371,9 @@ fn offline_rows(dir: &Path) {
         &["explain", "big", "-n", "bench", "--now", NOW, "-o", "json"],
     );
     println!(
-        "\ngrowth 500 → 2,000 HPAs (4× the data), best times: {:.1}×\n",
-        t2000.as_secs_f64() / t500.as_secs_f64()
+        "\ngrowth 500 → 2,000 HPAs (4× the data), best times: {:.1}× (no taken-at: {:.1}×)\n",
+        t2000.as_secs_f64() / t500.as_secs_f64(),
+        u2000.as_secs_f64() / u500.as_secs_f64()
     );
 }
 

@@ -347,7 +347,10 @@ pub fn diagnose(snap: &Snapshot, input: &Input, d: &Decision, x: &Extras) -> Vec
         .unwrap_or_default();
 
     // The target.
-    if d.verdict.decided_by == Rule::FailedGetScale {
+    if matches!(
+        d.verdict.decided_by,
+        Rule::FailedGetScale | Rule::NotInSnapshot
+    ) {
         out.extend(target_finding(snap, input));
     }
     if d.current_replicas == Some(0) {
@@ -396,6 +399,8 @@ pub fn diagnose(snap: &Snapshot, input: &Input, d: &Decision, x: &Extras) -> Vec
     snapshot_findings(snap, input, &mut out);
     if d.verdict.decided_by == Rule::NoMetrics {
         out.push(no_metrics(input));
+    } else if d.verdict.decided_by == Rule::NotInSnapshot {
+        // The file lacks the target: said by the target's finding.
     } else if d.verdict.action == Action::Unknown {
         // Our read failed, not the controller's: no advice about the metrics pipeline.
         out.push(finding(
@@ -507,6 +512,18 @@ fn target_finding(snap: &Snapshot, input: &Input) -> Option<Finding> {
             text,
             not_found: true,
         } => target_missing(kind, name, ns, &text),
+        TargetStatus::NotInSnapshot { .. } if !snap.written_by_tool => finding(
+            "snapshot-lacks-target",
+            Severity::Warning,
+            format!(
+                "{} lacks the scale target {kind} {ns}/{name}: what the controller would do cannot be recomputed (the file may simply not include it)",
+                snap.source
+            ),
+            format!(
+                "add it (kubectl get {} {name} -n {ns} -o yaml) or take the snapshot with `kubectl hpa snapshot`, which records a missing object as the server's answer",
+                kind.to_lowercase()
+            ),
+        ),
         TargetStatus::NotInSnapshot { text } => {
             let mut f = target_missing(kind, name, ns, &text);
             f.message += &format!(

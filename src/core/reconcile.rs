@@ -183,6 +183,9 @@ impl<'a, 'd> Sync<'a, 'd> {
             ),
         };
         self.skip_all("the target's scale could not be read");
+        // The controller returns before it computes anything and writes the status back
+        // unchanged: its desiredReplicas stays the previous one (TestConditionFailedGetScale).
+        self.decision.desired_replicas = self.decision.status.desired_replicas;
     }
 
     fn succeeded_get_scale(&mut self, scale: &Scale) {

@@ -73,6 +73,9 @@ rules! {
     FetchFailed,
     /// Not the controller's: the snapshot file holds no metrics, so the recomputation is unknown.
     NoMetrics,
+    /// Not the controller's: the file (not written by `kubectl hpa snapshot`) lacks the HPA's
+    /// scale target, so the recomputation is unknown.
+    NotInSnapshot,
 }
 
 impl fmt::Display for Rule {

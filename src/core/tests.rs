@@ -619,8 +619,17 @@ fn failed_get_scale_is_an_answer() {
         .busy_pods(3, 1000)
         .build();
     i.scale = Err("deployments.apps \"web\" not found".into());
+    i.hpa.status = Some(hpa_v2::HorizontalPodAutoscalerStatus {
+        current_replicas: Some(3),
+        desired_replicas: 3,
+        ..Default::default()
+    });
     let d = evaluate(&i);
     assert_eq!(d.current_replicas, None);
+    // The status is written back unchanged: the previous desiredReplicas stays (the
+    // controller's TestConditionFailedGetScale expects 3).
+    assert_eq!(d.desired_replicas, Some(3));
+    assert_eq!(d.status.desired_replicas, Some(3));
     assert_eq!(d.verdict.action, Action::CannotScale);
     let c = cond(&d, "AbleToScale");
     assert_eq!(c.reason, "FailedGetScale");

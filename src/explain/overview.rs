@@ -40,7 +40,7 @@ pub fn run_offline(opts: &ExplainOptions, snap: &Snapshot, extras: &Extras) -> R
         Some(n) => format!("namespace {n}"),
         None => "all namespaces".into(),
     };
-    render_fleet(&items, opts, scope, snap.source.clone(), &[])
+    render_fleet(&items, opts, scope, snap.source.clone(), &snap.merge_notes)
 }
 
 /// Where a live fleet was read: the kubeconfig context, the server, the namespace (None: all).

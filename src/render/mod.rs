@@ -202,6 +202,12 @@ fn head(d: &Decision, st: &Style) -> String {
         (Action::Unknown, _, _) if d.verdict.decided_by == crate::core::Rule::NoMetrics => {
             "UNKNOWN (the snapshot holds no metrics)".to_string()
         }
+        (Action::Unknown, _, _) if d.verdict.decided_by == crate::core::Rule::NotInSnapshot => {
+            format!(
+                "UNKNOWN (the file lacks {} {})",
+                d.target.kind, d.target.name
+            )
+        }
         (Action::Unknown, _, _) => "UNKNOWN (a request of ours failed)".to_string(),
         (_, Some(f), _) => format!("CANNOT SCALE (stays at {f})"),
         _ => "CANNOT SCALE".to_string(),

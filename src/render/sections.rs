@@ -618,6 +618,9 @@ pub(crate) fn steps(d: &Decision, st: &Style) -> String {
 
 /// The conditions and events the controller would write (its exact texts).
 pub(crate) fn conditions(d: &Decision, st: &Style) -> String {
+    if d.verdict.action == crate::core::Action::Unknown {
+        return written_conditions(d, st);
+    }
     let mut o = format!("\n{}\n", st.heading("Conditions the controller would set"));
     let rows = d
         .conditions
@@ -644,6 +647,40 @@ pub(crate) fn conditions(d: &Decision, st: &Style) -> String {
             o += &st.line(&format!("{} {} {}", e.type_, e.reason, e.message));
         }
     }
+    o
+}
+
+/// An `Unknown` verdict: what the controller would write now is not known; the HPA's own
+/// conditions, as the controller last wrote them, are shown instead.
+fn written_conditions(d: &Decision, st: &Style) -> String {
+    let mut o = format!(
+        "\n{}\n",
+        st.heading("Conditions as the controller last wrote them")
+    );
+    let written = d.last_sync.as_ref().and_then(|l| l.written.as_ref());
+    let rows: Vec<Vec<String>> = written
+        .map(|w| &w.conditions[..])
+        .unwrap_or_default()
+        .iter()
+        .map(|c| {
+            vec![
+                c.type_.clone(),
+                c.status.clone(),
+                c.reason.clone(),
+                c.last_transition_time
+                    .map(crate::display::units::full_time)
+                    .unwrap_or_else(|| "-".into()),
+            ]
+        })
+        .collect();
+    if rows.is_empty() {
+        o += &st.line("none (the HPA has no status conditions)");
+    } else {
+        let t = table_of(&["type", "status", "reason", "since"], rows, st.width);
+        let _ = writeln!(o, "{t}");
+    }
+    o += &st
+        .line("what the controller would set and emit now is not known (the verdict is UNKNOWN)");
     o
 }
 

@@ -39,35 +39,45 @@ impl Snapshot {
         let (ns, name) = (input.hpa.namespace.as_str(), input.hpa.name.as_str());
         let own = self.own_failures_for(ns, name, &input.hpa.metrics);
         if !own.is_empty() {
-            d.verdict = Verdict {
-                action: Action::Unknown,
-                from: d.verdict.from,
-                to: None,
-                decided_by: Rule::FetchFailed,
-                summary: format!(
+            unknown(
+                d,
+                Rule::FetchFailed,
+                format!(
                     "could not read {}; the controller's own view is unknown",
                     own.join(", ")
                 ),
-            };
-            d.desired_range = None;
+            );
         }
         for n in self.notes_for(ns, name, NoteKind::Converted) {
             d.assumptions.push(n.to_string());
+        }
+        d.assumptions.extend(self.merge_notes.iter().cloned());
+        let lacks_target = d.verdict.decided_by == Rule::FailedGetScale
+            && !self.written_by_tool
+            && matches!(
+                self.target_status(ns, name),
+                super::TargetStatus::NotInSnapshot { .. }
+            );
+        if lacks_target {
+            unknown(
+                d,
+                Rule::NotInSnapshot,
+                format!(
+                    "the file lacks {} {}, so the replica count cannot be recomputed (a file written by `kubectl hpa snapshot` would record whether the server has it); the HPA's own status and conditions are shown as the controller last wrote them",
+                    input.hpa.target_kind, input.hpa.target_name
+                ),
+            );
         }
         let metrics_failed = matches!(
             d.verdict.decided_by,
             Rule::InvalidMetrics | Rule::InvalidMetricBlocksScaleDown
         );
         if metrics_failed && self.holds_no_metrics() {
-            d.verdict = Verdict {
-                action: Action::Unknown,
-                from: d.verdict.from,
-                to: None,
-                decided_by: Rule::NoMetrics,
-                summary: "the snapshot holds no metrics (no PodMetrics, MetricValueList or ExternalMetricValueList), so the replica count cannot be recomputed; the status, the spec and the pods are still read".into(),
-            };
-            d.desired_replicas = None;
-            d.desired_range = None;
+            unknown(
+                d,
+                Rule::NoMetrics,
+                "the snapshot holds no metrics (no PodMetrics, MetricValueList or ExternalMetricValueList), so the replica count cannot be recomputed; the status, the spec and the pods are still read".into(),
+            );
         }
         let reads_resources = input.hpa.metrics.iter().any(|m| {
             matches!(
@@ -81,4 +91,28 @@ impl Snapshot {
             );
         }
     }
+}
+
+/// Make `d` an `Unknown` document decided by `rule`: everything the controller would decide or
+/// write is "not known" the same way — `desiredReplicas`, `desiredRange`, `proposal`,
+/// `rescaleReason`, `nextChange` and `status.desiredReplicas` null, `conditions`, `events` and
+/// `status.currentMetrics` empty (the HPA's own status, as the controller last wrote it, stays
+/// in `lastSync.written`). What was read (`currentReplicas`, the metrics, the steps) stays.
+pub(crate) fn unknown(d: &mut Decision, rule: Rule, summary: String) {
+    d.verdict = Verdict {
+        action: Action::Unknown,
+        from: d.verdict.from,
+        to: None,
+        decided_by: rule,
+        summary,
+    };
+    d.desired_replicas = None;
+    d.desired_range = None;
+    d.proposal = None;
+    d.rescale_reason = None;
+    d.next_change = None;
+    d.conditions.clear();
+    d.events.clear();
+    d.status.desired_replicas = None;
+    d.status.current_metrics.clear();
 }

@@ -31,6 +31,9 @@ pub(crate) struct Index {
     pub events: HashMap<Key2, Range<usize>>,
     /// Pod position → the HPAs (positions) whose target's selector picks it.
     pub selecting: HashMap<usize, Vec<usize>>,
+    /// The newest sample timestamp among the metrics, parsed once per file
+    /// ([`Snapshot::newest_metric_time`]).
+    pub newest_metric: Option<jiff::Timestamp>,
 }
 
 fn ns_or_default(ns: Option<&str>) -> String {
@@ -51,6 +54,24 @@ pub(crate) fn event_subject(v: &Value) -> Option<(String, String)> {
         .unwrap_or("default")
         .to_string();
     Some((ns, name))
+}
+
+/// The newest parsable sample timestamp of the PodMetrics, MetricValues and
+/// ExternalMetricValues.
+fn newest_metric(s: &Snapshot) -> Option<jiff::Timestamp> {
+    let a = s.pod_metrics.iter().filter_map(|m| m.timestamp.as_deref());
+    let b = s
+        .custom_metrics
+        .iter()
+        .filter_map(|m| m.timestamp.as_deref());
+    let c = s
+        .external_metrics
+        .iter()
+        .filter_map(|m| m.timestamp.as_deref());
+    a.chain(b)
+        .chain(c)
+        .filter_map(|t| t.parse::<jiff::Timestamp>().ok())
+        .max()
 }
 
 impl Index {
@@ -117,6 +138,7 @@ impl Index {
         }
         ix.index_events(&s.other);
         ix.index_selecting(s);
+        ix.newest_metric = newest_metric(s);
         ix
     }
 

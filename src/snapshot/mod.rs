@@ -170,6 +170,9 @@ pub struct Snapshot {
     /// Whether a document carried `kubectl-hpa.dev/taken-at` (written by `kubectl hpa snapshot`,
     /// which always fetches the metrics an HPA reads).
     pub written_by_tool: bool,
+    /// What merging the documents noted: objects read more than once (a later document
+    /// replaces an earlier one).
+    pub merge_notes: Vec<String>,
     /// Lookups by namespace, name, label and metric (built at the first lookup).
     index: std::sync::OnceLock<Index>,
 }
@@ -582,24 +585,10 @@ impl Snapshot {
             .collect()
     }
 
-    /// The newest sample timestamp among the metrics (the moment the snapshot's data describe).
+    /// The newest sample timestamp among the metrics (the moment the snapshot's data describe),
+    /// computed once per file with the indexes: the fleet asks it once per HPA.
     pub fn newest_metric_time(&self) -> Option<Timestamp> {
-        let a = self
-            .pod_metrics
-            .iter()
-            .filter_map(|m| m.timestamp.as_deref());
-        let b = self
-            .custom_metrics
-            .iter()
-            .filter_map(|m| m.timestamp.as_deref());
-        let c = self
-            .external_metrics
-            .iter()
-            .filter_map(|m| m.timestamp.as_deref());
-        a.chain(b)
-            .chain(c)
-            .filter_map(|t| t.parse::<Timestamp>().ok())
-            .max()
+        self.index().newest_metric
     }
 
     /// The indexes, built at the first lookup (afresh when the snapshot changed since).

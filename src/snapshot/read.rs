@@ -13,6 +13,8 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::item::Item;
+use k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler;
+
 use super::{err, Snapshot, SnapshotError};
 
 /// Deepest `[`/`{` nesting read from a YAML text (serde's own recursion limit is 128; past it a
@@ -47,8 +49,15 @@ impl Snapshot {
             .map(|d| d.source.as_str())
             .collect::<Vec<_>>()
             .join(" + ");
+        let mut docs = docs;
+        let mut pairs = drop_earlier_series(&mut docs);
+        let note = replaced_note(&docs, &mut pairs);
         let mut snap = merge_all(docs).ok_or_else(|| err("--snapshot: no file given"))?;
         snap.source = source;
+        if let Some(note) = note {
+            snap.drop_replaced();
+            snap.merge_notes.push(note);
+        }
         Ok(snap)
     }
 
@@ -279,6 +288,221 @@ impl Snapshot {
             have.join(", ")
         )
     }
+}
+
+/// What identifies an object when documents are merged: its API group, kind, namespace and
+/// name (as the API server holds one object per identity). `None`: no identity (no name), kept.
+type ObjectKey = (String, String, String, String);
+
+fn key_of(group: &str, kind: &str, ns: Option<&str>, name: Option<&str>) -> Option<ObjectKey> {
+    let name = name.filter(|n| !n.is_empty())?;
+    Some((
+        group.to_string(),
+        kind.to_string(),
+        ns.filter(|n| !n.is_empty())
+            .unwrap_or("default")
+            .to_string(),
+        name.to_string(),
+    ))
+}
+
+/// The API group of an `apiVersion` (`""` for the core group).
+fn group_of(api_version: &str) -> &str {
+    api_version.rsplit_once('/').map_or("", |(g, _)| g)
+}
+
+impl Snapshot {
+    /// The identity of every object read (in the order of the vectors; `None`: no identity).
+    /// Deployments and ReplicaSets count once (their [`super::WorkloadStatus`] is the same object).
+    fn object_keys(&self) -> impl Iterator<Item = Option<ObjectKey>> + '_ {
+        let hpas = self.hpas.iter().map(|h| {
+            let m = &h.metadata;
+            key_of(
+                "autoscaling",
+                "HorizontalPodAutoscaler",
+                m.namespace.as_deref(),
+                m.name.as_deref(),
+            )
+        });
+        let workloads = self.workloads.iter().map(|w| {
+            let group = if w.kind == "Scale" {
+                "autoscaling"
+            } else {
+                "apps"
+            };
+            key_of(group, &w.kind, Some(&w.namespace), Some(&w.name))
+        });
+        let pods = self.pods.iter().map(|p| {
+            let m = &p.metadata;
+            key_of("", "Pod", m.namespace.as_deref(), m.name.as_deref())
+        });
+        let pod_metrics = self.pod_metrics.iter().map(|p| {
+            let m = &p.metadata;
+            key_of(
+                "metrics.k8s.io",
+                "PodMetrics",
+                m.namespace.as_deref(),
+                m.name.as_deref(),
+            )
+        });
+        let other = self.other.iter().map(other_key);
+        hpas.chain(workloads)
+            .chain(pods)
+            .chain(pod_metrics)
+            .chain(other)
+    }
+
+    /// Keep the last object of each identity ([`ObjectKey`]), in every vector: a later
+    /// document replaces an earlier one.
+    fn drop_replaced(&mut self) {
+        let hpa_key = |h: &HorizontalPodAutoscaler| {
+            let m = &h.metadata;
+            key_of(
+                "autoscaling",
+                "HorizontalPodAutoscaler",
+                m.namespace.as_deref(),
+                m.name.as_deref(),
+            )
+        };
+        keep_last(&mut self.hpas, hpa_key);
+        keep_last(&mut self.workloads, |w| {
+            key_of("", &w.kind, Some(&w.namespace), Some(&w.name))
+        });
+        keep_last(&mut self.workload_status, |w| {
+            key_of("", &w.kind, Some(&w.namespace), Some(&w.name))
+        });
+        keep_last(&mut self.pods, |p| {
+            key_of(
+                "",
+                "Pod",
+                p.metadata.namespace.as_deref(),
+                p.metadata.name.as_deref(),
+            )
+        });
+        keep_last(&mut self.pod_metrics, |p| {
+            key_of(
+                "",
+                "PodMetrics",
+                p.metadata.namespace.as_deref(),
+                p.metadata.name.as_deref(),
+            )
+        });
+        keep_last(&mut self.other, other_key);
+        for notes in self.hpa_notes.values_mut() {
+            let mut seen = std::collections::HashSet::new();
+            notes.retain(|n| seen.insert(n.text.clone()));
+        }
+        self.sort_other();
+    }
+}
+
+/// A custom metric value: the object it describes, the metric and its selector.
+fn custom_key(m: &crate::metrics_api::MetricValue) -> Option<ObjectKey> {
+    let o = &m.described_object;
+    let selector = m
+        .metric
+        .selector
+        .as_ref()
+        .and_then(|s| serde_json::to_string(s).ok())
+        .unwrap_or_default();
+    key_of(
+        "custom.metrics.k8s.io",
+        &format!("{}/{}", o.kind, m.metric.name),
+        o.namespace.as_deref(),
+        Some(&format!("{}?{selector}", o.name)),
+    )
+}
+
+/// Metric values have no identity of their own (an external metric's series may share their
+/// labels, and the controller sums them all): a metric's values in a later document replace
+/// the earlier documents' values of that metric (an object's custom metric, by its selector;
+/// an external metric, by name). The pairs `(earlier, later)` → how many values were dropped.
+fn drop_earlier_series(docs: &mut [Snapshot]) -> BTreeMap<(usize, usize), usize> {
+    let mut pairs: BTreeMap<(usize, usize), usize> = BTreeMap::new();
+    let mut custom_later = std::collections::HashMap::new();
+    let mut external_later = std::collections::HashMap::new();
+    for j in (0..docs.len()).rev() {
+        let d = &mut docs[j];
+        d.custom_metrics
+            .retain(|m| match custom_key(m).and_then(|k| custom_later.get(&k)) {
+                Some(&k) => {
+                    *pairs.entry((j, k)).or_default() += 1;
+                    false
+                }
+                None => true,
+            });
+        d.external_metrics
+            .retain(|m| match external_later.get(&m.metric_name) {
+                Some(&k) => {
+                    *pairs.entry((j, k)).or_default() += 1;
+                    false
+                }
+                None => true,
+            });
+        for k in d.custom_metrics.iter().filter_map(custom_key) {
+            custom_later.insert(k, j);
+        }
+        for m in &d.external_metrics {
+            external_later.insert(m.metric_name.clone(), j);
+        }
+    }
+    pairs
+}
+
+/// An object kept as it is (an Event, an APIService, a custom-resource target).
+fn other_key(v: &Value) -> Option<ObjectKey> {
+    let text = |p: &str| v.pointer(p).and_then(Value::as_str);
+    key_of(
+        group_of(text("/apiVersion").unwrap_or_default()),
+        text("/kind").unwrap_or_default(),
+        text("/metadata/namespace"),
+        text("/metadata/name"),
+    )
+}
+
+/// Drop every element an element with the same key follows (the survivors keep their order).
+fn keep_last<T>(v: &mut Vec<T>, key: impl Fn(&T) -> Option<ObjectKey>) {
+    let keys: Vec<Option<ObjectKey>> = v.iter().map(&key).collect();
+    let mut last = std::collections::HashMap::new();
+    for (i, k) in keys.iter().enumerate() {
+        if let Some(k) = k {
+            last.insert(k, i);
+        }
+    }
+    let mut i = 0;
+    v.retain(|_| {
+        let keep = keys[i].as_ref().is_none_or(|k| last[k] == i);
+        i += 1;
+        keep
+    });
+}
+
+/// `2 objects were read more than once: a later document replaces an earlier one (2 of a.yaml
+/// by b.yaml)` — None when every object was read once.
+fn replaced_note(docs: &[Snapshot], pairs: &mut BTreeMap<(usize, usize), usize>) -> Option<String> {
+    let mut seen = std::collections::HashMap::new();
+    for (j, d) in docs.iter().enumerate() {
+        for k in d.object_keys().flatten() {
+            if let Some(i) = seen.insert(k, j) {
+                *pairs.entry((i, j)).or_default() += 1;
+            }
+        }
+    }
+    let total: usize = pairs.values().sum();
+    if total == 0 {
+        return None;
+    }
+    let detail: Vec<String> = pairs
+        .iter()
+        .map(|(&(i, j), n)| match i == j {
+            true => format!("{n} within {}", docs[i].source),
+            false => format!("{n} of {} by {}", docs[i].source, docs[j].source),
+        })
+        .collect();
+    Some(format!(
+        "{total} object(s) were read more than once: a later document replaces an earlier one, as the API server holds one object ({})",
+        detail.join("; ")
+    ))
 }
 
 /// The text of a snapshot file (`-`: standard input) and its name for messages.

@@ -579,3 +579,104 @@ fn check_number(k: &str, x: &Value, v: &Value, at: &str, errs: &mut Vec<String>)
         errs.push(format!("{at}: {v} is outside {k} {x}"));
     }
 }
+
+// --- Unknown documents tell one story (issue 27 item 5) --------------------------------------
+
+/// `scale-up-cpu.yaml` as a List, with `annotations` on the List and the items `keep` keeps.
+fn variant(name: &str, annotations: Value, keep: &dyn Fn(&Value) -> bool) -> String {
+    let text = std::fs::read_to_string(example("scale-up-cpu.yaml")).expect("example");
+    let mut v: Value = serde_yaml::from_str(&text).expect("yaml");
+    v["metadata"] = json!({ "annotations": annotations });
+    let items: Vec<Value> = v["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter(|i| keep(i))
+        .cloned()
+        .collect();
+    v["items"] = Value::Array(items);
+    let p = tmpdir("unknown").join(name);
+    std::fs::write(&p, v.to_string()).expect("write");
+    p.to_string_lossy().to_string()
+}
+
+/// Every "not known" field of an `Unknown` decision says so the same way.
+fn check_unknown(d: &Value, what: &str) {
+    assert_eq!(d["verdict"]["action"], "Unknown", "{what}: {d}");
+    for field in ["desiredReplicas", "desiredRange", "proposal", "nextChange"] {
+        assert!(d[field].is_null(), "{what}: {field} = {}", d[field]);
+    }
+    assert!(
+        d["status"]["desiredReplicas"].is_null(),
+        "{what}: {}",
+        d["status"]
+    );
+    for list in ["conditions", "events"] {
+        assert_eq!(d[list], json!([]), "{what}: {list}");
+    }
+    assert_eq!(d["status"]["currentMetrics"], json!([]), "{what}");
+}
+
+/// The files whose decisions are `Unknown`: no metrics at all (`NoMetrics`), and a read of ours
+/// that failed (`FetchFailed`), as `explain NAME` and as the fleet.
+#[test]
+fn every_unknown_document_tells_one_story() {
+    let no_metrics = variant("no-metrics.json", json!({}), &|i| i["kind"] != "PodMetrics");
+    let own = json!({"resource-metrics": "the metrics API answered 403: forbidden"});
+    let failed = variant(
+        "own-failure.json",
+        json!({
+            "kubectl-hpa.dev/taken-at": NOW,
+            "kubectl-hpa.dev/fetch-errors": own.to_string(),
+            "kubectl-hpa.dev/own-fetch-failures": own.to_string(),
+        }),
+        &|i| i["kind"] != "PodMetrics",
+    );
+    let lacks = variant("lacks-target.json", json!({}), &|i| {
+        i["kind"] != "Deployment"
+    });
+    for (file, rule) in [
+        (&no_metrics, "NoMetrics"),
+        (&failed, "FetchFailed"),
+        (&lacks, "NotInSnapshot"),
+    ] {
+        let one = run(
+            &[
+                "explain",
+                "web",
+                "--snapshot",
+                file,
+                "--now",
+                NOW,
+                "-o",
+                "json",
+            ],
+            None,
+        );
+        let d: Value = serde_json::from_slice(&one.stdout)
+            .unwrap_or_else(|e| panic!("{rule}: {e}: {}", String::from_utf8_lossy(&one.stderr)));
+        check(&d, "Explanation", rule);
+        assert_eq!(d["verdict"]["decidedBy"], rule, "{d}");
+        check_unknown(&d, rule);
+        let fleet = run(
+            &[
+                "explain",
+                "-A",
+                "--snapshot",
+                file,
+                "--now",
+                NOW,
+                "-o",
+                "json",
+            ],
+            None,
+        );
+        let doc: Value = serde_json::from_slice(&fleet.stdout).expect("fleet JSON");
+        check(&doc, "FleetExplanation", rule);
+        let item = &doc["items"][0];
+        assert_eq!(item["action"], "Unknown", "{item}");
+        assert!(item["desiredReplicas"].is_null(), "{rule}: {item}");
+        assert!(item["desiredRange"].is_null(), "{rule}: {item}");
+        check_unknown(&item["decision"], &format!("{rule} (fleet)"));
+    }
+}

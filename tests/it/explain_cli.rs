@@ -351,8 +351,9 @@ fn bad_input_gives_one_line_errors_naming_what_is_wrong() {
 #[test]
 fn a_missing_target_is_named() {
     let text = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: autoscaling/v2\n  kind: HorizontalPodAutoscaler\n  metadata: {name: web, namespace: shop}\n  spec:\n    scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n    maxReplicas: 5\n";
-    // The controller's verdict (issue 9 §3): FailedGetScale, exit 0, and a diagnostic naming
-    // the object and saying the file may simply lack it.
+    // A file (not written by `kubectl hpa snapshot`) that lacks the target: UNKNOWN naming what
+    // it lacks (issue 27 item 2), exit 0, the HPA's own conditions, and a diagnostic saying what
+    // to add.
     let dir = scratch("missing-target");
     let p = write(&dir, "snap.yaml", text);
     let out = run(&[
@@ -371,13 +372,17 @@ fn a_missing_target_is_named() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(stdout.contains("FailedGetScale"), "{stdout}");
     assert!(
-        stdout.contains("deployments.apps \"web\" not found"),
+        stdout.contains("UNKNOWN (the file lacks Deployment web)"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("CANNOT SCALE"), "{stdout}");
+    assert!(
+        stdout.contains("Conditions as the controller last wrote them"),
         "{stdout}"
     );
     assert!(stdout.contains("Deployment shop/web"), "{stdout}");
-    assert!(stdout.contains("may simply lack the object"), "{stdout}");
+    assert!(stdout.contains("kubectl hpa snapshot"), "{stdout}");
 }
 
 #[test]

@@ -220,8 +220,16 @@ fn forbidden_pod_metrics_is_a_metric_error_and_the_rest_is_explained() {
             && err.contains("forbidden"),
         "{cpu}"
     );
-    // the other metrics still decide: the pods metric proposes 6
-    assert_eq!(v["desiredReplicas"], 6, "{}", v["verdict"]);
+    // the other metrics are still read (the pods metric proposes 6), but what the controller
+    // would decide is not known: desiredReplicas says so (issue 27 item 5)
+    let proposals: Vec<&Value> = v["metrics"]
+        .as_array()
+        .expect("metrics")
+        .iter()
+        .map(|m| &m["proposedReplicas"])
+        .collect();
+    assert!(proposals.contains(&&Value::from(6)), "{proposals:?}");
+    assert!(v["desiredReplicas"].is_null(), "{}", v["verdict"]);
     let notes = v["assumptions"].to_string();
     assert!(notes.contains("list pods.metrics.k8s.io"), "{notes}");
     // the text form says it too
@@ -707,11 +715,25 @@ fn a_missing_target_is_failed_get_scale_live_and_offline() {
     );
     assert!(!live_notes[0].contains("may simply lack"), "{live_notes:?}");
 
+    // Replayed from `kubectl hpa snapshot` (which records the missing object as the server's
+    // answer): the same decision. From a hand-made file that lacks it: UNKNOWN, naming what the
+    // file lacks (issue 27 item 2).
+    let taken = ok(
+        &c.run(&["snapshot", "web", "-n", "shop", "-o", "json"]),
+        "snapshot",
+    );
+    let taken_file = file.with_file_name("taken.json");
+    std::fs::write(&taken_file, taken).expect("write snapshot");
+    assert_eq!(decision(&live), decision(&offline_json("web", &taken_file)));
     let offline = offline_json("web", &file);
-    assert_eq!(decision(&live), decision(&offline));
-    let notes = finding_messages(&offline, "target-missing");
+    assert_eq!(
+        offline["verdict"]["decidedBy"], "NotInSnapshot",
+        "{}",
+        offline["verdict"]
+    );
+    let notes = finding_messages(&offline, "snapshot-lacks-target");
     assert!(
-        notes.len() == 1 && notes[0].contains("may simply lack the object"),
+        notes.len() == 1 && notes[0].contains("Deployment shop/web"),
         "{notes:?}"
     );
     // The text output says it too, and exits 0.

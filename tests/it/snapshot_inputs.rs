@@ -843,3 +843,170 @@ fn redact_refuses_a_file_explain_cannot_read_and_needs_redact() {
     let out = run(&["snapshot", "--snapshot", &path_str(&p)], None);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
 }
+
+// --- merging: one object per identity (issue 27 item 1) --------------------------------------
+
+#[test]
+fn the_same_file_twice_counts_each_object_once() {
+    let f = example("scale-up-cpu.yaml");
+    let twice = explain_json("web", &[&f, &f]);
+    assert_eq!(
+        decision(&twice),
+        baseline(),
+        "every pod counted once: 3 -> 5"
+    );
+    let note = twice["assumptions"].to_string();
+    assert!(
+        note.contains("read more than once") && note.contains("scale-up-cpu.yaml by"),
+        "{note}"
+    );
+    // Without -n the HPA is found once (not `it holds: shop/web, shop/web`).
+    let fp = path_str(&f);
+    let out = run(
+        &[
+            "explain",
+            "web",
+            "--snapshot",
+            &fp,
+            "--snapshot",
+            &fp,
+            "--now",
+            NOW,
+        ],
+        None,
+    );
+    let text = ok(&out, "explain web twice");
+    assert!(text.contains("SCALE UP 3 → 5"), "{text}");
+    // The fleet: one row, and the note.
+    let fleet = run(
+        &[
+            "explain",
+            "-A",
+            "--snapshot",
+            &fp,
+            "--snapshot",
+            &fp,
+            "--now",
+            NOW,
+            "-o",
+            "json",
+        ],
+        None,
+    );
+    let v = ok_json(&fleet, "fleet twice");
+    assert_eq!(v["items"].as_array().map(Vec::len), Some(1), "{v}");
+    assert_eq!(v["items"][0]["desiredReplicas"], 5);
+    assert!(
+        v["notes"].to_string().contains("read more than once"),
+        "{}",
+        v["notes"]
+    );
+}
+
+#[test]
+fn a_later_document_replaces_an_earlier_one_and_different_hpas_stay_apart() {
+    let dir = tmpdir("replace");
+    let all = items("scale-up-cpu.yaml");
+    // A later copy of the Deployment at 4 replicas replaces the one at 3.
+    let mut dep = all
+        .iter()
+        .find(|o| o["kind"] == "Deployment")
+        .expect("deployment")
+        .clone();
+    dep["spec"]["replicas"] = json!(4);
+    dep["status"]["replicas"] = json!(4);
+    let base = write(&dir, "base.json", &list(&all).to_string());
+    let later = write(&dir, "later.yaml", &yaml(&dep));
+    let v = explain_json("web", &[&base, &later]);
+    assert_eq!(v["currentReplicas"], 4, "{}", v["verdict"]);
+    let notes = v["assumptions"].to_string();
+    assert!(
+        notes.contains("1 object(s) were read more than once"),
+        "{notes}"
+    );
+    assert!(
+        notes.contains("base.json by") && notes.contains("later.yaml"),
+        "{notes}"
+    );
+    // An HPA of the same name in another namespace, and one of another name: three HPAs.
+    let mut other_ns = all
+        .iter()
+        .find(|o| o["kind"] == "HorizontalPodAutoscaler")
+        .expect("hpa")
+        .clone();
+    let mut other_name = other_ns.clone();
+    other_ns["metadata"]["namespace"] = json!("shop-2");
+    other_name["metadata"]["name"] = json!("web-2");
+    let more = write(
+        &dir,
+        "more.json",
+        &list(&[other_ns, other_name]).to_string(),
+    );
+    let out = run(
+        &[
+            "explain",
+            "-A",
+            "--snapshot",
+            &path_str(&base),
+            "--snapshot",
+            &path_str(&more),
+            "--now",
+            NOW,
+            "-o",
+            "json",
+        ],
+        None,
+    );
+    let v = ok_json(&out, "three hpas");
+    let names: Vec<String> = v["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|i| {
+            format!(
+                "{}/{}",
+                i["namespace"].as_str().unwrap(),
+                i["name"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(names, ["shop/web", "shop/web-2", "shop-2/web"]);
+    assert!(
+        v["notes"].as_array().is_none_or(Vec::is_empty),
+        "{}",
+        v["notes"]
+    );
+}
+
+// --- what a file lacks (issue 27 item 2) -------------------------------------------------------
+
+#[test]
+fn a_tool_written_snapshot_records_a_missing_target_as_the_server_s_answer() {
+    let dir = tmpdir("lacks");
+    let hpa: Vec<Value> = items("scale-up-cpu.yaml")
+        .into_iter()
+        .filter(|o| o["kind"] == "HorizontalPodAutoscaler")
+        .collect();
+    // Pasted `kubectl get hpa web -o yaml`: UNKNOWN, naming what the file lacks.
+    let pasted = write(&dir, "pasted.yaml", &yaml(&hpa[0]));
+    let v = explain_json("web", &[&pasted]);
+    assert_eq!(v["verdict"]["action"], "Unknown", "{}", v["verdict"]);
+    assert_eq!(v["verdict"]["decidedBy"], "NotInSnapshot");
+    assert!(
+        v["lastSync"]["written"]["conditions"].is_array(),
+        "{}",
+        v["lastSync"]
+    );
+    // Written by `kubectl hpa snapshot` (taken-at): the controller's FailedGetScale, keeping
+    // the status's desiredReplicas.
+    let mut l = list(&hpa);
+    l["metadata"] = json!({"annotations": {"kubectl-hpa.dev/taken-at": NOW}});
+    let taken = write(&dir, "taken.json", &l.to_string());
+    let v = explain_json("web", &[&taken]);
+    assert_eq!(
+        v["verdict"]["decidedBy"], "FailedGetScale",
+        "{}",
+        v["verdict"]
+    );
+    assert_eq!(v["desiredReplicas"], hpa[0]["status"]["desiredReplicas"]);
+}

@@ -56,7 +56,7 @@ pub fn headers(all_ns: bool) -> Vec<&'static str> {
 /// HPA's status carries, said to be the status's.
 fn desired_cell(i: &FleetItem, wide: bool) -> String {
     if i.action == Some(Action::Unknown) {
-        return match (wide, i.desired_replicas) {
+        return match (wide, i.status_desired_replicas) {
             (true, Some(v)) => format!("{v} (status)"),
             _ => "-".into(),
         };

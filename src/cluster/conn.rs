@@ -487,9 +487,21 @@ impl Conn {
         query: &[(&str, String)],
         what: What<'_>,
     ) -> Result<Value, ApiFailure> {
+        self.get_kind(path, query, what, "").await
+    }
+
+    /// [`Conn::get`] of one object of kind `kind` (`""`: any): a 200 holding an object of
+    /// another kind, or a `Status`, is our own failure, never data.
+    pub(super) async fn get_kind(
+        &self,
+        path: &str,
+        query: &[(&str, String)],
+        what: What<'_>,
+        kind: &str,
+    ) -> Result<Value, ApiFailure> {
         let decode = |b: &[u8]| {
             let v: Value = serde_json::from_slice(b)?;
-            match super::shape::wrong_value(&v, "", false) {
+            match super::shape::wrong_value(&v, kind, false) {
                 Some(why) => Err(serde::de::Error::custom(why)),
                 None => Ok(v),
             }

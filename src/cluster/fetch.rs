@@ -268,7 +268,7 @@ async fn get_object(conn: &Conn, coll: Coll, namespace: &str, name: &str) -> Ans
     };
     let path = format!("{}/{name}", coll.path(Some(namespace)));
     let mut v = conn
-        .get(&path, &[], what)
+        .get_kind(&path, &[], what, kind)
         .await
         .map_err(FetchError::from_api)?;
     if let Some(o) = v.as_object_mut() {

@@ -770,6 +770,25 @@ fn a_pod_metrics_answer_of_the_wrong_kind_is_our_own_failure() {
     }
 }
 
+#[test]
+fn a_target_answer_of_the_wrong_kind_is_our_own_failure() {
+    // A GET of the Deployment answered 200 with another kind of object (a misrouted proxy): our
+    // failure (UNKNOWN, exit 3), never read as the Deployment.
+    let c = Cluster::example("scale-up-cpu.yaml", "wrong-kind-target");
+    let config_map = json!({"kind": "ConfigMap", "apiVersion": "v1",
+        "metadata": {"name": "web", "namespace": "shop"}, "data": {}});
+    c.server.inject(
+        PathMatch::prefix("/apis/apps/v1/namespaces/shop/deployments/web"),
+        Fault::Answer(200, config_map),
+    );
+    let (out, v) = c.web_verdict(&[]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert_eq!(v["action"], "Unknown", "{v}");
+    assert_eq!(v["decidedBy"], "FetchFailed", "{v}");
+    let summary = v["summary"].as_str().unwrap_or_default();
+    assert!(summary.contains("ConfigMap, not a Deployment"), "{summary}");
+}
+
 // ------------------------------------------------------------------ credentials and what is printed
 
 /// A kubeconfig `dir/name` for `server` whose user is `user_yaml` (indented lines under

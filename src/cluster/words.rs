@@ -8,19 +8,7 @@ use super::conn::Failure;
 /// The wait before sending again a request whose connection was reset or closed unanswered.
 const RESET_BACKOFF: Duration = Duration::from_millis(200);
 
-/// A URL with its userinfo (`user:password@`) replaced by `***@`, for every message and log
-/// line that shows it (the URL itself is used unchanged).
-pub fn mask_userinfo(url: &str) -> String {
-    let (scheme, rest) = match url.split_once("://") {
-        Some((s, r)) => (format!("{s}://"), r),
-        None => (String::new(), url),
-    };
-    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    match rest[..end].rfind('@') {
-        Some(at) => format!("{scheme}***@{}", &rest[at + 1..]),
-        None => url.to_string(),
-    }
-}
+pub use crate::display::url::mask_userinfo;
 
 /// The `host:port` of a URL as kubectl names the server (`127.0.0.1:6443`; the host alone
 /// when the URL has no port), without userinfo.

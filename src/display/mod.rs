@@ -4,3 +4,4 @@
 
 pub mod names;
 pub mod units;
+pub mod url;

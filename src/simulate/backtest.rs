@@ -216,7 +216,11 @@ pub fn fetch(
     for p in planned {
         let points =
             endpoint.query_range(&p.query, from, range.end, step, prometheus::PAGE_POINTS)?;
-        let origin = format!("Prometheus {}: {}", endpoint.url, p.query);
+        let origin = format!(
+            "Prometheus {}: {}",
+            crate::display::url::mask_userinfo(&endpoint.url),
+            p.query
+        );
         let series = prometheus::to_series(
             &points,
             range.start,

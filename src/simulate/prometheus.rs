@@ -52,21 +52,28 @@ pub enum PromError {
     },
 }
 
+use crate::display::url::mask_userinfo;
+
 impl fmt::Display for PromError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             PromError::BadUrl { url, why } => write!(
                 f,
-                "--prometheus {url:?}: {why}; expected http://HOST:PORT (e.g. after kubectl port-forward svc/prometheus 9090)"
+                "--prometheus {:?}: {why}; expected http://HOST:PORT (e.g. after kubectl port-forward svc/prometheus 9090)",
+                mask_userinfo(url)
             ),
             PromError::Unreachable { url, detail } => {
-                write!(f, "cannot reach Prometheus at {url}: {detail}")
+                write!(f, "cannot reach Prometheus at {}: {detail}", mask_userinfo(url))
             }
             PromError::Status {
                 url,
                 status,
                 message,
-            } => write!(f, "Prometheus at {url} answered HTTP {status}: {message}"),
+            } => write!(
+                f,
+                "Prometheus at {} answered HTTP {status}: {message}",
+                mask_userinfo(url)
+            ),
             PromError::Query {
                 query,
                 status,
@@ -563,6 +570,35 @@ pub fn resource_query(
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn errors_never_print_the_url_s_userinfo() {
+        let url = "http://alice:s3cret@prom.example:9090".to_string();
+        let errors = [
+            PromError::BadUrl {
+                url: url.clone(),
+                why: "no".into(),
+            },
+            PromError::Unreachable {
+                url: url.clone(),
+                detail: "refused".into(),
+            },
+            PromError::Status {
+                url,
+                status: 401,
+                message: "unauthorized".into(),
+            },
+        ];
+        for e in errors {
+            let text = e.to_string();
+            assert!(
+                !text.contains("s3cret") && !text.contains("alice"),
+                "{text}"
+            );
+            assert!(text.contains("***@prom.example:9090"), "{text}");
+        }
+    }
+
     use super::*;
 
     fn t(s: &str) -> Timestamp {

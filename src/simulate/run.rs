@@ -111,7 +111,9 @@ pub fn execute(opts: &SimulateOptions, source: &Source, out: &mut dyn Write) -> 
     if let Some(b) = &opts.backtest {
         plan.source_note.push_str(&format!(
             "; load recorded by Prometheus {} from {} to {}",
-            b.url, b.from, b.until
+            crate::display::url::mask_userinfo(&b.url),
+            b.from,
+            b.until
         ));
     }
     run_configs(opts, out, &plan, &mut configs)

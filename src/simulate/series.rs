@@ -163,23 +163,24 @@ impl Shape {
     }
 }
 
-impl fmt::Display for Shape {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Shape {
+    /// The shape in words, each value written by `value` (plain numbers, or a metric's units):
+    /// `ramp 300Mi → 900Mi from +5m0s to +20m0s`.
+    pub fn describe(&self, value: impl Fn(f64) -> String) -> String {
         match *self {
-            Shape::Constant { value } => write!(f, "constant {}", num(value)),
+            Shape::Constant { value: v } => format!("constant {}", value(v)),
             Shape::Step { from, to, at } => {
-                write!(f, "step {} → {} at +{}", num(from), num(to), secs(at))
+                format!("step {} → {} at +{}", value(from), value(to), secs(at))
             }
             Shape::Ramp {
                 from,
                 to,
                 start,
                 end,
-            } => write!(
-                f,
+            } => format!(
                 "ramp {} → {} from +{} to +{}",
-                num(from),
-                num(to),
+                value(from),
+                value(to),
                 secs(start),
                 secs(end)
             ),
@@ -188,11 +189,10 @@ impl fmt::Display for Shape {
                 peak,
                 at,
                 duration,
-            } => write!(
-                f,
+            } => format!(
                 "spike {} → {} at +{} for {}",
-                num(base),
-                num(peak),
+                value(base),
+                value(peak),
                 secs(at),
                 secs(duration)
             ),
@@ -200,14 +200,19 @@ impl fmt::Display for Shape {
                 mean,
                 amplitude,
                 period,
-            } => write!(
-                f,
+            } => format!(
                 "sine {} ± {} every {}",
-                num(mean),
-                num(amplitude),
+                value(mean),
+                value(amplitude),
                 secs(period)
             ),
         }
+    }
+}
+
+impl fmt::Display for Shape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.describe(num))
     }
 }
 

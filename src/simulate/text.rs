@@ -140,45 +140,9 @@ fn metric_resource(m: &MetricSpec) -> &str {
 
 /// A load's shape or series in the metric's units: `ramp 300Mi → 900Mi from +5m0s to +20m0s`.
 fn describe_signal(l: &Load) -> String {
-    use super::series::{secs, Shape, Signal};
-    let u = |v: f64| in_units(&l.metric, v);
     match &l.signal {
-        Signal::Series(_) => format!("{}", l.signal),
-        Signal::Shape(shape) => match *shape {
-            Shape::Constant { value } => format!("constant {}", u(value)),
-            Shape::Step { from, to, at } => {
-                format!("step {} → {} at +{}", u(from), u(to), secs(at))
-            }
-            Shape::Ramp {
-                from,
-                to,
-                start,
-                end,
-            } => format!(
-                "ramp {} → {} from +{} to +{}",
-                u(from),
-                u(to),
-                secs(start),
-                secs(end)
-            ),
-            Shape::Spike {
-                base,
-                peak,
-                at,
-                duration,
-            } => format!(
-                "spike {} → {} at +{} for {}",
-                u(base),
-                u(peak),
-                secs(at),
-                secs(duration)
-            ),
-            Shape::Sine {
-                mean,
-                amplitude,
-                period,
-            } => format!("sine {} ± {} every {}", u(mean), u(amplitude), secs(period)),
-        },
+        super::series::Signal::Shape(shape) => shape.describe(|v| in_units(&l.metric, v)),
+        series => series.to_string(),
     }
 }
 

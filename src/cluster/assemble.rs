@@ -795,19 +795,7 @@ mod tests {
 
     #[test]
     fn no_resource_metrics_api_is_worded_as_the_release_words_it() {
-        let not_found = FetchError::from_api(ApiFailure {
-            verb: "list",
-            resource: "pods.metrics.k8s.io".into(),
-            object: String::new(),
-            server: "https://x".into(),
-            attempts: 1,
-            failure: Failure::Status {
-                code: 404,
-                reason: "NotFound".into(),
-                message: String::new(),
-                parsed: false,
-            },
-        });
+        let not_found = v1beta1_not_served("https://x");
         let text = |version: &str, negotiated: Negotiated| {
             let mut out = Assembled {
                 server_version: Some(version.into()),

@@ -24,6 +24,7 @@ pub mod restmapper;
 pub mod schema;
 pub mod simulate;
 pub mod snapshot;
+pub mod yaml;
 
 /// Set when a verdict said that a request of ours failed (exit [`cli::EXIT_OWN_FAILURE`]).
 static OWN_FAILURE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);

@@ -1336,7 +1336,8 @@ fn help_fits_80_columns_examples_never_wrap_and_exit_codes_match_the_readme() {
     assert!(at("--demand") < at("--kubeconfig"));
 }
 
-/// README commands that cannot run in a test, each with why (matched by prefix).
+/// README and docs/ commands that cannot run in a test, each with why (matched by prefix;
+/// an exemption no command needs fails the test).
 const README_EXEMPT: &[(&str, &str)] = &[
     ("cargo run --release", "builds a release binary (minutes); the same explain runs below from the built binary"),
     ("cargo test", "the test suite itself"),
@@ -1439,15 +1440,45 @@ fn every_help_example_runs() {
     );
 }
 
+/// The shell command blocks of the README and of every page of `docs/`, with `\`
+/// continuations joined.
+fn documented_commands() -> Vec<String> {
+    let mut pages = vec![root().join("README.md")];
+    let mut docs: Vec<PathBuf> = std::fs::read_dir(root().join("docs"))
+        .expect("docs/")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    docs.sort();
+    pages.extend(docs);
+    let mut commands = Vec::new();
+    for page in pages {
+        let text = std::fs::read_to_string(&page).expect("page");
+        for block in text.split("```sh\n").skip(1) {
+            let body = block.split("\n```").next().unwrap_or_default();
+            let lines: Vec<&str> = body.lines().collect();
+            commands.extend(join_continuations(&lines));
+        }
+    }
+    commands
+}
+
 #[test]
 fn every_readme_command_runs_or_is_exempt_with_a_reason() {
-    let readme = std::fs::read_to_string(root().join("README.md")).expect("README");
-    let mut commands = Vec::new();
-    for block in readme.split("```sh\n").skip(1) {
-        let body = block.split("\n```").next().unwrap_or_default();
-        let lines: Vec<&str> = body.lines().collect();
-        commands.extend(join_continuations(&lines));
+    let commands = documented_commands();
+    let mut everywhere = commands.clone();
+    for args in HELPED {
+        everywhere.extend(help_examples(&help(args)));
     }
+    let unused: Vec<&str> = README_EXEMPT
+        .iter()
+        .map(|(p, _)| *p)
+        .filter(|p| !everywhere.iter().any(|c| c.starts_with(p)))
+        .collect();
+    assert!(
+        unused.is_empty(),
+        "exemptions no documented or help command needs (drop them): {unused:?}"
+    );
     let run: Vec<String> = commands
         .into_iter()
         .filter(|c| !README_EXEMPT.iter().any(|(p, _)| c.starts_with(p)))
@@ -1455,10 +1486,13 @@ fn every_readme_command_runs_or_is_exempt_with_a_reason() {
     assert!(run
         .iter()
         .any(|c| c.contains("simulate --hpa examples/simulate/hpa.yaml")));
+    assert!(run
+        .iter()
+        .any(|c| c.starts_with("kubectl hpa explain web -n shop --snapshot web.yaml")));
     let failed = run_examples(&run, "readme-examples");
     assert!(
         failed.is_empty(),
-        "README commands that fail:\n{}",
+        "README and docs/ commands that fail:\n{}",
         failed.join("\n")
     );
 }

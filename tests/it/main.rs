@@ -8,6 +8,7 @@ mod support;
 mod architecture;
 mod contract;
 mod controller_cases;
+mod docs;
 mod explain_cli;
 mod fake_apiserver_selftest;
 mod faults;

@@ -617,7 +617,8 @@ fn history_modes_answer_for_the_controller_that_wrote_the_status() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Golden text output. Regenerate with `UPDATE_GOLDEN=1 cargo test --test it explain_cli::golden`.
+// Golden text output. Regenerate with `UPDATE_GOLDEN=1 cargo test --locked --test it` (see
+// tests/support/golden.rs).
 
 /// The examples with one HPA each (the `.history.yaml` file is a --history input).
 fn example_files() -> Vec<String> {
@@ -659,7 +660,6 @@ fn too_long(text: &str, width: usize) -> Vec<String> {
 
 #[test]
 fn golden_text_output_at_80_and_120_columns() {
-    let update = std::env::var_os("UPDATE_GOLDEN").is_some();
     let mut stale = Vec::new();
     for file in example_files() {
         for width in [80usize, 120] {
@@ -687,22 +687,10 @@ fn golden_text_output_at_80_and_120_columns() {
             let golden = root()
                 .join("tests/golden")
                 .join(format!("{}.{width}.txt", file.trim_end_matches(".yaml")));
-            if update {
-                std::fs::create_dir_all(golden.parent().unwrap()).expect("mkdir");
-                std::fs::write(&golden, &text).expect("write golden");
-                continue;
-            }
-            let want = std::fs::read_to_string(&golden).unwrap_or_default();
-            if want != text {
-                stale.push(golden.display().to_string());
-            }
+            stale.extend(crate::support::golden::compare(&golden, &text).err());
         }
     }
-    assert!(
-        stale.is_empty(),
-        "text output differs from the golden files (review, then regenerate with UPDATE_GOLDEN=1 cargo test --test it explain_cli::golden):\n  {}",
-        stale.join("\n  ")
-    );
+    crate::support::golden::assert_none_stale(&stale, "explain's text");
 }
 
 #[test]
@@ -1222,7 +1210,7 @@ fn kubectl_habits_version_several_names_f_and_request_timeout() {
 // --- Help and README examples that copy (issue 32) ---------------------------------------------
 
 /// The help of each command this test owns, at 80 columns. Regenerate with
-/// `UPDATE_GOLDEN=1 cargo test --test it explain_cli::help_`.
+/// `UPDATE_GOLDEN=1 cargo test --locked --test it explain_cli::help_`.
 const HELPED: &[&[&str]] = &[
     &["--help"],
     &["explain", "--help"],
@@ -1269,7 +1257,6 @@ fn join_continuations(lines: &[&str]) -> Vec<String> {
 
 #[test]
 fn help_fits_80_columns_examples_never_wrap_and_exit_codes_match_the_readme() {
-    let update = std::env::var_os("UPDATE_GOLDEN").is_some();
     let readme = std::fs::read_to_string(root().join("README.md")).expect("README");
     let table = &readme[readme.find("## Exit codes").expect("exit codes")..];
     let mut stale = Vec::new();
@@ -1315,17 +1302,9 @@ fn help_fits_80_columns_examples_never_wrap_and_exit_codes_match_the_readme() {
             c => format!("help-{c}"),
         };
         let golden = root().join("tests/golden").join(format!("{name}.80.txt"));
-        if update {
-            std::fs::write(&golden, &text).expect("write golden");
-        } else if std::fs::read_to_string(&golden).unwrap_or_default() != text {
-            stale.push(golden.display().to_string());
-        }
+        stale.extend(crate::support::golden::compare(&golden, &text).err());
     }
-    assert!(
-        stale.is_empty(),
-        "help differs from the golden files (review, then regenerate with UPDATE_GOLDEN=1 cargo test --test it explain_cli::help_):\n  {}",
-        stale.join("\n  ")
-    );
+    crate::support::golden::assert_none_stale(&stale, "the help");
     // The commands come first in simulate's help, the connection flags last.
     let sim = help(&["simulate", "--help"]);
     let at = |s: &str| {

@@ -992,10 +992,9 @@ fn prose_too_long(text: &str, width: usize) -> Vec<String> {
         .collect()
 }
 
-// Regenerate with `UPDATE_GOLDEN=1 cargo test --test it fleet::fleet_golden`.
+// Regenerate with `UPDATE_GOLDEN=1 cargo test --locked --test it fleet::fleet_golden`.
 #[test]
 fn fleet_golden_text_at_80_and_120_columns() {
-    let update = std::env::var_os("UPDATE_GOLDEN").is_some();
     let file = all_examples_file();
     let f = file.to_string_lossy().to_string();
     let mut stale = Vec::new();
@@ -1031,18 +1030,8 @@ fn fleet_golden_text_at_80_and_120_columns() {
             let golden = root()
                 .join("tests/golden")
                 .join(format!("{tag}.{width}.txt"));
-            if update {
-                std::fs::write(&golden, &text).expect("write golden");
-                continue;
-            }
-            if std::fs::read_to_string(&golden).unwrap_or_default() != text {
-                stale.push(golden.display().to_string());
-            }
+            stale.extend(crate::support::golden::compare(&golden, &text).err());
         }
     }
-    assert!(
-        stale.is_empty(),
-        "fleet text differs from the golden files (review, then regenerate with UPDATE_GOLDEN=1 cargo test --test it fleet::fleet_golden):\n  {}",
-        stale.join("\n  ")
-    );
+    crate::support::golden::assert_none_stale(&stale, "the fleet's text");
 }

@@ -26,20 +26,9 @@ fn data(p: &str) -> PathBuf {
     root().join("tests/migrate_data").join(p)
 }
 
-fn update_golden() -> bool {
-    std::env::var_os("UPDATE_GOLDEN").is_some()
-}
-
 /// Compare with a golden file (or write it with UPDATE_GOLDEN=1).
 fn golden(name: &str, actual: &str) {
-    let path = data("expected").join(name);
-    if update_golden() {
-        std::fs::write(&path, actual).unwrap();
-        return;
-    }
-    let want = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (UPDATE_GOLDEN=1 writes it)", path.display()));
-    assert_eq!(actual, want, "golden file {name} differs");
+    crate::support::golden::assert_golden(&data("expected").join(name), actual);
 }
 
 fn web() -> Vec<ObjectRef> {

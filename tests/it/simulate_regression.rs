@@ -1,24 +1,19 @@
 //! The simulation's runs stay what they were: every case of
 //! `tests/simulate_data/regression/cases.txt` is run as the real binary and compared, line by
 //! line, with its output recorded before the simulation was made faster (issue 15, §5). A
-//! faster engine or core must not change one sync of one run.
+//! faster engine or core must not change one sync of one run. After a deliberate change,
+//! `UPDATE_GOLDEN=1 cargo test --locked --test it simulate_regression::` records the runs again
+//! (`tests/support/golden.rs`); compare the old and new runs (`zdiff`) before committing.
 
-use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 const DIR: &str = "tests/simulate_data/regression";
 
-/// The recorded output of a case (gzip-compressed to keep the repository small).
-fn recorded(name: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+/// The file recording a case's output (gzip-compressed to keep the repository small).
+fn recorded_path(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
         .join(DIR)
-        .join(format!("{name}.out.gz"));
-    let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut text = String::new();
-    flate2::read::GzDecoder::new(file)
-        .read_to_string(&mut text)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    text
+        .join(format!("{name}.out.gz"))
 }
 
 /// The cases: (name, arguments), `-o csv` added unless the case names an output.
@@ -59,21 +54,9 @@ fn every_recorded_run_is_reproduced_sync_by_sync() {
             String::from_utf8_lossy(&out.stderr)
         );
         let ours = String::from_utf8(out.stdout).expect("UTF-8 output");
-        let theirs = recorded(name);
-        if ours == theirs {
-            continue;
+        if let Err(e) = crate::support::golden::compare(&recorded_path(name), &ours) {
+            failures.push(e);
         }
-        let (a, b): (Vec<&str>, Vec<&str>) = (ours.lines().collect(), theirs.lines().collect());
-        let line = a.iter().zip(&b).position(|(x, y)| x != y);
-        failures.push(match line {
-            Some(i) => format!(
-                "{name}: line {} differs\n  now:      {}\n  recorded: {}",
-                i + 1,
-                a[i],
-                b[i]
-            ),
-            None => format!("{name}: {} lines now, {} recorded", a.len(), b.len()),
-        });
     }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    crate::support::golden::assert_none_stale(&failures, "a simulate run");
 }

@@ -10,6 +10,10 @@ use std::process::Command;
 use serde_yaml::Value;
 
 use crate::support::binary::{tmpdir, BIN};
+
+#[cfg(unix)]
+mod shells;
+
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 const REPOSITORY: &str = env!("CARGO_PKG_REPOSITORY");
 /// The platforms krew users get: (os, arch) in Go's names.
@@ -735,10 +739,6 @@ fn kubectl_complete_hpa_forwards_to_complete() {
 #[cfg(unix)]
 #[test]
 fn bash_script_completes_after_a_subcommand() {
-    if Command::new("bash").arg("--version").output().is_err() {
-        eprintln!("bash not found; skipped");
-        return;
-    }
     // The script reads the line as bash gives it (COMP_LINE up to COMP_POINT) and asks the
     // binary on PATH.
     let probe = r#"

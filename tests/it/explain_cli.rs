@@ -1126,9 +1126,16 @@ fn the_readme_shows_real_output_at_100_columns() {
         &[("COLUMNS", "100")],
     );
     let text = String::from_utf8_lossy(&out.stdout);
+    if crate::support::golden::updating() && !text.starts_with(block) {
+        // The same first screen: as many lines as the block holds now.
+        let lines: Vec<&str> = text.lines().take(block.lines().count()).collect();
+        let fresh = readme.replacen(block, &lines.join("\n"), 1);
+        std::fs::write(root().join("README.md"), fresh).expect("write README.md");
+        return;
+    }
     assert!(
         text.starts_with(block),
-        "the README block is not the real output; regenerate it with:\n  COLUMNS=100 kubectl-hpa explain --snapshot examples/scale-up-cpu.yaml"
+        "the README block is not the real output; regenerate it with UPDATE_GOLDEN=1 cargo test --locked --test it explain_cli::the_readme_shows"
     );
     assert!(too_long(block, 100).is_empty());
 }

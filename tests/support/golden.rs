@@ -1,8 +1,9 @@
 //! The one golden-file helper: an output is compared with the file that recorded it, or, with
 //! `UPDATE_GOLDEN=1`, the file is rewritten. `UPDATE_GOLDEN=1 cargo test --locked --test it`
 //! regenerates every recorded output (the explain, fleet and help texts of `tests/golden/`,
-//! migrate's edits in `tests/migrate_data/expected/`, and simulate's recorded runs in
-//! `tests/simulate_data/regression/`); review `git diff tests/` before committing.
+//! migrate's edits in `tests/migrate_data/expected/`, simulate's recorded runs in
+//! `tests/simulate_data/regression/`, and the README's screen of output); review `git diff`
+//! before committing.
 //!
 //! A file whose name ends in `.gz` is stored gzip-compressed (simulate's runs are long).
 

@@ -257,6 +257,7 @@ fn add_answer(
     };
     match r {
         Request::Version => {}
+        Request::ControllerManager => controller_manager(got, by_ns, &mut out.notes),
         Request::List { coll, .. } => add_list(scope, hpas, *coll, got, by_ns, out, uses_resource)?,
         Request::FirstPage { .. } => {} // settled by the fetch (see `fetch::fetch`)
         Request::Get { .. } | Request::Scale { .. } => {
@@ -306,6 +307,27 @@ fn add_answer(
         ),
     }
     Ok(())
+}
+
+/// The kube-controller-manager Pod (its HPA flags) joins every List; a failed read is a note
+/// (the flags are then the defaults or the command line's), never the fetch's failure.
+fn controller_manager(
+    got: Result<Vec<Obj>, FetchError>,
+    by_ns: &mut BTreeMap<String, NsList>,
+    notes: &mut Vec<String>,
+) {
+    match got {
+        Ok(pods) => {
+            for l in by_ns.values_mut() {
+                l.items.extend(pods.iter().cloned().map(Entry::Object));
+            }
+        }
+        Err(e) => notes.push(format!(
+            "the kube-controller-manager pod could not be read ({}: {}): the controller's flags are assumed to be the defaults or the ones given; reading them needs `list` on pods in kube-system",
+            e.api().map(|f| f.request()).unwrap_or_default(),
+            e.client_go_text()
+        )),
+    }
 }
 
 /// A metrics answer: its items into the namespace's List, merged with an earlier List of the

@@ -21,6 +21,22 @@ async fn one(conn: &Conn, r: &Request, negotiated: &OnceCell<Negotiated>) -> Ans
     let api = FetchError::from_api;
     match r {
         Request::Version => conn.version().await.map(Body::Object).map_err(api),
+        Request::ControllerManager => conn
+            .list_each(
+                "/api/v1/namespaces/kube-system/pods",
+                &[("labelSelector", plan::CONTROLLER_MANAGER_SELECTOR.into())],
+                Some(plan::PAGE_ONE),
+                ("v1", "Pod"),
+                What {
+                    verb: "list",
+                    resource: "pods",
+                    object: in_ns("kube-system"),
+                },
+                &super::slim::controller_pod,
+            )
+            .await
+            .map(Body::Items)
+            .map_err(api),
         Request::List { .. } => list(conn, r, negotiated).await,
         Request::FirstPage { coll, namespace } => first_page(conn, r, *coll, namespace).await,
         Request::Get {

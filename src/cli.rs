@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use jiff::{SignedDuration, Timestamp};
 
-use crate::core::settings::{resolve_release, FeatureGates, Requested};
+use crate::core::settings::{resolve_release, FeatureGates, Given, Requested};
 use crate::core::{History, HistoryMode, Settings};
 
 /// Exit code when a decision was computed (hold and "cannot scale" are answers too).
@@ -281,21 +281,21 @@ pub use crate::output::Format as OutputFormat;
 /// The controller's settings as flags.
 #[derive(Debug, Clone, Args)]
 pub struct ControllerFlags {
-    /// Controller tolerance, 0 to below 1 (kube-controller-manager --horizontal-pod-autoscaler-tolerance)
-    #[arg(long, default_value = "0.1", value_parser = tolerance_value, help_heading = "Controller settings")]
-    pub tolerance: f64,
-    /// --horizontal-pod-autoscaler-cpu-initialization-period
-    #[arg(long, default_value = "5m", help_heading = "Controller settings")]
-    pub cpu_initialization_period: String,
-    /// --horizontal-pod-autoscaler-initial-readiness-delay
-    #[arg(long, default_value = "30s", help_heading = "Controller settings")]
-    pub initial_readiness_delay: String,
-    /// --horizontal-pod-autoscaler-downscale-stabilization
-    #[arg(long, default_value = "5m", help_heading = "Controller settings")]
-    pub downscale_stabilization: String,
-    /// --horizontal-pod-autoscaler-sync-period
-    #[arg(long, default_value = "15s", help_heading = "Controller settings")]
-    pub sync_period: String,
+    /// Controller tolerance, 0 to below 1 (kube-controller-manager --horizontal-pod-autoscaler-tolerance; default: the cluster's when its kube-controller-manager pod is readable, else 0.1)
+    #[arg(long, value_parser = tolerance_value, help_heading = "Controller settings")]
+    pub tolerance: Option<f64>,
+    /// --horizontal-pod-autoscaler-cpu-initialization-period (default: the cluster's, else 5m)
+    #[arg(long, help_heading = "Controller settings")]
+    pub cpu_initialization_period: Option<String>,
+    /// --horizontal-pod-autoscaler-initial-readiness-delay (default: the cluster's, else 30s)
+    #[arg(long, help_heading = "Controller settings")]
+    pub initial_readiness_delay: Option<String>,
+    /// --horizontal-pod-autoscaler-downscale-stabilization (default: the cluster's, else 5m)
+    #[arg(long, help_heading = "Controller settings")]
+    pub downscale_stabilization: Option<String>,
+    /// --horizontal-pod-autoscaler-sync-period (default: the cluster's, else 15s)
+    #[arg(long, help_heading = "Controller settings")]
+    pub sync_period: Option<String>,
     /// Reproduce this Kubernetes release's controller (1.23 to 1.38; default: the cluster's, else 1.37)
     #[arg(long, help_heading = "Controller settings")]
     pub kubernetes_version: Option<String>,
@@ -728,21 +728,35 @@ pub fn resolve_settings(f: &ControllerFlags) -> Result<Settings, UsageError> {
     s.requested = Requested {
         kubernetes_version: f.kubernetes_version.clone(),
         feature_gates: f.feature_gates.clone(),
+        given: Given {
+            tolerance: f.tolerance.is_some(),
+            cpu_initialization_period: f.cpu_initialization_period.is_some(),
+            initial_readiness_delay: f.initial_readiness_delay.is_some(),
+            downscale_stabilization: f.downscale_stabilization.is_some(),
+            sync_period: f.sync_period.is_some(),
+        },
     };
-    if !f.tolerance.is_finite() || !(0.0..1.0).contains(&f.tolerance) {
+    let tolerance = f.tolerance.unwrap_or(0.1);
+    if !tolerance.is_finite() || !(0.0..1.0).contains(&tolerance) {
         return Err(UsageError(format!(
-            "--tolerance: must be at least 0 and below 1, got {}",
-            f.tolerance
+            "--tolerance: must be at least 0 and below 1, got {tolerance}"
         )));
     }
-    s.tolerance = f.tolerance;
-    s.cpu_initialization_period =
-        duration_flag("cpu-initialization-period", &f.cpu_initialization_period)?;
-    s.initial_readiness_delay =
-        duration_flag("initial-readiness-delay", &f.initial_readiness_delay)?;
-    s.downscale_stabilization =
-        duration_flag("downscale-stabilization", &f.downscale_stabilization)?;
-    s.sync_period = duration_flag("sync-period", &f.sync_period)?;
+    s.tolerance = tolerance;
+    let or = |v: &Option<String>, d: &'static str| v.clone().unwrap_or_else(|| d.to_string());
+    s.cpu_initialization_period = duration_flag(
+        "cpu-initialization-period",
+        &or(&f.cpu_initialization_period, "5m"),
+    )?;
+    s.initial_readiness_delay = duration_flag(
+        "initial-readiness-delay",
+        &or(&f.initial_readiness_delay, "30s"),
+    )?;
+    s.downscale_stabilization = duration_flag(
+        "downscale-stabilization",
+        &or(&f.downscale_stabilization, "5m"),
+    )?;
+    s.sync_period = duration_flag("sync-period", &or(&f.sync_period, "15s"))?;
     if s.sync_period.is_zero() {
         return Err(UsageError(
             "--sync-period: must be greater than zero".into(),

@@ -5,13 +5,13 @@
 //! (`scale/<namespace>/<name>`), with `scale-not-found/...` when the server said it does not
 //! exist.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 use serde_json::Value;
 
-use super::conn::{ApiFailure, Failure, FetchError, Unmapped};
-use super::fetch::{Answers, Body, Negotiated};
+use super::answers::{answer_for_target, Answers, Body, Negotiated, Target, Workloads};
+use super::failure::{ApiFailure, Failure, FetchError, Unmapped};
 use super::obj::{self, Obj};
 use super::plan::{Coll, HpaNeeds, Request, Scope};
 use crate::snapshot::{
@@ -125,115 +125,6 @@ fn denied_note(e: &FetchError, what: &str) -> Option<String> {
             f.verb
         )
     })
-}
-
-/// The object the target's scale comes from: its apps/v1 workload (GET or in a LIST), or its
-/// Scale.
-pub fn target_object(answers: &Answers, h: &HpaNeeds) -> Option<Value> {
-    let index = Workloads::of(answers);
-    answer_for_target(answers, &index, h).and_then(|a| match a {
-        Ok(Target::Found(v)) => Some(v.clone()),
-        Ok(Target::Listed(o)) => Some(obj::to_value(o)),
-        _ => None,
-    })
-}
-
-enum Target<'a> {
-    /// A GET's answer.
-    Found(&'a Value),
-    /// In a LIST.
-    Listed(&'a Obj),
-    /// The LIST that should hold it does not.
-    Absent(Coll),
-}
-
-/// The workloads of the LISTs without selectors, by (collection, the LIST's namespace,
-/// namespace, name): each HPA finds its target at once, not by scanning the LIST (the first of
-/// equal names wins, as a scan would find it).
-struct Workloads<'a> {
-    map: HashMap<WorkloadKey<'a>, &'a Obj>,
-}
-
-type WorkloadKey<'a> = (Coll, Option<&'a str>, String, String);
-
-impl<'a> Workloads<'a> {
-    fn of(answers: &'a Answers) -> Workloads<'a> {
-        let mut map = HashMap::new();
-        for (r, a) in &answers.map {
-            let (
-                Request::List {
-                    coll: coll @ (Coll::Deployments | Coll::StatefulSets | Coll::ReplicaSets),
-                    namespace,
-                    label_selector,
-                    field_selector,
-                },
-                Ok(Body::Items(items)),
-            ) = (r, a)
-            else {
-                continue;
-            };
-            if !label_selector.is_empty() || !field_selector.is_empty() {
-                continue;
-            }
-            for w in items {
-                let h = obj::head(w);
-                let key = (*coll, namespace.as_deref(), h.namespace, h.name);
-                map.entry(key).or_insert(w);
-            }
-        }
-        Workloads { map }
-    }
-}
-
-/// What the answers say about an HPA's target (`None`: not asked).
-fn answer_for_target<'a>(
-    answers: &'a Answers,
-    index: &Workloads<'a>,
-    h: &HpaNeeds,
-) -> Option<Result<Target<'a>, &'a FetchError>> {
-    let ns = &h.namespace;
-    let scale = Request::Scale {
-        namespace: ns.clone(),
-        api_version: h.target_api_version.clone(),
-        kind: h.target_kind.clone(),
-        name: h.target_name.clone(),
-    };
-    if let Some(a) = answers.get(&scale) {
-        return Some(a.as_ref().map(|b| match b {
-            Body::Object(v) => Target::Found(v),
-            Body::Items(_) | Body::MoreThanAPage => Target::Absent(Coll::Pods),
-        }));
-    }
-    let coll = Coll::of_target(&h.target_api_version, &h.target_kind)?;
-    let get = Request::Get {
-        coll,
-        namespace: ns.clone(),
-        name: h.target_name.clone(),
-    };
-    if let Some(a) = answers.get(&get) {
-        return Some(a.as_ref().map(|b| match b {
-            Body::Object(v) => Target::Found(v),
-            Body::Items(_) | Body::MoreThanAPage => Target::Absent(coll),
-        }));
-    }
-    for list_ns in [Some(ns.as_str()), None] {
-        let list = Request::List {
-            coll,
-            namespace: list_ns.map(str::to_string),
-            label_selector: String::new(),
-            field_selector: String::new(),
-        };
-        if let Some(a) = answers.get(&list) {
-            return Some(a.as_ref().map(|_| {
-                let key = (coll, list_ns, ns.clone(), h.target_name.clone());
-                index
-                    .map
-                    .get(&key)
-                    .map_or(Target::Absent(coll), |w| Target::Listed(w))
-            }));
-        }
-    }
-    None
 }
 
 /// Record why each HPA's target cannot be read (the controller's FailedGetScale text).
@@ -366,6 +257,7 @@ fn add_answer(
     };
     match r {
         Request::Version => {}
+        Request::ControllerManager => controller_manager(got, by_ns, &mut out.notes),
         Request::List { coll, .. } => add_list(scope, hpas, *coll, got, by_ns, out, uses_resource)?,
         Request::FirstPage { .. } => {} // settled by the fetch (see `fetch::fetch`)
         Request::Get { .. } | Request::Scale { .. } => {
@@ -415,6 +307,27 @@ fn add_answer(
         ),
     }
     Ok(())
+}
+
+/// The kube-controller-manager Pod (its HPA flags) joins every List; a failed read is a note
+/// (the flags are then the defaults or the command line's), never the fetch's failure.
+fn controller_manager(
+    got: Result<Vec<Obj>, FetchError>,
+    by_ns: &mut BTreeMap<String, NsList>,
+    notes: &mut Vec<String>,
+) {
+    match got {
+        Ok(pods) => {
+            for l in by_ns.values_mut() {
+                l.items.extend(pods.iter().cloned().map(Entry::Object));
+            }
+        }
+        Err(e) => notes.push(format!(
+            "the kube-controller-manager pod could not be read ({}: {}): the controller's flags are assumed to be the defaults or the ones given; reading them needs `list` on pods in kube-system",
+            e.api().map(|f| f.request()).unwrap_or_default(),
+            e.client_go_text()
+        )),
+    }
 }
 
 /// A metrics answer: its items into the namespace's List, merged with an earlier List of the
@@ -940,48 +853,5 @@ mod tests {
             .filter_map(|i| i["metadata"]["name"].as_str())
             .collect();
         assert_eq!(deployments, ["one", "two"]);
-    }
-
-    #[test]
-    fn a_target_is_found_in_a_cluster_wide_list_by_its_own_namespace_and_name() {
-        let needs = |ns: &str, target: &str| {
-            HpaNeeds::of(&serde_json::from_value(hpa(ns, "h", target, json!([]))).expect("HPA"))
-        };
-        let mut answers = Answers::default();
-        let deployments = Request::List {
-            coll: Coll::Deployments,
-            namespace: None,
-            label_selector: String::new(),
-            field_selector: String::new(),
-        };
-        let mut first = deployment("a", "web");
-        first["spec"] = json!({"replicas": 1});
-        let mut second = deployment("a", "web");
-        second["spec"] = json!({"replicas": 2});
-        let items = vec![
-            deployment("b", "api"),
-            first,
-            second,
-            deployment("b", "web"),
-        ];
-        answers
-            .map
-            .insert(deployments, Ok(Body::Items(objs(items))));
-        let found = |ns, target| target_object(&answers, &needs(ns, target));
-        // The first of equal names, as a scan finds it; the namespace counts.
-        assert_eq!(
-            found("a", "web").map(|w| w["spec"]["replicas"].clone()),
-            Some(json!(1))
-        );
-        assert_eq!(
-            found("b", "web").map(|w| w["metadata"]["namespace"].clone()),
-            Some(json!("b"))
-        );
-        assert_eq!(found("a", "api"), None);
-        let index = Workloads::of(&answers);
-        assert!(matches!(
-            answer_for_target(&answers, &index, &needs("a", "api")),
-            Some(Ok(Target::Absent(Coll::Deployments)))
-        ));
     }
 }

@@ -53,7 +53,7 @@ pub(super) fn take(
     from_flag: bool,
     user: &str,
     timeout: Option<Duration>,
-) -> anyhow::Result<Option<Credentials>> {
+) -> Result<Option<Credentials>, String> {
     let a = &mut config.auth_info;
     if from_flag {
         (a.auth_provider, a.username, a.password, a.exec) = (None, None, None, None);
@@ -73,7 +73,7 @@ pub(super) fn take(
             "the exec plugin {}",
             exec.command.clone().unwrap_or_default()
         );
-        let (token, renew_at) = run_plugin(&exec, timeout).map_err(anyhow::Error::msg)?;
+        let (token, renew_at) = run_plugin(&exec, timeout)?;
         let Some(token) = token else {
             return Ok(None); // client certificates: kube's
         };
@@ -92,7 +92,7 @@ pub(super) fn take(
         return Ok(None);
     };
     (a.token, a.token_file, a.exec) = (None, None, None);
-    let header = bearer(&token, &label).map_err(anyhow::Error::msg)?;
+    let header = bearer(&token, &label)?;
     Ok(Some(Credentials {
         source,
         label,
@@ -130,12 +130,11 @@ pub(super) fn bearer(token: &str, label: &str) -> Result<HeaderValue, String> {
 }
 
 /// A token file's token, its surrounding whitespace trimmed as kubectl trims it.
-fn read_file(path: &str) -> anyhow::Result<String> {
-    let text =
-        std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("tokenFile {path}: {e}"))?;
+fn read_file(path: &str) -> Result<String, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("tokenFile {path}: {e}"))?;
     let token = text.trim();
     if token.is_empty() {
-        anyhow::bail!("tokenFile {path}: the file is empty");
+        return Err(format!("tokenFile {path}: the file is empty"));
     }
     Ok(token.to_string())
 }
@@ -172,7 +171,7 @@ impl Credentials {
         let (token, renew_at) = match &self.source {
             Source::Fixed => return Ok(false),
             Source::File(path) => {
-                let t = read_file(path).map_err(|e| e.to_string())?;
+                let t = read_file(path)?;
                 (t, Some(Timestamp::now() + FILE_REFRESH))
             }
             Source::Exec(exec, timeout) => {

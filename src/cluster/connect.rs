@@ -5,75 +5,18 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::{anyhow, bail, Result};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
 
-use super::conn::{Conn, What, MAX_IN_FLIGHT};
+use super::failure::Error;
+use super::options::ConnectOptions;
+use super::transport::{Conn, What, MAX_IN_FLIGHT};
 
-/// How to connect: kubectl's connection flags as plain values (no clap type in this layer).
-#[derive(Debug, Clone, Default)]
-pub struct ConnectOptions {
-    /// `--kubeconfig` (else `KUBECONFIG`, else `~/.kube/config`).
-    pub kubeconfig: Option<PathBuf>,
-    /// `--context`, `--cluster`, `--user`: names in the kubeconfig.
-    pub context: Option<String>,
-    pub cluster: Option<String>,
-    pub user: Option<String>,
-    /// `-n`: over the context's (or the service account's) namespace.
-    pub namespace: Option<String>,
-    /// `--as`, `--as-group`: impersonation.
-    pub as_user: Option<String>,
-    pub as_group: Vec<String>,
-    /// `--request-timeout` as given: a Go duration or seconds; `0` or empty = none; `None`
-    /// when not given.
-    pub request_timeout: Option<String>,
-    /// The timeout of each request when `--request-timeout` is not given (`--watch`: about
-    /// the sync period); `None`: no timeout, as kubectl.
-    pub default_request_timeout: Option<DefaultTimeout>,
-    /// `--server`/`-s`: the API server's URL, over the kubeconfig's.
-    pub server: Option<String>,
-    /// `--token`: a bearer token, over the kubeconfig user's credentials.
-    pub token: Option<String>,
-    /// `--certificate-authority`: a PEM file of CA certificates, over the kubeconfig
-    /// cluster's CA (file or data) and its `insecure-skip-tls-verify`.
-    pub certificate_authority: Option<PathBuf>,
-    /// `--client-certificate`, `--client-key`: PEM files, over the kubeconfig user's
-    /// (file or data).
-    pub client_certificate: Option<PathBuf>,
-    pub client_key: Option<PathBuf>,
-    /// `--tls-server-name`: the name the server's certificate is checked against (and sent
-    /// as SNI), over the kubeconfig cluster's; `--server` alone clears the kubeconfig's.
-    pub tls_server_name: Option<String>,
-    /// `--insecure-skip-tls-verify`: the server's certificate is not checked.
-    pub insecure_skip_tls_verify: bool,
-    /// `-v`: at 6 or more, each request is written to stderr (method, URL, status, time).
-    pub verbosity: u8,
-}
+type Result<T> = std::result::Result<T, Error>;
 
-/// A command's own timeout for each request, used when `--request-timeout` is not given.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DefaultTimeout {
-    pub after: Duration,
-    /// What it is, for messages: `one sync period`.
-    pub what: &'static str,
-}
-
-impl ConnectOptions {
-    /// These options with `after` for each request unless `--request-timeout` was given;
-    /// `what` names it in a timeout's message (`one sync period`).
-    pub fn with_default_timeout(mut self, after: Duration, what: &'static str) -> ConnectOptions {
-        self.default_request_timeout = Some(DefaultTimeout { after, what });
-        self
-    }
-
-    /// Whether the options name a kubeconfig, context, cluster or user.
-    pub fn names_a_cluster(&self) -> bool {
-        self.kubeconfig.is_some()
-            || self.context.is_some()
-            || self.cluster.is_some()
-            || self.user.is_some()
-    }
+/// Why no connection can be set up, in words: [`Error::Connect`].
+macro_rules! fail {
+    ($($words:tt)*) => { Error::Connect(format!($($words)*)) };
 }
 
 /// The timeout of each request: `--request-timeout` (a Go duration or a number of seconds;
@@ -94,11 +37,11 @@ fn request_timeout(o: &ConnectOptions) -> Result<(Option<Duration>, &'static str
         Ok(n) => n,
         Err(e) => match s.parse::<i64>() {
             Ok(secs) => secs.saturating_mul(1_000_000_000),
-            Err(_) => bail!("--request-timeout: invalid duration {s:?}: {e}"),
+            Err(_) => return Err(fail!("--request-timeout: invalid duration {s:?}: {e}")),
         },
     };
     if nanos < 0 {
-        bail!("--request-timeout: must not be negative, got {s:?}");
+        return Err(fail!("--request-timeout: must not be negative, got {s:?}"));
     }
     Ok((
         (nanos > 0).then(|| Duration::from_nanos(nanos as u64)),
@@ -118,10 +61,10 @@ fn load_kubeconfig(flags: &ConnectOptions) -> Result<Option<Kubeconfig>> {
             .collect();
         if paths.is_empty() && !v.is_empty() {
             // kubectl does not fall back to ~/.kube/config: that may be another cluster.
-            bail!(
+            return Err(fail!(
                 "KUBECONFIG={}: none of its files exists (kubectl does not fall back to ~/.kube/config either)",
                 v.to_string_lossy()
-            );
+            ));
         }
         if !paths.is_empty() {
             let mut merged = Kubeconfig::default();
@@ -129,7 +72,7 @@ fn load_kubeconfig(flags: &ConnectOptions) -> Result<Option<Kubeconfig>> {
                 let kc = read_kubeconfig(p, "KUBECONFIG file ")?;
                 merged = merged
                     .merge(kc)
-                    .map_err(|e| anyhow!("KUBECONFIG: cannot merge {}: {e}", p.display()))?;
+                    .map_err(|e| fail!("KUBECONFIG: cannot merge {}: {e}", p.display()))?;
             }
             return Ok(Some(merged));
         }
@@ -153,12 +96,12 @@ fn read_kubeconfig(p: &std::path::Path, what: &str) -> Result<Kubeconfig> {
             let at = yaml_error_position(&e.to_string())
                 .map(|(line, col)| format!(" at line {line}, column {col}"))
                 .unwrap_or_default();
-            anyhow!(
+            fail!(
                 "{what}{}: not a valid kubeconfig: YAML error{at} (the file's text is not shown: it may hold credentials)",
                 p.display()
             )
         }
-        e => anyhow!("{what}{}: {e}", p.display()),
+        e => fail!("{what}{}: {e}", p.display()),
     })
 }
 
@@ -176,17 +119,17 @@ fn yaml_error_position(message: &str) -> Option<(u64, u64)> {
 fn refuse_unknown_names(kc: &Kubeconfig, flags: &ConnectOptions) -> Result<()> {
     if let Some(c) = &flags.context {
         if !kc.contexts.iter().any(|n| &n.name == c) {
-            bail!("context {c:?} does not exist");
+            return Err(fail!("context {c:?} does not exist"));
         }
     }
     if let Some(c) = &flags.cluster {
         if !kc.clusters.iter().any(|n| &n.name == c) {
-            bail!("cluster {c:?} does not exist");
+            return Err(fail!("cluster {c:?} does not exist"));
         }
     }
     if let Some(u) = &flags.user {
         if !kc.auth_infos.iter().any(|n| &n.name == u) {
-            bail!("auth info {u:?} does not exist");
+            return Err(fail!("auth info {u:?} does not exist"));
         }
     }
     Ok(())
@@ -196,7 +139,7 @@ fn refuse_unknown_names(kc: &Kubeconfig, flags: &ConnectOptions) -> Result<()> {
 fn override_from_flags(config: &mut Config, flags: &ConnectOptions) -> Result<()> {
     if let Some(url) = &flags.server {
         config.cluster_url = url.parse().map_err(|e| {
-            anyhow!(
+            fail!(
                 "--server {:?}: not a URL: {e}",
                 super::words::mask_userinfo(url)
             )
@@ -274,7 +217,9 @@ pub async fn connect(options: impl Into<ConnectOptions>) -> Result<Conn> {
     let flags = &options.into();
     let (timeout, timeout_what) = request_timeout(flags)?;
     if flags.as_user.is_none() && !flags.as_group.is_empty() {
-        bail!("--as-group requires --as: requesting groups without impersonating a user");
+        return Err(fail!(
+            "--as-group requires --as: requesting groups without impersonating a user"
+        ));
     }
     let options = KubeConfigOptions {
         context: flags.context.clone(),
@@ -293,13 +238,13 @@ pub async fn connect(options: impl Into<ConnectOptions>) -> Result<Conn> {
             kubeconfig_names = self::kubeconfig_names(&kc, flags, &context);
             let config = Config::from_custom_kubeconfig(kc, &options)
                 .await
-                .map_err(|e| anyhow!("kubeconfig (context {context:?}): {e}"))?;
+                .map_err(|e| fail!("kubeconfig (context {context:?}): {e}"))?;
             (config, context)
         }
         None if flags.server.is_some() => {
             let url = flags.server.as_deref().unwrap_or_default();
             let uri = url.parse().map_err(|e| {
-                anyhow!(
+                fail!(
                     "--server {:?}: not a URL: {e}",
                     super::words::mask_userinfo(url)
                 )
@@ -308,7 +253,7 @@ pub async fn connect(options: impl Into<ConnectOptions>) -> Result<Conn> {
         }
         None => {
             if flags.context.is_some() || flags.cluster.is_some() || flags.user.is_some() {
-                bail!("no kubeconfig found (--kubeconfig, KUBECONFIG, ~/.kube/config) for --context/--cluster/--user");
+                return Err(fail!("no kubeconfig found (--kubeconfig, KUBECONFIG, ~/.kube/config) for --context/--cluster/--user"));
             }
             (in_cluster_config(flags)?, "in-cluster".to_string())
         }
@@ -320,7 +265,8 @@ pub async fn connect(options: impl Into<ConnectOptions>) -> Result<Conn> {
         flags.token.is_some(),
         &kubeconfig_names.1,
         timeout,
-    )?
+    )
+    .map_err(Error::Connect)?
     .map(std::sync::Arc::new);
     bypass_env_proxy(&mut config);
     if let Some(u) = &flags.as_user {
@@ -348,7 +294,7 @@ pub async fn connect(options: impl Into<ConnectOptions>) -> Result<Conn> {
     };
     let proxied = config.proxy_url.is_some();
     let client = Client::try_from(config)
-        .map_err(|e| anyhow!("cannot build a client for {server} (context {context:?}): {e}"))?;
+        .map_err(|e| fail!("cannot build a client for {server} (context {context:?}): {e}"))?;
     Ok(Conn {
         client,
         namespace,
@@ -380,12 +326,12 @@ pub(super) fn connect_timeout(
 fn in_cluster_config(flags: &ConnectOptions) -> Result<Config> {
     let c = super::incluster::resolve(&super::incluster::inputs(), flags.namespace.as_deref())
         .map_err(|e| {
-            anyhow!("no kubeconfig found (--kubeconfig, KUBECONFIG, ~/.kube/config) and not running in a cluster: {e}")
+            fail!("no kubeconfig found (--kubeconfig, KUBECONFIG, ~/.kube/config) and not running in a cluster: {e}")
         })?;
     let mut config = Config::new(
         c.url
             .parse()
-            .map_err(|e| anyhow!("in-cluster server {:?}: {e}", c.url))?,
+            .map_err(|e| fail!("in-cluster server {:?}: {e}", c.url))?,
     );
     config.default_namespace = c.namespace;
     config.root_cert = (!c.ca.is_empty()).then_some(c.ca);
@@ -415,7 +361,8 @@ fn kubeconfig_names(kc: &Kubeconfig, flags: &ConnectOptions, context: &str) -> (
 
 /// For shell completion: the HPA names of `namespace` (`None`: the context's namespace), or
 /// with `hpas == false` the namespace names, from the default kubeconfig. Bounded by `timeout`;
-/// every error (no kubeconfig, unreachable, RBAC) gives an empty list.
+/// every error (no kubeconfig, unreachable, RBAC) gives an empty list. Builds its own runtime
+/// (completion runs outside any); [`names`] is the same from a runtime.
 pub fn list_names(hpas: bool, namespace: Option<&str>, timeout: Duration) -> Vec<String> {
     let Ok(rt) = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -423,6 +370,11 @@ pub fn list_names(hpas: bool, namespace: Option<&str>, timeout: Duration) -> Vec
     else {
         return Vec::new();
     };
+    rt.block_on(names(hpas, namespace, timeout))
+}
+
+/// [`list_names`] from a running runtime.
+pub async fn names(hpas: bool, namespace: Option<&str>, timeout: Duration) -> Vec<String> {
     let flags = ConnectOptions {
         namespace: namespace.map(String::from),
         request_timeout: Some(format!("{}ms", timeout.as_millis().max(1))),
@@ -462,7 +414,10 @@ pub fn list_names(hpas: bool, namespace: Option<&str>, timeout: Duration) -> Vec
                 .collect::<Vec<_>>(),
         )
     };
-    rt.block_on(async { tokio::time::timeout(timeout, work).await.ok().flatten() })
+    tokio::time::timeout(timeout, work)
+        .await
+        .ok()
+        .flatten()
         .unwrap_or_default()
 }
 

@@ -1,4 +1,7 @@
-//! The controller's REST mapping of a custom resource, live: by group and kind over every
+//! What the server serves: the controller's REST mapping of a kind, live, and the APIServices
+//! of the metrics APIs.
+//!
+//! The REST mapping of a custom resource: by group and kind over every
 //! version the group serves (`mapper.RESTMappings(GroupKind)` in horizontal.go), the preferred
 //! version first, so the version of the HPA's `apiVersion` does not matter; and the target's
 //! scale read through the first mapping that answers (`scaleForResourceMappings`: the first
@@ -6,9 +9,10 @@
 
 use serde_json::{json, Value};
 
-use super::conn::{
-    builtin_mapping, named, ApiFailure, Conn, Failure, FetchError, Gvr, Unmapped, What,
-};
+use super::failure::{ApiFailure, Failure, FetchError, Unmapped};
+use super::transport::{named, Conn, What};
+use crate::metrics_api::{MetricsApi, MetricsGroup, METRICS_APISERVICE};
+use crate::restmapper::{builtin_mapping, Gvr};
 
 impl Conn {
     /// A discovery document (`/apis/GROUP`, `/apis/GROUP/VERSION`), read once per connection.
@@ -151,6 +155,73 @@ impl Conn {
         }
         Ok(s)
     }
+
+    /// The collection path and qualified resource name of a kind in `ns`
+    /// (`/apis/apps/v1/namespaces/shop/deployments`, `deployments.apps`); discovery for
+    /// non-built-in groups.
+    pub async fn collection_of(
+        &self,
+        ns: &str,
+        api_version: &str,
+        kind: &str,
+    ) -> Result<(String, String), String> {
+        let gvr = self
+            .resource_of(api_version, kind)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok((gvr.collection(ns), gvr.qualified()))
+    }
+}
+
+/// The resource metrics APIService (`v1beta1.metrics.k8s.io`), read when a PodMetrics call failed
+/// to tell "not installed" from "unavailable": one GET.
+pub async fn metrics_apiservice(conn: &Conn) -> MetricsApi {
+    apiservice(conn, METRICS_APISERVICE).await.0
+}
+
+/// One APIService: what it says of its availability, and the object when it exists.
+pub async fn apiservice(conn: &Conn, name: &str) -> (MetricsApi, Option<Value>) {
+    let r = conn
+        .get(
+            &format!("/apis/apiregistration.k8s.io/v1/apiservices/{name}"),
+            &[],
+            What {
+                verb: "get",
+                resource: "apiservices.apiregistration.k8s.io",
+                object: format!("{name:?}"),
+            },
+        )
+        .await;
+    match r {
+        Ok(mut v) => {
+            v["apiVersion"] = json!("apiregistration.k8s.io/v1");
+            v["kind"] = json!("APIService");
+            (MetricsApi::from_apiservice(Some(&v)), Some(v))
+        }
+        Err(f) if f.code() == Some(404) => (MetricsApi::Absent, None),
+        Err(f) => (
+            MetricsApi::Unknown(format!("{}: {}", f.request(), f.client_go_text())),
+            None,
+        ),
+    }
+}
+
+/// The APIService of a metrics API that tells (the first of its
+/// APIServices, the preferred version first, that exists): its name, availability and object.
+pub async fn group_apiservice(
+    conn: &Conn,
+    group: MetricsGroup,
+) -> Option<(String, MetricsApi, Option<Value>)> {
+    let mut last = None;
+    for name in group.apiservices() {
+        let (api, obj) = apiservice(conn, name).await;
+        let absent = api == MetricsApi::Absent;
+        last = Some((name.to_string(), api, obj));
+        if !absent {
+            break;
+        }
+    }
+    last
 }
 
 /// The versions an `APIGroup` serves, its preferred version first.

@@ -1,53 +1,42 @@
 //! Run a plan: every request of a round concurrently, LISTs paged; the answers keyed by their
 //! request, so each is read once whoever needs it.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use futures::future::join_all;
-use k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler;
-use serde::Deserialize;
-use serde_json::Value;
 use tokio::sync::OnceCell;
 
-use super::conn::{in_ns, named, whole, Conn, FetchError, Reduce, What};
+use super::answers::{hpas_of, target_selector, Answer, Answers, Body, Negotiated};
+use super::failure::FetchError;
 use super::obj::{self, Obj};
 use super::plan::{self, Coll, HpaNeeds, Request, Scope};
 use super::progress::Progress;
+use super::transport::{in_ns, named, whole, Conn, Reduce, What};
 
 const CUSTOM: &str = "/apis/custom.metrics.k8s.io/v1beta2";
 const EXTERNAL: &str = "/apis/external.metrics.k8s.io/v1beta1";
-
-/// The answer to one request: a LIST's items, or one object.
-#[derive(Debug, Clone)]
-pub enum Body {
-    /// Each item's JSON text (see [`super::obj`]).
-    Items(Vec<Obj>),
-    Object(Value),
-    /// A [`Request::FirstPage`] that is not the whole collection (not used).
-    MoreThanAPage,
-}
-
-pub type Answer = Result<Body, FetchError>;
-
-/// Every answer of a fetch.
-#[derive(Debug, Default)]
-pub struct Answers {
-    pub map: BTreeMap<Request, Answer>,
-    /// The resource metrics API version discovery offered (`None`: no PodMetrics LIST).
-    pub resource_metrics: Option<Negotiated>,
-}
-
-impl Answers {
-    pub fn get(&self, r: &Request) -> Option<&Answer> {
-        self.map.get(r)
-    }
-}
 
 /// Send one request.
 async fn one(conn: &Conn, r: &Request, negotiated: &OnceCell<Negotiated>) -> Answer {
     let api = FetchError::from_api;
     match r {
         Request::Version => conn.version().await.map(Body::Object).map_err(api),
+        Request::ControllerManager => conn
+            .list_each(
+                "/api/v1/namespaces/kube-system/pods",
+                &[("labelSelector", plan::CONTROLLER_MANAGER_SELECTOR.into())],
+                Some(plan::PAGE_ONE),
+                ("v1", "Pod"),
+                What {
+                    verb: "list",
+                    resource: "pods",
+                    object: in_ns("kube-system"),
+                },
+                &super::slim::controller_pod,
+            )
+            .await
+            .map(Body::Items)
+            .map_err(api),
         Request::List { .. } => list(conn, r, negotiated).await,
         Request::FirstPage { coll, namespace } => first_page(conn, r, *coll, namespace).await,
         Request::Get {
@@ -112,24 +101,6 @@ async fn one(conn: &Conn, r: &Request, negotiated: &OnceCell<Negotiated>) -> Ans
 
 /// `metrics.k8s.io/v1` (GA, KEP-5207): the same PodMetrics as v1beta1.
 const RESOURCE_METRICS_V1: &str = "metrics.k8s.io/v1";
-
-/// What discovery says of the resource metrics API (`metrics.k8s.io`), read once per fetch:
-/// the version the controller's resource metrics client picks from 1.37 on
-/// (`versionedPodMetricsGetter.fetchPreferredVersion`: v1 when served, else v1beta1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Negotiated {
-    /// v1 is served; `v1beta1_too`: so is v1beta1 (what controllers before 1.37 read).
-    V1 {
-        v1beta1_too: bool,
-    },
-    V1beta1,
-    /// The group is not registered: `no resource metrics API (metrics.k8s.io) registered`.
-    NotRegistered,
-    /// Registered without v1 or v1beta1: `no known available resource metrics API versions found`.
-    NoKnownVersion,
-    /// Discovery failed (not a 404): v1beta1 is read, as before 1.37.
-    Unknown,
-}
 
 /// GET `/apis/metrics.k8s.io` (the group's discovery document) and pick the version.
 async fn negotiate(conn: &Conn) -> Negotiated {
@@ -339,40 +310,6 @@ async fn round(
     }))
     .await;
     answers.map.extend(reqs.into_iter().zip(got));
-}
-
-/// The HPAs of the first round, typed for planning; a failed HPA LIST stops the fetch.
-pub fn hpas_of(answers: &Answers, scope: &Scope) -> Result<Vec<HpaNeeds>, FetchError> {
-    let first = plan::first_round(scope);
-    let Some(list) = first.first().and_then(|r| answers.get(r)) else {
-        return Ok(vec![]);
-    };
-    let items = match list {
-        Ok(Body::Items(items)) => items,
-        Ok(Body::Object(_) | Body::MoreThanAPage) => return Ok(vec![]),
-        Err(e) => return Err(e.clone()),
-    };
-    Ok(items
-        .iter()
-        .filter_map(|h| serde_json::from_str::<HorizontalPodAutoscaler>(h.get()).ok())
-        .map(|h| HpaNeeds::of(&h))
-        .collect())
-}
-
-/// The selector of a target as its scale reports it, from the second round's answers.
-pub fn target_selector(answers: &Answers, h: &HpaNeeds) -> Option<String> {
-    let target = super::assemble::target_object(answers, h)?;
-    let target = &target;
-    let sel = match target.get("kind").and_then(Value::as_str) {
-        Some("Scale") => target.pointer("/status/selector")?.as_str()?.to_string(),
-        _ => {
-            let ls = target.pointer("/spec/selector")?;
-            let ls = k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector::deserialize(ls)
-                .ok()?;
-            plan::selector_string(Some(&ls))
-        }
-    };
-    (!sel.is_empty() && crate::labels::Selector::parse(&sel).is_ok()).then_some(sel)
 }
 
 /// Fetch everything a scope needs, round by round; the answers and the HPAs read.

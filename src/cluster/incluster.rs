@@ -2,8 +2,6 @@
 //! function over the environment and the contents of the service-account files, so it is
 //! tested without a pod.
 
-use std::fmt;
-
 /// Where a pod's service-account files are mounted.
 pub const SERVICE_ACCOUNT_DIR: &str = "/var/run/secrets/kubernetes.io/serviceaccount";
 
@@ -36,33 +34,18 @@ pub struct InCluster {
 }
 
 /// Why the in-cluster configuration is not usable.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum InClusterError {
     /// `KUBERNETES_SERVICE_HOST` or `KUBERNETES_SERVICE_PORT` is not set.
+    #[error("unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be defined")]
     NoEnvironment,
     /// `KUBERNETES_SERVICE_PORT` is not a port number.
+    #[error("KUBERNETES_SERVICE_PORT={0:?} is not a port number")]
     BadPort(String),
     /// No service-account token file.
+    #[error("no service-account token at {SERVICE_ACCOUNT_DIR}/token")]
     NoToken,
 }
-
-impl fmt::Display for InClusterError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            InClusterError::NoEnvironment => f.write_str(
-                "unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be defined",
-            ),
-            InClusterError::BadPort(p) => {
-                write!(f, "KUBERNETES_SERVICE_PORT={p:?} is not a port number")
-            }
-            InClusterError::NoToken => {
-                write!(f, "no service-account token at {SERVICE_ACCOUNT_DIR}/token")
-            }
-        }
-    }
-}
-
-impl std::error::Error for InClusterError {}
 
 /// Resolve the in-cluster settings from what [`InClusterInputs`] holds; `namespace` is `-n`.
 /// The `namespace` file is not needed (kubectl does not need it either): `-n`, then

@@ -8,105 +8,40 @@
 //! source or on the target does not fail the fetch: it is recorded in the List's
 //! [`crate::snapshot::FETCH_ERRORS_ANNOTATION`] as the controller's clients word it.
 
-pub mod assemble;
+mod answers;
+mod assemble;
 mod auth;
-mod conn;
 mod connect;
 mod discovery;
-pub mod fetch;
-pub mod incluster;
-mod migrate_calls;
-pub mod obj;
-pub mod plan;
-pub mod progress;
+mod failure;
+mod fetch;
+mod incluster;
+mod obj;
+mod options;
+mod plan;
+mod progress;
 mod shape;
 mod slim;
-pub mod tls;
+mod tls;
+mod transport;
 mod words;
-
-use std::fmt;
+mod writes;
 
 use jiff::Timestamp;
 use k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler;
 
 pub use assemble::{SERVER_VERSION_ANNOTATION, SOURCE_ANNOTATION};
-pub use conn::{
-    connect, list_names, metrics_apiservice, ApiFailure, Conn, ConnectOptions, DefaultTimeout,
-    Failure, FetchError,
-};
+pub use connect::{connect, list_names, names};
+pub use discovery::metrics_apiservice;
+pub use failure::{ApiFailure, Error, Failure, FetchError};
+pub use options::{ConnectOptions, DefaultTimeout};
 pub use plan::Scope;
 pub use progress::Progress;
+pub use transport::Conn;
 
 use assemble::{Assembled, Origin};
 
 use crate::metrics_api::{MetricsApi, MetricsGroup};
-
-/// Why a fetch stopped.
-#[derive(Debug)]
-pub enum Error {
-    /// A call the explanation cannot do without (the HPAs, the pods) failed.
-    Api(Box<ApiFailure>),
-    /// Discovery failed where nothing else could stand in.
-    Other(String),
-    /// `explain NAME`: no such HPA (with the names there are).
-    HpaNotFound {
-        namespace: String,
-        name: String,
-        context: String,
-        others: Vec<String>,
-    },
-    /// The server returned an HPA this program cannot read.
-    BadHpa {
-        namespace: String,
-        name: String,
-        error: String,
-    },
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::Api(a) => f.write_str(&a.fatal()),
-            Error::Other(m) => f.write_str(m),
-            Error::HpaNotFound {
-                namespace,
-                name,
-                context,
-                others,
-            } => {
-                write!(f, "horizontalpodautoscalers.autoscaling {name:?} not found in namespace {namespace:?} (context {context})")?;
-                if others.is_empty() {
-                    write!(f, "; there is no HPA in namespace {namespace:?}")
-                } else {
-                    write!(
-                        f,
-                        "; HPAs in namespace {namespace:?}: {}",
-                        others.join(", ")
-                    )
-                }
-            }
-            Error::BadHpa {
-                namespace,
-                name,
-                error,
-            } => write!(
-                f,
-                "HorizontalPodAutoscaler {namespace}/{name} from the server: {error}"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for Error {}
-
-impl From<FetchError> for Error {
-    fn from(e: FetchError) -> Error {
-        match e {
-            FetchError::Api(a) => Error::Api(a),
-            FetchError::Unmapped(u) => Error::Other(u.to_string()),
-        }
-    }
-}
 
 /// Everything fetched for one HPA.
 pub struct Fetched {
@@ -197,7 +132,7 @@ async fn unavailable_metrics_apis(conn: &Conn, a: &mut Assembled) {
             continue;
         }
         let Some((name, MetricsApi::Unavailable { reason, message }, obj)) =
-            conn::group_apiservice(conn, group).await
+            discovery::group_apiservice(conn, group).await
         else {
             continue;
         };
@@ -220,7 +155,7 @@ async fn unavailable_metrics_apis(conn: &Conn, a: &mut Assembled) {
 }
 
 /// Fetch everything the controller reads for HPA `ns/name` (GET/LIST only) and build the List.
-pub async fn fetch_hpa(conn: &Conn, ns: &str, name: &str) -> anyhow::Result<Fetched> {
+pub async fn fetch_hpa(conn: &Conn, ns: &str, name: &str) -> Result<Fetched, Error> {
     fetch_hpa_with(conn, ns, name, &Progress::off()).await
 }
 
@@ -230,7 +165,7 @@ pub async fn fetch_hpa_with(
     ns: &str,
     name: &str,
     progress: &Progress,
-) -> anyhow::Result<Fetched> {
+) -> Result<Fetched, Error> {
     let scope = Scope::One {
         namespace: ns.to_string(),
         name: name.to_string(),
@@ -264,7 +199,7 @@ pub async fn fetch_fleet(
     conn: &Conn,
     namespace: Option<&str>,
     progress: &Progress,
-) -> anyhow::Result<FleetFetched> {
+) -> Result<FleetFetched, Error> {
     let scope = match namespace {
         Some(ns) => Scope::Namespace(ns.to_string()),
         None => Scope::All,

@@ -166,7 +166,15 @@ pub enum Request {
         metric: String,
         label_selector: String,
     },
+    /// LIST the kube-controller-manager Pod (kube-system, [`CONTROLLER_MANAGER_SELECTOR`], as
+    /// kubeadm and RKE2 run it as a static pod), for the controller's own flags. Optional: a
+    /// failure is a note, never the fetch's failure. Last in order: its Pod is the Lists'
+    /// last item (a one-HPA List starts with its HPA).
+    ControllerManager,
 }
+
+/// The label of the kube-controller-manager static pod.
+pub const CONTROLLER_MANAGER_SELECTOR: &str = "component=kube-controller-manager";
 
 /// Page size of the LISTs of one HPA's objects: its pods by label selector are typically a few
 /// dozen, so 500 (kubectl's chunk size) fits in one page almost always.
@@ -401,6 +409,7 @@ pub fn first_round(scope: &Scope) -> Vec<Request> {
                 ),
             },
             Request::Version,
+            Request::ControllerManager,
         ],
         Scope::Namespace(_) | Scope::All => vec![
             Request::list(Coll::Hpas, ns),
@@ -410,6 +419,7 @@ pub fn first_round(scope: &Scope) -> Vec<Request> {
             Request::list(Coll::StatefulSets, ns),
             Request::list(Coll::ReplicaSets, ns),
             Request::Version,
+            Request::ControllerManager,
         ],
     }
 }
@@ -526,6 +536,9 @@ mod tests {
         reqs.iter()
             .map(|r| match r {
                 Request::Version => "version".to_string(),
+                Request::ControllerManager => format!(
+                    "list /api/v1/namespaces/kube-system/pods {CONTROLLER_MANAGER_SELECTOR} (optional)"
+                ),
                 Request::List {
                     coll,
                     namespace,
@@ -605,6 +618,7 @@ mod tests {
                 "list /apis/metrics.k8s.io/v1beta1/namespaces/shop/pods  page=None",
                 "list /api/v1/namespaces/shop/events involvedObject.kind=HorizontalPodAutoscaler,involvedObject.name=web,involvedObject.namespace=shop page=None rv=0",
                 "version",
+                "list /api/v1/namespaces/kube-system/pods component=kube-controller-manager (optional)",
             ]
         );
     }
@@ -697,6 +711,7 @@ mod tests {
                 "list /apis/apps/v1/namespaces/shop/statefulsets  page=Some(5000) rv=0",
                 "list /apis/apps/v1/namespaces/shop/replicasets  page=Some(5000) rv=0",
                 "version",
+                "list /api/v1/namespaces/kube-system/pods component=kube-controller-manager (optional)",
             ]
         );
         let all = show(&first_round(&Scope::All));
@@ -705,7 +720,7 @@ mod tests {
             "list /apis/autoscaling/v2/horizontalpodautoscalers  page=Some(5000) rv=0"
         );
         assert_eq!(all[1], "list /api/v1/pods  page=Some(5000) rv=0");
-        assert_eq!(all.len(), 7);
+        assert_eq!(all.len(), 8);
     }
 
     #[test]

@@ -51,6 +51,57 @@ pub fn pod(raw: &RawValue, (api_version, kind): (&str, &str)) -> serde_json::Res
     Ok(super::obj::of_value(&slim))
 }
 
+/// The kube-controller-manager Pod reduced to its name and labels and, of each container, its
+/// name and the words of its command line the snapshot reads (`--horizontal-pod-autoscaler-*`
+/// and `--feature-gates`, with a value given as the next word): its other flags (file paths,
+/// addresses) are not kept.
+pub fn controller_pod(raw: &RawValue, item_type: (&str, &str)) -> serde_json::Result<Obj> {
+    let v: Value = serde_json::from_str(raw.get())?;
+    let kept = |words: &Value| -> Vec<Value> {
+        let words: Vec<&str> = words
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        let read = |w: &str| {
+            let w = w.trim_start_matches('-');
+            w.starts_with("horizontal-pod-autoscaler-") || w.starts_with("feature-gates")
+        };
+        let mut out = Vec::new();
+        for (i, w) in words.iter().enumerate() {
+            if w.starts_with('-') && read(w) {
+                out.push(Value::from(*w));
+                match words.get(i + 1) {
+                    Some(next) if !w.contains('=') && !next.starts_with('-') => {
+                        out.push(Value::from(*next))
+                    }
+                    _ => {}
+                }
+            }
+        }
+        out
+    };
+    let containers: Vec<Value> = v
+        .pointer("/spec/containers")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|c| {
+            serde_json::json!({"name": c["name"], "command": kept(&c["command"]), "args": kept(&c["args"])})
+        })
+        .collect();
+    let slim = serde_json::json!({
+        "metadata": {
+            "name": v.pointer("/metadata/name"),
+            "namespace": v.pointer("/metadata/namespace"),
+            "labels": v.pointer("/metadata/labels"),
+        },
+        "spec": {"containers": containers},
+    });
+    super::obj::with_type(super::obj::of_value(&slim), item_type)
+}
+
 /// Remove the `null`s an `Option::None` serializes to (absent, as the server wrote it).
 fn drop_nulls(v: &mut Value) {
     match v {

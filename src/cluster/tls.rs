@@ -2,56 +2,37 @@
 //! `--client-key`, `--tls-server-name` and `--insecure-skip-tls-verify` over the kubeconfig
 //! (client-go's override rules), and TLS failures in words that say what to set.
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 use base64::Engine;
 use kube::Config;
 
-use super::conn::ConnectOptions;
+use super::options::ConnectOptions;
 
 /// Why the TLS flags could not be applied.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum TlsError {
     /// `--certificate-authority` with `--insecure-skip-tls-verify` (kubectl refuses it too).
+    #[error("specifying a root certificates file with the insecure flag is not allowed: pass --certificate-authority or --insecure-skip-tls-verify, not both")]
     CaWithInsecure,
     /// A file named by a flag could not be read.
+    #[error("--{flag} {}: cannot read it: {error}", path.display())]
     Unreadable {
         flag: &'static str,
         path: PathBuf,
         error: std::io::Error,
     },
     /// A file named by a flag holds no PEM block of the expected kind.
+    #[error("--{flag} {}: no PEM block in it", path.display())]
     NotPem { flag: &'static str, path: PathBuf },
     /// `--client-certificate` without `--client-key`, or the other way round, with nothing
     /// in the kubeconfig user to pair it with.
+    #[error("--{given} needs --{missing} (the kubeconfig user has no {missing} to pair it with)")]
     Unpaired {
         given: &'static str,
         missing: &'static str,
     },
 }
-
-impl fmt::Display for TlsError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TlsError::CaWithInsecure => f.write_str(
-                "specifying a root certificates file with the insecure flag is not allowed: pass --certificate-authority or --insecure-skip-tls-verify, not both",
-            ),
-            TlsError::Unreadable { flag, path, error } => {
-                write!(f, "--{flag} {}: cannot read it: {error}", path.display())
-            }
-            TlsError::NotPem { flag, path } => {
-                write!(f, "--{flag} {}: no PEM block in it", path.display())
-            }
-            TlsError::Unpaired { given, missing } => write!(
-                f,
-                "--{given} needs --{missing} (the kubeconfig user has no {missing} to pair it with)"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for TlsError {}
 
 /// The DER bytes of every `CERTIFICATE` block of a PEM text.
 pub fn pem_certificates(text: &str) -> Vec<Vec<u8>> {

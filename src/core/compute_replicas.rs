@@ -6,7 +6,6 @@ use super::metric_sources::{compute_replicas_for_metric, MetricErr, MetricInputs
 use super::model::{Input, MetricData, Scale};
 use super::name_map::same_name;
 use super::rule::Rule;
-use super::settings::KubeVersion;
 use super::status::Ctx;
 use super::{MetricOutcome, Tolerances};
 
@@ -175,13 +174,13 @@ fn parse_selector(
     Ok(())
 }
 
-/// The AmbiguousSelector text of release `v`. The optimized selector store (kubernetes PR
-/// #139142, gate `HPAOptimizedSelectorStore`, beta and on by default from 1.37) stops at two
+/// The AmbiguousSelector text, with or without the optimized selector store (kubernetes PR
+/// #139142, gate `HPAOptimizedSelectorStore`, beta and on by default from 1.37): it stops at two
 /// matches: `are controlled by more than one HPA (e.g. [a b])`; before it the controller
 /// listed every HPA: `are controlled by multiple HPAs: [a b c]`. The controller lists them in
 /// map order; here they are sorted (`keys` is sorted and, from 1.37, cut to two).
-fn ambiguous_selector_message(selector: &str, keys: &mut Vec<String>, v: KubeVersion) -> String {
-    if v.at_least(37) {
+fn ambiguous_selector_message(selector: &str, keys: &mut Vec<String>, optimized: bool) -> String {
+    if optimized {
         keys.truncate(2);
         format!(
             "pods by selector {selector} are controlled by more than one HPA (e.g. [{}])",
@@ -236,7 +235,9 @@ fn validate_and_parse_selector(
             .map(|n| format!("{}/{n}", hpa.namespace)),
     );
     keys.sort();
-    let msg = ambiguous_selector_message(&scale.selector, &mut keys, input.settings.version());
+    let s = &input.settings;
+    let optimized = s.feature_gates.optimized_selector_store(s.version());
+    let msg = ambiguous_selector_message(&scale.selector, &mut keys, optimized);
     ctx.event("Warning", "AmbiguousSelector", || msg.clone());
     ctx.set_condition(
         "ScalingActive",

@@ -274,12 +274,20 @@ pub struct FeatureGates {
     /// them only from 1.34).
     #[serde(rename = "PodLevelResources")]
     pub pod_level_resources: bool,
+    /// `HPAOptimizedSelectorStore` (1.37+, beta, on by default; kubernetes PR #139142): the
+    /// controller's store of which HPA selects which pods. It changes no number, only the
+    /// AmbiguousSelector message (two HPAs named instead of all). `None`: the release's
+    /// default ([`FeatureGates::optimized_selector_store`]); listed in `featureGates` only
+    /// when set, so outputs that never set it stay as they were.
+    #[serde(skip)]
+    pub hpa_optimized_selector_store: Option<bool>,
 }
 
 pub const KNOWN_GATES: &[&str] = &[
     "HPAScaleToZero",
     "HPAConfigurableTolerance",
     "PodLevelResources",
+    "HPAOptimizedSelectorStore",
 ];
 
 /// The life of a gate in `pkg/features/kube_features.go`.
@@ -310,6 +318,12 @@ const GATES: &[GateLife] = &[
         name: "PodLevelResources",
         added: 32,
         on_by_default: 34,
+        locked: None,
+    },
+    GateLife {
+        name: "HPAOptimizedSelectorStore",
+        added: 37,
+        on_by_default: 37,
         locked: None,
     },
 ];
@@ -358,6 +372,7 @@ impl FeatureGates {
             hpa_scale_to_zero: on("HPAScaleToZero"),
             hpa_configurable_tolerance: on("HPAConfigurableTolerance"),
             pod_level_resources: on("PodLevelResources"),
+            hpa_optimized_selector_store: None,
         }
     }
 
@@ -390,18 +405,51 @@ impl FeatureGates {
             match life.name {
                 "HPAScaleToZero" => self.hpa_scale_to_zero = on,
                 "HPAConfigurableTolerance" => self.hpa_configurable_tolerance = on,
+                "HPAOptimizedSelectorStore" => self.hpa_optimized_selector_store = Some(on),
                 _ => self.pod_level_resources = on,
             }
         }
         Ok(())
     }
 
+    /// [`FeatureGates::apply`] for the gates a cluster's kube-controller-manager runs with:
+    /// gates that do not change the HPA algorithm, or that the modelled release does not
+    /// have or has locked, are passed over (the controller accepted them for its own
+    /// release); the names passed over are returned.
+    pub fn apply_lenient(&mut self, spec: &str, v: KubeVersion) -> Vec<String> {
+        let mut skipped = Vec::new();
+        for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let applied = self.apply(item, v, "cluster");
+            let known = item
+                .split_once('=')
+                .is_some_and(|(n, _)| KNOWN_GATES.contains(&n.trim()));
+            if applied.is_err() && known {
+                skipped.push(item.to_string());
+            }
+        }
+        skipped
+    }
+
     pub fn as_map(&self) -> BTreeMap<&'static str, bool> {
-        BTreeMap::from([
+        let mut m = BTreeMap::from([
             ("HPAScaleToZero", self.hpa_scale_to_zero),
             ("HPAConfigurableTolerance", self.hpa_configurable_tolerance),
             ("PodLevelResources", self.pod_level_resources),
-        ])
+        ]);
+        // Only when set (see the field): it never changes a number.
+        if let Some(on) = self.hpa_optimized_selector_store {
+            m.insert("HPAOptimizedSelectorStore", on);
+        }
+        m
+    }
+
+    /// Whether the controller of release `v` uses the optimized selector store.
+    pub fn optimized_selector_store(&self, v: KubeVersion) -> bool {
+        self.hpa_optimized_selector_store.unwrap_or_else(|| {
+            GATES
+                .iter()
+                .any(|g| g.name == "HPAOptimizedSelectorStore" && v.at_least(g.on_by_default))
+        })
     }
 }
 
@@ -413,6 +461,19 @@ pub struct Requested {
     pub kubernetes_version: Option<String>,
     /// `--feature-gates`, as given.
     pub feature_gates: Option<String>,
+    /// Which controller flags the user gave (they win over the cluster's).
+    pub given: Given,
+}
+
+/// The controller flags given on the command line (a flag the user gives wins over the value
+/// read from the cluster's kube-controller-manager).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Given {
+    pub tolerance: bool,
+    pub cpu_initialization_period: bool,
+    pub initial_readiness_delay: bool,
+    pub downscale_stabilization: bool,
+    pub sync_period: bool,
 }
 
 /// Controller-manager flags relevant to the HPA (their defaults match kube-controller-manager).
@@ -446,6 +507,10 @@ pub struct Settings {
     #[serde(serialize_with = "ser_gates")]
     #[schemars(with = "std::collections::BTreeMap<String, bool>")]
     pub feature_gates: FeatureGates,
+    /// Where each controller flag came from, when the cluster's kube-controller-manager was
+    /// read (absent otherwise: the defaults or the command line's flags).
+    #[serde(flatten)]
+    pub sources: Sources,
     /// The flags the release and gates were resolved from.
     #[serde(skip)]
     pub requested: Requested,
@@ -484,6 +549,7 @@ impl Settings {
                 "given".into()
             },
             feature_gates: FeatureGates::defaults_for(v),
+            sources: Sources::default(),
             requested: Requested::default(),
         }
     }
@@ -495,15 +561,284 @@ impl Settings {
     /// These settings with the release chosen by [`resolve_release`] from the requested flag and
     /// `evidence`, and the gate defaults of that release with `--feature-gates` applied.
     pub fn for_evidence(&self, evidence: Option<Evidence>) -> Result<Settings, SettingsError> {
+        self.for_cluster(evidence, None)
+    }
+
+    /// [`Settings::for_evidence`] with the flags of the cluster's kube-controller-manager
+    /// (`cluster`, when its Pod was read): each flag the user did not give takes the cluster's
+    /// value, the cluster's feature gates apply before `--feature-gates`, and every flag says
+    /// where it came from ([`Sources`]). Without them, on a managed control plane (told by the
+    /// server's version), the provider's defaults are said to be assumed.
+    pub fn for_cluster(
+        &self,
+        evidence: Option<Evidence>,
+        cluster: Option<&ClusterFlags>,
+    ) -> Result<Settings, SettingsError> {
         let release = resolve_release(self.requested.kubernetes_version.as_deref(), evidence)?;
         let mut s = self.clone();
         s.feature_gates = FeatureGates::defaults_for(release.version);
+        s.sources = Sources::default();
+        if let Some(c) = cluster {
+            s.take_cluster_flags(c, release.version);
+        } else if let Some(Evidence::Server(v) | Evidence::Snapshot(v)) = evidence {
+            s.sources.controller_flags_note = managed_control_plane(v);
+            if s.sources.controller_flags_note.is_some() {
+                s.sources.header = Some("the provider's default flags".into());
+            }
+        }
         if let Some(g) = &self.requested.feature_gates {
             s.feature_gates.apply(g, release.version, &release.source)?;
         }
         s.kubernetes_version = release.version;
         s.kubernetes_version_source = release.source;
         Ok(s)
+    }
+}
+
+/// Where each controller flag came from, when the cluster's kube-controller-manager was read:
+/// `cluster: pod kube-system/NAME`, `flag --tolerance (the cluster's is 0.2)`, `default (...)`.
+/// Each is absent when the cluster's flags were not read.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Sources {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tolerance_source: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_initialization_period_source: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub initial_readiness_delay_source: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub downscale_stabilization_source: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sync_period_source: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub feature_gates_source: Option<String>,
+    /// Where the flags were read (`pod kube-system/NAME`), or why they cannot be (a managed
+    /// control plane: the provider's defaults are assumed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub controller_flags_note: Option<String>,
+    /// The same in a few words, for the text's header: `flags of pod kube-system/NAME`.
+    #[serde(skip)]
+    pub header: Option<String>,
+}
+
+/// The HPA flags of the cluster's kube-controller-manager, read from its Pod's command line
+/// (kubeadm, RKE2 and similar run it as a static pod in kube-system).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ClusterFlags {
+    /// Where they were read: `pod kube-system/kube-controller-manager-cp1`.
+    pub origin: String,
+    pub tolerance: Option<f64>,
+    pub cpu_initialization_period: Option<SignedDuration>,
+    pub initial_readiness_delay: Option<SignedDuration>,
+    pub downscale_stabilization: Option<SignedDuration>,
+    pub sync_period: Option<SignedDuration>,
+    /// `--feature-gates`, as written.
+    pub feature_gates: Option<String>,
+    /// Flags found but not usable, in words (`--horizontal-pod-autoscaler-tolerance=abc: ...`).
+    pub unreadable: Vec<String>,
+}
+
+const FLAG_PREFIX: &str = "--horizontal-pod-autoscaler-";
+
+impl ClusterFlags {
+    /// Read the flags from a command line (the container's `command` then its `args`), as
+    /// kube-controller-manager's flag parser reads them: `--flag=value` or `--flag value`, a
+    /// single leading dash too, the last occurrence winning; durations in Go's spelling
+    /// (`30s`, `5m0s`, `1m30s`). Other flags are passed over.
+    pub fn from_args(origin: &str, args: &[String]) -> ClusterFlags {
+        let mut raw: BTreeMap<&str, &str> = BTreeMap::new();
+        let mut i = 0;
+        while i < args.len() {
+            let a = args[i].trim();
+            i += 1;
+            let Some(flag) = a.strip_prefix("--").or_else(|| a.strip_prefix('-')) else {
+                continue;
+            };
+            let (name, value) = match flag.split_once('=') {
+                Some((n, v)) => (n, v),
+                None => match args.get(i).map(|v| v.trim()) {
+                    Some(v) if !v.starts_with('-') => {
+                        i += 1;
+                        (flag, v)
+                    }
+                    _ => (flag, ""),
+                },
+            };
+            raw.insert(name, value);
+        }
+        let mut out = ClusterFlags {
+            origin: origin.to_string(),
+            feature_gates: raw.get("feature-gates").map(|g| g.to_string()),
+            ..ClusterFlags::default()
+        };
+        for (name, value) in raw {
+            let Some(short) = format!("--{name}")
+                .strip_prefix(FLAG_PREFIX)
+                .map(String::from)
+            else {
+                continue;
+            };
+            out.read_one(&short, value);
+        }
+        out
+    }
+
+    /// One `--horizontal-pod-autoscaler-NAME` flag.
+    fn read_one(&mut self, name: &str, value: &str) {
+        let duration = |v: &str| -> Result<SignedDuration, String> {
+            let n = crate::duration::parse_go_duration(v).map_err(|e| e.to_string())?;
+            match n {
+                n if n < 0 => Err("a negative duration".into()),
+                n => Ok(SignedDuration::from_nanos(n)),
+            }
+        };
+        let slot = match name {
+            "cpu-initialization-period" => &mut self.cpu_initialization_period,
+            "initial-readiness-delay" => &mut self.initial_readiness_delay,
+            "downscale-stabilization" => &mut self.downscale_stabilization,
+            "sync-period" => &mut self.sync_period,
+            "tolerance" => {
+                match value.parse::<f64>() {
+                    Ok(t) if t.is_finite() && (0.0..1.0).contains(&t) => self.tolerance = Some(t),
+                    _ => self.unreadable.push(format!(
+                        "{FLAG_PREFIX}tolerance={value}: not a tolerance from 0 to below 1"
+                    )),
+                }
+                return;
+            }
+            _ => return, // upscale/downscale delays and the like: not modelled
+        };
+        match duration(value) {
+            Ok(d) if name == "sync-period" && d.is_zero() => self.unreadable.push(format!(
+                "{FLAG_PREFIX}{name}={value}: must be greater than zero"
+            )),
+            Ok(d) => *slot = Some(d),
+            Err(e) => self
+                .unreadable
+                .push(format!("{FLAG_PREFIX}{name}={value}: {e}")),
+        }
+    }
+}
+
+/// A managed control plane told by the server's `gitVersion`: the provider's defaults are
+/// assumed, and whether they can be changed there.
+pub fn managed_control_plane(git_version: &str) -> Option<String> {
+    let v = git_version.to_ascii_lowercase();
+    let (provider, changeable) = if v.contains("-eks-") {
+        ("EKS", "EKS does not let you change them")
+    } else if v.contains("-gke.") {
+        ("GKE", "GKE does not let you change them")
+    } else if v.contains("-aks") || v.contains("+aks") {
+        ("AKS", "AKS does not let you change them")
+    } else if v.contains("+k3s") {
+        return Some("k3s runs kube-controller-manager inside the k3s process, not as a pod: its flags (k3s --kube-controller-manager-arg) cannot be read through the API; the defaults are assumed — pass the values it runs with if they differ".into());
+    } else {
+        return None;
+    };
+    Some(format!(
+        "managed control plane ({provider}): kube-controller-manager is not readable, so the provider's defaults are assumed (the upstream defaults unless documented otherwise); {changeable}"
+    ))
+}
+
+impl Settings {
+    /// Take the cluster's flags where the user gave none (see [`Settings::for_cluster`]).
+    fn take_cluster_flags(&mut self, c: &ClusterFlags, v: KubeVersion) {
+        let origin = format!("cluster: {}", c.origin);
+        let given = self.requested.given;
+        let go = |d: SignedDuration| {
+            crate::duration::format_go_duration(d.as_nanos().clamp(0, i64::MAX as i128) as i64)
+        };
+        fn pick<T: Copy>(
+            value: &mut T,
+            cluster: Option<T>,
+            given: bool,
+            flag: &str,
+            origin: &str,
+            show: impl Fn(T) -> String,
+        ) -> String {
+            match (cluster, given) {
+                (Some(c), false) => {
+                    *value = c;
+                    origin.to_string()
+                }
+                (Some(c), true) => format!("flag --{flag} (the cluster's is {})", show(c)),
+                (None, true) => format!("flag --{flag}"),
+                (None, false) => format!("default (the cluster's kube-controller-manager does not set {FLAG_PREFIX}{flag})"),
+            }
+        }
+        let s = &mut self.sources;
+        s.tolerance_source = Some(pick(
+            &mut self.tolerance,
+            c.tolerance,
+            given.tolerance,
+            "tolerance",
+            &origin,
+            |t| t.to_string(),
+        ));
+        s.cpu_initialization_period_source = Some(pick(
+            &mut self.cpu_initialization_period,
+            c.cpu_initialization_period,
+            given.cpu_initialization_period,
+            "cpu-initialization-period",
+            &origin,
+            go,
+        ));
+        s.initial_readiness_delay_source = Some(pick(
+            &mut self.initial_readiness_delay,
+            c.initial_readiness_delay,
+            given.initial_readiness_delay,
+            "initial-readiness-delay",
+            &origin,
+            go,
+        ));
+        s.downscale_stabilization_source = Some(pick(
+            &mut self.downscale_stabilization,
+            c.downscale_stabilization,
+            given.downscale_stabilization,
+            "downscale-stabilization",
+            &origin,
+            go,
+        ));
+        s.sync_period_source = Some(pick(
+            &mut self.sync_period,
+            c.sync_period,
+            given.sync_period,
+            "sync-period",
+            &origin,
+            go,
+        ));
+        let mut note = format!("read from the kube-controller-manager {}", c.origin);
+        for u in &c.unreadable {
+            note += &format!("; {u} (not used)");
+        }
+        s.feature_gates_source = Some(match &c.feature_gates {
+            Some(g) => {
+                let skipped = self.feature_gates.apply_lenient(g, v);
+                for k in skipped {
+                    note += &format!(
+                        "; gate {k} does not apply to the modelled Kubernetes {v} (not used)"
+                    );
+                }
+                origin.clone()
+            }
+            None => {
+                "default (the cluster's kube-controller-manager sets no --feature-gates)".into()
+            }
+        });
+        if self.requested.feature_gates.is_some() {
+            s.feature_gates_source = Some(format!(
+                "{} then flag --feature-gates",
+                s.feature_gates_source.take().unwrap_or_default()
+            ));
+        }
+        s.controller_flags_note = Some(note);
+        s.header = Some(format!("flags of {}", c.origin));
+    }
+
+    /// The controller flags' origin in a few words, for the text (`None`: nothing was read).
+    pub fn flags_origin(&self) -> Option<&str> {
+        self.sources.controller_flags_note.as_deref()
     }
 }
 
@@ -697,5 +1032,183 @@ mod tests {
             r.for_evidence(Some(Evidence::Server("v1.30.0"))).unwrap(),
             r
         );
+    }
+
+    fn args(a: &[&str]) -> Vec<String> {
+        a.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn cluster_flags_are_read_in_every_argument_form() {
+        let f = ClusterFlags::from_args(
+            "pod kube-system/kcm",
+            &args(&[
+                "kube-controller-manager",
+                "--horizontal-pod-autoscaler-tolerance=0.2",
+                "--horizontal-pod-autoscaler-sync-period",
+                "30s",
+                "-horizontal-pod-autoscaler-downscale-stabilization=5m0s",
+                "--horizontal-pod-autoscaler-cpu-initialization-period=1m30s",
+                "--horizontal-pod-autoscaler-initial-readiness-delay=10s",
+                "--horizontal-pod-autoscaler-initial-readiness-delay=45s",
+                "--leader-elect",
+                "--feature-gates=HPAScaleToZero=false,RotateKubeletServerCertificate=true",
+            ]),
+        );
+        assert_eq!(f.origin, "pod kube-system/kcm");
+        assert_eq!(f.tolerance, Some(0.2));
+        assert_eq!(f.sync_period, Some(SignedDuration::from_secs(30)));
+        assert_eq!(
+            f.downscale_stabilization,
+            Some(SignedDuration::from_mins(5))
+        );
+        assert_eq!(
+            f.cpu_initialization_period,
+            Some(SignedDuration::from_secs(90))
+        );
+        // The last occurrence wins, as pflag keeps it.
+        assert_eq!(
+            f.initial_readiness_delay,
+            Some(SignedDuration::from_secs(45))
+        );
+        assert_eq!(
+            f.feature_gates.as_deref(),
+            Some("HPAScaleToZero=false,RotateKubeletServerCertificate=true")
+        );
+        assert!(f.unreadable.is_empty(), "{:?}", f.unreadable);
+    }
+
+    #[test]
+    fn unusable_cluster_flags_are_named_not_used() {
+        let f = ClusterFlags::from_args(
+            "pod kube-system/kcm",
+            &args(&[
+                "--horizontal-pod-autoscaler-tolerance=abc",
+                "--horizontal-pod-autoscaler-sync-period=0s",
+                "--horizontal-pod-autoscaler-downscale-stabilization=5 minutes",
+                "--horizontal-pod-autoscaler-upscale-delay=3m",
+            ]),
+        );
+        assert_eq!(
+            (f.tolerance, f.sync_period, f.downscale_stabilization),
+            (None, None, None)
+        );
+        assert_eq!(f.unreadable.len(), 3, "{:?}", f.unreadable);
+        assert!(
+            f.unreadable.iter().any(|u| u.contains("tolerance=abc")),
+            "{:?}",
+            f.unreadable
+        );
+    }
+
+    #[test]
+    fn the_clusters_flags_apply_where_the_user_gave_none() {
+        let cluster = ClusterFlags::from_args(
+            "pod kube-system/kcm",
+            &args(&[
+                "--horizontal-pod-autoscaler-tolerance=0.2",
+                "--horizontal-pod-autoscaler-sync-period=30s",
+                "--feature-gates=HPAScaleToZero=false,Foo=true",
+            ]),
+        );
+        let mut s = Settings {
+            tolerance: 0.05,
+            ..Settings::default()
+        };
+        s.requested.given.tolerance = true;
+        let r = s.for_cluster(None, Some(&cluster)).unwrap();
+        assert_eq!(r.tolerance, 0.05, "the user's flag wins");
+        assert_eq!(
+            r.sources.tolerance_source.as_deref(),
+            Some("flag --tolerance (the cluster's is 0.2)")
+        );
+        assert_eq!(r.sync_period, SignedDuration::from_secs(30));
+        assert_eq!(
+            r.sources.sync_period_source.as_deref(),
+            Some("cluster: pod kube-system/kcm")
+        );
+        assert!(r
+            .sources
+            .downscale_stabilization_source
+            .as_deref()
+            .is_some_and(|t| t.starts_with("default")));
+        assert!(!r.feature_gates.hpa_scale_to_zero, "the cluster's gate");
+        // --feature-gates applies over the cluster's gates.
+        s.requested.feature_gates = Some("HPAScaleToZero=true".into());
+        let r = s.for_cluster(None, Some(&cluster)).unwrap();
+        assert!(r.feature_gates.hpa_scale_to_zero);
+        assert_eq!(
+            r.sources.feature_gates_source.as_deref(),
+            Some("cluster: pod kube-system/kcm then flag --feature-gates")
+        );
+        // Resolving again gives the same settings.
+        assert_eq!(r.for_cluster(None, Some(&cluster)).unwrap(), r);
+        // Without the cluster's flags nothing is said in the JSON.
+        let json = serde_json::to_value(Settings::default().for_evidence(None).unwrap()).unwrap();
+        assert!(json.get("toleranceSource").is_none(), "{json}");
+        assert_eq!(
+            serde_json::to_value(&r).unwrap()["toleranceSource"],
+            "flag --tolerance (the cluster's is 0.2)"
+        );
+    }
+
+    #[test]
+    fn a_cluster_gate_the_modelled_release_lacks_is_passed_over_with_a_note() {
+        let cluster = ClusterFlags::from_args(
+            "pod kube-system/kcm",
+            &args(&["--feature-gates=HPAConfigurableTolerance=true,PodLevelResources=true"]),
+        );
+        let r = Settings::default()
+            .for_cluster(Some(Evidence::Server("v1.32.1")), Some(&cluster))
+            .unwrap();
+        assert!(r.feature_gates.pod_level_resources);
+        assert!(!r.feature_gates.hpa_configurable_tolerance);
+        let note = r.sources.controller_flags_note.unwrap_or_default();
+        assert!(
+            note.contains(
+                "gate HPAConfigurableTolerance=true does not apply to the modelled Kubernetes 1.32"
+            ),
+            "{note}"
+        );
+    }
+
+    #[test]
+    fn managed_control_planes_say_the_providers_defaults_are_assumed() {
+        for (git, provider) in [
+            ("v1.29.10-eks-7f9249a", "EKS"),
+            ("v1.30.4-gke.1200", "GKE"),
+            ("v1.36.2-aks", "AKS"),
+        ] {
+            let r = Settings::default()
+                .for_cluster(Some(Evidence::Server(git)), None)
+                .unwrap();
+            let note = r.sources.controller_flags_note.unwrap_or_default();
+            assert!(
+                note.contains(&format!("managed control plane ({provider})")),
+                "{note}"
+            );
+            assert!(note.contains("does not let you change them"), "{note}");
+            assert!(r.sources.tolerance_source.is_none());
+        }
+        assert!(managed_control_plane("v1.31.2+k3s1").is_some_and(|n| n.contains("k3s")));
+        assert_eq!(managed_control_plane("v1.34.3+rke2r1"), None);
+        assert_eq!(managed_control_plane("v1.37.0"), None);
+    }
+
+    #[test]
+    fn the_optimized_selector_store_gate_is_accepted_from_1_37() {
+        let mut g = FeatureGates::defaults_for(v(37));
+        assert!(g.optimized_selector_store(v(37)));
+        assert!(!g.optimized_selector_store(v(36)));
+        assert!(!g.as_map().contains_key("HPAOptimizedSelectorStore"));
+        g.apply("HPAOptimizedSelectorStore=false", v(37), "flag")
+            .unwrap();
+        assert!(!g.optimized_selector_store(v(37)));
+        assert_eq!(g.as_map().get("HPAOptimizedSelectorStore"), Some(&false));
+        let e = g
+            .apply("HPAOptimizedSelectorStore=true", v(36), "flag")
+            .unwrap_err();
+        assert!(e.to_string().contains("added in 1.37"), "{e}");
+        assert!(FeatureGates::check("HPAOptimizedSelectorStore=true").is_ok());
     }
 }

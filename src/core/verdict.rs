@@ -137,11 +137,15 @@ pub(super) fn assumptions(input: &Input) -> Vec<String> {
             s.kubernetes_version, s.kubernetes_version_source,
         ),
         format!(
-            "controller flags: tolerance {}, cpu-initialization-period {}, initial-readiness-delay {}, downscale-stabilization {} (the real values are kube-controller-manager flags, not visible through the API)",
+            "controller flags: tolerance {}, cpu-initialization-period {}, initial-readiness-delay {}, downscale-stabilization {} ({})",
             s.tolerance,
             go(s.cpu_initialization_period),
             go(s.initial_readiness_delay),
             go(s.downscale_stabilization),
+            s.flags_origin().map_or(
+                "the real values are kube-controller-manager flags, not visible through the API".into(),
+                |o| format!("{o}; a flag given on the command line wins")
+            ),
         ),
     ];
     let h = &input.history;

@@ -136,6 +136,7 @@ pub fn run(opts: &ExplainOptions, w: &mut dyn std::io::Write) -> Result<String> 
                 ns.as_deref(),
                 &cluster::Progress::off(),
             ))
+            .map_err(anyhow::Error::from)
             .and_then(|f| {
                 evaluate_fetched_with(opts, &conn.context, f, &|ns, name| state.memory(ns, name))
             });

@@ -72,7 +72,7 @@ pub fn settings_for(opts: &ExplainOptions, snap: &Snapshot) -> Result<Settings> 
     });
     let mut s = opts
         .settings
-        .for_evidence(evidence)
+        .for_cluster(evidence, snap.controller_flags.as_ref())
         .map_err(|e| anyhow::Error::new(crate::cli::UsageError(format!("--feature-gates: {e}"))))?;
     if evidence.is_none()
         && opts.source == Source::Cluster

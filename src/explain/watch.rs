@@ -208,6 +208,7 @@ pub fn run(opts: &ExplainOptions, w: &mut dyn Write) -> Result<String> {
         let tick = Instant::now();
         let result = rt
             .block_on(cluster::fetch_hpa(&conn, &ns, &name))
+            .map_err(anyhow::Error::from)
             .and_then(|f| {
                 let snap = Snapshot::from_text(&f.list, &format!("cluster {}", conn.context))?;
                 let mut o = opts.clone();

@@ -182,10 +182,12 @@ fn head(d: &Decision, st: &Style) -> String {
         "HPA {}/{} → {} {}",
         d.namespace, d.name, d.target.kind, d.target.name
     );
+    let flags = d.settings.sources.header.as_deref();
     let context = format!(
-        "(controller of Kubernetes {} — {}; evaluated at {})",
+        "(controller of Kubernetes {} — {}{}; evaluated at {})",
         d.settings.kubernetes_version,
         d.settings.kubernetes_version_source,
+        flags.map_or(String::new(), |f| format!("; {f}")),
         crate::display::units::full_time(d.now)
     );
     if layout::visible_width(&who) + 3 + context.chars().count() <= st.width {

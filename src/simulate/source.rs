@@ -100,7 +100,7 @@ impl Source {
                 false => crate::core::Evidence::Snapshot(v),
             });
         settings
-            .for_evidence(evidence)
+            .for_cluster(evidence, self.snap.controller_flags.as_ref())
             .map_err(|e| SimulateError::Usage(format!("--feature-gates: {e}")))
     }
 }

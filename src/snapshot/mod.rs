@@ -14,6 +14,7 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use serde_json::Value;
 
 mod amend;
+mod controller_flags;
 pub mod convert;
 mod index;
 mod item;
@@ -142,6 +143,8 @@ pub struct Snapshot {
     /// The server's `gitVersion` when the snapshot was taken
     /// ([`SERVER_VERSION_ANNOTATION`]): the release explain models by default.
     pub server_version: Option<String>,
+    /// The flags of the kube-controller-manager Pod, when the snapshot holds it.
+    pub controller_flags: Option<crate::core::settings::ClusterFlags>,
     pub hpas: Vec<HorizontalPodAutoscaler>,
     pub workloads: Vec<Workload>,
     pub pods: Vec<Pod>,
@@ -408,6 +411,7 @@ impl Snapshot {
                 self.add_apps_workload(item, kind, &ctx)?;
             }
             ("autoscaling/v1", "Scale") => self.add_scale(item, &ctx)?,
+            ("v1", "Pod") if head.namespace == "kube-system" => self.add_system_pod(item, &ctx)?,
             ("v1", "Pod") => self.pods.push(item.typed(&ctx)?),
             // metrics.k8s.io/v1 (GA, KEP-5207) has v1beta1's schema.
             ("metrics.k8s.io/v1beta1" | "metrics.k8s.io/v1", "PodMetrics") => {

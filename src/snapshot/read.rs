@@ -167,6 +167,7 @@ impl Snapshot {
         let Snapshot {
             taken_at,
             server_version,
+            controller_flags,
             hpas,
             workloads,
             pods,
@@ -186,6 +187,7 @@ impl Snapshot {
         } = other;
         self.taken_at = self.taken_at.max(taken_at);
         self.server_version = self.server_version.take().or(server_version);
+        self.controller_flags = self.controller_flags.take().or(controller_flags);
         self.hpas.extend(hpas);
         self.workloads.extend(workloads);
         self.pods.extend(pods);

@@ -305,6 +305,7 @@ fn the_number_of_requests_does_not_grow_with_the_number_of_hpas() {
     assert_eq!(bv["items"].as_array().map(Vec::len), Some(50));
     assert_eq!(small, big);
     let want = vec![
+        "GET /api/v1/namespaces/kube-system/pods?labelSelector=component=kube-controller-manager&limit=500",
         "GET /api/v1/pods?limit=5000&resourceVersion=0",
         "GET /apis/apps/v1/deployments?limit=5000&resourceVersion=0",
         "GET /apis/apps/v1/replicasets?limit=5000&resourceVersion=0",
@@ -330,6 +331,7 @@ fn the_number_of_requests_does_not_grow_with_the_number_of_hpas() {
     assert!(
         ten.iter().all(|r| r.contains("/namespaces/team-01/")
             || r.starts_with("GET /version")
+            || r.starts_with("GET /api/v1/namespaces/kube-system/pods?")
             || r == "GET /apis/metrics.k8s.io?"),
         "{ten:?}"
     );

@@ -160,6 +160,8 @@ fn the_exact_requests_of_one_explain_and_none_writes() {
         "GET /apis/external.metrics.k8s.io/v1beta1/namespaces/shop/queue_messages_ready?labelSelector=queue=orders".into(),
         "GET /api/v1/namespaces/shop/events?fieldSelector=involvedObject.kind=HorizontalPodAutoscaler,involvedObject.name=orders,involvedObject.namespace=shop&resourceVersion=0".into(),
         "GET /version?".into(),
+        // the controller's own flags (optional), in the first round
+        "GET /api/v1/namespaces/kube-system/pods?labelSelector=component=kube-controller-manager&limit=500".into(),
         "GET /apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers?limit=500&resourceVersion=0".into(),
     ];
     want.sort();
@@ -446,7 +448,7 @@ fn live_comparison_names_the_differences() {
 
 #[test]
 fn independent_requests_run_concurrently() {
-    // 9 requests; with 500 ms per request, serial would take 4.5 s. The critical path is
+    // 10 requests; with 500 ms per request, serial would take 5 s. The critical path is
     // HPA -> target -> pods/PodMetrics/pods metric: 3 round trips (the metrics.k8s.io
     // discovery GET and the PodMetrics LIST after it: 2).
     let c = cluster("several-metrics.yaml", "latency");
@@ -454,7 +456,7 @@ fn independent_requests_run_concurrently() {
     let t = Instant::now();
     c.live_json("orders");
     let took = t.elapsed();
-    assert_eq!(c.server.requests().len(), 9);
+    assert_eq!(c.server.requests().len(), 10);
     assert!(took < Duration::from_millis(2500), "took {took:?}");
 }
 
@@ -1428,4 +1430,132 @@ fn a_cluster_serving_no_resource_metrics_gets_the_error_of_its_release() {
             "{before}"
         );
     }
+}
+
+/// The kube-controller-manager static pod (as kubeadm runs it) with these HPA flags.
+fn controller_manager_pod(flags: &[&str]) -> Value {
+    let mut command = vec!["kube-controller-manager", "--bind-address=127.0.0.1"];
+    command.extend(flags);
+    serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "kube-controller-manager-cp1", "namespace": "kube-system",
+                     "labels": {"component": "kube-controller-manager", "tier": "control-plane"}},
+        "spec": {"containers": [{"name": "kube-controller-manager", "image": "registry.k8s.io/kube-controller-manager:v1.37.0",
+                                 "command": command}]},
+        "status": {"phase": "Running"}})
+}
+
+#[test]
+fn the_controller_managers_tolerance_read_from_its_pod_changes_the_verdict() {
+    // hold-within-tolerance: ratio 1.083 holds at 4 under the default tolerance 0.1; the
+    // cluster's controller runs with 0.05, so it scales to 5.
+    let mut objects = fake_apiserver::load_snapshot(example("hold-within-tolerance.yaml"));
+    objects.push(controller_manager_pod(&[
+        "--horizontal-pod-autoscaler-tolerance=0.05",
+        "--horizontal-pod-autoscaler-sync-period",
+        "30s",
+    ]));
+    let server = FakeApiServer::start(objects);
+    let kubeconfig = server.write_kubeconfig(&tmpdir("kcm-flags"));
+    let c = Cluster { server, kubeconfig };
+    let live = c.live_json("api");
+    assert_eq!(live["desiredReplicas"], 5, "{live}");
+    let s = &live["settings"];
+    assert_eq!(s["tolerance"], 0.05, "{s}");
+    assert_eq!(s["syncPeriod"], "30s", "{s}");
+    assert_eq!(
+        s["toleranceSource"], "cluster: pod kube-system/kube-controller-manager-cp1",
+        "{s}"
+    );
+    assert!(
+        s["downscaleStabilizationSource"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("default")),
+        "{s}"
+    );
+    // One LIST of the pod by its label, in the first round.
+    let reads: Vec<RecordedRequest> = c
+        .server
+        .requests()
+        .into_iter()
+        .filter(|r| r.path == "/api/v1/namespaces/kube-system/pods")
+        .collect();
+    assert_eq!(reads.len(), 1, "{reads:?}");
+    // The text says where the flags came from.
+    let out = c.run(&["explain", "api", "-n", "shop", "--now", NOW]);
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        words.contains("flags of pod kube-system/kube-controller-manager-cp1"),
+        "{text}"
+    );
+    // A flag the user gives still wins.
+    let out = c.run(&[
+        "explain",
+        "api",
+        "-n",
+        "shop",
+        "--now",
+        NOW,
+        "-o",
+        "json",
+        "--tolerance",
+        "0.1",
+    ]);
+    let given = ok_json(&out, "explain --tolerance");
+    assert_eq!(given["desiredReplicas"], 4, "{given}");
+    assert_eq!(
+        given["settings"]["toleranceSource"],
+        "flag --tolerance (the cluster's is 0.05)"
+    );
+    // The snapshot records the pod (its HPA flags only); offline reads it the same way.
+    let out = c.run(&["snapshot", "api", "-n", "shop"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    assert!(
+        text.contains("horizontal-pod-autoscaler-tolerance=0.05"),
+        "{text}"
+    );
+    assert!(!text.contains("bind-address"), "{text}");
+    let path = tmpdir("kcm-flags-snap").join("snap.yaml");
+    std::fs::write(&path, &text).expect("write snapshot");
+    let replay = offline_json("api", &path);
+    assert_eq!(decision(&replay), decision(&live));
+    assert_eq!(replay["settings"]["toleranceSource"], s["toleranceSource"]);
+}
+
+#[test]
+fn a_file_holding_the_controller_managers_pod_is_read_offline() {
+    // `kubectl get pod -n kube-system -l component=kube-controller-manager -o yaml` beside
+    // the snapshot: the flags apply as live.
+    let dir = tmpdir("kcm-file");
+    let pods = dir.join("kcm.yaml");
+    let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": [
+        controller_manager_pod(&["--horizontal-pod-autoscaler-tolerance", "0.05"])]});
+    std::fs::write(&pods, serde_json::to_string_pretty(&list).expect("json")).expect("write");
+    let f = pods.to_string_lossy().to_string();
+    let example = example("hold-within-tolerance.yaml");
+    let e = example.to_string_lossy().to_string();
+    let out = run(
+        &[
+            "explain",
+            "api",
+            "-n",
+            "shop",
+            "--snapshot",
+            &e,
+            "--snapshot",
+            &f,
+            "--now",
+            NOW,
+            "-o",
+            "json",
+        ],
+        None,
+    );
+    let v = ok_json(&out, "offline explain with the pod's file");
+    assert_eq!(v["desiredReplicas"], 5, "{v}");
+    assert_eq!(
+        v["settings"]["toleranceSource"],
+        "cluster: pod kube-system/kube-controller-manager-cp1"
+    );
 }

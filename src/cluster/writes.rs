@@ -1,69 +1,13 @@
-//! The calls of `kubectl hpa migrate`: GET and LIST of any path, the collection of a kind,
-//! and the only writes of the program — `migrate --apply` sends the PATCH requests its plan
-//! shows, byte for byte, through [`Conn::patch_raw`].
+//! The only writes of the program: `migrate --apply` sends the PATCH requests its plan
+//! shows, byte for byte, through [`Conn::patch_raw`] (never forced, never retried unless the
+//! server refused the credentials).
 
 use serde_json::Value;
 
-use super::conn::{ApiFailure, Conn, Failure, What};
+use super::failure::{ApiFailure, Failure};
+use super::transport::Conn;
 
 impl Conn {
-    /// GET an API path (query included in `path` if any); JSON back.
-    pub async fn get_path(
-        &self,
-        path: &str,
-        resource: &str,
-        object: String,
-    ) -> Result<Value, ApiFailure> {
-        self.get(
-            path,
-            &[],
-            What {
-                verb: "get",
-                resource,
-                object,
-            },
-        )
-        .await
-    }
-
-    /// LIST an API path, paged; items get `item_type` as apiVersion/kind when missing.
-    pub async fn list_path(
-        &self,
-        path: &str,
-        item_type: (&str, &str),
-        resource: &str,
-        object: String,
-    ) -> Result<Vec<Value>, ApiFailure> {
-        self.list_values(
-            path,
-            &[],
-            Some(500),
-            item_type,
-            What {
-                verb: "list",
-                resource,
-                object,
-            },
-        )
-        .await
-    }
-
-    /// The collection path and qualified resource name of a kind in `ns`
-    /// (`/apis/apps/v1/namespaces/shop/deployments`, `deployments.apps`); discovery for
-    /// non-built-in groups.
-    pub async fn collection_of(
-        &self,
-        ns: &str,
-        api_version: &str,
-        kind: &str,
-    ) -> Result<(String, String), String> {
-        let gvr = self
-            .resource_of(api_version, kind)
-            .await
-            .map_err(|e| e.to_string())?;
-        Ok((gvr.collection(ns), gvr.qualified()))
-    }
-
     /// Send one PATCH exactly as planned: `path` (without query), the query (`fieldManager`,
     /// `dryRun` only), the content type (`application/merge-patch+json` or
     /// `application/apply-patch+yaml`) and the body bytes. Never forced.

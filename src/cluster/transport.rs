@@ -1,5 +1,7 @@
-//! The connection to one API server (made by [`super::connect`]): one `send` for every request (GET and LIST; the PATCH of `migrate --apply` is [`Conn::patch_raw`]).
-//! Failures are typed ([`ApiFailure`]) and worded as client-go words them.
+//! The connection to one API server (made by [`super::connect`]) and how a request travels:
+//! one `send` for every request (GET and LIST; the PATCH of `migrate --apply` is in
+//! [`super::writes`]) under `--request-timeout`, a bounded number in flight, retried as
+//! client-go retries, LISTs paged; a request that got no answer classified in kubectl's words.
 
 use std::time::Duration;
 
@@ -7,13 +9,11 @@ use http::Request;
 use kube::Client;
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use serde_json::{json, Value};
+use serde_json::Value;
 
-pub use crate::restmapper::{builtin_mapping, Gvr, Unmapped};
-
-pub use super::connect::{connect, list_names, ConnectOptions, DefaultTimeout};
+use super::failure::{status_failure, unreadable, ApiFailure, Failure};
 use super::obj::{self, Obj};
-use crate::metrics_api::{MetricsApi, MetricsGroup, METRICS_APISERVICE};
+use super::words::{authority, joined};
 
 /// Requests in flight at once, per connection. 10 is client-go's default burst (kubectl's
 /// client sends at most 10 requests at once before its 5-per-second limit applies), and half
@@ -64,183 +64,6 @@ pub struct Conn {
         std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, Value>>>,
 }
 
-/// Why one API call failed.
-#[derive(Debug, Clone)]
-pub enum Failure {
-    /// The server answered with an error code. `parsed`: the body was a `Status`.
-    Status {
-        code: u16,
-        reason: String,
-        message: String,
-        parsed: bool,
-    },
-    /// No answer within `--request-timeout` (or the command's default, named).
-    Timeout(Duration, &'static str),
-    /// The server could not be reached.
-    Unreachable(String),
-    /// Nothing listens at the server's address (the connection was refused).
-    Refused,
-    /// A success answer whose body is not JSON (an HTML proxy or login page...).
-    Unreadable(String),
-    Other(String),
-}
-
-/// A failed API call: the verb, the resource (`pods.metrics.k8s.io`) and what was asked for.
-#[derive(Debug, Clone)]
-pub struct ApiFailure {
-    pub verb: &'static str,
-    pub resource: String,
-    /// `"web" in namespace "shop"`, `in namespace "shop"`, or empty.
-    pub object: String,
-    pub server: String,
-    pub failure: Failure,
-    /// How many times the request was sent (retries included).
-    pub attempts: u32,
-}
-
-impl Failure {
-    /// A 401: the server refused the credentials.
-    fn refused_credentials(&self) -> bool {
-        matches!(self, Failure::Status { code: 401, .. })
-    }
-}
-
-impl ApiFailure {
-    pub fn code(&self) -> Option<u16> {
-        match &self.failure {
-            Failure::Status { code, .. } => Some(*code),
-            _ => None,
-        }
-    }
-
-    /// The error as client-go words it (what the controller's metrics client and scale client
-    /// report): the server's `Status` message, or a generic text naming the request.
-    pub fn client_go_text(&self) -> String {
-        match &self.failure {
-            Failure::Status {
-                message,
-                parsed: true,
-                ..
-            } if !message.is_empty() => message.clone(),
-            Failure::Status { code, message, .. } => {
-                let generic = match code {
-                    401 => "the server has asked for the client to provide credentials".into(),
-                    403 => "the server does not allow access to the requested resource".into(),
-                    404 => "the server could not find the requested resource".into(),
-                    429 => "the server has received too many requests and has asked us to try again later".into(),
-                    503 => "the server is currently unable to handle the request".into(),
-                    504 => "the server was unable to return a response in the time allotted, but may still be processing the request".into(),
-                    c if *c >= 500 => format!("an error on the server ({message:?}) has prevented the request from succeeding"),
-                    c => format!("the server responded with the status code {c} but did not return more information"),
-                };
-                format!("{generic} (get {})", self.resource)
-            }
-            Failure::Timeout(t, _) => format!(
-                "the request timed out after {} (get {})",
-                crate::duration::format_go_duration(t.as_nanos() as i64),
-                self.resource
-            ),
-            Failure::Unreachable(m) | Failure::Other(m) => m.clone(),
-            Failure::Refused => format!(
-                "dial tcp {}: connect: connection refused",
-                super::words::authority(&self.server)
-            ),
-            Failure::Unreadable(m) => format!("{m} (get {})", self.resource),
-        }
-    }
-
-    /// The resource and why it could not be read, in a few words:
-    /// `pods.metrics.k8s.io (429 Too Many Requests after 10 attempts)`.
-    pub fn short(&self) -> String {
-        let why = match &self.failure {
-            Failure::Status { code, .. } => {
-                let phrase = http::StatusCode::from_u16(*code)
-                    .ok()
-                    .and_then(|c| c.canonical_reason())
-                    .unwrap_or("error");
-                format!("{code} {phrase}")
-            }
-            Failure::Timeout(t, _) => format!(
-                "no answer within {}",
-                crate::duration::format_go_duration(t.as_nanos() as i64)
-            ),
-            Failure::Unreachable(_) => "server unreachable".into(),
-            Failure::Refused => "connection refused".into(),
-            Failure::Unreadable(m) | Failure::Other(m) => m.clone(),
-        };
-        let after = match self.attempts {
-            n if n > 1 => format!(" after {n} attempts"),
-            _ => String::new(),
-        };
-        format!("{} ({why}{after})", self.resource)
-    }
-
-    /// `list pods.metrics.k8s.io in namespace "shop"`
-    pub fn request(&self) -> String {
-        let mut s = format!("{} {}", self.verb, self.resource);
-        if !self.object.is_empty() {
-            s.push(' ');
-            s.push_str(&self.object);
-        }
-        s
-    }
-
-    /// A one-line message for a failure that stops the command.
-    pub fn fatal(&self) -> String {
-        let req = self.request();
-        match &self.failure {
-            Failure::Status {
-                code: 401, message, ..
-            } => format!(
-                "{req}: 401 Unauthorized: {message} (the server refused the credentials of the current context/user)"
-            ),
-            Failure::Status {
-                code: 403, message, ..
-            } => format!("{req}: 403 Forbidden: {message}"),
-            Failure::Status {
-                code,
-                reason,
-                message,
-                parsed,
-            } => {
-                let reason = if *parsed && !reason.is_empty() {
-                    format!(" {reason}")
-                } else {
-                    String::new()
-                };
-                let message = if message.is_empty() {
-                    self.client_go_text()
-                } else {
-                    message.clone()
-                };
-                if *code >= 500 {
-                    format!("{req}: the server failed with {code}{reason}: {message}")
-                } else {
-                    format!("{req}: {code}{reason}: {message}")
-                }
-            }
-            Failure::Timeout(t, what) => format!(
-                "{req}: no answer from {} within {} ({})",
-                self.server,
-                crate::duration::format_go_duration(t.as_nanos() as i64),
-                match *what {
-                    "--request-timeout" => what.to_string(),
-                    other => format!("{other}; --request-timeout sets another"),
-                }
-            ),
-            Failure::Unreachable(m) => {
-                format!("unable to connect to the server {}: {m}", self.server)
-            }
-            // kubectl's words (its standardErrorMessage)
-            Failure::Refused => format!(
-                "The connection to the server {} was refused - did you specify the right host or port?",
-                super::words::authority(&self.server)
-            ),
-            Failure::Other(m) | Failure::Unreadable(m) => format!("{req}: {m}"),
-        }
-    }
-}
-
 fn encode(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for b in s.bytes() {
@@ -260,10 +83,10 @@ const PROBE_TIMEOUT: Duration = Duration::from_secs(1);
 impl Conn {
     /// A request that got no answer, in words: TLS failures name what to set
     /// ([`super::tls::TlsContext::explain`]), a connect timeout says whether the TLS handshake
-    /// or the TCP connection timed out; anything else as [`transport`] classifies it.
+    /// or the TCP connection timed out; anything else as [`unanswered`] classifies it.
     async fn transport_failure(&self, e: &kube::Error) -> (Failure, Option<Duration>) {
         let parts = super::words::chain(e);
-        let low = super::words::joined(&parts).to_lowercase();
+        let low = joined(&parts).to_lowercase();
         if let Some(words) = self.tls.explain(&low) {
             return (Failure::Unreachable(words), None);
         }
@@ -275,7 +98,7 @@ impl Conn {
                 None,
             );
         }
-        super::words::transport(&parts, &self.server)
+        unanswered(&parts, &self.server)
     }
 
     /// A connect timeout: a TLS handshake timeout when the server takes TCP connections
@@ -291,7 +114,7 @@ impl Conn {
             })
             .unwrap_or_default();
         let https = self.server.starts_with("https://");
-        let authority = super::words::authority(&self.server);
+        let authority = authority(&self.server);
         let addr = match (authority.rsplit_once(':'), https) {
             (Some((_, p)), _) if !p.contains(']') => authority.clone(),
             (_, true) => format!("{authority}:443"),
@@ -321,63 +144,6 @@ fn retry_hint(code: u16, retry_after: Option<u64>) -> Option<Duration> {
     }
 }
 
-/// An error answer: its `Status` when the body is one, else the body's first line.
-fn status_failure(code: u16, body: &[u8]) -> Failure {
-    #[derive(serde::Deserialize)]
-    struct Status {
-        #[serde(default)]
-        reason: String,
-        #[serde(default)]
-        message: String,
-        kind: Option<String>,
-    }
-    match serde_json::from_slice::<Status>(body) {
-        Ok(st) if st.kind.as_deref() == Some("Status") => Failure::Status {
-            code,
-            reason: st.reason,
-            message: st.message,
-            parsed: true,
-        },
-        _ => Failure::Status {
-            code,
-            reason: String::new(),
-            message: body_words(body),
-            parsed: false,
-        },
-    }
-}
-
-/// A body that is not a Status, in a few words: an HTML page named as such.
-fn body_words(body: &[u8]) -> String {
-    let text = String::from_utf8_lossy(body);
-    let text = text.trim();
-    if text.starts_with('<') {
-        return "an HTML page answered instead of the API (a proxy or a login page?)".into();
-    }
-    let line = text.lines().next().unwrap_or_default();
-    line.chars().take(200).collect()
-}
-
-/// A success answer whose body is not JSON.
-fn unreadable(content_type: &str, body: &[u8], e: &serde_json::Error) -> Failure {
-    let words = body_words(body);
-    if words.starts_with("an HTML page") {
-        return Failure::Unreadable(words);
-    }
-    // JSON of the wrong shape (see super::shape), in its own words without the position.
-    if e.is_data() {
-        let m = e.to_string();
-        let m = m.rsplit_once(" at line ").map_or(m.as_str(), |(m, _)| m);
-        return Failure::Unreadable(m.to_string());
-    }
-    let ct = if content_type.is_empty() {
-        "no content type"
-    } else {
-        content_type
-    };
-    Failure::Unreadable(format!("the answer is not JSON ({ct}): {e}"))
-}
-
 /// A copy of a request to send it again.
 fn clone_request(req: &Request<Vec<u8>>) -> Request<Vec<u8>> {
     let mut copy = Request::new(req.body().clone());
@@ -405,48 +171,6 @@ pub(super) fn in_ns(ns: &str) -> String {
 
 pub(super) fn named(name: &str, ns: &str) -> String {
     format!("{name:?} in namespace {ns:?}")
-}
-
-/// Why a fetch of one plan request failed.
-#[derive(Debug, Clone)]
-pub enum FetchError {
-    Api(Box<ApiFailure>),
-    Unmapped(Unmapped),
-}
-
-impl FetchError {
-    pub fn from_api(f: ApiFailure) -> FetchError {
-        FetchError::Api(Box::new(f))
-    }
-    /// The error as the controller's clients word it.
-    pub fn client_go_text(&self) -> String {
-        match self {
-            FetchError::Api(f) => f.client_go_text(),
-            FetchError::Unmapped(u) => u.to_string(),
-        }
-    }
-    pub fn api(&self) -> Option<&ApiFailure> {
-        match self {
-            FetchError::Api(f) => Some(f),
-            FetchError::Unmapped(_) => None,
-        }
-    }
-
-    /// Our own failure, in a few words (`pods.metrics.k8s.io (429 Too Many Requests)`), or
-    /// `None` when the controller would meet the same failure: a 404 (the API or the metric
-    /// is not served, the object does not exist) or a kind no API serves. Anything else — a
-    /// throttled, failed, timed-out, unreadable or denied request (the controller reads with
-    /// its own credentials) — says nothing about the controller's view.
-    pub fn own_failure(&self) -> Option<String> {
-        match self {
-            FetchError::Api(f) if f.code() == Some(404) => None,
-            FetchError::Api(f) => Some(f.short()),
-            FetchError::Unmapped(Unmapped::Discovery { api_version, text }) => {
-                Some(format!("the API group of {api_version} ({text})"))
-            }
-            FetchError::Unmapped(_) => None,
-        }
-    }
 }
 
 impl Conn {
@@ -661,7 +385,7 @@ impl Conn {
             .into_body()
             .collect_bytes()
             .await
-            .map_err(|e| super::words::transport(&super::words::chain(&e), &self.server))?;
+            .map_err(|e| unanswered(&super::words::chain(&e), &self.server))?;
         if code >= 400 {
             let mut hint = retry_hint(code, retry_after);
             // Refused credentials: sent again at once if the token was renewed (an exec
@@ -771,6 +495,49 @@ impl Conn {
     }
 }
 
+impl Conn {
+    /// GET an API path (query included in `path` if any); JSON back.
+    pub async fn get_path(
+        &self,
+        path: &str,
+        resource: &str,
+        object: String,
+    ) -> Result<Value, ApiFailure> {
+        self.get(
+            path,
+            &[],
+            What {
+                verb: "get",
+                resource,
+                object,
+            },
+        )
+        .await
+    }
+
+    /// LIST an API path, paged; items get `item_type` as apiVersion/kind when missing.
+    pub async fn list_path(
+        &self,
+        path: &str,
+        item_type: (&str, &str),
+        resource: &str,
+        object: String,
+    ) -> Result<Vec<Value>, ApiFailure> {
+        self.list_values(
+            path,
+            &[],
+            Some(500),
+            item_type,
+            What {
+                verb: "list",
+                resource,
+                object,
+            },
+        )
+        .await
+    }
+}
+
 /// Reads one item of a LIST from its JSON text, with the LIST's (apiVersion, kind) set where
 /// the item has none (LIST items usually have neither): one read of the item does both.
 pub(super) type Reduce = dyn Fn(&RawValue, (&str, &str)) -> serde_json::Result<Obj> + Sync;
@@ -829,61 +596,85 @@ fn read_page(
     Ok((next, items))
 }
 
-// ------------------------------------------------------------------ fleet (many HPAs at once)
+/// The wait before sending again a request whose connection was reset or closed unanswered.
+const RESET_BACKOFF: Duration = Duration::from_millis(200);
 
-/// The resource metrics APIService (`v1beta1.metrics.k8s.io`), read when a PodMetrics call failed
-/// to tell "not installed" from "unavailable": one GET.
-pub async fn metrics_apiservice(conn: &Conn) -> MetricsApi {
-    apiservice(conn, METRICS_APISERVICE).await.0
+/// The innermost cause, without the OS error number: `Connection refused`,
+/// `failed to lookup address information: Name or service not known`.
+fn cause(parts: &[String]) -> String {
+    let last = parts.last().map(String::as_str).unwrap_or_default();
+    let plain = match last.rfind(" (os error ") {
+        Some(i) if last.ends_with(')') => &last[..i],
+        _ => last,
+    };
+    plain.to_string()
 }
 
-/// One APIService: what it says of its availability, and the object when it exists.
-pub async fn apiservice(conn: &Conn, name: &str) -> (MetricsApi, Option<Value>) {
-    let r = conn
-        .get(
-            &format!("/apis/apiregistration.k8s.io/v1/apiservices/{name}"),
-            &[],
-            What {
-                verb: "get",
-                resource: "apiservices.apiregistration.k8s.io",
-                object: format!("{name:?}"),
-            },
-        )
-        .await;
-    match r {
-        Ok(mut v) => {
-            v["apiVersion"] = json!("apiregistration.k8s.io/v1");
-            v["kind"] = json!("APIService");
-            (MetricsApi::from_apiservice(Some(&v)), Some(v))
-        }
-        Err(f) if f.code() == Some(404) => (MetricsApi::Absent, None),
-        Err(f) => (
-            MetricsApi::Unknown(format!("{}: {}", f.request(), f.client_go_text())),
+/// A request that got no answer, classified from its error chain: refused, unreachable (in
+/// plain words), or reset/closed before the answer (retried after a short backoff, as
+/// client-go retries a GET on a reset connection or an EOF).
+pub(super) fn unanswered(parts: &[String], server: &str) -> (Failure, Option<Duration>) {
+    let low = joined(parts).to_lowercase();
+    if low.contains("connection refused") {
+        return (Failure::Refused, None);
+    }
+    let cause = cause(parts);
+    if low.contains("dns error") || low.contains("failed to lookup address") {
+        let host = authority(server);
+        let host = host.rsplit_once(':').map_or(host.as_str(), |(h, _)| h);
+        return (
+            Failure::Unreachable(format!("cannot resolve the host name {host}: {cause}")),
             None,
-        ),
+        );
+    }
+    if [
+        "tcp connect error",
+        "no route to host",
+        "network is unreachable",
+    ]
+    .iter()
+    .any(|m| low.contains(m))
+    {
+        return (Failure::Unreachable(cause), None);
+    }
+    let reset = [
+        "connection reset",
+        "connection closed before message completed",
+        "incomplete message",
+        "unexpected eof",
+        "broken pipe",
+        "connection was aborted",
+    ]
+    .iter()
+    .any(|m| low.contains(m));
+    match reset {
+        true => (Failure::Other(cause), Some(RESET_BACKOFF)),
+        false => (Failure::Other(plain_chain(parts)), None),
     }
 }
 
-/// The APIService of a metrics API that tells (the first of its
-/// APIServices, the preferred version first, that exists): its name, availability and object.
-pub async fn group_apiservice(
-    conn: &Conn,
-    group: MetricsGroup,
-) -> Option<(String, MetricsApi, Option<Value>)> {
-    let mut last = None;
-    for name in group.apiservices() {
-        let (api, obj) = apiservice(conn, name).await;
-        let absent = api == MetricsApi::Absent;
-        last = Some((name.to_string(), api, obj));
-        if !absent {
-            break;
-        }
+/// The chain without the wrappers that only say where in the Rust stack it failed
+/// (`ServiceError`, `client error (Connect)`).
+fn plain_chain(parts: &[String]) -> String {
+    let kept: Vec<String> = parts
+        .iter()
+        .map(|p| {
+            p.trim_start_matches("ServiceError: ")
+                .trim_start_matches("HyperError: ")
+                .to_string()
+        })
+        .filter(|p| !(p.starts_with("client error (") && p.ends_with(')')))
+        .collect();
+    match kept.is_empty() {
+        true => joined(parts),
+        false => joined(&kept),
     }
-    last
 }
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn a_page_is_read_into_typed_items_and_its_continue_token() {
         use super::{read_page, whole};
@@ -906,5 +697,50 @@ mod tests {
         assert!(read_page(b"[1, 2]", &whole, ("v1", "Pod")).is_err());
         assert!(read_page(br#"{"items": {"a": 1}}"#, &whole, ("v1", "Pod")).is_err());
         assert!(read_page(b"<html>", &whole, ("v1", "Pod")).is_err());
+    }
+
+    #[test]
+    fn transport_errors_in_plain_words() {
+        let parts = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let refused = parts(&[
+            "ServiceError: client error (Connect)",
+            "client error (Connect)",
+            "tcp connect error",
+            "Connection refused (os error 111)",
+        ]);
+        assert!(matches!(
+            unanswered(&refused, "http://h:1").0,
+            Failure::Refused
+        ));
+        let dns = parts(&[
+            "ServiceError: client error (Connect)",
+            "client error (Connect)",
+            "dns error",
+            "failed to lookup address information: Name or service not known",
+        ]);
+        let Failure::Unreachable(m) = unanswered(&dns, "https://nosuch.example:6443").0 else {
+            panic!("dns")
+        };
+        assert_eq!(m, "cannot resolve the host name nosuch.example: failed to lookup address information: Name or service not known");
+        let reset = parts(&[
+            "ServiceError: client error (SendRequest)",
+            "client error (SendRequest)",
+            "connection closed before message completed",
+        ]);
+        let (f, hint) = unanswered(&reset, "http://h:1");
+        assert!(hint.is_some());
+        let Failure::Other(m) = f else {
+            panic!("reset")
+        };
+        assert_eq!(m, "connection closed before message completed");
+        let odd = parts(&[
+            "ServiceError: client error (Other)",
+            "client error (Other)",
+            "odd",
+        ]);
+        let Failure::Other(m) = unanswered(&odd, "http://h:1").0 else {
+            panic!("odd")
+        };
+        assert_eq!(m, "odd");
     }
 }

@@ -13,7 +13,7 @@ pub use crate::restmapper::{builtin_mapping, Gvr, Unmapped};
 
 pub use super::connect::{connect, list_names, ConnectOptions, DefaultTimeout};
 use super::obj::{self, Obj};
-use crate::metrics_api::{MetricsApi, MetricsGroup, METRICS_APISERVICE};
+use crate::metrics_api::{MetricsApi, MetricsGroup};
 
 /// Requests in flight at once, per connection. 10 is client-go's default burst (kubectl's
 /// client sends at most 10 requests at once before its 5-per-second limit applies), and half
@@ -831,10 +831,11 @@ fn read_page(
 
 // ------------------------------------------------------------------ fleet (many HPAs at once)
 
-/// The resource metrics APIService (`v1beta1.metrics.k8s.io`), read when a PodMetrics call failed
-/// to tell "not installed" from "unavailable": one GET.
-pub async fn metrics_apiservice(conn: &Conn) -> MetricsApi {
-    apiservice(conn, METRICS_APISERVICE).await.0
+/// The resource metrics APIService `name` (the version the controller reads, see
+/// [`crate::metrics_api::resource_apiservice`]), read when a PodMetrics call failed to tell "not
+/// installed" from "unavailable": one GET.
+pub async fn metrics_apiservice(conn: &Conn, name: &str) -> MetricsApi {
+    apiservice(conn, name).await.0
 }
 
 /// One APIService: what it says of its availability, and the object when it exists.

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::metrics_api::{MetricsApi, MetricsGroup, METRICS_APISERVICE};
+use crate::metrics_api::{resource_apiservice, MetricsApi, MetricsGroup};
 use crate::snapshot::Snapshot;
 
 /// A ReplicaSet reduced to its owner (for "pods the target does not own" and rollouts).
@@ -32,8 +32,11 @@ pub struct RolloutInfo {
 pub struct Extras {
     pub replica_sets: Vec<ReplicaSetInfo>,
     pub deployments: Vec<RolloutInfo>,
-    /// `None`: not looked at (offline without an APIService object, or the metrics call worked).
-    pub metrics_api: Option<MetricsApi>,
+    /// The resource metrics APIService the controller reads through (`v1.metrics.k8s.io` or
+    /// `v1beta1.metrics.k8s.io`, see [`resource_apiservice`]), by name, and what is known of it.
+    /// `None`: not looked at (offline without that APIService object, or the metrics call
+    /// worked).
+    pub metrics_api: Option<(String, MetricsApi)>,
     /// The custom and external metrics APIServices the List holds (a live fetch adds one
     /// when it is not available and a read of its API failed), by name.
     pub other_apis: Vec<(String, MetricsApi)>,
@@ -43,7 +46,7 @@ impl Extras {
     /// Read the context from a `v1 List` (nested Lists flattened).
     pub fn from_list(doc: &Value) -> Extras {
         let mut x = Extras::default();
-        let mut apiservice = None;
+        let mut resource_apis = Vec::new();
         walk(doc, &mut |item| {
             let av = item["apiVersion"].as_str().unwrap_or_default();
             let kind = item["kind"].as_str().unwrap_or_default();
@@ -76,8 +79,10 @@ impl Extras {
                         .and_then(Value::as_i64)
                         .map(|v| v as i32),
                 }),
-                ("apiregistration.k8s.io/v1", "APIService") if name == METRICS_APISERVICE => {
-                    apiservice = Some(item.clone());
+                ("apiregistration.k8s.io/v1", "APIService")
+                    if MetricsGroup::of_apiservice(&name) == Some(MetricsGroup::Resource) =>
+                {
+                    resource_apis.push(item.clone());
                 }
                 ("apiregistration.k8s.io/v1", "APIService")
                     if MetricsGroup::of_apiservice(&name).is_some() =>
@@ -88,9 +93,8 @@ impl Extras {
                 _ => {}
             }
         });
-        if let Some(a) = apiservice {
-            x.metrics_api = Some(MetricsApi::from_apiservice(Some(&a)));
-        }
+        // A List does not say the release: the newest's choice.
+        x.metrics_api = resource_api(resource_apis.iter(), true);
         x.sort();
         x
     }
@@ -118,14 +122,15 @@ impl Extras {
                 _ => {}
             }
         }
-        let apiservice = snap.other.iter().find(|o| {
-            o["apiVersion"] == "apiregistration.k8s.io/v1"
-                && o["kind"] == "APIService"
-                && o.pointer("/metadata/name").and_then(Value::as_str) == Some(METRICS_APISERVICE)
+        let negotiates = snap
+            .server_version
+            .as_deref()
+            .and_then(crate::core::settings::parse_major_minor)
+            .is_none_or(|(major, minor)| major > 1 || minor >= 37);
+        let apiservices = snap.other.iter().filter(|o| {
+            o["apiVersion"] == "apiregistration.k8s.io/v1" && o["kind"] == "APIService"
         });
-        if apiservice.is_some() {
-            x.metrics_api = Some(MetricsApi::from_apiservice(apiservice));
-        }
+        x.metrics_api = resource_api(apiservices, negotiates);
         x.other_apis = snap
             .other
             .iter()
@@ -165,6 +170,25 @@ impl Extras {
             .ok()?;
         self.deployments.get(i)
     }
+}
+
+/// Of the APIService objects given, the resource metrics one the controller reads through (the
+/// release `negotiates` the version from 1.37): `None` when the objects lack it.
+fn resource_api<'a>(
+    apiservices: impl Iterator<Item = &'a Value>,
+    negotiates: bool,
+) -> Option<(String, MetricsApi)> {
+    let mut by_name: Vec<(&str, &Value)> = apiservices
+        .filter_map(|o| Some((o.pointer("/metadata/name")?.as_str()?, o)))
+        .filter(|(n, _)| MetricsGroup::of_apiservice(n) == Some(MetricsGroup::Resource))
+        .collect();
+    let v1_served = by_name
+        .iter()
+        .any(|(n, _)| *n == crate::metrics_api::METRICS_APISERVICE_V1);
+    let name = resource_apiservice(v1_served, negotiates);
+    by_name.retain(|(n, _)| *n == name);
+    let (_, o) = by_name.first()?;
+    Some((name.to_string(), MetricsApi::from_apiservice(Some(o))))
 }
 
 fn walk(v: &Value, f: &mut dyn FnMut(&Value)) {
@@ -215,7 +239,32 @@ mod tests {
         assert_eq!(x.deployments[0].updated_replicas, Some(1));
         assert!(matches!(
             x.metrics_api,
-            Some(MetricsApi::Unavailable { .. })
+            Some((_, MetricsApi::Unavailable { .. }))
         ));
+    }
+
+    #[test]
+    fn the_resource_apiservice_is_the_version_the_controller_reads() {
+        let api = |name: &str, available: &str| {
+            json!({"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService", "metadata": {"name": name},
+                "status": {"conditions": [{"type": "Available", "status": available, "reason": "R", "message": "m"}]}})
+        };
+        let both = json!({"apiVersion": "v1", "kind": "List", "items": [
+            api("v1beta1.metrics.k8s.io", "True"), api("v1.metrics.k8s.io", "False")]});
+        let (name, state) = Extras::from_list(&both).metrics_api.expect("looked at");
+        assert_eq!(name, "v1.metrics.k8s.io");
+        assert!(matches!(state, MetricsApi::Unavailable { .. }), "{state:?}");
+        let only_beta = json!({"apiVersion": "v1", "kind": "List", "items": [api("v1beta1.metrics.k8s.io", "True")]});
+        assert_eq!(
+            Extras::from_list(&only_beta).metrics_api,
+            Some(("v1beta1.metrics.k8s.io".into(), MetricsApi::Available))
+        );
+        // Before 1.37 the controller reads v1beta1 only: v1's APIService is not its answer.
+        let objects = [api("v1.metrics.k8s.io", "False")];
+        assert_eq!(resource_api(objects.iter(), false), None);
+        assert_eq!(
+            resource_api(objects.iter(), true).map(|(n, _)| n),
+            Some("v1.metrics.k8s.io".into())
+        );
     }
 }

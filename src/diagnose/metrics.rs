@@ -136,30 +136,34 @@ fn metrics_api_findings(
     }
     match &input.pod_metrics {
         Err(e) => {
-            let f = match &x.metrics_api {
+            let (name, api) = match &x.metrics_api {
+                Some((name, api)) => (name.as_str(), Some(api)),
+                None => (METRICS_APISERVICE, None),
+            };
+            let f = match api {
                 Some(MetricsApi::Absent) => finding(
                     "metrics-api-missing",
                     Severity::Error,
-                    format!("the resource metrics API is not installed: APIService {METRICS_APISERVICE} does not exist, so cpu/memory metrics fail ({e})"),
+                    format!("the resource metrics API is not installed: APIService {name} does not exist, so cpu/memory metrics fail ({e})"),
                     "install metrics-server (kubectl apply -f https://github.com/kubernetes-sigs/metrics-server/releases/latest/download/components.yaml) or another provider of metrics.k8s.io, or use Pods/Object/External metrics".into(),
                 ),
                 Some(MetricsApi::Unavailable { reason, message }) => finding(
                     "metrics-api-unavailable",
                     Severity::Error,
-                    format!("the resource metrics API is registered but not available: APIService {METRICS_APISERVICE} Available=False ({reason}: {message}); cpu/memory metrics fail ({e})"),
-                    format!("check metrics-server: its pods and logs (kubectl -n kube-system logs deploy/metrics-server), the Service the APIService points to, and network policies between the API server and it (kubectl get apiservice {METRICS_APISERVICE} -o yaml)"),
+                    format!("the resource metrics API is registered but not available: APIService {name} Available=False ({reason}: {message}); cpu/memory metrics fail ({e})"),
+                    format!("check metrics-server: its pods and logs (kubectl -n kube-system logs deploy/metrics-server), the Service the APIService points to, and network policies between the API server and it (kubectl get apiservice {name} -o yaml)"),
                 ),
                 Some(MetricsApi::Unknown(why)) => finding(
                     "metrics-api-error",
                     Severity::Error,
-                    format!("the resource metrics API failed ({e}); the APIService {METRICS_APISERVICE} could not be read either ({why})"),
-                    format!("ask an administrator: kubectl get apiservice {METRICS_APISERVICE}; check metrics-server's pods and logs"),
+                    format!("the resource metrics API failed ({e}); the APIService {name} could not be read either ({why})"),
+                    format!("ask an administrator: kubectl get apiservice {name}; check metrics-server's pods and logs"),
                 ),
                 _ => finding(
                     "metrics-api-error",
                     Severity::Error,
                     format!("the resource metrics API failed: {e}"),
-                    format!("check `kubectl get apiservice {METRICS_APISERVICE}` (Available?) and metrics-server's logs; a 403 means the credentials may not list pods.metrics.k8s.io"),
+                    format!("check `kubectl get apiservice {name}` (Available?) and metrics-server's logs; a 403 means the credentials may not list pods.metrics.k8s.io"),
                 ),
             };
             out.push(f);

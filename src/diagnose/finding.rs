@@ -30,7 +30,8 @@ pub struct Finding {
     /// Stable identifier: `metrics-api-missing`, `metrics-api-unavailable`, `metrics-api-error`,
     /// `metrics-empty`, `metrics-stale`, `missing-request`, `foreign-pods`, `ambiguous-selector`,
     /// `target-missing`, `target-unreadable`, `rollout-in-progress`, `min-equals-max`,
-    /// `target-at-zero`, `container-absent`, `memory-scale-up`, `next-scale`.
+    /// `target-at-zero`, `container-absent`, `memory-scale-up`, `next-scale`, `at-max-replicas`,
+    /// `at-max-satisfied`, `at-min-floor`, `at-min-satisfied`.
     pub id: String,
     pub severity: Severity,
     pub message: String,

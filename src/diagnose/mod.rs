@@ -13,6 +13,7 @@
 //! | file | findings |
 //! |---|---|
 //! | `target.rs` | the scale target and the spec: `target-missing`, `target-unreadable`, `snapshot-lacks-target`, `target-at-zero`, `min-equals-max`, `ambiguous-selector` |
+//! | `bounds.rs` | bounds that bite: `at-max-replicas` (the uncapped need and what the extra pods request), `at-max-satisfied`, `at-min-floor`, `at-min-satisfied` |
 //! | `behavior.rs` | behavior and memory: `held`, `memory-scale-up` |
 //! | `snapshot.rs` | what reading the file noted: `hpa-field-ignored`, `snapshot-objects-ignored` |
 //! | `metrics.rs` | the metrics pipeline: `snapshot-without-metrics`, `our-read-failed`, `metrics-api-*`, `metrics-empty`, `metrics-stale`, `custom-metrics-api-unavailable`, `external-metrics-api-unavailable` |
@@ -53,6 +54,7 @@ use crate::core::{Decision, Input};
 use crate::snapshot::{Pod, Snapshot};
 
 mod behavior;
+mod bounds;
 mod extras;
 mod finding;
 mod metrics;
@@ -86,6 +88,7 @@ pub fn diagnose(snap: &Snapshot, input: &Input, d: &Decision, x: &Extras) -> Vec
         .unwrap_or_default();
 
     target::target_and_spec(snap, input, d, &selector, &mut out);
+    bounds::bounds(input, d, &mut out);
     behavior::held(d, &mut out);
     snapshot::snapshot_findings(snap, input, &mut out);
     metrics::pipeline(input, d, x, &selector, &mut out);

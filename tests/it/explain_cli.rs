@@ -1725,3 +1725,44 @@ fn a_failed_pod_metrics_read_checks_the_apiservice_of_the_version_served() {
         "{found:?}"
     );
 }
+
+#[test]
+fn an_hpa_pinned_at_max_says_how_far_the_metrics_want_to_go() {
+    let v = explain("checkout", "at-max-replicas.yaml");
+    assert_eq!(
+        v["verdict"]["decidedBy"], "TooManyReplicas",
+        "{}",
+        v["verdict"]
+    );
+    let f = &v["diagnostics"][0];
+    assert_eq!(f["id"], "at-max-replicas", "{f}");
+    assert_eq!(f["details"]["proposal"], 6, "{f}");
+    assert_eq!(f["details"]["extraRequests"]["memory"], "512Mi", "{f}");
+    // The action is the first thing the text says to do.
+    let out = run(&[
+        "explain",
+        "checkout",
+        "-n",
+        "shop",
+        "--snapshot",
+        "examples/at-max-replicas.yaml",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let todo = text.split("What you can do").nth(1).unwrap_or_default();
+    assert!(
+        todo.trim_start()
+            .starts_with("- raise spec.maxReplicas to at least 6"),
+        "{text}"
+    );
+    // The fleet names the cause by its stable id.
+    let fleet = json(&[
+        "explain",
+        "-A",
+        "--snapshot",
+        "examples/at-max-replicas.yaml",
+    ]);
+    assert_eq!(
+        fleet["items"][0]["warnings"],
+        serde_json::json!(["at-max-replicas"])
+    );
+}

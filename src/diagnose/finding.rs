@@ -31,7 +31,7 @@ pub struct Finding {
     /// `metrics-empty`, `metrics-stale`, `missing-request`, `foreign-pods`, `ambiguous-selector`,
     /// `target-missing`, `target-unreadable`, `rollout-in-progress`, `min-equals-max`,
     /// `target-at-zero`, `container-absent`, `memory-scale-up`, `next-scale`, `at-max-replicas`,
-    /// `at-max-satisfied`, `at-min-floor`, `at-min-satisfied`.
+    /// `at-max-satisfied`, `at-min-floor`, `at-min-satisfied`, `average-value-ratchet`.
     pub id: String,
     pub severity: Severity,
     pub message: String,

@@ -19,6 +19,7 @@
 //! | `metrics.rs` | the metrics pipeline: `snapshot-without-metrics`, `our-read-failed`, `metrics-api-*`, `metrics-empty`, `metrics-stale`, `custom-metrics-api-unavailable`, `external-metrics-api-unavailable` |
 //! | `requests.rs` | the requests utilization is computed from: `missing-request`, `container-absent` |
 //! | `ownership.rs` | which pods the target owns: `foreign-pods`, `rollout-in-progress` |
+//! | `ratchet.rs` | `average-value-ratchet`: an Object/External AverageValue target within tolerance during a rollout keeps the surge pods (kubernetes#138505) |
 //! | `next_scale.rs` | `next-scale`: the metric values at which the proposal moves by one |
 //!
 //! `finding.rs` (the [`Finding`] type and the helpers every check writes with) and `extras.rs`
@@ -60,6 +61,7 @@ mod finding;
 mod metrics;
 mod next_scale;
 mod ownership;
+mod ratchet;
 mod requests;
 mod snapshot;
 mod target;
@@ -96,6 +98,7 @@ pub fn diagnose(snap: &Snapshot, input: &Input, d: &Decision, x: &Extras) -> Vec
     requests::container_absent(input, &mut out);
     ownership::foreign_pods(input, d, x, &raw_pods, &selector, &mut out);
     ownership::rollout(input, x, &raw_pods, &mut out);
+    ratchet::average_value_ratchet(input, d, &mut out);
     behavior::memory_scale_up(input, d, &mut out);
     if let Some(f) = next_scale::next_scale(input, d) {
         out.push(f);

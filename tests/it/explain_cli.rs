@@ -1766,3 +1766,59 @@ fn an_hpa_pinned_at_max_says_how_far_the_metrics_want_to_go() {
         serde_json::json!(["at-max-replicas"])
     );
 }
+
+#[test]
+fn an_average_value_target_during_a_rollout_warns_of_the_kept_surge_live() {
+    use crate::support::fake_apiserver::{self, FakeApiServer};
+    use serde_json::json;
+    // An External AverageValue HPA (10 per pod) on a Deployment at spec.replicas 20 whose
+    // rollout surges to 25: 230 / (10 × 25) = 0.92 is within the band, so 25 is proposed;
+    // against spec.replicas 230 / 200 = 1.15 → 23: 2 pods stay.
+    let mut objects = fake_apiserver::load_snapshot(root().join("examples/at-max-replicas.yaml"));
+    let items = objects
+        .iter_mut()
+        .flat_map(|l| l["items"].as_array_mut().into_iter().flatten());
+    for o in items {
+        match o["kind"].as_str() {
+            Some("HorizontalPodAutoscaler") => {
+                o["spec"]["maxReplicas"] = json!(40);
+                o["spec"]["metrics"] = json!([{"type": "External", "external": {
+                    "metric": {"name": "queue_messages_ready"},
+                    "target": {"type": "AverageValue", "averageValue": "10"}}}]);
+                o["status"] = json!({"currentReplicas": 20, "desiredReplicas": 20});
+            }
+            Some("Deployment") => {
+                o["spec"]["replicas"] = json!(20);
+                o["status"]["replicas"] = json!(25);
+            }
+            _ => {}
+        }
+    }
+    objects.push(json!({"apiVersion": "external.metrics.k8s.io/v1beta1", "kind": "ExternalMetricValueList",
+        "metadata": {"namespace": "shop"}, "items": [{"metricName": "queue_messages_ready", "metricLabels": {},
+        "timestamp": "2026-03-01T11:59:50Z", "value": "230", "window": 60}]}));
+    let server = FakeApiServer::start(objects);
+    let kc = server.write_kubeconfig(&crate::support::binary::tmpdir("ratchet-live"));
+    let out = crate::support::binary::run(
+        &[
+            "explain",
+            "checkout",
+            "-n",
+            "shop",
+            "--now",
+            "2026-03-01T12:00:00Z",
+            "-o",
+            "json",
+        ],
+        Some(&kc),
+    );
+    let v = crate::support::binary::ok_json(&out, "ratchet-live");
+    assert_eq!(v["desiredReplicas"], 25, "{}", v["verdict"]);
+    let found = v["diagnostics"].as_array().cloned().unwrap_or_default();
+    let f = found
+        .iter()
+        .find(|f| f["id"] == "average-value-ratchet")
+        .unwrap_or_else(|| panic!("{found:?}"));
+    assert_eq!(f["details"]["keptPods"], 2, "{f}");
+    assert_eq!(f["severity"], "warning", "{f}");
+}

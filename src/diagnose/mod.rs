@@ -161,6 +161,16 @@ mod tests {
     }
 
     #[test]
+    fn next_scale_beyond_max_gives_the_thresholds_of_the_bound() {
+        // at-max-replicas: 90 % for 60 % proposes 6, capped at 4; the replicas fall only once
+        // the proposal is below 4: ceil(util/60 × 4) ≤ 3 → util ≤ 45 %.
+        let f = run_example("at-max-replicas.yaml", "checkout");
+        let n = f.iter().find(|f| f.id == "next-scale").expect("next-scale");
+        assert!(n.message.contains("3 if it falls to 45%"), "{}", n.message);
+        assert_eq!(n.details.as_ref().expect("details")["scaleDownAt"], 45);
+    }
+
+    #[test]
     fn memory_driving_a_scale_up_is_flagged() {
         let f = run_example("statefulset-memory.yaml", "session-cache");
         assert!(ids(&f).contains(&"memory-scale-up"), "{:?}", ids(&f));

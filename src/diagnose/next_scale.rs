@@ -389,8 +389,12 @@ pub(super) fn next_scale(input: &Input, d: &Decision) -> Option<Finding> {
             (mm.fmt)(mm.now, Edge::Now)
         ),
         _ => {
-            let thresholds = thresholds_from(current, level, mm.now, mm.model, tol);
-            let parts = threshold_phrases(input, level, thresholds, &mm.fmt, &mut details);
+            // A proposal beyond a bound moves the replicas only once it is back inside it:
+            // the thresholds are those of the bound (at maxReplicas 4 with a proposal of 6,
+            // "3 if it falls to …", not "5 if …", which would still give 4).
+            let bounded = level.min(input.hpa.max_replicas).max(input.hpa.min_replicas);
+            let thresholds = thresholds_from(current, bounded, mm.now, mm.model, tol);
+            let parts = threshold_phrases(input, bounded, thresholds, &mm.fmt, &mut details);
             format!(
                 "{name} (the deciding metric) is at {} and proposes {level}; it would propose {}{}",
                 (mm.fmt)(mm.now, Edge::Now),

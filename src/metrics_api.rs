@@ -25,8 +25,20 @@ pub enum MetricsApi {
     Unknown(String),
 }
 
-/// The APIService that serves `metrics.k8s.io`.
+/// The APIService that serves `metrics.k8s.io/v1beta1` (what controllers before 1.37 read).
 pub const METRICS_APISERVICE: &str = "v1beta1.metrics.k8s.io";
+
+/// The APIService that serves `metrics.k8s.io/v1` (GA; read from 1.37 when discovery offers it).
+pub const METRICS_APISERVICE_V1: &str = "v1.metrics.k8s.io";
+
+/// The APIService the controller reads resource metrics through: from 1.37 (`negotiates`) the
+/// version discovery offers, v1 first (`versionedPodMetricsGetter`); before, v1beta1 only.
+pub fn resource_apiservice(v1_served: bool, negotiates: bool) -> &'static str {
+    match v1_served && negotiates {
+        true => METRICS_APISERVICE_V1,
+        false => METRICS_APISERVICE,
+    }
+}
 
 impl MetricsApi {
     /// From the APIService object (`None`: absent).
@@ -78,7 +90,7 @@ impl MetricsGroup {
     /// Its APIServices, the version the controller prefers first.
     pub fn apiservices(self) -> &'static [&'static str] {
         match self {
-            MetricsGroup::Resource => &[METRICS_APISERVICE],
+            MetricsGroup::Resource => &[METRICS_APISERVICE_V1, METRICS_APISERVICE],
             MetricsGroup::Custom => &[
                 "v1beta2.custom.metrics.k8s.io",
                 "v1beta1.custom.metrics.k8s.io",
@@ -240,6 +252,17 @@ mod apiservice_tests {
             Some(MetricsGroup::Custom)
         );
         assert_eq!(MetricsGroup::of_apiservice("v1.apps"), None);
+        assert_eq!(
+            MetricsGroup::of_apiservice("v1.metrics.k8s.io"),
+            Some(MetricsGroup::Resource)
+        );
+    }
+
+    #[test]
+    fn the_resource_apiservice_is_the_version_the_release_reads() {
+        assert_eq!(resource_apiservice(true, true), "v1.metrics.k8s.io");
+        assert_eq!(resource_apiservice(true, false), "v1beta1.metrics.k8s.io");
+        assert_eq!(resource_apiservice(false, true), "v1beta1.metrics.k8s.io");
     }
 
     #[test]

@@ -385,7 +385,7 @@ fn add_metric(
 
 /// Whether the server's release negotiates the resource metrics API version (1.37+,
 /// `NewVersionedPodMetricsGetter`); before, the controller reads `metrics.k8s.io/v1beta1` only.
-fn negotiates(out: &Assembled) -> bool {
+pub(super) fn negotiates(out: &Assembled) -> bool {
     out.server_version
         .as_deref()
         .and_then(crate::core::settings::parse_major_minor)
@@ -460,7 +460,7 @@ fn add_list(
     uses_resource: bool,
 ) -> Result<(), FetchError> {
     let items = match (coll, got) {
-        (Coll::PodMetrics, Ok(_))
+        (Coll::PodMetrics, _)
             if out.resource_metrics == Some(Negotiated::V1 { v1beta1_too: false })
                 && out.server_version.is_some()
                 && !negotiates(out) =>

@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 
 use super::failure::{ApiFailure, Failure, FetchError, Unmapped};
 use super::transport::{named, Conn, What};
-use crate::metrics_api::{MetricsApi, MetricsGroup, METRICS_APISERVICE};
+use crate::metrics_api::{MetricsApi, MetricsGroup};
 use crate::restmapper::{builtin_mapping, Gvr};
 
 impl Conn {
@@ -173,10 +173,11 @@ impl Conn {
     }
 }
 
-/// The resource metrics APIService (`v1beta1.metrics.k8s.io`), read when a PodMetrics call failed
-/// to tell "not installed" from "unavailable": one GET.
-pub async fn metrics_apiservice(conn: &Conn) -> MetricsApi {
-    apiservice(conn, METRICS_APISERVICE).await.0
+/// The resource metrics APIService `name` (the version the controller reads, see
+/// [`crate::metrics_api::resource_apiservice`]), read when a PodMetrics call failed to tell "not
+/// installed" from "unavailable": one GET.
+pub async fn metrics_apiservice(conn: &Conn, name: &str) -> MetricsApi {
+    apiservice(conn, name).await.0
 }
 
 /// One APIService: what it says of its availability, and the object when it exists.

@@ -53,8 +53,9 @@ pub struct Fetched {
     /// What could not be read besides the metrics sources, and denied requests, in words.
     pub notes: Vec<String>,
     pub server_version: Option<String>,
-    /// The resource metrics APIService, read only when the PodMetrics LIST failed.
-    pub metrics_api: Option<MetricsApi>,
+    /// The resource metrics APIService the controller reads through, by name, read only when
+    /// the PodMetrics LIST failed.
+    pub metrics_api: Option<(String, MetricsApi)>,
 }
 
 /// Everything fetched for the HPAs of a namespace or of the cluster.
@@ -64,8 +65,9 @@ pub struct FleetFetched {
     /// What could not be read besides metrics, in words.
     pub notes: Vec<String>,
     pub server_version: Option<String>,
-    /// The resource metrics APIService, read only when the PodMetrics LIST failed.
-    pub metrics_api: Option<MetricsApi>,
+    /// The resource metrics APIService the controller reads through, by name, read only when
+    /// the PodMetrics LIST failed.
+    pub metrics_api: Option<(String, MetricsApi)>,
 }
 
 /// Plan, fetch and assemble one scope (the Lists not yet closed); the APIService of the
@@ -74,7 +76,7 @@ async fn run(
     conn: &Conn,
     scope: &Scope,
     progress: &Progress,
-) -> Result<(Assembled, Option<MetricsApi>, Origin), Error> {
+) -> Result<(Assembled, Option<(String, MetricsApi)>, Origin), Error> {
     let fetch = fetch::fetch(conn, scope, progress);
     tokio::pin!(fetch);
     let answers = loop {
@@ -101,11 +103,20 @@ async fn run(
     };
     let mut assembled = assemble::assemble(scope, &hpas, answers)?;
     let api = match assembled.resource_metrics_failed {
-        true => Some(metrics_apiservice(conn).await),
+        true => {
+            let name = crate::metrics_api::resource_apiservice(
+                matches!(
+                    assembled.resource_metrics,
+                    Some(answers::Negotiated::V1 { .. })
+                ),
+                assemble::negotiates(&assembled),
+            );
+            Some((name.to_string(), metrics_apiservice(conn, name).await))
+        }
         false => None,
     };
     // An APIService that is not available fails the controller's reads too.
-    if let Some(MetricsApi::Unavailable { .. }) = &api {
+    if let Some((_, MetricsApi::Unavailable { .. })) = &api {
         assemble::not_ours(&mut assembled.lists, "resource-metrics");
     }
     unavailable_metrics_apis(conn, &mut assembled).await;

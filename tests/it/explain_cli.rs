@@ -1659,3 +1659,186 @@ fn last_sync_and_watch_lines_in_the_tables_units() {
         "a time to the second: {text}"
     );
 }
+
+/// A live fetch whose PodMetrics LIST failed, against a server serving `metrics.k8s.io` only
+/// at v1 whose APIService `v1.metrics.k8s.io` is not available: the JSON diagnostics and the
+/// paths of the APIServices read.
+fn resource_metrics_down_at_v1(tag: &str, git_version: &str) -> (Vec<Value>, Vec<String>) {
+    use crate::support::fake_apiserver::{self, FakeApiServer, Options};
+    let mut objects = fake_apiserver::load_snapshot(root().join("examples/scale-up-cpu.yaml"));
+    objects.push(serde_json::json!({"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
+        "metadata": {"name": "v1.metrics.k8s.io"},
+        "spec": {"group": "metrics.k8s.io", "version": "v1", "service": {"name": "metrics-server", "namespace": "kube-system"}},
+        "status": {"conditions": [{"type": "Available", "status": "False", "reason": "FailedDiscoveryCheck",
+            "message": "failing or missing response from https://10.96.0.10:443/apis/metrics.k8s.io/v1"}]}}));
+    let server = FakeApiServer::start_with(
+        objects,
+        Options {
+            resource_metrics_v1_only: true,
+            git_version: Some(git_version.into()),
+            ..Options::default()
+        },
+    );
+    let kc = server.write_kubeconfig(&crate::support::binary::tmpdir(tag));
+    let out = crate::support::binary::run(
+        &[
+            "explain",
+            "web",
+            "-n",
+            "shop",
+            "--now",
+            "2026-03-01T12:00:00Z",
+            "-o",
+            "json",
+        ],
+        Some(&kc),
+    );
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{tag}: {e}: {}", String::from_utf8_lossy(&out.stderr)));
+    let diagnostics = v["diagnostics"].as_array().cloned().unwrap_or_default();
+    let apiservices = server
+        .requests()
+        .into_iter()
+        .map(|r| r.path)
+        .filter(|p| p.contains("/apiservices/"))
+        .collect();
+    (diagnostics, apiservices)
+}
+
+#[test]
+fn a_failed_pod_metrics_read_checks_the_apiservice_of_the_version_served() {
+    // 1.37+ reads the version discovery offers: v1 here, so v1.metrics.k8s.io is the one to
+    // check, and its Available=False is the reason (not "v1beta1.metrics.k8s.io does not exist").
+    let (found, read) = resource_metrics_down_at_v1("apiservice-v1", "v1.37.0");
+    assert_eq!(
+        read,
+        ["/apis/apiregistration.k8s.io/v1/apiservices/v1.metrics.k8s.io"]
+    );
+    let f = found
+        .iter()
+        .find(|f| f["id"] == "metrics-api-unavailable")
+        .unwrap_or_else(|| panic!("{found:?}"));
+    let message = f["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("APIService v1.metrics.k8s.io Available=False (FailedDiscoveryCheck"),
+        "{message}"
+    );
+    assert!(
+        f["action"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("kubectl get apiservice v1.metrics.k8s.io"),
+        "{f}"
+    );
+    assert!(
+        !found.iter().any(|f| f["id"] == "metrics-api-missing"),
+        "{found:?}"
+    );
+    // Before 1.37 the controller reads v1beta1 only: that APIService is the one it lacks.
+    let (found, read) = resource_metrics_down_at_v1("apiservice-v1beta1", "v1.36.2");
+    assert_eq!(
+        read,
+        ["/apis/apiregistration.k8s.io/v1/apiservices/v1beta1.metrics.k8s.io"]
+    );
+    assert!(
+        found.iter().any(|f| f["id"] == "metrics-api-missing"),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn an_hpa_pinned_at_max_says_how_far_the_metrics_want_to_go() {
+    let v = explain("checkout", "at-max-replicas.yaml");
+    assert_eq!(
+        v["verdict"]["decidedBy"], "TooManyReplicas",
+        "{}",
+        v["verdict"]
+    );
+    let f = &v["diagnostics"][0];
+    assert_eq!(f["id"], "at-max-replicas", "{f}");
+    assert_eq!(f["details"]["proposal"], 6, "{f}");
+    assert_eq!(f["details"]["extraRequests"]["memory"], "512Mi", "{f}");
+    // The action is the first thing the text says to do.
+    let out = run(&[
+        "explain",
+        "checkout",
+        "-n",
+        "shop",
+        "--snapshot",
+        "examples/at-max-replicas.yaml",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let todo = text.split("What you can do").nth(1).unwrap_or_default();
+    assert!(
+        todo.trim_start()
+            .starts_with("- raise spec.maxReplicas to at least 6"),
+        "{text}"
+    );
+    // The fleet names the cause by its stable id.
+    let fleet = json(&[
+        "explain",
+        "-A",
+        "--snapshot",
+        "examples/at-max-replicas.yaml",
+    ]);
+    assert_eq!(
+        fleet["items"][0]["warnings"],
+        serde_json::json!(["at-max-replicas"])
+    );
+}
+
+#[test]
+fn an_average_value_target_during_a_rollout_warns_of_the_kept_surge_live() {
+    use crate::support::fake_apiserver::{self, FakeApiServer};
+    use serde_json::json;
+    // An External AverageValue HPA (10 per pod) on a Deployment at spec.replicas 20 whose
+    // rollout surges to 25: 230 / (10 × 25) = 0.92 is within the band, so 25 is proposed;
+    // against spec.replicas 230 / 200 = 1.15 → 23: 2 pods stay.
+    let mut objects = fake_apiserver::load_snapshot(root().join("examples/at-max-replicas.yaml"));
+    let items = objects
+        .iter_mut()
+        .flat_map(|l| l["items"].as_array_mut().into_iter().flatten());
+    for o in items {
+        match o["kind"].as_str() {
+            Some("HorizontalPodAutoscaler") => {
+                o["spec"]["maxReplicas"] = json!(40);
+                o["spec"]["metrics"] = json!([{"type": "External", "external": {
+                    "metric": {"name": "queue_messages_ready"},
+                    "target": {"type": "AverageValue", "averageValue": "10"}}}]);
+                o["status"] = json!({"currentReplicas": 20, "desiredReplicas": 20});
+            }
+            Some("Deployment") => {
+                o["spec"]["replicas"] = json!(20);
+                o["status"]["replicas"] = json!(25);
+            }
+            _ => {}
+        }
+    }
+    objects.push(json!({"apiVersion": "external.metrics.k8s.io/v1beta1", "kind": "ExternalMetricValueList",
+        "metadata": {"namespace": "shop"}, "items": [{"metricName": "queue_messages_ready", "metricLabels": {},
+        "timestamp": "2026-03-01T11:59:50Z", "value": "230", "window": 60}]}));
+    let server = FakeApiServer::start(objects);
+    let kc = server.write_kubeconfig(&crate::support::binary::tmpdir("ratchet-live"));
+    let out = crate::support::binary::run(
+        &[
+            "explain",
+            "checkout",
+            "-n",
+            "shop",
+            "--now",
+            "2026-03-01T12:00:00Z",
+            "-o",
+            "json",
+        ],
+        Some(&kc),
+    );
+    let v = crate::support::binary::ok_json(&out, "ratchet-live");
+    assert_eq!(v["desiredReplicas"], 25, "{}", v["verdict"]);
+    let found = v["diagnostics"].as_array().cloned().unwrap_or_default();
+    let f = found
+        .iter()
+        .find(|f| f["id"] == "average-value-ratchet")
+        .unwrap_or_else(|| panic!("{found:?}"));
+    assert_eq!(f["details"]["keptPods"], 2, "{f}");
+    assert_eq!(f["severity"], "warning", "{f}");
+}

@@ -8,7 +8,8 @@ use std::io::{BufRead, IsTerminal, Write};
 use anyhow::{anyhow, Result};
 
 use crate::cli::Environment;
-use crate::migrate::report::{render_text, render_text_in, Layout, Mode, Report};
+use crate::migrate::report::{Layout, Mode, Report};
+use crate::migrate::report_text::{render_text, render_text_in};
 use crate::migrate::{session, Options};
 use crate::output::Format;
 

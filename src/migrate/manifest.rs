@@ -8,6 +8,9 @@ use serde_yaml::Value as Yaml;
 
 use super::text::{self, anchor_of, path_string, strip_properties, KeyHit, Line, Seg};
 
+/// The label of stdin in messages and diffs.
+pub const STDIN: &str = "<stdin>";
+
 /// A workload the files are searched for.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]

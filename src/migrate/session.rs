@@ -7,8 +7,9 @@ use anyhow::{bail, Result};
 
 use super::api::Api;
 use super::files::{self, Sources};
+use super::options::Options;
 use super::report::{Mode, Report};
-use super::{live, offline, write, Options};
+use super::{live, offline, write};
 
 /// Does `-A --apply` need a confirmation (it writes to several namespaces)?
 pub fn needs_confirmation(o: &Options) -> bool {
@@ -66,7 +67,7 @@ fn offline_run(o: &Options, src: &Sources, hpa_src: &Sources, why: String) -> Re
     if o.write {
         if r.file_errors.is_empty() {
             let done = write::write_edits(&mut r.files, &src.origins);
-            r.record_writes(done);
+            write::record(&mut r, done);
         } else {
             r.errors
                 .push("--write: nothing written because of the file errors".into());

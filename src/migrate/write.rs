@@ -14,7 +14,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use super::report::FileReport;
+use super::report::{FileReport, Report};
 
 /// A file as it was read.
 #[derive(Clone, Debug)]
@@ -223,6 +223,28 @@ pub struct Outcome {
     pub error: Option<String>,
 }
 
+/// Say in the report exactly which files `--write` replaced, or why none (or which) were.
+pub fn record(report: &mut Report, done: Outcome) {
+    let n = done.written.len();
+    let list = done.written.join(", ");
+    let stdin = report
+        .files
+        .iter()
+        .any(|f| f.edit.file == super::manifest::STDIN && f.edit.new_text.is_some());
+    report.files_effect = match (&done.error, n) {
+        (Some(_), 0) => "none written (see the errors)".into(),
+        (Some(_), _) => format!("{n} left edited after a failure: {list} (see the errors)"),
+        (None, 0) if stdin => "none written: <stdin> is standard input, not a file (the diff below is the edit)".into(),
+        (None, 0) => return,
+        (None, _) => format!(
+            "--write replaced {n} file{}: {list} (each through a new file beside it, owner, group and mode kept){}",
+            if n == 1 { "" } else { "s" },
+            if stdin { "; <stdin> is standard input, not written" } else { "" }
+        ),
+    };
+    report.errors.extend(done.error);
+}
+
 /// Write every planned edit, all or nothing (see the module). Stdin is never written.
 pub fn write_edits(files: &mut [FileReport], origins: &Origins) -> Outcome {
     write_edits_with(files, origins, &mut |_| {})
@@ -295,7 +317,7 @@ fn prepare(files: &[FileReport], origins: &Origins) -> Result<Vec<Temp>, String>
         let Some(text) = &f.edit.new_text else {
             continue;
         };
-        if f.edit.file == super::files::STDIN {
+        if f.edit.file == super::manifest::STDIN {
             continue;
         }
         let Some(origin) = origins.get(&f.edit.file) else {

@@ -2,7 +2,7 @@
 //! the manifests (or `--hpa FILE`) scales, propose the edit, and say what the next apply by each
 //! tool does *in general* — without the live object the owners of `spec.replicas` are unknown.
 
-use serde_yaml::Value as Yaml;
+use serde_json::Value;
 
 use super::files::Sources;
 use super::manifest::{self, EditAction, ObjectRef, Occurrence};
@@ -10,7 +10,7 @@ use super::options::Options;
 use super::plan::{Finding, Severity};
 use super::report::{FileReport, Mode, OfflineTarget, Report, RunAdvice};
 
-fn str_of<'a>(v: &'a Yaml, path: &[&str]) -> Option<&'a str> {
+fn str_of<'a>(v: &'a Value, path: &[&str]) -> Option<&'a str> {
     let mut cur = v;
     for p in path {
         cur = cur.get(*p)?;

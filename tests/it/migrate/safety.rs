@@ -399,7 +399,7 @@ fn deep_nesting_is_refused_at_once_and_a_byte_order_mark_is_kept() {
     );
     assert!(
         stderr(&out).contains(
-            "deep.yaml:1: nesting deeper than 128 levels of [ ] / { }; no manifest is that deep"
+            "deep.yaml:1: nesting deeper than 64 levels of mappings and sequences; no manifest is that deep"
         ),
         "{}",
         stderr(&out)

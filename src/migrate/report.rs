@@ -120,6 +120,9 @@ pub struct Report {
     pub risks: Vec<String>,
     pub errors: Vec<String>,
     pub file_errors: Vec<FileError>,
+    /// `-f - --write`: the stream for standard output (the report then goes to standard error).
+    #[serde(skip)]
+    pub stdout: Option<String>,
 }
 
 impl Report {
@@ -138,6 +141,7 @@ impl Report {
             risks: Vec::new(),
             errors: Vec::new(),
             file_errors: Vec::new(),
+            stdout: None,
         }
     }
 

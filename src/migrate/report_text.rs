@@ -320,6 +320,8 @@ fn files(r: &Report, o: &mut String) {
             "unchanged"
         } else if f.written {
             "written"
+        } else if f.edit.file == super::manifest::STDIN && r.stdout.is_some() {
+            "written to standard output"
         } else {
             "would change (use --write)"
         };

@@ -33,7 +33,7 @@ pub fn run(
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    rt.block_on(async {
+    let mut report = rt.block_on(async {
         let api = if o.mode == Mode::Offline {
             Err("--offline".to_string())
         } else {
@@ -45,7 +45,12 @@ pub fn run(
             Ok(api) => live_run(&api, o, &src, confirm).await,
             Err(why) => offline_run(o, &src, &hpa_src, why),
         }
-    })
+    })?;
+    if o.write && o.files.iter().any(|f| f.as_os_str() == "-") {
+        let original = src.manifests.iter().find(|m| m.file == files::STDIN);
+        write::stdin_stream(&mut report, original.map(|m| m.text.as_str()));
+    }
+    Ok(report)
 }
 
 fn offline_run(o: &Options, src: &Sources, hpa_src: &Sources, why: String) -> Result<Report> {

@@ -10,6 +10,7 @@ pub mod chart;
 pub mod files;
 pub mod findings;
 pub mod gitops;
+pub mod gotemplate;
 pub mod helm;
 pub mod kustomize;
 pub mod live;

@@ -29,8 +29,8 @@ fn chart(c: &ChartReport, o: &mut String) {
     for t in &c.replicas {
         match &t.guard {
             Some((line, cond)) => *o += &format!(
-                "  [info] helm-chart-guarded: {}:{}: `{}` is rendered only without autoscaling (`if {cond}`, line {line}): nothing to change in the chart; enable {}{}\n",
-                t.file, t.line, t.text, c.autoscaling_key, at(c.autoscaling_line)
+                "  [info] helm-chart-guarded: {}:{}: `{}` is rendered only without autoscaling (`{}`, line {line}): nothing to change in the chart; enable {}{}\n",
+                t.file, t.line, t.text, block(cond), c.autoscaling_key, at(c.autoscaling_line)
             ),
             None => {
                 let key = t.values_key.as_ref().map_or(String::new(), |k| {
@@ -51,6 +51,15 @@ fn chart(c: &ChartReport, o: &mut String) {
         *o += "  the upgrade that stops rendering replicas sends replicas: null (-> 1) if the deployed release rendered it: run migrate against the cluster to read the release\n";
     }
     *o += "\n";
+}
+
+/// A guard as written: `if COND`, or the `with`/`range` block it is.
+fn block(cond: &str) -> String {
+    if cond.starts_with("with ") || cond.starts_with("range ") {
+        cond.to_string()
+    } else {
+        format!("if {cond}")
+    }
 }
 
 /// Templates of another tool: where they render replicas, and no Helm advice.

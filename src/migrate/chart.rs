@@ -10,8 +10,9 @@ use serde_json::Value;
 use super::gotemplate::{eval, truthy, Scope, Unknown};
 use super::text::{self, path_string};
 
-/// What a set of templates is, as Helm would see it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// What a set of templates is, as Helm would see it (`origin` of a chart in `-o json`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
 pub enum ChartOrigin {
     /// A directory with `Chart.yaml`.
     #[default]
@@ -98,8 +99,8 @@ pub struct ChartReport {
     pub replicas: Vec<TemplateReplicas>,
     /// A template renders a HorizontalPodAutoscaler.
     pub has_hpa_template: bool,
-    /// Where the templates come from (text report only, for now).
-    #[serde(skip)]
+    /// Where the templates come from: a chart, templates of an unknown chart, or templates of
+    /// another tool (whose findings carry no Helm advice).
     pub origin: ChartOrigin,
 }
 

@@ -8,7 +8,8 @@ use std::io::{BufRead, IsTerminal, Write};
 use anyhow::{anyhow, Result};
 
 use crate::cli::Environment;
-use crate::migrate::report::{render_text, render_text_in, Layout, Mode, Report};
+use crate::migrate::report::{Layout, Mode, Report};
+use crate::migrate::report_text::{render_text, render_text_in};
 use crate::migrate::{session, Options};
 use crate::output::Format;
 
@@ -86,7 +87,18 @@ pub fn run(args: &MigrateArgs, env: &Environment, out: &mut dyn Write) -> Result
     let mut problems: Vec<String> = report.errors.clone();
     problems.extend(report.file_errors.iter().map(|e| e.to_string()));
     if problems.is_empty() {
-        return Ok(text);
+        return Ok(match &report.stdout {
+            // `-f - --write`: the edited stream on stdout, the report on stderr
+            Some(stream) => {
+                let _ = write!(
+                    std::io::stderr(),
+                    "{}",
+                    crate::output::escape_controls(&text)
+                );
+                stream.clone()
+            }
+            None => text,
+        });
     }
     let _ = crate::output::write_now(out, &text);
     Err(anyhow!("{}", problems.join("; ")))

@@ -5,10 +5,14 @@
 
 use serde::Serialize;
 
+use serde_json::Value;
+
+use super::gotemplate::{eval, truthy, Scope, Unknown};
 use super::text::{self, path_string};
 
-/// What a set of templates is, as Helm would see it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// What a set of templates is, as Helm would see it (`origin` of a chart in `-o json`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
 pub enum ChartOrigin {
     /// A directory with `Chart.yaml`.
     #[default]
@@ -95,8 +99,8 @@ pub struct ChartReport {
     pub replicas: Vec<TemplateReplicas>,
     /// A template renders a HorizontalPodAutoscaler.
     pub has_hpa_template: bool,
-    /// Where the templates come from (text report only, for now).
-    #[serde(skip)]
+    /// Where the templates come from: a chart, templates of an unknown chart, or templates of
+    /// another tool (whose findings carry no Helm advice).
     pub origin: ChartOrigin,
 }
 
@@ -145,29 +149,39 @@ fn actions(line: &str) -> Vec<String> {
     out
 }
 
+/// A block enclosing a line: `if` (with the conditions of the branches before it, which
+/// must all be false), `with`, `range`, or `define`/`block`.
+#[derive(Clone, Debug)]
 struct Frame {
     line: usize,
+    word: &'static str,
+    /// The pipeline of the branch the line is in (`None` for define/block).
     cond: Option<String>,
+    /// Earlier `if`/`else if` conditions of the same block.
+    prior: Vec<String>,
     in_else: bool,
 }
 
 fn step(stack: &mut Vec<Frame>, action: &str, line: usize) {
     let word = action.split_whitespace().next().unwrap_or_default();
+    let frame = |word: &'static str, cond: Option<String>| Frame {
+        line,
+        word,
+        cond,
+        prior: Vec::new(),
+        in_else: false,
+    };
+    let rest = || Some(action[word.len()..].trim().to_string());
     match word {
-        "if" => stack.push(Frame {
-            line,
-            cond: Some(action[2..].trim().to_string()),
-            in_else: false,
-        }),
-        "with" | "range" | "define" | "block" => stack.push(Frame {
-            line,
-            cond: None,
-            in_else: false,
-        }),
+        "if" => stack.push(frame("if", rest())),
+        "with" => stack.push(frame("with", rest())),
+        "range" => stack.push(frame("range", rest())),
+        "define" | "block" => stack.push(frame("define", None)),
         "else" => {
             if let Some(f) = stack.last_mut() {
                 let rest = action[4..].trim();
                 if let Some(c) = rest.strip_prefix("if ") {
+                    f.prior.extend(f.cond.take());
                     f.cond = Some(c.trim().to_string());
                     f.line = line;
                     f.in_else = false;
@@ -184,7 +198,7 @@ fn step(stack: &mut Vec<Frame>, action: &str, line: usize) {
 }
 
 fn guard_of(stack: &[Frame]) -> Option<(usize, String)> {
-    stack.iter().rev().find_map(|f| {
+    stack.iter().rev().filter(|f| f.word == "if").find_map(|f| {
         let c = f.cond.as_ref()?;
         let negated = guard_polarity(c)?;
         (negated != f.in_else).then(|| (f.line, c.clone()))
@@ -286,11 +300,14 @@ fn is_workload_kind(kind: Option<&str>, targets: &[String]) -> bool {
     }
 }
 
-fn scan_template(file: &str, t: &str, targets: &[String], out: &mut Vec<TemplateReplicas>) {
+/// A `replicas:` line and the blocks enclosing it.
+type Found = (TemplateReplicas, Vec<Frame>);
+
+fn scan_template(file: &str, t: &str, targets: &[String], out: &mut Vec<Found>) {
     let mut stack = Vec::new();
     let mut place = Place::default();
-    let mut doc: Vec<TemplateReplicas> = Vec::new();
-    let mut flush = |doc: &mut Vec<TemplateReplicas>, kind: Option<&str>| {
+    let mut doc: Vec<Found> = Vec::new();
+    let mut flush = |doc: &mut Vec<Found>, kind: Option<&str>| {
         if is_workload_kind(kind, targets) {
             out.append(doc);
         }
@@ -307,15 +324,18 @@ fn scan_template(file: &str, t: &str, targets: &[String], out: &mut Vec<Template
             for a in actions(head) {
                 step(&mut stack, &a, n);
             }
-            doc.push(TemplateReplicas {
-                file: file.to_string(),
-                line: n,
-                text: raw.trim().to_string(),
-                guard: guard_of(&stack),
-                values_key: values_ref(raw),
-                values_line: None,
-                fix: None,
-            });
+            doc.push((
+                TemplateReplicas {
+                    file: file.to_string(),
+                    line: n,
+                    text: raw.trim().to_string(),
+                    guard: guard_of(&stack),
+                    values_key: values_ref(raw),
+                    values_line: None,
+                    fix: None,
+                },
+                stack.clone(),
+            ));
             let tail = &raw[head.len()..];
             for a in actions(tail) {
                 step(&mut stack, &a, n);
@@ -327,6 +347,156 @@ fn scan_template(file: &str, t: &str, targets: &[String], out: &mut Vec<Template
         }
     }
     flush(&mut doc, place.kind.as_deref());
+}
+
+/// The blocks enclosing the first `kind: HorizontalPodAutoscaler` line of a template.
+fn hpa_frames(t: &str) -> Option<Vec<Frame>> {
+    let mut stack = Vec::new();
+    for (i, raw) in t.lines().enumerate() {
+        if raw
+            .trim_start()
+            .starts_with("kind: HorizontalPodAutoscaler")
+        {
+            return Some(stack);
+        }
+        for a in actions(raw) {
+            step(&mut stack, &a, i + 1);
+        }
+    }
+    None
+}
+
+/// The first block that keeps a line from rendering with these values (`None`: rendered).
+fn blocking_frame(frames: &[Frame], root: &Value) -> Result<Option<usize>, Unknown> {
+    let mut scope = Scope {
+        root,
+        dot: Some(root.clone()),
+    };
+    for (i, f) in frames.iter().enumerate() {
+        let Some(cond) = f.cond.as_deref() else {
+            return Err(Unknown("inside a define".into()));
+        };
+        let mut prior_true = false;
+        for p in &f.prior {
+            prior_true = prior_true || truthy(&eval(p, &scope)?);
+        }
+        let v = eval(cond, &scope)?;
+        let on = !prior_true && (truthy(&v) != f.in_else);
+        if !on {
+            return Ok(Some(i));
+        }
+        if !f.in_else {
+            match f.word {
+                "with" => scope.dot = Some(v),
+                "range" => scope.dot = None,
+                _ => {}
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// The values under which the HPA template renders its HPA: values.yaml with every
+/// combination of true/false for the keys its conditions read (at most 4 keys).
+fn hpa_worlds(values: &Value, hpa: &[Frame]) -> Result<Vec<Value>, Unknown> {
+    if hpa.is_empty() {
+        // an HPA rendered whatever the values: nothing to read the switch from
+        return Err(Unknown("the HPA template has no condition".into()));
+    }
+    let mut keys: Vec<String> = Vec::new();
+    for f in hpa {
+        for c in f.prior.iter().chain(&f.cond) {
+            for k in values_refs(c) {
+                if !keys.contains(&k) {
+                    keys.push(k);
+                }
+            }
+        }
+    }
+    if keys.len() > 4 {
+        return Err(Unknown("more than 4 values decide the HPA".into()));
+    }
+    let mut worlds = Vec::new();
+    for mask in 0..(1u32 << keys.len()) {
+        let mut v = values.clone();
+        for (i, k) in keys.iter().enumerate() {
+            set_path(&mut v, k, Value::Bool(mask & (1 << i) != 0));
+        }
+        let root = serde_json::json!({ "Values": v });
+        if blocking_frame(hpa, &root)?.is_none() {
+            worlds.push(root);
+        }
+    }
+    Ok(worlds)
+}
+
+fn set_path(v: &mut Value, key: &str, to: Value) {
+    let mut cur = v;
+    for k in key.split('.') {
+        if !cur.is_object() {
+            *cur = Value::Object(Default::default());
+        }
+        cur = cur
+            .as_object_mut()
+            .map(|m| m.entry(k.to_string()).or_insert(Value::Null))
+            .expect("an object");
+    }
+    *cur = to;
+}
+
+/// Every `.Values.a.b` reference of an expression.
+fn values_refs(expr: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = expr;
+    while let Some(k) = values_ref(rest) {
+        let i = rest.find(".Values.").unwrap_or(0) + ".Values.".len() + k.len();
+        out.push(k);
+        rest = &rest[i.min(rest.len())..];
+    }
+    out
+}
+
+/// The HPA's own condition as a pipeline (`.Values.hpa.enabled`, `(and .Values.a (not .Values.b))`).
+fn hpa_condition(hpa: &[Frame]) -> Option<String> {
+    let conds: Vec<&str> = hpa
+        .iter()
+        .filter(|f| f.word == "if" && !f.in_else && f.prior.is_empty())
+        .filter_map(|f| f.cond.as_deref())
+        .collect();
+    if conds.len() != hpa.len() {
+        return None;
+    }
+    let group = |c: &str| {
+        if c.contains(char::is_whitespace) {
+            format!("({c})")
+        } else {
+            c.to_string()
+        }
+    };
+    match conds.as_slice() {
+        [] => None,
+        [c] => Some(group(c)),
+        many => Some(format!(
+            "(and {})",
+            many.iter().map(|c| group(c)).collect::<Vec<_>>().join(" ")
+        )),
+    }
+}
+
+/// Is the line rendered when the HPA is? `Ok(None)`: yes; `Ok(Some(frame))`: no, that block
+/// keeps it out whenever the HPA renders; `Err`: cannot tell (the old reading applies).
+fn rendered_with_hpa(frames: &[Frame], worlds: &[Value]) -> Result<Option<usize>, Unknown> {
+    if worlds.is_empty() {
+        return Err(Unknown("the HPA never renders".into()));
+    }
+    let mut first = None;
+    for w in worlds {
+        match blocking_frame(frames, w)? {
+            None => return Ok(None),
+            Some(i) => first = first.or(Some(i)),
+        }
+    }
+    Ok(first)
 }
 
 /// Scan a chart.
@@ -355,6 +525,35 @@ pub fn scan(chart: &Chart) -> ChartReport {
     }
     let autoscaling_key = key.unwrap_or_else(|| "autoscaling.enabled".into());
     let values = chart.values.as_ref();
+    let hpa = chart.templates.iter().find_map(|(_, t)| hpa_frames(t));
+    let values_doc = match values {
+        Some((_, v)) => crate::yaml::from_str::<Value>(v).ok(),
+        None => Some(Value::Object(Default::default())),
+    };
+    let worlds = match (&hpa, &values_doc) {
+        (Some(h), Some(v)) => hpa_worlds(v, h).ok(),
+        _ => None,
+    };
+    let hpa_cond = hpa.as_deref().and_then(hpa_condition);
+    let mut replicas: Vec<TemplateReplicas> = replicas
+        .into_iter()
+        .map(|(mut r, frames)| {
+            match worlds.as_deref().map(|w| rendered_with_hpa(&frames, w)) {
+                Some(Ok(None)) => r.guard = None,
+                Some(Ok(Some(i))) if r.guard.is_none() => {
+                    let f = &frames[i];
+                    let word = if f.word == "if" { "" } else { f.word };
+                    let cond = f.cond.clone().unwrap_or_default();
+                    r.guard = Some((f.line, format!("{word} {cond}").trim().to_string()));
+                }
+                _ => {}
+            }
+            r
+        })
+        .collect();
+    let guard_cond = hpa_cond
+        .filter(|_| worlds.is_some())
+        .unwrap_or_else(|| format!(".Values.{autoscaling_key}"));
     for r in &mut replicas {
         if let (Some(k), Some((_, v))) = (&r.values_key, values) {
             r.values_line = key_line(v, k);
@@ -362,7 +561,7 @@ pub fn scan(chart: &Chart) -> ChartReport {
         if r.guard.is_none() && chart.origin != ChartOrigin::OtherTool {
             let indent: String = r_indent(&chart.templates, r);
             r.fix = Some(format!(
-                "{indent}{{{{- if not .Values.{autoscaling_key} }}}}\n{indent}{}\n{indent}{{{{- end }}}}",
+                "{indent}{{{{- if not {guard_cond} }}}}\n{indent}{}\n{indent}{{{{- end }}}}",
                 r.text
             ));
         }
@@ -458,6 +657,59 @@ mod tests {
         assert_eq!(
             x.fix.as_deref(),
             Some("  {{- if not .Values.autoscaling.enabled }}\n  replicas: {{ .Values.replicaCount }}\n  {{- end }}")
+        );
+    }
+
+    fn chart_with(values: &str, hpa: &str, deploy: &str) -> ChartReport {
+        scan(&Chart {
+            origin: ChartOrigin::Chart,
+            dir: "c".into(),
+            values: Some(("c/values.yaml".into(), values.into())),
+            templates: vec![
+                ("c/templates/hpa.yaml".into(), hpa.into()),
+                ("c/templates/d.yaml".into(), deploy.into()),
+            ],
+        })
+    }
+
+    #[test]
+    fn a_guard_comparing_two_values_is_evaluated_against_the_hpas_own_condition() {
+        let values = "controller:\n  replicaCount: 1\n  autoscaling:\n    enabled: false\n  keda:\n    enabled: false\n";
+        let hpa = "{{- if and .Values.controller.autoscaling.enabled (not .Values.controller.keda.enabled) }}\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\n{{- end }}\n";
+        let deploy = "kind: Deployment\nspec:\n  {{- if eq .Values.controller.autoscaling.enabled .Values.controller.keda.enabled }}\n  replicas: {{ .Values.controller.replicaCount }}\n  {{- end }}\n";
+        let r = chart_with(values, hpa, deploy);
+        assert_eq!(r.replicas.len(), 1);
+        let x = &r.replicas[0];
+        // with the HPA rendered (autoscaling on, KEDA off) the eq is false: never both
+        assert_eq!(
+            x.guard,
+            Some((
+                3,
+                "eq .Values.controller.autoscaling.enabled .Values.controller.keda.enabled".into()
+            ))
+        );
+        assert!(x.fix.is_none());
+    }
+
+    #[test]
+    fn the_suggested_guard_is_the_hpas_own_condition() {
+        let values = "replicaCount: 2\nautoscaling:\n  enabled: false\nkeda:\n  enabled: false\n";
+        let hpa = "{{- if and .Values.autoscaling.enabled (not .Values.keda.enabled) }}\nkind: HorizontalPodAutoscaler\n{{- end }}\n";
+        // guarded on an unrelated switch: still rendered while the HPA is
+        let deploy = "kind: Deployment\nspec:\n  {{- if .Values.replicaCount }}\n  replicas: {{ .Values.replicaCount }}\n  {{- end }}\n";
+        let r = chart_with(values, hpa, deploy);
+        let x = &r.replicas[0];
+        assert_eq!(x.guard, None);
+        assert_eq!(
+            x.fix.as_deref(),
+            Some("  {{- if not (and .Values.autoscaling.enabled (not .Values.keda.enabled)) }}\n  replicas: {{ .Values.replicaCount }}\n  {{- end }}")
+        );
+        // inside a `with` of the HPA's switch's opposite: not rendered with the HPA
+        let deploy = "kind: Deployment\nspec:\n  {{- with .Values.autoscaling.enabled }}\n  {{- else }}\n  replicas: 3\n  {{- end }}\n";
+        let r = chart_with(values, hpa, deploy);
+        assert_eq!(
+            r.replicas[0].guard,
+            Some((3, "with .Values.autoscaling.enabled".into()))
         );
     }
 }

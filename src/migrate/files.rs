@@ -19,8 +19,7 @@ use super::kustomize::{self, Kustomization};
 use super::manifest::{self, FileEdit, FileError, Manifest, ObjectRef, Occurrence};
 use super::write::{Origin, Origins};
 
-/// The label of stdin in messages and diffs.
-pub const STDIN: &str = "<stdin>";
+pub use super::manifest::STDIN;
 
 /// Everything read from the inputs.
 #[derive(Debug, Default)]

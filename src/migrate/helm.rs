@@ -163,10 +163,7 @@ pub fn decode_release(data_release: &str) -> Result<Value, ReleaseError> {
 /// `spec.replicas` of `kind`/`name` in a rendered manifest: Some(Some(v)) when rendered,
 /// Some(None) when the object has none, None when the object is not in the manifest.
 pub fn replicas_in_manifest(manifest: &str, kind: &str, name: &str) -> Option<Option<String>> {
-    for doc in serde_yaml::Deserializer::from_str(manifest) {
-        let Ok(v) = <serde_yaml::Value as serde::Deserialize>::deserialize(doc) else {
-            continue;
-        };
+    for v in manifest_documents(manifest) {
         let k = v.get("kind").and_then(|x| x.as_str());
         let n = v
             .get("metadata")
@@ -178,6 +175,27 @@ pub fn replicas_in_manifest(manifest: &str, kind: &str, name: &str) -> Option<Op
         }
     }
     None
+}
+
+/// The documents of a rendered manifest; when the stream does not parse as a whole, each
+/// document that parses on its own (a broken one is skipped, as Helm's own readers do).
+fn manifest_documents(manifest: &str) -> Vec<Value> {
+    if let Ok(docs) = crate::yaml::documents::<Value>(manifest) {
+        return docs;
+    }
+    let mut docs = Vec::new();
+    let mut current = String::new();
+    for line in manifest.split_inclusive('\n') {
+        if line.starts_with("---") {
+            docs.extend(crate::yaml::from_str::<Value>(&current).ok());
+            current.clear();
+        } else {
+            current.push_str(line);
+        }
+    }
+    docs.extend(crate::yaml::from_str::<Value>(&current).ok());
+    docs.retain(|d| !d.is_null());
+    docs
 }
 
 /// The facts from the release Secrets readable in the release's namespace.

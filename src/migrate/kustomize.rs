@@ -3,7 +3,7 @@
 //! the field even when the base has none, so each of them must go, in every overlay.
 
 use serde::Serialize;
-use serde_yaml::Value as Yaml;
+use serde_json::Value;
 
 use super::manifest::yaml_scalar;
 use super::text::{self, Seg};
@@ -61,7 +61,7 @@ pub fn is_kustomization(path: &str, text: &str) -> bool {
     ) || (text.contains("kind: Kustomization") && text.contains("kustomize.config.k8s.io"))
 }
 
-fn str_at<'a>(v: &'a Yaml, path: &[&str]) -> Option<&'a str> {
+fn str_at<'a>(v: &'a Value, path: &[&str]) -> Option<&'a str> {
     let mut cur = v;
     for p in path {
         cur = cur.get(*p)?;
@@ -83,9 +83,9 @@ fn replicas_line(text: &str, from: usize) -> usize {
 
 /// What a patch sets: (target name, value) when it sets spec.replicas.
 fn patch_sets(patch: &str) -> Option<(String, String)> {
-    let v: Yaml = serde_yaml::from_str(patch).ok()?;
+    let v: Value = crate::yaml::from_str(patch).ok()?;
     match &v {
-        Yaml::Sequence(ops) => ops.iter().find_map(|op| {
+        Value::Array(ops) => ops.iter().find_map(|op| {
             let (o, p) = (str_at(op, &["op"])?, str_at(op, &["path"])?);
             (matches!(o, "add" | "replace") && p == "/spec/replicas").then(|| {
                 (
@@ -94,7 +94,7 @@ fn patch_sets(patch: &str) -> Option<(String, String)> {
                 )
             })
         }),
-        Yaml::Mapping(_) => {
+        Value::Object(_) => {
             let r = v.get("spec")?.get("replicas")?;
             Some((
                 str_at(&v, &["metadata", "name"])
@@ -109,7 +109,7 @@ fn patch_sets(patch: &str) -> Option<(String, String)> {
 
 /// Every setting of replicas in a kustomization (for any workload).
 pub fn scan(k: &Kustomization) -> Vec<KustomizeSetting> {
-    let Ok(doc) = serde_yaml::from_str::<Yaml>(&k.text) else {
+    let Ok(doc) = crate::yaml::from_str::<Value>(&k.text) else {
         return Vec::new();
     };
     let ls = text::lines(&k.text);
@@ -118,7 +118,7 @@ pub fn scan(k: &Kustomization) -> Vec<KustomizeSetting> {
     let mut out = Vec::new();
     let seq = |key: &str| {
         doc.get(key)
-            .and_then(Yaml::as_sequence)
+            .and_then(Value::as_array)
             .cloned()
             .unwrap_or_default()
     };
@@ -145,8 +145,8 @@ pub fn scan(k: &Kustomization) -> Vec<KustomizeSetting> {
                 .unwrap_or_default()
                 .to_string();
             let (inline, path) = match e {
-                Yaml::String(s) if s.contains('\n') || s.contains(':') => (Some(s.clone()), None),
-                Yaml::String(s) => (None, Some(s.clone())),
+                Value::String(s) if s.contains('\n') || s.contains(':') => (Some(s.clone()), None),
+                Value::String(s) => (None, Some(s.clone())),
                 _ => (
                     str_at(e, &["patch"]).map(String::from),
                     str_at(e, &["path"]).map(String::from),
@@ -185,19 +185,14 @@ pub fn scan(k: &Kustomization) -> Vec<KustomizeSetting> {
 
 /// The patch files a kustomization names (paths as written).
 pub fn patch_paths(text: &str) -> Vec<String> {
-    let Ok(doc) = serde_yaml::from_str::<Yaml>(text) else {
+    let Ok(doc) = crate::yaml::from_str::<Value>(text) else {
         return Vec::new();
     };
     let mut out = Vec::new();
     for key in ["patches", "patchesJson6902", "patchesStrategicMerge"] {
-        for e in doc
-            .get(key)
-            .and_then(Yaml::as_sequence)
-            .into_iter()
-            .flatten()
-        {
+        for e in doc.get(key).and_then(Value::as_array).into_iter().flatten() {
             match e {
-                Yaml::String(s) if !s.contains('\n') && !s.contains(':') => out.push(s.clone()),
+                Value::String(s) if !s.contains('\n') && !s.contains(':') => out.push(s.clone()),
                 _ => out.extend(str_at(e, &["path"]).map(String::from)),
             }
         }

@@ -10,9 +10,10 @@ use super::files::Sources;
 use super::gitops::{self, GitopsFacts, Target};
 use super::helm::{self, HelmFacts};
 use super::manifest::{FileEdit, ObjectRef};
+use super::options::Options;
 use super::owners::{self, LAST_APPLIED};
+use super::plan::{Analysis, Input, Step, RV_FROM_PREVIOUS};
 use super::report::{ApplyReport, Check, FileReport, Mode, Report, Sent, Workload};
-use super::{Analysis, Input, Options, Step, RV_FROM_PREVIOUS};
 
 /// Rounds of re-reading after a 409 "the object has been modified".
 pub const MAX_ROUNDS: usize = 5;
@@ -39,7 +40,7 @@ fn s<'a>(v: &'a Value, p: &str) -> &'a str {
 
 /// Kinds the API server scales without a discovery check.
 fn builtin_scalable(api_version: &str, kind: &str) -> bool {
-    (super::group_of(api_version) == "apps"
+    (super::plan::group_of(api_version) == "apps"
         && matches!(kind, "Deployment" | "StatefulSet" | "ReplicaSet"))
         || (api_version == "v1" && kind == "ReplicationController")
 }
@@ -47,7 +48,7 @@ fn builtin_scalable(api_version: &str, kind: &str) -> bool {
 fn target_ref(hpa: &Value) -> Option<ObjectRef> {
     let r = hpa.pointer("/spec/scaleTargetRef")?;
     Some(ObjectRef {
-        group: super::group_of(r["apiVersion"].as_str()?).to_string(),
+        group: super::plan::group_of(r["apiVersion"].as_str()?).to_string(),
         kind: r["kind"].as_str()?.to_string(),
         namespace: s(hpa, "/metadata/namespace").to_string(),
         name: r["name"].as_str()?.to_string(),
@@ -189,7 +190,7 @@ async fn helm_facts(api: &Api, obj: &Value) -> Option<HelmFacts> {
 async fn gitops_facts(api: &Api, obj: &Value) -> Vec<GitopsFacts> {
     let api_version = s(obj, "/apiVersion");
     let target = Target {
-        group: super::group_of(api_version),
+        group: super::plan::group_of(api_version),
         kind: s(obj, "/kind"),
         namespace: s(obj, "/metadata/namespace"),
         name: s(obj, "/metadata/name"),
@@ -220,7 +221,7 @@ async fn analyse_one(
         .filter(|x| target_ref(x).is_some_and(|t| t == me))
         .map(hpa_ref)
         .collect();
-    super::analyze(&Input {
+    super::analyze::analyze(&Input {
         hpa: &r.hpa,
         object: &r.obj,
         path: r.path.clone(),
@@ -417,7 +418,7 @@ fn write_files(report: &mut Report, origins: &super::write::Origins) {
         }
         None => {
             let done = super::write::write_edits(&mut report.files, origins);
-            report.record_writes(done);
+            super::write::record(report, done);
         }
     }
 }
@@ -567,7 +568,7 @@ async fn send(api: &Api, r: &Resolved, dry: bool) -> ApplyReport {
             }
         };
         let read_replicas = replicas_of(&obj);
-        let steps = match super::plan_steps(&obj, &r.path) {
+        let steps = match super::requests::plan_steps(&obj, &r.path) {
             Ok(s) => s,
             Err(e) => {
                 rep.error = Some(e.to_string());
@@ -677,7 +678,7 @@ async fn verify(
             None => format!("{} ({})", o.manager, o.operation),
         })
         .collect();
-    let sole = super::needs_handover(&owners_now);
+    let sole = super::requests::needs_handover(&owners_now);
     out.push(Check {
         check: "no-applier-sole-owner",
         ok: !sole,

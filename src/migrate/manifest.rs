@@ -4,9 +4,12 @@
 //! result again: it must equal the original minus the removed fields, or nothing is written.
 
 use serde::Serialize;
-use serde_yaml::Value as Yaml;
+use serde_json::Value as Yaml;
 
 use super::text::{self, anchor_of, path_string, strip_properties, KeyHit, Line, Seg};
+
+/// The label of stdin in messages and diffs.
+pub const STDIN: &str = "<stdin>";
 
 /// A workload the files are searched for.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
@@ -125,18 +128,31 @@ pub struct FileEdit {
     pub new_text: Option<String>,
 }
 
-fn yaml_err(file: &str, line_offset: usize, e: &serde_yaml::Error) -> FileError {
-    let line = e.location().map(|l| l.line() + line_offset);
-    let msg = e.to_string();
-    // serde_yaml appends " at line L column C"; the line is reported separately
+fn yaml_err(file: &str, line_offset: usize, e: &crate::yaml::Error) -> FileError {
+    let line = e
+        .location()
+        .map(|l| l.line() as usize + line_offset)
+        .filter(|&l| l > line_offset);
+    let msg = crate::yaml::one_line(e);
+    // the parser appends " at line L, column C"; the line is reported separately
     let msg = match msg.find(" at line ") {
         Some(i) => msg[..i].to_string(),
         None => msg,
     };
+    let message = if crate::yaml::one_line(e).contains("recursion limit") {
+        format!(
+            "nesting deeper than {} levels of mappings and sequences; no manifest is that deep",
+            crate::yaml::MAX_DEPTH
+        )
+    } else if too_much(e) {
+        format!("past the YAML parser's budget ({msg}); no manifest is that large")
+    } else {
+        format!("not valid YAML: {msg}")
+    };
     FileError {
         file: file.to_string(),
         line,
-        message: format!("not valid YAML: {msg}"),
+        message,
     }
 }
 
@@ -183,7 +199,7 @@ impl Manifest {
         let mut out = Vec::new();
         for (d, doc) in self.docs.iter().enumerate() {
             let kind = str_of(&doc.value, &["kind"]).unwrap_or_default();
-            match doc.value.get("items").and_then(Yaml::as_sequence) {
+            match doc.value.get("items").and_then(Yaml::as_array) {
                 Some(items) if kind.ends_with("List") => {
                     for (i, it) in items.iter().enumerate() {
                         out.push((d, Some(i), it));
@@ -492,11 +508,11 @@ impl Manifest {
                     None => Some(&mut expect),
                 };
                 if let Some(o) = obj {
-                    if let Some(m) = o.get_mut("spec").and_then(Yaml::as_mapping_mut) {
+                    if let Some(m) = o.get_mut("spec").and_then(Yaml::as_object_mut) {
                         m.remove("replicas");
                         if m.is_empty() {
                             // an emptied `spec` goes too (never left null or `{}`)
-                            if let Some(om) = o.as_mapping_mut() {
+                            if let Some(om) = o.as_object_mut() {
                                 om.remove("spec");
                             }
                         }
@@ -541,7 +557,7 @@ pub fn yaml_scalar(v: &Yaml) -> String {
         Yaml::String(s) => s.clone(),
         Yaml::Bool(b) => b.to_string(),
         Yaml::Null => "null".into(),
-        other => serde_yaml::to_string(other)
+        other => crate::yaml::to_string(other)
             .unwrap_or_default()
             .trim()
             .to_string(),
@@ -571,19 +587,21 @@ pub fn field_path(o: &Occurrence) -> String {
     path_string(&p)
 }
 
-/// Refuse `[`/`{` nesting deeper than the YAML parser's own limit at once, before parsing
-/// (the guard the snapshot reader uses): such a file would cost seconds of CPU, and no
-/// manifest is that deep.
+/// Refuse a file past the parser's budgets (nesting deeper than
+/// [`crate::yaml::MAX_DEPTH`], alias bombs, ...) with a one-line error naming the line: the
+/// parser stops at the breach, so such a file costs no more than reading it. Other parse
+/// errors are left to the reader of the file (a kustomization that does not parse is skipped).
 pub fn nesting_guard(file: &str, text: &str) -> Result<(), FileError> {
-    use crate::bounded_read::{flow_too_deep, MAX_FLOW_DEPTH};
-    match flow_too_deep(text, MAX_FLOW_DEPTH) {
-        Some(line) => Err(FileError {
-            file: file.into(),
-            line: Some(line),
-            message: format!("nesting deeper than {MAX_FLOW_DEPTH} levels of [ ] / {{ }}; no manifest is that deep"),
-        }),
-        None => Ok(()),
+    match crate::yaml::documents::<serde::de::IgnoredAny>(text) {
+        Err(e) if too_much(&e) => Err(yaml_err(file, 0, &e)),
+        _ => Ok(()),
     }
+}
+
+/// The parser refused the input for its size or depth, not for its syntax.
+fn too_much(e: &crate::yaml::Error) -> bool {
+    matches!(e, crate::yaml::Error::Budget { .. })
+        || crate::yaml::one_line(e).contains("recursion limit")
 }
 
 /// Templates are not edited: a `{{` outside a comment refuses the file.
@@ -613,7 +631,7 @@ fn json_doc(file: &str, text: &str, lines: usize) -> Result<Doc, FileError> {
         first: 0,
         end: lines,
         format: Format::Json,
-        value: serde_yaml::to_value(&value).map_err(|e| yaml_err(file, 0, &e))?,
+        value,
     })
 }
 
@@ -658,7 +676,7 @@ fn yaml_doc(
         return Ok(None);
     };
     let slice = &text[ls[a].start..ls[b - 1].end];
-    let mut value: Yaml = serde_yaml::from_str(slice).map_err(|e| yaml_err(file, a, &e))?;
+    let value: Yaml = crate::yaml::from_str(slice).map_err(|e| yaml_err(file, a, &e))?;
     let fc = content(first_content)
         .trim_start_matches('\u{feff}')
         .trim_start();
@@ -667,7 +685,6 @@ fn yaml_doc(
     } else {
         Format::Yaml
     };
-    value.apply_merge().map_err(|e| yaml_err(file, a, &e))?;
     Ok(Some(Doc {
         first: a,
         end: b,
@@ -679,19 +696,11 @@ fn yaml_doc(
 /// The documents of a YAML stream, split line by line; the split must give the same documents
 /// as the YAML parser does (errors name the line in the file).
 fn yaml_docs(file: &str, text: &str, ls: &[text::Line]) -> Result<Vec<Doc>, FileError> {
-    let mut whole = Vec::new();
-    for d in serde_yaml::Deserializer::from_str(text) {
-        let v: Yaml = serde::Deserialize::deserialize(d).map_err(|e| yaml_err(file, 0, &e))?;
-        if !v.is_null() {
-            whole.push(v);
-        }
-    }
+    let mut whole: Vec<Yaml> = crate::yaml::documents(text).map_err(|e| yaml_err(file, 0, &e))?;
+    whole.retain(|v| !v.is_null());
     let mut docs = Vec::new();
     for bounds in document_bounds(file, text, ls)? {
         docs.extend(yaml_doc(file, text, ls, bounds)?);
-    }
-    for v in &mut whole {
-        v.apply_merge().map_err(|e| yaml_err(file, 0, &e))?;
     }
     docs.retain(|d| !d.value.is_null());
     if !whole.iter().eq(docs.iter().map(|d| &d.value)) {
@@ -707,6 +716,26 @@ fn yaml_docs(file: &str, text: &str, ls: &[text::Line]) -> Result<Vec<Doc>, File
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_guard_refuses_deep_nesting_in_one_line_and_lets_syntax_errors_through() {
+        let deep = format!("patches: {}{}\n", "[".repeat(10_000), "]".repeat(10_000));
+        let e = nesting_guard("kustomization.yaml", &deep).unwrap_err();
+        assert_eq!(e.line, Some(1), "{e}");
+        assert!(e.message.contains("nesting deeper than 64 levels"), "{e}");
+        assert!(!e.to_string().contains('\n'), "{e}");
+        assert!(nesting_guard("k.yaml", "a: [1,\nb: x: y").is_ok());
+        let flat = format!("a: {}1{}\n", "[".repeat(10), "]".repeat(10));
+        assert!(nesting_guard("k.yaml", &flat).is_ok());
+    }
+
+    #[test]
+    fn merge_keys_are_expanded_for_the_edit_check() {
+        let text = "base: &b\n  replicas: 2\nkind: Deployment\napiVersion: apps/v1\nmetadata:\n  name: web\nspec:\n  <<: *b\n";
+        let m = Manifest::parse("m.yaml", text).unwrap();
+        let (_, _, o) = m.objects()[0];
+        assert_eq!(o["spec"]["replicas"], 2);
+    }
 
     fn web() -> Vec<ObjectRef> {
         vec![ObjectRef {

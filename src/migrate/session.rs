@@ -7,8 +7,9 @@ use anyhow::{bail, Result};
 
 use super::api::Api;
 use super::files::{self, Sources};
+use super::options::Options;
 use super::report::{Mode, Report};
-use super::{live, offline, write, Options};
+use super::{live, offline, write};
 
 /// Does `-A --apply` need a confirmation (it writes to several namespaces)?
 pub fn needs_confirmation(o: &Options) -> bool {
@@ -32,7 +33,7 @@ pub fn run(
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    rt.block_on(async {
+    let mut report = rt.block_on(async {
         let api = if o.mode == Mode::Offline {
             Err("--offline".to_string())
         } else {
@@ -44,7 +45,12 @@ pub fn run(
             Ok(api) => live_run(&api, o, &src, confirm).await,
             Err(why) => offline_run(o, &src, &hpa_src, why),
         }
-    })
+    })?;
+    if o.write && o.files.iter().any(|f| f.as_os_str() == "-") {
+        let original = src.manifests.iter().find(|m| m.file == files::STDIN);
+        write::stdin_stream(&mut report, original.map(|m| m.text.as_str()));
+    }
+    Ok(report)
 }
 
 fn offline_run(o: &Options, src: &Sources, hpa_src: &Sources, why: String) -> Result<Report> {
@@ -66,7 +72,7 @@ fn offline_run(o: &Options, src: &Sources, hpa_src: &Sources, why: String) -> Re
     if o.write {
         if r.file_errors.is_empty() {
             let done = write::write_edits(&mut r.files, &src.origins);
-            r.record_writes(done);
+            write::record(&mut r, done);
         } else {
             r.errors
                 .push("--write: nothing written because of the file errors".into());

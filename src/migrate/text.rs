@@ -179,7 +179,7 @@ fn split_key(s: &str) -> Option<(String, &str)> {
             return None;
         }
         let raw = &s[..=i];
-        let key: String = serde_yaml::from_str(raw).ok()?;
+        let key: String = crate::yaml::from_str(raw).ok()?;
         let rest = s[i + 1..].trim_start_matches([' ', '\t']);
         (key, rest)
     } else {

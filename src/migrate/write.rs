@@ -14,7 +14,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use super::report::FileReport;
+use super::manifest::STDIN;
+use super::report::{FileReport, Report};
 
 /// A file as it was read.
 #[derive(Clone, Debug)]
@@ -223,6 +224,46 @@ pub struct Outcome {
     pub error: Option<String>,
 }
 
+/// Say in the report exactly which files `--write` replaced, or why none (or which) were.
+pub fn record(report: &mut Report, done: Outcome) {
+    let n = done.written.len();
+    let list = done.written.join(", ");
+    let stdin = report
+        .files
+        .iter()
+        .any(|f| f.edit.file == STDIN && f.edit.new_text.is_some());
+    report.files_effect = match (&done.error, n) {
+        (Some(_), 0) => "none written (see the errors)".into(),
+        (Some(_), _) => format!("{n} left edited after a failure: {list} (see the errors)"),
+        (None, 0) if stdin => format!("the edited {STDIN} is written to standard output (this report goes to standard error)"),
+        (None, 0) => return,
+        (None, _) => format!(
+            "--write replaced {n} file{}: {list} (each through a new file beside it, owner, group and mode kept){}",
+            if n == 1 { "" } else { "s" },
+            if stdin { format!("; the edited {STDIN} is written to standard output (this report goes to standard error)") } else { String::new() }
+        ),
+    };
+    report.errors.extend(done.error);
+}
+
+/// `-f - --write`: standard input cannot be replaced, so once the run went through without
+/// an error its stream goes to standard output — edited, or as read (`original`) when it
+/// needed no edit — and the report to standard error.
+pub fn stdin_stream(report: &mut Report, original: Option<&str>) {
+    if !report.errors.is_empty() || !report.file_errors.is_empty() {
+        return;
+    }
+    let edited = report
+        .files
+        .iter()
+        .find(|f| f.edit.file == STDIN)
+        .and_then(|f| f.edit.new_text.clone());
+    if edited.is_none() && original.is_some() {
+        report.files_effect = format!("{}; {STDIN} is written unchanged to standard output (this report goes to standard error)", report.files_effect);
+    }
+    report.stdout = edited.or(original.map(String::from));
+}
+
 /// Write every planned edit, all or nothing (see the module). Stdin is never written.
 pub fn write_edits(files: &mut [FileReport], origins: &Origins) -> Outcome {
     write_edits_with(files, origins, &mut |_| {})
@@ -295,7 +336,7 @@ fn prepare(files: &[FileReport], origins: &Origins) -> Result<Vec<Temp>, String>
         let Some(text) = &f.edit.new_text else {
             continue;
         };
-        if f.edit.file == super::files::STDIN {
+        if f.edit.file == super::manifest::STDIN {
             continue;
         }
         let Some(origin) = origins.get(&f.edit.file) else {

@@ -1233,6 +1233,12 @@ fn templates_without_a_chart_and_templates_of_another_tool() {
         !wide.contains("values.yaml: no document"),
         "values.yaml is not a manifest: {wide}"
     );
+    // -o json names where each chart's findings come from
+    for (dir, origin) in [("loose-guarded", "unknownChart"), ("kube-aws", "otherTool")] {
+        let json: serde_json::Value =
+            serde_json::from_str(&ok_text(&r.run(&["-f", dir, "-R", "-o", "json"]))).unwrap();
+        assert_eq!(json["charts"][0]["origin"], origin, "{json}");
+    }
 
     // unguarded: [high], the guard in the chart's own HPA condition (hpa.enabled)
     let out = r.run(&["-f", "loose-bare", "-R"]);

@@ -399,7 +399,7 @@ fn deep_nesting_is_refused_at_once_and_a_byte_order_mark_is_kept() {
     );
     assert!(
         stderr(&out).contains(
-            "deep.yaml:1: nesting deeper than 128 levels of [ ] / { }; no manifest is that deep"
+            "deep.yaml:1: nesting deeper than 64 levels of mappings and sequences; no manifest is that deep"
         ),
         "{}",
         stderr(&out)
@@ -413,14 +413,29 @@ fn deep_nesting_is_refused_at_once_and_a_byte_order_mark_is_kept() {
 }
 
 #[test]
-fn write_from_stdin_says_nothing_was_written() {
+fn write_from_stdin_writes_the_edited_stream_to_stdout_and_says_so_on_stderr() {
     let r = Repo::new("stdinwrite");
     r.file("hpa.yaml", WEB_HPA);
     let out = r.run_with(&["-f", "-", "--hpa", "hpa.yaml", "--write"], Some(WEB));
-    let text = ok_text(&out);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // stdout is the edited stream alone, ready for `> app.yaml` or `| kubectl apply -f -`
+    assert_eq!(stdout(&out), edited_web());
+    let report = stderr(&out);
     assert!(
-        text.contains("Files: none written: <stdin> is standard input, not a file (the diff below is the edit)"),
-        "{text}"
+        report.contains("Files: the edited <stdin> is written to standard output (this report goes to standard error)"),
+        "{report}"
     );
-    assert!(text.contains("-  replicas: 3 # three pods\n"), "{text}");
+    assert!(report.contains("-  replicas: 3 # three pods\n"), "{report}");
+    // a stream with nothing to edit passes through unchanged
+    let plain = edited_web();
+    let out = r.run_with(&["-f", "-", "--hpa", "hpa.yaml", "--write"], Some(&plain));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), plain);
+    // without --write, stdout is the report and nothing else
+    let out = r.run_with(&["-f", "-", "--hpa", "hpa.yaml"], Some(WEB));
+    assert!(
+        stdout(&out).contains("would change (use --write)"),
+        "{}",
+        stdout(&out)
+    );
 }

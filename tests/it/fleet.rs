@@ -231,14 +231,61 @@ fn live_fleet_gives_the_single_live_decisions() {
         );
     }
     assert!(c.server.writes().is_empty());
-    // No events are read in fleet mode.
+}
+
+#[test]
+fn the_live_fleet_reads_events_and_infers_the_memory_the_drill_down_does() {
+    // held-by-window: the status and a SuccessfulRescale Event settle the memory at 8; without
+    // the Events the fleet said `8 (4–8)` where `explain frontend` said 8.
+    let c = cluster_of(
+        load_snapshot(root().join("examples/held-by-window.yaml")),
+        "events",
+    );
+    let memory = |v: &Value| {
+        json!({
+            "desiredReplicas": v["desiredReplicas"],
+            "desiredRange": v["desiredRange"],
+            "memory": v["memory"],
+            "nextChange": v["nextChange"],
+            "verdict": v["verdict"],
+        })
+    };
+    let single = ok_json(
+        &c.run(&[
+            "explain", "frontend", "-n", "shop", "--now", NOW, "-o", "json",
+        ]),
+        "drill-down",
+    );
+    assert_eq!(single["desiredRange"], json!({"min": 8, "max": 8}));
+    for scope in [&["-n", "shop"][..], &["-A"][..]] {
+        let mut args = vec!["explain", "--now", NOW, "-o", "json"];
+        args.extend_from_slice(scope);
+        let v = ok_json(&c.run(&args), "fleet");
+        let item = v["items"]
+            .as_array()
+            .and_then(|i| i.iter().find(|i| i["name"] == "frontend"))
+            .expect("frontend row");
+        assert_eq!(memory(&item["decision"]), memory(&single), "{scope:?}");
+        assert_eq!(item["desiredRange"], json!({"min": 8, "max": 8}));
+        let mut args = vec!["explain", "--now", NOW];
+        args.extend_from_slice(scope);
+        let text = ok(&c.run(&args), "fleet text");
+        assert!(!text.contains("(4–8)"), "{text}");
+    }
+    // One Events LIST per scope, not one per HPA.
     c.server.clear_requests();
     c.run(&["explain", "-A", "--now", NOW]);
-    assert!(c
+    let events: Vec<String> = c
         .server
         .requests()
         .iter()
-        .all(|r| !r.path.contains("/events")));
+        .filter(|r| r.path.contains("/events"))
+        .map(summary)
+        .collect();
+    assert_eq!(
+        events,
+        ["GET /api/v1/events?fieldSelector=involvedObject.kind=HorizontalPodAutoscaler&resourceVersion=0"]
+    );
 }
 
 /// `namespaces` namespaces with `per_ns` HPAs each (a Deployment, 2 pods and PodMetrics per HPA).
@@ -305,6 +352,7 @@ fn the_number_of_requests_does_not_grow_with_the_number_of_hpas() {
     assert_eq!(bv["items"].as_array().map(Vec::len), Some(50));
     assert_eq!(small, big);
     let want = vec![
+        "GET /api/v1/events?fieldSelector=involvedObject.kind=HorizontalPodAutoscaler&resourceVersion=0",
         "GET /api/v1/pods?limit=5000&resourceVersion=0",
         "GET /apis/apps/v1/deployments?limit=5000&resourceVersion=0",
         "GET /apis/apps/v1/replicasets?limit=5000&resourceVersion=0",

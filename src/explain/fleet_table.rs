@@ -8,6 +8,7 @@
 use comfy_table::{presets, Cell, Color, ColumnConstraint, ContentArrangement, Table, Width};
 
 use super::fleet::FleetItem;
+use super::fleet_summary::{causes_text, summary_line};
 use crate::cli::{ExplainOptions, OutputFormat};
 use crate::core::Action;
 use crate::diagnose::{Finding, Severity};
@@ -20,8 +21,9 @@ const MIN_REASON: usize = 24;
 /// A cut summary keeps at least this many characters; else REASON shows only the rule.
 const MIN_SUMMARY: usize = 16;
 
-/// The whole text of the fleet overview.
-pub fn render(items: &[FleetItem], opts: &ExplainOptions, notes: &[String]) -> String {
+/// The whole text of the fleet overview of `scope` (`all namespaces`, `namespace shop`): the
+/// summary, the table, the problems (per cause; per HPA in `-o wide`), the notes, a footer.
+pub fn render(items: &[FleetItem], opts: &ExplainOptions, notes: &[String], scope: &str) -> String {
     let wide = opts.output == OutputFormat::Wide;
     let all_ns = items
         .iter()
@@ -31,8 +33,17 @@ pub fn render(items: &[FleetItem], opts: &ExplainOptions, notes: &[String]) -> S
         > 1
         || opts.all_namespaces;
     let width = opts.width.max(MIN_WIDTH);
-    let (mut out, left_out) = table_and_left_out(items, opts, all_ns);
-    out += &problems(items, wide, width);
+    let mut out = String::new();
+    if !opts.no_headers {
+        out += &summary_line(items, scope, width);
+        out += "\n";
+    }
+    let (table, left_out) = table_and_left_out(items, opts, all_ns);
+    out += &table;
+    out += &match wide {
+        true => problems(items, width),
+        false => causes_text(items, width),
+    };
     for n in notes {
         out += &wrap(n, width, "note: ", "      ");
     }
@@ -260,8 +271,8 @@ fn row_color(i: &FleetItem) -> Option<Color> {
     }
 }
 
-/// The problems, one line each (with what to do in -o wide).
-fn problems(items: &[FleetItem], wide: bool, width: usize) -> String {
+/// The problems of `-o wide`: one line per HPA and problem, with what to do.
+fn problems(items: &[FleetItem], width: usize) -> String {
     let problems: Vec<(&FleetItem, &Finding)> = items
         .iter()
         .flat_map(|i| {
@@ -273,7 +284,7 @@ fn problems(items: &[FleetItem], wide: bool, width: usize) -> String {
         .collect();
     let mut out = String::new();
     if !problems.is_empty() {
-        out += "\nWarnings\n";
+        out += "\nProblems\n";
         for (i, f) in problems {
             let line = format!(
                 "{}/{} [{}] {}: {}",
@@ -284,9 +295,7 @@ fn problems(items: &[FleetItem], wide: bool, width: usize) -> String {
                 f.message
             );
             out += &wrap(&line, width, "  ", "    ");
-            if wide {
-                out += &wrap(&f.action, width, "      → ", "        ");
-            }
+            out += &wrap(&f.action, width, "      → ", "        ");
         }
     }
     out
@@ -413,7 +422,9 @@ mod tests {
         let (mut opts, web) = web();
         opts.output = OutputFormat::Wide;
         opts.width = 80;
-        let t = render(std::slice::from_ref(&web), &opts, &["a note".into()]);
+        let t = render(std::slice::from_ref(&web), &opts, &["a note".into()], "s");
+        let (summary, t) = t.split_once("\n\n").expect("summary first");
+        assert_eq!(summary, "s: 1 HPA: 1 scaling up; no problems");
         let start = t
             .lines()
             .next()

@@ -114,7 +114,7 @@ pub fn render_fleet(
         OutputFormat::Json | OutputFormat::Yaml => {
             fleet_document(items, opts.output, scope, source, notes)
         }
-        _ => Ok(super::fleet_table::render(items, opts, notes)),
+        _ => Ok(super::fleet_table::render(items, opts, notes, &scope)),
     }
 }
 

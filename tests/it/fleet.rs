@@ -1025,8 +1025,14 @@ fn fleet_watch_in_json_lines_and_only_live() {
 
 /// Lines of the text that are not table rows, longer than `width`.
 fn prose_too_long(text: &str, width: usize) -> Vec<String> {
-    text.lines()
+    let summary = text.lines().take_while(|l| !l.is_empty());
+    let after_table = text
+        .lines()
         .skip_while(|l| !l.is_empty())
+        .skip(1)
+        .skip_while(|l| !l.is_empty());
+    summary
+        .chain(after_table)
         .filter(|l| l.chars().count() > width)
         .filter(|l| {
             let longest = l
@@ -1091,6 +1097,126 @@ fn fleet_golden_text_at_80_and_120_columns() {
     assert!(
         stale.is_empty(),
         "fleet text differs from the golden files (review, then regenerate with UPDATE_GOLDEN=1 cargo test --test it fleet::fleet_golden):\n  {}",
+        stale.join("\n  ")
+    );
+}
+
+/// `objects` with the PodMetrics of the HPAs `stale` picks (by namespace index and HPA index)
+/// dated 10 minutes before NOW, and the pods of those `no_request` picks without a cpu request.
+fn with_problems(
+    mut objects: Vec<Value>,
+    stale: impl Fn(usize, usize) -> bool,
+    no_request: impl Fn(usize, usize) -> bool,
+) -> Vec<Value> {
+    let index = |o: &Value| -> (usize, usize) {
+        let ns = o["metadata"]["namespace"].as_str().unwrap_or_default();
+        let name = o["metadata"]["name"].as_str().unwrap_or_default();
+        let n = ns.trim_start_matches("team-").parse().unwrap_or(0);
+        let h = name.get(4..7).and_then(|h| h.parse().ok()).unwrap_or(0);
+        (n, h)
+    };
+    for o in &mut objects {
+        let (n, h) = index(o);
+        if o["kind"] == "PodMetrics" && stale(n, h) {
+            o["timestamp"] = json!("2026-03-01T11:50:00Z");
+        }
+        if o["kind"] == "Pod" && no_request(n, h) {
+            o["spec"]["containers"][0]["resources"] = json!({});
+        }
+    }
+    objects
+}
+
+/// `objects` as one List in a file of its own.
+fn list_file(objects: Vec<Value>, tag: &str) -> PathBuf {
+    let p = tmpdir(tag).join("fleet.json");
+    let list = json!({"apiVersion": "v1", "kind": "List", "items": objects});
+    std::fs::write(&p, serde_json::to_string(&list).expect("json")).expect("write");
+    p
+}
+
+fn fleet_text(file: &std::path::Path, width: usize, extra: &[&str]) -> String {
+    let f = file.to_string_lossy().to_string();
+    let mut args = vec!["explain", "-A", "--snapshot", &f, "--now", NOW];
+    args.extend_from_slice(extra);
+    let out = cmd(&args, None)
+        .env("COLUMNS", width.to_string())
+        .output()
+        .expect("runs");
+    ok(&out, "fleet text")
+}
+
+#[test]
+fn five_hundred_hpas_sharing_one_cause_print_it_once() {
+    let file = list_file(
+        with_problems(fleet_objects(10, 50), |_, _| true, |_, _| false),
+        "one-cause",
+    );
+    let text = fleet_text(&file, 120, &[]);
+    let first = text.lines().next().expect("summary");
+    assert_eq!(
+        first,
+        "all namespaces: 500 HPAs: 200 holding, 300 scaling up; 1 problem affects 500 HPAs"
+    );
+    let (_, problems) = text.split_once("\nProblems\n").expect("problems");
+    let (problems, _) = problems.split_once("\n\n").expect("footer");
+    assert_eq!(problems.matches("metrics-stale").count(), 1, "{problems}");
+    assert_eq!(
+        problems.replace("\n    ", " "),
+        "  [warning] metrics-stale (the metrics are stale): 500 HPAs in 10 namespaces: team-00/app-000, team-00/app-001, team-00/app-002 and 497 more"
+    );
+    // The table, the summary, the problem and the footer: not 500 lines of the same warning.
+    assert!(text.lines().count() < 500 + 12, "{}", text.lines().count());
+    // -o wide and JSON keep the per-HPA list.
+    let wide = fleet_text(&file, 120, &["-o", "wide"]);
+    let (_, per_hpa) = wide.split_once("\nProblems\n").expect("problems");
+    assert_eq!(
+        per_hpa
+            .lines()
+            .filter(|l| l.contains("[warning] metrics-stale"))
+            .count(),
+        500
+    );
+    let v: Value = serde_json::from_str(&fleet_text(&file, 120, &["-o", "json"])).expect("json");
+    assert!(v["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .all(|i| i["warnings"] == json!(["metrics-stale"])));
+}
+
+// Regenerate with `UPDATE_GOLDEN=1 cargo test --test it fleet::fleet_summary_golden`.
+#[test]
+fn fleet_summary_golden_at_80_and_120_columns() {
+    let update = std::env::var_os("UPDATE_GOLDEN").is_some();
+    // 3 namespaces of 6 HPAs: every other one stale, two without a cpu request.
+    let file = list_file(
+        with_problems(
+            fleet_objects(3, 6),
+            |_, h| h % 2 == 0,
+            |n, h| n == 1 && h >= 4,
+        ),
+        "summary-golden",
+    );
+    let mut stale = Vec::new();
+    for width in [80usize, 120] {
+        let text = fleet_text(&file, width, &[]);
+        let long: Vec<&str> = text.lines().filter(|l| l.chars().count() > width).collect();
+        assert!(long.is_empty(), "at {width}: {long:#?}");
+        let golden = root()
+            .join("tests/golden")
+            .join(format!("fleet-summary.{width}.txt"));
+        if update {
+            std::fs::write(&golden, &text).expect("write golden");
+            continue;
+        }
+        if std::fs::read_to_string(&golden).unwrap_or_default() != text {
+            stale.push(golden.display().to_string());
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "the fleet summary differs from the golden files (review, then regenerate with UPDATE_GOLDEN=1 cargo test --test it fleet::fleet_summary_golden):\n  {}",
         stale.join("\n  ")
     );
 }

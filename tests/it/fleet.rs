@@ -69,7 +69,8 @@ fn offline_fleet_table_and_json_give_the_single_decisions() {
             .expect("runs"),
         "fleet text",
     );
-    let header = text.lines().next().unwrap_or_default();
+    // The summary line, a blank line, then the table.
+    let header = text.lines().nth(2).unwrap_or_default();
     for col in [
         "HPA", "TARGET", "CURRENT", "DESIRED", "MIN/MAX", "VERDICT", "REASON", "WARNINGS",
     ] {
@@ -83,7 +84,7 @@ fn offline_fleet_table_and_json_give_the_single_decisions() {
         &run(&["explain", "-A", "--snapshot", &f, "--now", NOW], None),
         "fleet -A",
     );
-    assert!(text.starts_with("NAMESPACE"), "{text}");
+    assert!(text.contains("\n\nNAMESPACE"), "{text}");
 
     let v = ok_json(
         &run(
@@ -1082,6 +1083,16 @@ fn fleet_golden_text_at_80_and_120_columns() {
                 .filter(|l| format == "text" && l.chars().count() > width)
                 .collect();
             assert!(long.is_empty(), "{tag} at {width}: {long:#?}");
+            // The table: one line per HPA (wide too, past the width), no RFC3339 timestamps.
+            let table: Vec<&str> = text
+                .lines()
+                .skip_while(|l| !l.is_empty())
+                .skip(1)
+                .take_while(|l| !l.is_empty())
+                .collect();
+            assert_eq!(table.len(), 1 + EXAMPLES.len(), "{tag} at {width}:\n{text}");
+            let stamped: Vec<&&str> = table.iter().filter(|l| l.contains("2026-03-01T")).collect();
+            assert!(stamped.is_empty(), "{tag} at {width}: {stamped:#?}");
             let golden = root()
                 .join("tests/golden")
                 .join(format!("{tag}.{width}.txt"));

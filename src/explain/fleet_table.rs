@@ -10,7 +10,7 @@
 use comfy_table::{presets, Cell, Color, ColumnConstraint, ContentArrangement, Table, Width};
 
 use super::fleet::FleetItem;
-use super::fleet_summary::{causes_text, summary_line};
+use super::fleet_summary::{causes_text, needs_attention, summary_line};
 use crate::cli::{ExplainOptions, OutputFormat};
 use crate::core::Action;
 use crate::diagnose::{Finding, Severity};
@@ -40,6 +40,22 @@ pub fn render(items: &[FleetItem], opts: &ExplainOptions, notes: &[String], scop
         out += &summary_line(items, scope, width);
         out += "\n";
     }
+    // --problems: the summary counts the whole scope, the rest shows the rows that need someone.
+    let shown: Vec<FleetItem>;
+    let items = match opts.problems {
+        true => {
+            shown = items
+                .iter()
+                .filter(|i| needs_attention(i))
+                .cloned()
+                .collect();
+            if shown.is_empty() {
+                return out + "No HPA needs attention: no warning, none at max, unknown or unable to scale.\n";
+            }
+            &shown[..]
+        }
+        false => items,
+    };
     let (table, left_out) = table_and_left_out(items, opts, all_ns);
     out += &table;
     out += &match wide {
@@ -60,7 +76,15 @@ pub fn headers(all_ns: bool) -> Vec<&'static str> {
         header.push("NAMESPACE");
     }
     header.extend([
-        "HPA", "TARGET", "CURRENT", "DESIRED", "MIN/MAX", "VERDICT", "REASON", "WARNINGS",
+        "HPA",
+        "REFERENCE",
+        "TARGETS",
+        "CURRENT",
+        "DESIRED",
+        "MIN/MAX",
+        "VERDICT",
+        "REASON",
+        "WARNINGS",
     ]);
     header
 }
@@ -89,6 +113,7 @@ pub fn cells(i: &FleetItem, all_ns: bool, wide: bool) -> Vec<String> {
     r.extend([
         i.name.clone(),
         format!("{}/{}", i.target.kind, i.target.name),
+        super::fleet_targets::cell(&i.targets, wide),
         opt(i.current_replicas),
         desired_cell(i, wide),
         format!("{}/{}", opt(i.min_replicas), opt(i.max_replicas)),
@@ -188,7 +213,7 @@ fn column_widths(header: &[&str], rows: &[Vec<String>]) -> Vec<usize> {
 
 /// Columns the text leaves out, in this order, while the table (its REASON cut to the least it
 /// keeps) is wider than the terminal; `-o wide` shows every column.
-const DROPPABLE: [&str; 4] = ["TARGET", "MIN/MAX", "WARNINGS", "CURRENT"];
+const DROPPABLE: [&str; 5] = ["REFERENCE", "MIN/MAX", "WARNINGS", "TARGETS", "CURRENT"];
 
 /// The columns left out of the text table of `rows` so that it fits `width`.
 fn left_out(header: &[&'static str], rows: &[Vec<String>], width: usize) -> Vec<&'static str> {
@@ -448,7 +473,7 @@ mod tests {
         opts.color = true;
         let t = table(std::slice::from_ref(&web), &opts, true);
         assert!(t.contains("\u{1b}[38;5;2mshop"), "{t:?}");
-        assert!(t.ends_with("-\u{1b}[39m\n"), "{t:?}");
+        assert!(t.ends_with("MetricProposal\u{1b}[39m\n"), "{t:?}");
         assert_eq!(trim_line("a  \u{1b}[39m  "), "a\u{1b}[39m");
     }
 

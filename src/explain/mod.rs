@@ -2,7 +2,8 @@
 //! the overview [`overview`] with its summary [`fleet_summary`], its table [`fleet_table`] and
 //! `--sort-by` [`sort`]), the comparison with a live status ([`live`]) and the watches
 //! ([`watch`] for one HPA, [`fleet_watch`] for many). The modules depend on each other in one
-//! direction only: `one` ← `fleet` ← `fleet_summary` ← `fleet_table` ← `overview`/`fleet_watch`;
+//! direction only: `fleet_targets` ← `fleet` ← `fleet_summary` ← `fleet_table` ←
+//! `overview`/`fleet_watch`, `one` ← `fleet`;
 //! `one` ← `live`, `watch` ← `fleet_watch`; `sort` stands alone.
 //!
 //! Every mode decides through [`one::decide_with_input`]: a fleet row, a live explain and a
@@ -12,6 +13,7 @@
 pub mod fleet;
 pub mod fleet_summary;
 pub mod fleet_table;
+pub mod fleet_targets;
 pub mod fleet_watch;
 pub mod live;
 pub mod one;

@@ -1582,10 +1582,10 @@ fn the_fleet_unknown_row_and_the_held_times_say_what_is_known() {
     };
     let text = row(&fleet("text"));
     let wide = row(&fleet("wide"));
-    // HPA, TARGET, CURRENT, DESIRED, ...
-    assert_eq!(text[3], "-", "{text:?}");
+    // HPA, REFERENCE, TARGETS, CURRENT, DESIRED, ...
+    assert_eq!(text[4], "-", "{text:?}");
     assert!(text.iter().any(|c| c == "UNKNOWN"), "{text:?}");
-    assert!(wide[3].ends_with("(status)"), "{wide:?}");
+    assert!(wide[4].ends_with("(status)"), "{wide:?}");
 
     let out = run_env(
         &[

@@ -72,7 +72,15 @@ fn offline_fleet_table_and_json_give_the_single_decisions() {
     // The summary line, a blank line, then the table.
     let header = text.lines().nth(2).unwrap_or_default();
     for col in [
-        "HPA", "TARGET", "CURRENT", "DESIRED", "MIN/MAX", "VERDICT", "REASON", "WARNINGS",
+        "HPA",
+        "REFERENCE",
+        "TARGETS",
+        "CURRENT",
+        "DESIRED",
+        "MIN/MAX",
+        "VERDICT",
+        "REASON",
+        "WARNINGS",
     ] {
         assert!(header.contains(col), "{header}");
     }
@@ -1229,5 +1237,125 @@ fn fleet_summary_golden_at_80_and_120_columns() {
         stale.is_empty(),
         "the fleet summary differs from the golden files (review, then regenerate with UPDATE_GOLDEN=1 cargo test --test it fleet::fleet_summary_golden):\n  {}",
         stale.join("\n  ")
+    );
+}
+
+/// The generated fleet (2 namespaces of 4 HPAs) with `tier=web` on the even HPAs, team-00's
+/// app-001 reading stale metrics and team-01's app-002 without a cpu request.
+fn triage_objects() -> Vec<Value> {
+    let mut objects = with_problems(
+        fleet_objects(2, 4),
+        |n, h| n == 0 && h == 1,
+        |n, h| n == 1 && h == 2,
+    );
+    for o in &mut objects {
+        let name = o["metadata"]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        if o["kind"] == "HorizontalPodAutoscaler" && (name.ends_with('0') || name.ends_with('2')) {
+            o["metadata"]["labels"] = json!({"tier": "web"});
+        }
+    }
+    objects
+}
+
+fn wide_run(c: &Cluster, args: &[&str]) -> String {
+    let out = cmd(args, Some(&c.kubeconfig))
+        .env("COLUMNS", "200")
+        .output()
+        .expect("runs");
+    ok(&out, &args.join(" "))
+}
+
+#[test]
+fn problems_targets_and_custom_columns_on_the_live_fleet() {
+    let c = cluster_of(triage_objects(), "triage");
+    // --problems: the two rows that need someone; the summary still counts the scope.
+    let text = wide_run(&c, &["explain", "-A", "--now", NOW, "--problems"]);
+    assert!(text.starts_with("all namespaces: 8 HPAs: "), "{text}");
+    let rows: Vec<&str> = text.lines().filter(|l| l.starts_with("team-")).collect();
+    assert_eq!(rows.len(), 2, "{text}");
+    assert!(rows[0].starts_with("team-00     app-001"), "{text}");
+    assert!(rows[1].starts_with("team-01     app-002"), "{text}");
+    // kubectl get hpa's TARGETS: the current value over the target.
+    assert!(rows[0].contains("cpu: 50%/50%"), "{text}");
+    assert!(rows[1].contains("cpu: <unknown>/50%"), "{text}");
+    let v = ok_json(
+        &c.run(&["explain", "-A", "--now", NOW, "--problems", "-o", "json"]),
+        "problems json",
+    );
+    assert_eq!(names(&v), ["app-001", "app-002"]);
+    // custom-columns with -l and --sort-by; a missing key prints <none>.
+    let spec = "custom-columns=NS:.metadata.namespace,NAME:{.name},DESIRED:.desiredReplicas,NOPE:.nothing.here";
+    let text = wide_run(
+        &c,
+        &[
+            "explain",
+            "-A",
+            "--now",
+            NOW,
+            "-o",
+            spec,
+            "-l",
+            "tier=web",
+            "--sort-by",
+            ".desiredReplicas",
+        ],
+    );
+    assert_eq!(
+        text,
+        "NS        NAME      DESIRED   NOPE\n\
+         team-00   app-000   2         <none>\n\
+         team-01   app-000   2         <none>\n\
+         team-01   app-002   2         <none>\n\
+         team-00   app-002   3         <none>\n"
+    );
+    // The same columns from a file, with --problems and --no-headers.
+    let file = tmpdir("columns").join("columns.txt");
+    std::fs::write(&file, "NAME  VERDICT\n.name .action\n").expect("write");
+    let arg = format!("custom-columns-file={}", file.display());
+    let text = wide_run(
+        &c,
+        &[
+            "explain",
+            "-A",
+            "--now",
+            NOW,
+            "-o",
+            &arg,
+            "--problems",
+            "--no-headers",
+        ],
+    );
+    assert_eq!(text, "app-001   Hold\napp-002   CannotScale\n");
+    // A bad spec is one line saying what to give.
+    let out = c.run(&["explain", "-A", "-o", "custom-columns=NAME.name"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("expected <header>:<json-path-expr>"),
+        "{}",
+        stderr(&out)
+    );
+    // -w: the changed rows through the columns, the header once.
+    let text = wide_run(
+        &c,
+        &[
+            "explain",
+            "-A",
+            "-w",
+            "--watch-count",
+            "2",
+            "--sync-period",
+            "1s",
+            "-o",
+            "custom-columns=NAME:.name,NS:.namespace",
+            "-l",
+            "tier=web",
+        ],
+    );
+    assert_eq!(
+        text,
+        "NAME      NS\napp-000   team-00\napp-002   team-00\napp-000   team-01\napp-002   team-01\n"
     );
 }

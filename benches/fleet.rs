@@ -2,7 +2,9 @@
 //!
 //! 500 HPAs in 50 namespaces (each a Deployment with a ReplicaSet, 2 pods and their PodMetrics):
 //! the request count and wall time of `explain -A`; the round trips and time of one single-HPA
-//! `explain`; and `kubectl describe hpa` on the same server when `kubectl` is on PATH.
+//! `explain`; and `kubectl describe hpa` on the same server when `kubectl` is on PATH. Then
+//! 2,000 HPAs in 100 namespaces with 4 pods each (8,000 pods): `explain -A` beside `kubectl get
+//! hpa -A`, and the peak RSS of `explain -A` (when /usr/bin/time is there).
 //!
 //! Run with `cargo bench --bench fleet`.
 
@@ -18,26 +20,34 @@ use serde_json::{json, Value};
 
 const NAMESPACES: usize = 50;
 const PER_NS: usize = 10;
+/// The big fleet: 100 namespaces of 20 HPAs, 4 pods each.
+const BIG: (usize, usize, usize) = (100, 20, 4);
 const LATENCY: Duration = Duration::from_millis(20);
 const RUNS: usize = 3;
 
 fn objects() -> Vec<Value> {
+    fleet(NAMESPACES, PER_NS, 2)
+}
+
+/// `namespaces` × `per_ns` HPAs, each with its Deployment, ReplicaSet, `pods` pods and their
+/// PodMetrics.
+fn fleet(namespaces: usize, per_ns: usize, pods: usize) -> Vec<Value> {
     let mut o = Vec::new();
-    for n in 0..NAMESPACES {
+    for n in 0..namespaces {
         let ns = format!("team-{n:02}");
-        for h in 0..PER_NS {
+        for h in 0..per_ns {
             let app = format!("app-{h:03}");
             let rs = format!("{app}-5d4f");
             o.push(json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": app, "namespace": ns},
-                "spec": {"replicas": 2, "selector": {"matchLabels": {"app": app}}}, "status": {"replicas": 2, "updatedReplicas": 2}}));
+                "spec": {"replicas": pods, "selector": {"matchLabels": {"app": app}}}, "status": {"replicas": pods, "updatedReplicas": pods}}));
             o.push(json!({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": rs, "namespace": ns,
                 "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": app, "uid": "x", "controller": true}]},
-                "spec": {"replicas": 2, "selector": {"matchLabels": {"app": app}}}, "status": {"replicas": 2}}));
+                "spec": {"replicas": pods, "selector": {"matchLabels": {"app": app}}}, "status": {"replicas": pods}}));
             o.push(json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": app, "namespace": ns},
                 "spec": {"minReplicas": 1, "maxReplicas": 10, "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": app},
                          "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}]},
-                "status": {"currentReplicas": 2, "desiredReplicas": 2}}));
-            for p in 0..2 {
+                "status": {"currentReplicas": pods, "desiredReplicas": pods}}));
+            for p in 0..pods {
                 let pod = format!("{rs}-{p}");
                 o.push(json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": pod, "namespace": ns, "labels": {"app": app},
                         "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": rs, "uid": "y", "controller": true}]},
@@ -211,5 +221,75 @@ fn main() {
             });
         }
         None => println!("kubectl not on PATH: kubectl describe hpa not measured"),
+    }
+    big_fleet(&dir);
+}
+
+/// The peak RSS of a command in MB, from /usr/bin/time (None without it).
+fn peak_rss_mb(c: Command) -> Option<f64> {
+    let time = Path::new("/usr/bin/time");
+    if !time.is_file() {
+        return None;
+    }
+    let mut t = Command::new(time);
+    t.arg("-f")
+        .arg("%M")
+        .arg(c.get_program())
+        .args(c.get_args());
+    for (k, v) in c.get_envs() {
+        match v {
+            Some(v) => t.env(k, v),
+            None => t.env_remove(k),
+        };
+    }
+    let out = t.output().ok()?;
+    let kb: f64 = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .last()?
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kb / 1024.0)
+}
+
+/// 2,000 HPAs (8,000 pods): `explain -A` beside `kubectl get hpa -A`, and its peak RSS.
+fn big_fleet(dir: &Path) {
+    let (namespaces, per_ns, pods) = BIG;
+    let server = FakeApiServer::start(fleet(namespaces, per_ns, pods));
+    let kc = server.write_kubeconfig(&dir.join("big"));
+    let kc: &Path = &kc;
+    let hpas = namespaces * per_ns;
+    println!(
+        "fake API server: {hpas} HPAs in {namespaces} namespaces, {} pods, {} ms latency per request",
+        hpas * pods,
+        LATENCY.as_millis()
+    );
+    let ours = || {
+        let mut c = bin();
+        c.args(["explain", "-A", "--kubeconfig"]).arg(kc);
+        c
+    };
+    measure(&server, &format!("explain -A ({hpas} HPAs, table)"), ours);
+    server.set_latency(LATENCY);
+    let (with, _) = median(&server, "explain -A", &mut || ours());
+    match on_path("kubectl") {
+        Some(k) => {
+            let (theirs, _) = median(&server, "kubectl get hpa -A", &mut || {
+                let mut c = Command::new(&k);
+                c.args(["get", "hpa", "-A", "--kubeconfig"]).arg(kc);
+                c
+            });
+            println!(
+                "  explain -A / kubectl get hpa -A at {hpas} HPAs: {:.2}× ({:.1} ms / {:.1} ms)",
+                with.as_secs_f64() / theirs.as_secs_f64(),
+                with.as_secs_f64() * 1e3,
+                theirs.as_secs_f64() * 1e3
+            );
+        }
+        None => println!("kubectl not on PATH: kubectl get hpa -A not measured"),
+    }
+    match peak_rss_mb(ours()) {
+        Some(mb) => println!("  explain -A peak RSS at {hpas} HPAs: {mb:.1} MB"),
+        None => println!("  /usr/bin/time not found: peak RSS not measured"),
     }
 }

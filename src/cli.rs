@@ -325,7 +325,8 @@ pub struct ExplainArgs {
     /// recommendations, scaleUpEvents, scaleDownEvents) gives it exactly
     #[arg(long, value_name = "auto|none|FILE", default_value = "auto")]
     pub history: String,
-    /// Output format: text, wide, json, yaml, name, or jsonpath=TEMPLATE (e.g. '{.desiredReplicas}')
+    /// Output format: text, wide, json, yaml, name, jsonpath=TEMPLATE (e.g. '{.desiredReplicas}'),
+    /// custom-columns=HEADER:PATH,… or custom-columns-file=FILE (kubectl's syntax, over -o json)
     #[arg(short = 'o', long = "output", value_name = "FORMAT", value_parser = OutputParser, default_value = "text")]
     pub output: OutputSpec,
     /// Which pods the text lists: `some` (the ones that matter and the extremes, when there are
@@ -341,6 +342,10 @@ pub struct ExplainArgs {
     /// Fleet overview: sort the rows by this JSONPath on an item of -o json (e.g. .desiredReplicas, .decidedBy, .metadata.name)
     #[arg(long, value_name = "JSONPATH")]
     pub sort_by: Option<String>,
+    /// Fleet overview: only the HPAs that need someone (a warning or worse, at max, cannot
+    /// scale, unknown)
+    #[arg(long)]
+    pub problems: bool,
     /// Live only: re-evaluate every --sync-period, keeping the controller's recommendation
     /// history ourselves, and print only the changes (with NAME: its decisions; without: the
     /// fleet's rows, like kubectl get -w)
@@ -395,6 +400,8 @@ pub struct ExplainOptions {
     pub selector: Option<crate::labels::Selector>,
     /// `--sort-by`: the order of the fleet's rows.
     pub sort_by: Option<crate::render::sort::SortBy>,
+    /// `--problems`: only the fleet's rows that need someone.
+    pub problems: bool,
 }
 
 /// The explanations of several NAMEs as one output: the texts one after the other, JSON and
@@ -508,6 +515,8 @@ pub enum Select {
     /// `horizontalpodautoscaler.autoscaling/NAME`, one line per HPA.
     Name,
     JsonPath(crate::render::jsonpath::Template),
+    /// `custom-columns=` / `custom-columns-file=`.
+    CustomColumns(crate::output::custom_columns::Columns),
 }
 
 impl Select {
@@ -516,6 +525,7 @@ impl Select {
         let doc: serde_json::Value = serde_json::from_str(json)?;
         Ok(match self {
             Select::JsonPath(t) => t.apply(&doc)?,
+            Select::CustomColumns(c) => c.render(&doc),
             Select::Name => {
                 let one = |v: &serde_json::Value| {
                     v.get("name")
@@ -555,10 +565,14 @@ impl OutputSpec {
                 format: OutputFormat::Json,
                 select: Some(Select::Name),
             },
+            _ if s.starts_with("custom-columns") => OutputSpec {
+                format: OutputFormat::Json,
+                select: Some(Select::CustomColumns(custom_columns(s)?)),
+            },
             _ => {
                 let Some(t) = s.strip_prefix("jsonpath=") else {
                     return Err(UsageError(format!(
-                        "unknown output format {s:?} (text, wide, json, yaml, name, jsonpath=TEMPLATE)"
+                        "unknown output format {s:?} (text, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=SPEC, custom-columns-file=FILE)"
                     )));
                 };
                 let t = t
@@ -573,6 +587,23 @@ impl OutputSpec {
                 }
             }
         })
+    }
+}
+
+/// `custom-columns=SPEC` or `custom-columns-file=FILE` (read here: a usage error names it).
+fn custom_columns(s: &str) -> Result<crate::output::custom_columns::Columns, UsageError> {
+    use crate::output::custom_columns::Columns;
+    let usage = |e: crate::output::custom_columns::ColumnsError| UsageError(e.0);
+    if let Some(file) = s.strip_prefix("custom-columns-file=") {
+        let text = std::fs::read_to_string(file)
+            .map_err(|e| UsageError(format!("custom-columns-file={file}: cannot read it: {e}")))?;
+        return Columns::parse_file(&text, file).map_err(usage);
+    }
+    match s.strip_prefix("custom-columns=") {
+        Some(spec) => Columns::parse(spec).map_err(usage),
+        None => Err(UsageError(format!(
+            "unknown output format {s:?}: use custom-columns=HEADER:PATH,… or custom-columns-file=FILE"
+        ))),
     }
 }
 
@@ -606,9 +637,18 @@ impl clap::builder::TypedValueParser for OutputParser {
         &self,
     ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
         Some(Box::new(
-            ["text", "wide", "json", "yaml", "name", "jsonpath="]
-                .into_iter()
-                .map(clap::builder::PossibleValue::new),
+            [
+                "text",
+                "wide",
+                "json",
+                "yaml",
+                "name",
+                "jsonpath=",
+                "custom-columns=",
+                "custom-columns-file=",
+            ]
+            .into_iter()
+            .map(clap::builder::PossibleValue::new),
         ))
     }
 }
@@ -892,7 +932,13 @@ impl ExplainArgs {
             kube: self.kube.clone(),
             watch: self.watch || self.watch_count.is_some(),
             watch_count: self.watch_count,
-            select: self.output.select.clone(),
+            select: match self.output.select.clone() {
+                Some(Select::CustomColumns(mut c)) => {
+                    c.no_headers = self.no_headers;
+                    Some(Select::CustomColumns(c))
+                }
+                other => other,
+            },
             width: env.columns.unwrap_or(crate::render::DEFAULT_WIDTH),
             all_pods: self.pods == PodsShown::All,
             no_headers: self.no_headers,
@@ -903,6 +949,7 @@ impl ExplainArgs {
                 .map(crate::render::sort::SortBy::parse)
                 .transpose()
                 .map_err(|e| UsageError(format!("--sort-by: {e}")))?,
+            problems: self.problems,
         })
     }
 
@@ -955,7 +1002,13 @@ impl ExplainArgs {
                 "--watch evaluates at the time of each fetch; --now cannot be used with it".into(),
             );
         }
-        if watch && self.output.select.is_some() {
+        if !self.name.is_empty() && self.problems {
+            return Err(
+                "--problems picks rows of the fleet overview; it cannot be used with NAME".into(),
+            );
+        }
+        let columns = matches!(self.output.select, Some(Select::CustomColumns(_)));
+        if watch && self.output.select.is_some() && !(columns && self.name.is_empty()) {
             return Err("--watch prints changes as they come; -o name and -o jsonpath cannot be used with it".into());
         }
         if self.kube.all_namespaces && self.kube.namespace.is_some() {

@@ -203,9 +203,9 @@ pub async fn fetch_hpa_with(
 
 /// Fetch the HPAs of `namespace` (`None`: every namespace) and what they read, with a number
 /// of requests that does not grow with the number of HPAs: one LIST each of HPAs, pods,
-/// PodMetrics, Deployments, StatefulSets and ReplicaSets (per namespace, or cluster-wide),
-/// plus one request per distinct custom/external metric query and a scale GET per
-/// custom-resource target (after a discovery GET for its group). Events are not read.
+/// PodMetrics, Deployments, StatefulSets, ReplicaSets and the HPAs' Events (per namespace, or
+/// cluster-wide), plus one request per distinct custom/external metric query and a scale GET
+/// per custom-resource target (after a discovery GET for its group).
 pub async fn fetch_fleet(
     conn: &Conn,
     namespace: Option<&str>,

@@ -5,8 +5,8 @@
 //!
 //! Rounds: every request that depends on nothing goes in the first; the second needs the HPAs
 //! (targets, metrics); for one HPA a third needs its target's selector (its pods and their
-//! metrics). A fleet lists pods and workloads whole in the first round instead, so its number of
-//! requests does not grow with the number of HPAs.
+//! metrics). A fleet lists pods, workloads and the HPAs' Events whole in the first round
+//! instead, so its number of requests does not grow with the number of HPAs.
 //!
 //! One HPA's pods depend on its target's selector (HPA → target → pods: three dependent round
 //! trips). The first round therefore also reads the first page ([`PAGE_ONE`] pods) of the
@@ -420,6 +420,13 @@ pub fn first_round(scope: &Scope) -> Vec<Request> {
             Request::list(Coll::ReplicaSets, ns),
             Request::Version,
             Request::ControllerManager,
+            // The HPAs' SuccessfulRescale Events settle the controller's memory as for one HPA.
+            Request::List {
+                coll: Coll::Events,
+                namespace: ns.map(String::from),
+                label_selector: String::new(),
+                field_selector: "involvedObject.kind=HorizontalPodAutoscaler".into(),
+            },
         ],
     }
 }
@@ -712,6 +719,7 @@ mod tests {
                 "list /apis/apps/v1/namespaces/shop/replicasets  page=Some(5000) rv=0",
                 "version",
                 "list /api/v1/namespaces/kube-system/pods component=kube-controller-manager (optional)",
+                "list /api/v1/namespaces/shop/events involvedObject.kind=HorizontalPodAutoscaler page=None rv=0",
             ]
         );
         let all = show(&first_round(&Scope::All));
@@ -720,7 +728,11 @@ mod tests {
             "list /apis/autoscaling/v2/horizontalpodautoscalers  page=Some(5000) rv=0"
         );
         assert_eq!(all[1], "list /api/v1/pods  page=Some(5000) rv=0");
-        assert_eq!(all.len(), 8);
+        assert_eq!(
+            all[8],
+            "list /api/v1/events involvedObject.kind=HorizontalPodAutoscaler page=None rv=0"
+        );
+        assert_eq!(all.len(), 9);
     }
 
     #[test]

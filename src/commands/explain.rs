@@ -34,8 +34,9 @@ pub fn run_selected(opts: &ExplainOptions, w: &mut dyn std::io::Write) -> Result
         false => run(opts, w)?,
     };
     match &opts.select {
-        Some(sel) => sel.apply(&out),
-        None => Ok(out),
+        // A fleet watch writes its custom columns as it goes.
+        Some(sel) if !opts.watch => sel.apply(&out),
+        _ => Ok(out),
     }
 }
 

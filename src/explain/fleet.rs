@@ -43,6 +43,10 @@ pub struct FleetItem {
     /// Why the HPA could not be evaluated (unusable input).
     pub error: Option<String>,
     pub diagnostics: Vec<Finding>,
+    /// The TARGETS column (`cpu: 90%/60%`), one entry per `spec.metrics` entry (text only).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub targets: Vec<String>,
     #[serde(serialize_with = "crate::output::contract::embedded_explanation")]
     #[schemars(with = "Option<crate::output::contract::EmbeddedExplanation<'static>>")]
     pub decision: Option<Decision>,
@@ -57,6 +61,7 @@ fn item_from(
     let ns = raw.metadata.namespace.as_deref().unwrap_or("default");
     let name = raw.metadata.name.as_deref().unwrap_or_default();
     let tref = &raw.spec.scale_target_ref;
+    let specs = raw.spec.metrics.as_deref().unwrap_or_default();
     let mut o = opts.clone();
     o.namespace = Some(ns.to_string());
     o.name = Some(name.to_string());
@@ -79,6 +84,7 @@ fn item_from(
                 warnings: warning_ids(&findings),
                 error: None,
                 diagnostics: findings,
+                targets: super::fleet_targets::targets(specs, &d.metrics),
                 decision: Some(d),
             }
         }
@@ -101,6 +107,7 @@ fn item_from(
             warnings: vec![],
             error: Some(format!("{e:#}")),
             diagnostics: vec![],
+            targets: super::fleet_targets::targets(specs, &[]),
             decision: None,
         },
     }

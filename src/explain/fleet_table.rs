@@ -2,12 +2,15 @@
 //! by comfy-table to fit the width ([`ExplainOptions::width`]); then the problems, one line each,
 //! the notes and a footer.
 //!
-//! Text keeps one line per HPA: the REASON column is cut to the room the other columns leave.
-//! `-o wide` keeps the whole reason and wraps it inside its column.
+//! Both keep one line per HPA. Text fits the width: the REASON column is cut to the room the
+//! other columns leave, and columns are left out when that is not enough. `-o wide` shows
+//! every column and the whole reason and runs past the terminal, as kubectl's wide output
+//! does. REASON gives times relative to the evaluation (`in 15s`), not as RFC3339 timestamps.
 
 use comfy_table::{presets, Cell, Color, ColumnConstraint, ContentArrangement, Table, Width};
 
 use super::fleet::FleetItem;
+use super::fleet_summary::{causes_text, needs_attention, summary_line};
 use crate::cli::{ExplainOptions, OutputFormat};
 use crate::core::Action;
 use crate::diagnose::{Finding, Severity};
@@ -20,8 +23,9 @@ const MIN_REASON: usize = 24;
 /// A cut summary keeps at least this many characters; else REASON shows only the rule.
 const MIN_SUMMARY: usize = 16;
 
-/// The whole text of the fleet overview.
-pub fn render(items: &[FleetItem], opts: &ExplainOptions, notes: &[String]) -> String {
+/// The whole text of the fleet overview of `scope` (`all namespaces`, `namespace shop`): the
+/// summary, the table, the problems (per cause; per HPA in `-o wide`), the notes, a footer.
+pub fn render(items: &[FleetItem], opts: &ExplainOptions, notes: &[String], scope: &str) -> String {
     let wide = opts.output == OutputFormat::Wide;
     let all_ns = items
         .iter()
@@ -31,8 +35,33 @@ pub fn render(items: &[FleetItem], opts: &ExplainOptions, notes: &[String]) -> S
         > 1
         || opts.all_namespaces;
     let width = opts.width.max(MIN_WIDTH);
-    let (mut out, left_out) = table_and_left_out(items, opts, all_ns);
-    out += &problems(items, wide, width);
+    let mut out = String::new();
+    if !opts.no_headers {
+        out += &summary_line(items, scope, width);
+        out += "\n";
+    }
+    // --problems: the summary counts the whole scope, the rest shows the rows that need someone.
+    let shown: Vec<FleetItem>;
+    let items = match opts.problems {
+        true => {
+            shown = items
+                .iter()
+                .filter(|i| needs_attention(i))
+                .cloned()
+                .collect();
+            if shown.is_empty() {
+                return out + "No HPA needs attention: no warning, none at max, unknown or unable to scale.\n";
+            }
+            &shown[..]
+        }
+        false => items,
+    };
+    let (table, left_out) = table_and_left_out(items, opts, all_ns);
+    out += &table;
+    out += &match wide {
+        true => problems(items, width),
+        false => causes_text(items, width),
+    };
     for n in notes {
         out += &wrap(n, width, "note: ", "      ");
     }
@@ -47,7 +76,15 @@ pub fn headers(all_ns: bool) -> Vec<&'static str> {
         header.push("NAMESPACE");
     }
     header.extend([
-        "HPA", "TARGET", "CURRENT", "DESIRED", "MIN/MAX", "VERDICT", "REASON", "WARNINGS",
+        "HPA",
+        "REFERENCE",
+        "TARGETS",
+        "CURRENT",
+        "DESIRED",
+        "MIN/MAX",
+        "VERDICT",
+        "REASON",
+        "WARNINGS",
     ]);
     header
 }
@@ -76,6 +113,7 @@ pub fn cells(i: &FleetItem, all_ns: bool, wide: bool) -> Vec<String> {
     r.extend([
         i.name.clone(),
         format!("{}/{}", i.target.kind, i.target.name),
+        super::fleet_targets::cell(&i.targets, wide),
         opt(i.current_replicas),
         desired_cell(i, wide),
         format!("{}/{}", opt(i.min_replicas), opt(i.max_replicas)),
@@ -90,13 +128,51 @@ pub fn cells(i: &FleetItem, all_ns: bool, wide: bool) -> Vec<String> {
     r
 }
 
-/// `Rule: summary`, or why the HPA could not be evaluated.
+/// `Rule: summary`, or why the HPA could not be evaluated; times relative to the evaluation.
 fn reason(i: &FleetItem) -> String {
-    match (&i.decided_by, &i.summary, &i.error) {
+    let text = match (&i.decided_by, &i.summary, &i.error) {
         (Some(by), Some(s), _) => format!("{by}: {s}"),
         (_, _, Some(e)) => e.clone(),
         _ => String::new(),
+    };
+    match &i.decision {
+        Some(d) => relative_times(&text, d.now),
+        None => text,
     }
+}
+
+/// Every RFC3339 timestamp of `text` as a time relative to `now`: `in 15s`, `4m45s ago`.
+pub fn relative_times(text: &str, now: jiff::Timestamp) -> String {
+    let is_stamp_char = |c: char| c.is_ascii_digit() || "-:TZ.+".contains(c);
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(|c: char| c.is_ascii_digit()) {
+        let (before, from) = rest.split_at(at);
+        out += before;
+        let len = from.find(|c: char| !is_stamp_char(c)).unwrap_or(from.len());
+        let token = from[..len].trim_end_matches(['.', ':', '-', '+']);
+        let parsed = (token.len() >= 20 && token.as_bytes().get(10) == Some(&b'T'))
+            .then(|| token.parse::<jiff::Timestamp>().ok())
+            .flatten();
+        match parsed {
+            Some(t) => {
+                let nanos = t.duration_since(now).as_nanos() as i64;
+                let go = |n: i64| crate::duration::format_go_duration(n);
+                out += &match nanos {
+                    0 => "now".to_string(),
+                    n if n > 0 => format!("in {}", go(n)),
+                    n => format!("{} ago", go(-n)),
+                };
+                rest = &from[token.len()..];
+            }
+            // Not a timestamp: the run (ASCII, at least the digit found) stays as it is.
+            None => {
+                out += &from[..len];
+                rest = &from[len..];
+            }
+        }
+    }
+    out + rest
 }
 
 /// The reason in `room` characters: whole when it fits, else cut, else only the rule's name
@@ -137,7 +213,7 @@ fn column_widths(header: &[&str], rows: &[Vec<String>]) -> Vec<usize> {
 
 /// Columns the text leaves out, in this order, while the table (its REASON cut to the least it
 /// keeps) is wider than the terminal; `-o wide` shows every column.
-const DROPPABLE: [&str; 4] = ["TARGET", "MIN/MAX", "WARNINGS", "CURRENT"];
+const DROPPABLE: [&str; 5] = ["REFERENCE", "MIN/MAX", "WARNINGS", "TARGETS", "CURRENT"];
 
 /// The columns left out of the text table of `rows` so that it fits `width`.
 fn left_out(header: &[&'static str], rows: &[Vec<String>], width: usize) -> Vec<&'static str> {
@@ -206,12 +282,7 @@ fn table_and_left_out(
     let widths = column_widths(&header, &rows);
     let mut t = Table::new();
     t.load_style(presets::NOTHING)
-        .set_content_arrangement(if wide {
-            ContentArrangement::Dynamic
-        } else {
-            ContentArrangement::Disabled
-        })
-        .set_width(opts.width.clamp(1, u16::MAX as usize) as u16)
+        .set_content_arrangement(ContentArrangement::Disabled)
         .set_header(header);
     for (k, c) in t.column_iter_mut().enumerate() {
         c.set_padding((0, GAP as u16));
@@ -260,8 +331,8 @@ fn row_color(i: &FleetItem) -> Option<Color> {
     }
 }
 
-/// The problems, one line each (with what to do in -o wide).
-fn problems(items: &[FleetItem], wide: bool, width: usize) -> String {
+/// The problems of `-o wide`: one line per HPA and problem, with what to do.
+fn problems(items: &[FleetItem], width: usize) -> String {
     let problems: Vec<(&FleetItem, &Finding)> = items
         .iter()
         .flat_map(|i| {
@@ -273,7 +344,7 @@ fn problems(items: &[FleetItem], wide: bool, width: usize) -> String {
         .collect();
     let mut out = String::new();
     if !problems.is_empty() {
-        out += "\nWarnings\n";
+        out += "\nProblems\n";
         for (i, f) in problems {
             let line = format!(
                 "{}/{} [{}] {}: {}",
@@ -284,9 +355,7 @@ fn problems(items: &[FleetItem], wide: bool, width: usize) -> String {
                 f.message
             );
             out += &wrap(&line, width, "  ", "    ");
-            if wide {
-                out += &wrap(&f.action, width, "      → ", "        ");
-            }
+            out += &wrap(&f.action, width, "      → ", "        ");
         }
     }
     out
@@ -404,31 +473,43 @@ mod tests {
         opts.color = true;
         let t = table(std::slice::from_ref(&web), &opts, true);
         assert!(t.contains("\u{1b}[38;5;2mshop"), "{t:?}");
-        assert!(t.ends_with("-\u{1b}[39m\n"), "{t:?}");
+        assert!(t.ends_with("MetricProposal\u{1b}[39m\n"), "{t:?}");
         assert_eq!(trim_line("a  \u{1b}[39m  "), "a\u{1b}[39m");
     }
 
     #[test]
-    fn wide_wraps_the_reason_inside_its_column() {
+    fn reasons_give_times_relative_to_the_evaluation() {
+        let now: jiff::Timestamp = NOW.parse().expect("now");
+        assert_eq!(
+            relative_times(
+                "earliest scale-down 2026-03-01T12:00:15Z (latest 2026-03-01T12:04:45Z); since 2026-03-01T11:55:30Z.",
+                now
+            ),
+            "earliest scale-down in 15s (latest in 4m45s); since 4m30s ago."
+        );
+        assert_eq!(relative_times("at 2026-03-01T12:00:00Z", now), "at now");
+        let plain = "scale up from 3 to 5: 83% of 60% (1.5 s, 10:30, 2026-03-01)";
+        assert_eq!(relative_times(plain, now), plain);
+        assert_eq!(relative_times("é 12 ü", now), "é 12 ü");
+    }
+
+    #[test]
+    fn wide_keeps_one_line_per_hpa_past_the_width() {
         let (mut opts, web) = web();
         opts.output = OutputFormat::Wide;
         opts.width = 80;
-        let t = render(std::slice::from_ref(&web), &opts, &["a note".into()]);
-        let start = t
-            .lines()
-            .next()
-            .expect("header")
-            .find("REASON")
-            .expect("REASON");
-        let continued: Vec<&str> = t
-            .lines()
-            .skip(2)
-            .take_while(|l| l.starts_with(' '))
-            .collect();
-        assert!(!continued.is_empty(), "{t}");
-        for l in continued {
-            assert_eq!(l.find(|c: char| c != ' '), Some(start), "{t}");
-        }
+        let t = render(std::slice::from_ref(&web), &opts, &["a note".into()], "s");
+        let (summary, t) = t.split_once("\n\n").expect("summary first");
+        assert_eq!(summary, "s: 1 HPA: 1 scaling up; no problems");
+        // The header, then the row: the whole reason on it, past 80 columns.
+        let lines: Vec<&str> = t.lines().collect();
+        assert!(
+            lines[0].starts_with("HPA") && lines[1].starts_with("web "),
+            "{t}"
+        );
+        assert_eq!(lines[2], "note: a note", "{t}");
+        assert!(lines[1].chars().count() > 80, "{t}");
+        assert!(lines[1].contains(&reason(&web)), "{t}");
         assert!(t.contains("\nnote: a note\n"), "{t}");
         assert!(t.ends_with("explains one step by step\n"), "{t}");
     }

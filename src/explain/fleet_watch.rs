@@ -88,10 +88,23 @@ impl FleetWatch {
 
 /// The lines for the changed rows: table rows (the header only the first time) or JSON lines.
 pub fn change_lines(opts: &ExplainOptions, changed: &[FleetItem], first: bool) -> Result<String> {
-    let changed = match &opts.sort_by {
+    let mut changed = match &opts.sort_by {
         Some(key) => key.sorted(changed),
         None => changed.to_vec(),
     };
+    if opts.problems {
+        changed.retain(super::fleet_summary::needs_attention);
+    }
+    if let Some(crate::cli::Select::CustomColumns(c)) = &opts.select {
+        let items: Vec<serde_json::Value> = changed
+            .iter()
+            .filter_map(|i| serde_json::to_value(i).ok())
+            .collect();
+        return Ok(match items.is_empty() {
+            true => String::new(),
+            false => c.render_items(&items, first),
+        });
+    }
     if opts.output.is_document() {
         let mut s = String::new();
         for i in &changed {

@@ -1,16 +1,19 @@
 //! The `explain` feature, free of command-line types: decide one HPA ([`one`]), many ([`fleet`];
-//! the overview [`overview`] with its table [`fleet_table`] and `--sort-by` [`sort`]), the
-//! comparison with a live status ([`live`]) and the watches ([`watch`] for one HPA,
-//! [`fleet_watch`] for many). The modules depend on each other in one direction only:
-//! `one` ← `fleet` ← `fleet_table` ← `overview`/`fleet_watch`; `one` ← `live`, `watch` ←
-//! `fleet_watch`; `sort` stands alone.
+//! the overview [`overview`] with its summary [`fleet_summary`], its table [`fleet_table`] and
+//! `--sort-by` [`sort`]), the comparison with a live status ([`live`]) and the watches
+//! ([`watch`] for one HPA, [`fleet_watch`] for many). The modules depend on each other in one
+//! direction only: `fleet_targets` ← `fleet` ← `fleet_summary` ← `fleet_table` ←
+//! `overview`/`fleet_watch`, `one` ← `fleet`;
+//! `one` ← `live`, `watch` ← `fleet_watch`; `sort` stands alone.
 //!
 //! Every mode decides through [`one::decide_with_input`]: a fleet row, a live explain and a
 //! watch line give the decision `explain NAME --snapshot FILE` gives for the same objects. The
 //! command (`commands::explain`) only loads (a file or the cluster), picks the mode and prints.
 
 pub mod fleet;
+pub mod fleet_summary;
 pub mod fleet_table;
+pub mod fleet_targets;
 pub mod fleet_watch;
 pub mod live;
 pub mod one;

@@ -1,6 +1,6 @@
 //! The fleet overview: `kubectl hpa explain` without NAME (the namespace) or with `-A` — the
-//! items of [`super::fleet`] in `--sort-by` order ([`crate::render::sort`]), as the table
-//! ([`super::fleet_table`]) or the document.
+//! items of [`super::fleet`] in `--sort-by` order ([`crate::render::sort`]), only those that
+//! need someone with `--problems`, as the table ([`super::fleet_table`]) or the document.
 //!
 //! JSON (`-o json`, `kind: FleetExplanation`): `{apiVersion, kind, scope, source, notes[],
 //! items[]}` (each item a [`FleetItem`]).
@@ -8,6 +8,7 @@
 use anyhow::Result;
 
 use super::fleet::{evaluate_fetched, evaluate_snapshot, FleetItem};
+use super::fleet_summary::needs_attention;
 use crate::cli::{ExplainOptions, OutputFormat};
 use crate::cluster;
 use crate::diagnose::Extras;
@@ -112,9 +113,14 @@ pub fn render_fleet(
     };
     match opts.output {
         OutputFormat::Json | OutputFormat::Yaml => {
-            fleet_document(items, opts.output, scope, source, notes)
+            let shown: Vec<FleetItem> = items
+                .iter()
+                .filter(|i| !opts.problems || needs_attention(i))
+                .cloned()
+                .collect();
+            fleet_document(&shown, opts.output, scope, source, notes)
         }
-        _ => Ok(super::fleet_table::render(items, opts, notes)),
+        _ => Ok(super::fleet_table::render(items, opts, notes, &scope)),
     }
 }
 

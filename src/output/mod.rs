@@ -7,6 +7,7 @@
 
 pub mod contract;
 mod controls;
+pub mod custom_columns;
 
 use std::io::Write;
 

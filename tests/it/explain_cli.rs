@@ -994,6 +994,8 @@ fn output_name_and_jsonpath() {
         String::from_utf8_lossy(&with_headers.stdout).to_string(),
         String::from_utf8_lossy(&without.stdout).to_string(),
     );
+    // The summary line comes first; --no-headers leaves it out too.
+    let w = w.split_once("\n\n").unwrap().1;
     assert!(w.starts_with("HPA ") || w.starts_with("NAMESPACE "), "{w}");
     assert_eq!(wo, w.split_once('\n').unwrap().1);
     let _ = std::fs::remove_dir_all(&dir);
@@ -1600,10 +1602,10 @@ fn the_fleet_unknown_row_and_the_held_times_say_what_is_known() {
     };
     let text = row(&fleet("text"));
     let wide = row(&fleet("wide"));
-    // HPA, TARGET, CURRENT, DESIRED, ...
-    assert_eq!(text[3], "-", "{text:?}");
+    // HPA, REFERENCE, TARGETS, CURRENT, DESIRED, ...
+    assert_eq!(text[4], "-", "{text:?}");
     assert!(text.iter().any(|c| c == "UNKNOWN"), "{text:?}");
-    assert!(wide[3].ends_with("(status)"), "{wide:?}");
+    assert!(wide[4].ends_with("(status)"), "{wide:?}");
 
     let out = run_env(
         &[

@@ -69,9 +69,18 @@ fn offline_fleet_table_and_json_give_the_single_decisions() {
             .expect("runs"),
         "fleet text",
     );
-    let header = text.lines().next().unwrap_or_default();
+    // The summary line, a blank line, then the table.
+    let header = text.lines().nth(2).unwrap_or_default();
     for col in [
-        "HPA", "TARGET", "CURRENT", "DESIRED", "MIN/MAX", "VERDICT", "REASON", "WARNINGS",
+        "HPA",
+        "REFERENCE",
+        "TARGETS",
+        "CURRENT",
+        "DESIRED",
+        "MIN/MAX",
+        "VERDICT",
+        "REASON",
+        "WARNINGS",
     ] {
         assert!(header.contains(col), "{header}");
     }
@@ -83,7 +92,7 @@ fn offline_fleet_table_and_json_give_the_single_decisions() {
         &run(&["explain", "-A", "--snapshot", &f, "--now", NOW], None),
         "fleet -A",
     );
-    assert!(text.starts_with("NAMESPACE"), "{text}");
+    assert!(text.contains("\n\nNAMESPACE"), "{text}");
 
     let v = ok_json(
         &run(
@@ -231,14 +240,61 @@ fn live_fleet_gives_the_single_live_decisions() {
         );
     }
     assert!(c.server.writes().is_empty());
-    // No events are read in fleet mode.
+}
+
+#[test]
+fn the_live_fleet_reads_events_and_infers_the_memory_the_drill_down_does() {
+    // held-by-window: the status and a SuccessfulRescale Event settle the memory at 8; without
+    // the Events the fleet said `8 (4–8)` where `explain frontend` said 8.
+    let c = cluster_of(
+        load_snapshot(root().join("examples/held-by-window.yaml")),
+        "events",
+    );
+    let memory = |v: &Value| {
+        json!({
+            "desiredReplicas": v["desiredReplicas"],
+            "desiredRange": v["desiredRange"],
+            "memory": v["memory"],
+            "nextChange": v["nextChange"],
+            "verdict": v["verdict"],
+        })
+    };
+    let single = ok_json(
+        &c.run(&[
+            "explain", "frontend", "-n", "shop", "--now", NOW, "-o", "json",
+        ]),
+        "drill-down",
+    );
+    assert_eq!(single["desiredRange"], json!({"min": 8, "max": 8}));
+    for scope in [&["-n", "shop"][..], &["-A"][..]] {
+        let mut args = vec!["explain", "--now", NOW, "-o", "json"];
+        args.extend_from_slice(scope);
+        let v = ok_json(&c.run(&args), "fleet");
+        let item = v["items"]
+            .as_array()
+            .and_then(|i| i.iter().find(|i| i["name"] == "frontend"))
+            .expect("frontend row");
+        assert_eq!(memory(&item["decision"]), memory(&single), "{scope:?}");
+        assert_eq!(item["desiredRange"], json!({"min": 8, "max": 8}));
+        let mut args = vec!["explain", "--now", NOW];
+        args.extend_from_slice(scope);
+        let text = ok(&c.run(&args), "fleet text");
+        assert!(!text.contains("(4–8)"), "{text}");
+    }
+    // One Events LIST per scope, not one per HPA.
     c.server.clear_requests();
     c.run(&["explain", "-A", "--now", NOW]);
-    assert!(c
+    let events: Vec<String> = c
         .server
         .requests()
         .iter()
-        .all(|r| !r.path.contains("/events")));
+        .filter(|r| r.path.contains("/events"))
+        .map(summary)
+        .collect();
+    assert_eq!(
+        events,
+        ["GET /api/v1/events?fieldSelector=involvedObject.kind=HorizontalPodAutoscaler&resourceVersion=0"]
+    );
 }
 
 /// `namespaces` namespaces with `per_ns` HPAs each (a Deployment, 2 pods and PodMetrics per HPA).
@@ -305,6 +361,7 @@ fn the_number_of_requests_does_not_grow_with_the_number_of_hpas() {
     assert_eq!(bv["items"].as_array().map(Vec::len), Some(50));
     assert_eq!(small, big);
     let want = vec![
+        "GET /api/v1/events?fieldSelector=involvedObject.kind=HorizontalPodAutoscaler&resourceVersion=0",
         "GET /api/v1/namespaces/kube-system/pods?labelSelector=component=kube-controller-manager&limit=500",
         "GET /api/v1/pods?limit=5000&resourceVersion=0",
         "GET /apis/apps/v1/deployments?limit=5000&resourceVersion=0",
@@ -979,8 +1036,14 @@ fn fleet_watch_in_json_lines_and_only_live() {
 
 /// Lines of the text that are not table rows, longer than `width`.
 fn prose_too_long(text: &str, width: usize) -> Vec<String> {
-    text.lines()
+    let summary = text.lines().take_while(|l| !l.is_empty());
+    let after_table = text
+        .lines()
         .skip_while(|l| !l.is_empty())
+        .skip(1)
+        .skip_while(|l| !l.is_empty());
+    summary
+        .chain(after_table)
         .filter(|l| l.chars().count() > width)
         .filter(|l| {
             let longest = l
@@ -1029,6 +1092,16 @@ fn fleet_golden_text_at_80_and_120_columns() {
                 .filter(|l| format == "text" && l.chars().count() > width)
                 .collect();
             assert!(long.is_empty(), "{tag} at {width}: {long:#?}");
+            // The table: one line per HPA (wide too, past the width), no RFC3339 timestamps.
+            let table: Vec<&str> = text
+                .lines()
+                .skip_while(|l| !l.is_empty())
+                .skip(1)
+                .take_while(|l| !l.is_empty())
+                .collect();
+            assert_eq!(table.len(), 1 + EXAMPLES.len(), "{tag} at {width}:\n{text}");
+            let stamped: Vec<&&str> = table.iter().filter(|l| l.contains("2026-03-01T")).collect();
+            assert!(stamped.is_empty(), "{tag} at {width}: {stamped:#?}");
             let golden = root()
                 .join("tests/golden")
                 .join(format!("{tag}.{width}.txt"));
@@ -1036,4 +1109,244 @@ fn fleet_golden_text_at_80_and_120_columns() {
         }
     }
     crate::support::golden::assert_none_stale(&stale, "the fleet's text");
+}
+
+/// `objects` with the PodMetrics of the HPAs `stale` picks (by namespace index and HPA index)
+/// dated 10 minutes before NOW, and the pods of those `no_request` picks without a cpu request.
+fn with_problems(
+    mut objects: Vec<Value>,
+    stale: impl Fn(usize, usize) -> bool,
+    no_request: impl Fn(usize, usize) -> bool,
+) -> Vec<Value> {
+    let index = |o: &Value| -> (usize, usize) {
+        let ns = o["metadata"]["namespace"].as_str().unwrap_or_default();
+        let name = o["metadata"]["name"].as_str().unwrap_or_default();
+        let n = ns.trim_start_matches("team-").parse().unwrap_or(0);
+        let h = name.get(4..7).and_then(|h| h.parse().ok()).unwrap_or(0);
+        (n, h)
+    };
+    for o in &mut objects {
+        let (n, h) = index(o);
+        if o["kind"] == "PodMetrics" && stale(n, h) {
+            o["timestamp"] = json!("2026-03-01T11:50:00Z");
+        }
+        if o["kind"] == "Pod" && no_request(n, h) {
+            o["spec"]["containers"][0]["resources"] = json!({});
+        }
+    }
+    objects
+}
+
+/// `objects` as one List in a file of its own.
+fn list_file(objects: Vec<Value>, tag: &str) -> PathBuf {
+    let p = tmpdir(tag).join("fleet.json");
+    let list = json!({"apiVersion": "v1", "kind": "List", "items": objects});
+    std::fs::write(&p, serde_json::to_string(&list).expect("json")).expect("write");
+    p
+}
+
+fn fleet_text(file: &std::path::Path, width: usize, extra: &[&str]) -> String {
+    let f = file.to_string_lossy().to_string();
+    let mut args = vec!["explain", "-A", "--snapshot", &f, "--now", NOW];
+    args.extend_from_slice(extra);
+    let out = cmd(&args, None)
+        .env("COLUMNS", width.to_string())
+        .output()
+        .expect("runs");
+    ok(&out, "fleet text")
+}
+
+#[test]
+fn five_hundred_hpas_sharing_one_cause_print_it_once() {
+    let file = list_file(
+        with_problems(fleet_objects(10, 50), |_, _| true, |_, _| false),
+        "one-cause",
+    );
+    let text = fleet_text(&file, 120, &[]);
+    let first = text.lines().next().expect("summary");
+    assert_eq!(
+        first,
+        "all namespaces: 500 HPAs: 200 holding, 300 scaling up; 1 problem affects 500 HPAs"
+    );
+    let (_, problems) = text.split_once("\nProblems\n").expect("problems");
+    let (problems, _) = problems.split_once("\n\n").expect("footer");
+    assert_eq!(problems.matches("metrics-stale").count(), 1, "{problems}");
+    assert_eq!(
+        problems.replace("\n    ", " "),
+        "  [warning] metrics-stale (the metrics are stale): 500 HPAs in 10 namespaces: team-00/app-000, team-00/app-001, team-00/app-002 and 497 more"
+    );
+    // The table, the summary, the problem and the footer: not 500 lines of the same warning.
+    assert!(text.lines().count() < 500 + 12, "{}", text.lines().count());
+    // -o wide and JSON keep the per-HPA list.
+    let wide = fleet_text(&file, 120, &["-o", "wide"]);
+    let (_, per_hpa) = wide.split_once("\nProblems\n").expect("problems");
+    assert_eq!(
+        per_hpa
+            .lines()
+            .filter(|l| l.contains("[warning] metrics-stale"))
+            .count(),
+        500
+    );
+    let v: Value = serde_json::from_str(&fleet_text(&file, 120, &["-o", "json"])).expect("json");
+    assert!(v["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .all(|i| i["warnings"] == json!(["metrics-stale"])));
+}
+
+// Regenerate with `UPDATE_GOLDEN=1 cargo test --test it fleet::fleet_summary_golden`.
+#[test]
+fn fleet_summary_golden_at_80_and_120_columns() {
+    let update = std::env::var_os("UPDATE_GOLDEN").is_some();
+    // 3 namespaces of 6 HPAs: every other one stale, two without a cpu request.
+    let file = list_file(
+        with_problems(
+            fleet_objects(3, 6),
+            |_, h| h % 2 == 0,
+            |n, h| n == 1 && h >= 4,
+        ),
+        "summary-golden",
+    );
+    let mut stale = Vec::new();
+    for width in [80usize, 120] {
+        let text = fleet_text(&file, width, &[]);
+        let long: Vec<&str> = text.lines().filter(|l| l.chars().count() > width).collect();
+        assert!(long.is_empty(), "at {width}: {long:#?}");
+        let golden = root()
+            .join("tests/golden")
+            .join(format!("fleet-summary.{width}.txt"));
+        if update {
+            std::fs::write(&golden, &text).expect("write golden");
+            continue;
+        }
+        if std::fs::read_to_string(&golden).unwrap_or_default() != text {
+            stale.push(golden.display().to_string());
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "the fleet summary differs from the golden files (review, then regenerate with UPDATE_GOLDEN=1 cargo test --test it fleet::fleet_summary_golden):\n  {}",
+        stale.join("\n  ")
+    );
+}
+
+/// The generated fleet (2 namespaces of 4 HPAs) with `tier=web` on the even HPAs, team-00's
+/// app-001 reading stale metrics and team-01's app-002 without a cpu request.
+fn triage_objects() -> Vec<Value> {
+    let mut objects = with_problems(
+        fleet_objects(2, 4),
+        |n, h| n == 0 && h == 1,
+        |n, h| n == 1 && h == 2,
+    );
+    for o in &mut objects {
+        let name = o["metadata"]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        if o["kind"] == "HorizontalPodAutoscaler" && (name.ends_with('0') || name.ends_with('2')) {
+            o["metadata"]["labels"] = json!({"tier": "web"});
+        }
+    }
+    objects
+}
+
+fn wide_run(c: &Cluster, args: &[&str]) -> String {
+    let out = cmd(args, Some(&c.kubeconfig))
+        .env("COLUMNS", "200")
+        .output()
+        .expect("runs");
+    ok(&out, &args.join(" "))
+}
+
+#[test]
+fn problems_targets_and_custom_columns_on_the_live_fleet() {
+    let c = cluster_of(triage_objects(), "triage");
+    // --problems: the two rows that need someone; the summary still counts the scope.
+    let text = wide_run(&c, &["explain", "-A", "--now", NOW, "--problems"]);
+    assert!(text.starts_with("all namespaces: 8 HPAs: "), "{text}");
+    let rows: Vec<&str> = text.lines().filter(|l| l.starts_with("team-")).collect();
+    assert_eq!(rows.len(), 2, "{text}");
+    assert!(rows[0].starts_with("team-00     app-001"), "{text}");
+    assert!(rows[1].starts_with("team-01     app-002"), "{text}");
+    // kubectl get hpa's TARGETS: the current value over the target.
+    assert!(rows[0].contains("cpu: 50%/50%"), "{text}");
+    assert!(rows[1].contains("cpu: <unknown>/50%"), "{text}");
+    let v = ok_json(
+        &c.run(&["explain", "-A", "--now", NOW, "--problems", "-o", "json"]),
+        "problems json",
+    );
+    assert_eq!(names(&v), ["app-001", "app-002"]);
+    // custom-columns with -l and --sort-by; a missing key prints <none>.
+    let spec = "custom-columns=NS:.metadata.namespace,NAME:{.name},DESIRED:.desiredReplicas,NOPE:.nothing.here";
+    let text = wide_run(
+        &c,
+        &[
+            "explain",
+            "-A",
+            "--now",
+            NOW,
+            "-o",
+            spec,
+            "-l",
+            "tier=web",
+            "--sort-by",
+            ".desiredReplicas",
+        ],
+    );
+    assert_eq!(
+        text,
+        "NS        NAME      DESIRED   NOPE\n\
+         team-00   app-000   2         <none>\n\
+         team-01   app-000   2         <none>\n\
+         team-01   app-002   2         <none>\n\
+         team-00   app-002   3         <none>\n"
+    );
+    // The same columns from a file, with --problems and --no-headers.
+    let file = tmpdir("columns").join("columns.txt");
+    std::fs::write(&file, "NAME  VERDICT\n.name .action\n").expect("write");
+    let arg = format!("custom-columns-file={}", file.display());
+    let text = wide_run(
+        &c,
+        &[
+            "explain",
+            "-A",
+            "--now",
+            NOW,
+            "-o",
+            &arg,
+            "--problems",
+            "--no-headers",
+        ],
+    );
+    assert_eq!(text, "app-001   Hold\napp-002   CannotScale\n");
+    // A bad spec is one line saying what to give.
+    let out = c.run(&["explain", "-A", "-o", "custom-columns=NAME.name"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("expected <header>:<json-path-expr>"),
+        "{}",
+        stderr(&out)
+    );
+    // -w: the changed rows through the columns, the header once.
+    let text = wide_run(
+        &c,
+        &[
+            "explain",
+            "-A",
+            "-w",
+            "--watch-count",
+            "2",
+            "--sync-period",
+            "1s",
+            "-o",
+            "custom-columns=NAME:.name,NS:.namespace",
+            "-l",
+            "tier=web",
+        ],
+    );
+    assert_eq!(
+        text,
+        "NAME      NS\napp-000   team-00\napp-002   team-00\napp-000   team-01\napp-002   team-01\n"
+    );
 }

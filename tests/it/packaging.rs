@@ -625,7 +625,16 @@ fn complete_flags_like_cobra() {
 
 #[test]
 fn complete_flag_values() {
-    let formats = ["text", "wide", "json", "yaml", "name", "jsonpath="];
+    let formats = [
+        "text",
+        "wide",
+        "json",
+        "yaml",
+        "name",
+        "jsonpath=",
+        "custom-columns=",
+        "custom-columns-file=",
+    ];
     assert_eq!(
         complete(&["explain", "-o", ""]),
         (
@@ -722,7 +731,7 @@ fn kubectl_complete_hpa_forwards_to_complete() {
     assert!(out.status.success());
     assert_eq!(
         String::from_utf8(out.stdout).unwrap(),
-        "text\nwide\njson\nyaml\nname\njsonpath=\n:4\n"
+        "text\nwide\njson\nyaml\nname\njsonpath=\ncustom-columns=\ncustom-columns-file=\n:4\n"
     );
     // A word that looks like one of our own flags still reaches the completer.
     let out = Command::new(&script)
@@ -774,7 +783,7 @@ t kubectl-hpa explain --output=j
         lines,
         [
             "explain",
-            "text wide json yaml name jsonpath=",
+            "text wide json yaml name jsonpath= custom-columns= custom-columns-file=",
             "--kubernetes-version",
             "bash zsh fish powershell",
             "web",

@@ -409,7 +409,7 @@ pub fn join_several(format: OutputFormat, outs: Vec<String>) -> anyhow::Result<S
         .collect::<Result<Vec<_>, _>>()?;
     let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items});
     Ok(match format {
-        OutputFormat::Yaml => serde_yaml::to_string(&list)?,
+        OutputFormat::Yaml => crate::yaml::to_string(&list)?,
         _ => format!("{}\n", serde_json::to_string_pretty(&list)?),
     })
 }
@@ -808,12 +808,20 @@ pub fn read_history(path: &std::path::Path) -> Result<History, HistoryError> {
 
 /// Parse history text (YAML or JSON).
 pub fn parse_history(text: &str, source: &str) -> Result<History, HistoryError> {
-    let de = serde_yaml::Deserializer::from_str(text);
-    let h: History = serde_path_to_error::deserialize(de).map_err(|e| HistoryError::Invalid {
-        source: source.to_string(),
-        at: e.path().to_string(),
-        problem: e.into_inner().to_string(),
-    })?;
+    // YAML is read into a JSON value first (serde-saphyr has no path-tracking deserializer), so
+    // the path of a wrong field is still named.
+    let value: serde_json::Value =
+        crate::yaml::from_str(text).map_err(|e| HistoryError::Invalid {
+            source: source.to_string(),
+            at: ".".to_string(),
+            problem: crate::yaml::one_line(&e),
+        })?;
+    let h: History =
+        serde_path_to_error::deserialize(value).map_err(|e| HistoryError::Invalid {
+            source: source.to_string(),
+            at: e.path().to_string(),
+            problem: e.into_inner().to_string(),
+        })?;
     for (list, events) in [
         ("scaleUpEvents", &h.scale_up_events),
         ("scaleDownEvents", &h.scale_down_events),

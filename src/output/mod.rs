@@ -60,58 +60,20 @@ pub fn only(formats: &'static [Format]) -> impl clap::builder::TypedValueParser<
 }
 
 /// A document could not be printed.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum OutputError {
     /// serde_json could not serialise the document.
-    Json(serde_json::Error),
-    /// serde_yaml could not serialise the document.
-    Yaml(serde_yaml::Error),
+    #[error("cannot write the JSON output: {0}")]
+    Json(#[from] serde_json::Error),
+    /// The YAML writer could not serialise the document.
+    #[error("cannot write the YAML output: {0}")]
+    Yaml(#[from] crate::yaml::SerializeError),
     /// The writer failed (a closed pipe, a full disk).
-    Io(std::io::Error),
+    #[error("cannot write the output: {0}")]
+    Io(#[from] std::io::Error),
     /// Text and wide are rendered per command, not by the document printers.
+    #[error("{0:?} is not a document format (json or yaml)")]
     NotADocumentFormat(Format),
-}
-
-impl std::fmt::Display for OutputError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            OutputError::Json(e) => write!(f, "cannot write the JSON output: {e}"),
-            OutputError::Yaml(e) => write!(f, "cannot write the YAML output: {e}"),
-            OutputError::Io(e) => write!(f, "cannot write the output: {e}"),
-            OutputError::NotADocumentFormat(x) => {
-                write!(f, "{x:?} is not a document format (json or yaml)")
-            }
-        }
-    }
-}
-
-impl std::error::Error for OutputError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            OutputError::Json(e) => Some(e),
-            OutputError::Yaml(e) => Some(e),
-            OutputError::Io(e) => Some(e),
-            OutputError::NotADocumentFormat(_) => None,
-        }
-    }
-}
-
-impl From<serde_json::Error> for OutputError {
-    fn from(e: serde_json::Error) -> OutputError {
-        OutputError::Json(e)
-    }
-}
-
-impl From<serde_yaml::Error> for OutputError {
-    fn from(e: serde_yaml::Error) -> OutputError {
-        OutputError::Yaml(e)
-    }
-}
-
-impl From<std::io::Error> for OutputError {
-    fn from(e: std::io::Error) -> OutputError {
-        OutputError::Io(e)
-    }
 }
 
 /// A document as pretty JSON with a final newline.
@@ -121,7 +83,7 @@ pub fn json<T: Serialize + ?Sized>(doc: &T) -> Result<String, OutputError> {
 
 /// A document as YAML.
 pub fn yaml<T: Serialize + ?Sized>(doc: &T) -> Result<String, OutputError> {
-    Ok(serde_yaml::to_string(doc)?)
+    Ok(crate::yaml::to_string(&doc)?)
 }
 
 /// A document in a document format (JSON or YAML).
@@ -136,7 +98,7 @@ pub fn document<T: Serialize + ?Sized>(doc: &T, format: Format) -> Result<String
 /// One document of a stream: a compact JSON line, or a YAML document opened by `---`.
 pub fn stream_item<T: Serialize + ?Sized>(doc: &T, format: Format) -> Result<String, OutputError> {
     match format {
-        Format::Yaml => Ok(format!("---\n{}", serde_yaml::to_string(doc)?)),
+        Format::Yaml => Ok(format!("---\n{}", crate::yaml::to_string(&doc)?)),
         Format::Json => Ok(serde_json::to_string(doc)? + "\n"),
         f => Err(OutputError::NotADocumentFormat(f)),
     }

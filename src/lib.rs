@@ -54,8 +54,20 @@ pub fn run(args: Vec<std::ffi::OsString>, env: cli::Environment) -> i32 {
         }
     };
     OWN_FAILURE.store(false, std::sync::atomic::Ordering::Relaxed);
+    // The one async runtime of the run (current-thread: the requests are I/O-bound and the
+    // work between them is small), passed to whatever talks to a cluster.
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            output::stderr_line(&format!("error: cannot start the async runtime: {e}"));
+            return cli::EXIT_ERROR;
+        }
+    };
     let mut out = output::stdout(env.color());
-    let result = dispatch(parsed.command, &env, &mut out);
+    let result = dispatch(parsed.command, &env, &rt, &mut out);
     // A closed pipe: nothing to report.
     let _ = result.as_ref().map(|text| out.write_all(text.as_bytes()));
     let _ = out.flush();
@@ -80,16 +92,17 @@ pub fn run(args: Vec<std::ffi::OsString>, env: cli::Environment) -> i32 {
 fn dispatch(
     command: cli::Command,
     env: &cli::Environment,
+    rt: &tokio::runtime::Runtime,
     out: &mut dyn std::io::Write,
 ) -> anyhow::Result<String> {
     match command {
-        cli::Command::Explain(a) => commands::explain::run_selected(&a.resolve(env)?, out),
-        cli::Command::Snapshot(a) => commands::snapshot::run(&a),
-        cli::Command::Simulate(a) => commands::simulate::run(&a, env, out),
-        cli::Command::Migrate(a) => commands::migrate::run(&a, env, out),
+        cli::Command::Explain(a) => commands::explain::run_selected(&a.resolve(env)?, rt, out),
+        cli::Command::Snapshot(a) => commands::snapshot::run(&a, rt),
+        cli::Command::Simulate(a) => commands::simulate::run(&a, env, rt, out),
+        cli::Command::Migrate(a) => commands::migrate::run(&a, env, rt, out),
         cli::Command::Version(a) => a.render(),
         cli::Command::Completion(a) => completion::run_completion(&a),
-        cli::Command::Complete(a) => completion::run_complete(&a),
+        cli::Command::Complete(a) => completion::run_complete(&a, rt),
     }
 }
 

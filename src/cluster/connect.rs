@@ -416,13 +416,12 @@ fn kubeconfig_names(kc: &Kubeconfig, flags: &ConnectOptions, context: &str) -> (
 /// For shell completion: the HPA names of `namespace` (`None`: the context's namespace), or
 /// with `hpas == false` the namespace names, from the default kubeconfig. Bounded by `timeout`;
 /// every error (no kubeconfig, unreachable, RBAC) gives an empty list.
-pub fn list_names(hpas: bool, namespace: Option<&str>, timeout: Duration) -> Vec<String> {
-    let Ok(rt) = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    else {
-        return Vec::new();
-    };
+pub fn list_names(
+    rt: &tokio::runtime::Runtime,
+    hpas: bool,
+    namespace: Option<&str>,
+    timeout: Duration,
+) -> Vec<String> {
     let flags = ConnectOptions {
         namespace: namespace.map(String::from),
         request_timeout: Some(format!("{}ms", timeout.as_millis().max(1))),

@@ -28,10 +28,14 @@ pub enum Mode {
 }
 
 /// Run `explain`, then print what `-o name` / `-o jsonpath=…` select from its JSON.
-pub fn run_selected(opts: &ExplainOptions, w: &mut dyn std::io::Write) -> Result<String> {
+pub fn run_selected(
+    opts: &ExplainOptions,
+    rt: &tokio::runtime::Runtime,
+    w: &mut dyn std::io::Write,
+) -> Result<String> {
     let out = match opts.names.len() > 1 {
-        true => run_several(opts, w)?,
-        false => run(opts, w)?,
+        true => run_several(opts, rt, w)?,
+        false => run(opts, rt, w)?,
     };
     match &opts.select {
         Some(sel) => sel.apply(&out),
@@ -41,25 +45,33 @@ pub fn run_selected(opts: &ExplainOptions, w: &mut dyn std::io::Write) -> Result
 
 /// `explain web api`: each NAME explained in turn, as `kubectl describe` does with several
 /// names; the text one after the other, JSON and YAML as a v1 `List` of the explanations.
-fn run_several(opts: &ExplainOptions, w: &mut dyn std::io::Write) -> Result<String> {
+fn run_several(
+    opts: &ExplainOptions,
+    rt: &tokio::runtime::Runtime,
+    w: &mut dyn std::io::Write,
+) -> Result<String> {
     let mut one = opts.each_name();
     let mut outs = Vec::new();
     for name in &opts.names {
         one.name = Some(name.clone());
-        outs.push(run(&one, w)?);
+        outs.push(run(&one, rt, w)?);
     }
     crate::cli::join_several(opts.output, outs)
 }
 
 /// Run `explain` and return the rendered output (`--watch` streams into `w`).
-pub fn run(opts: &ExplainOptions, w: &mut dyn std::io::Write) -> Result<String> {
+pub fn run(
+    opts: &ExplainOptions,
+    rt: &tokio::runtime::Runtime,
+    w: &mut dyn std::io::Write,
+) -> Result<String> {
     match mode(opts)? {
         Mode::OfflineOne { snap, extras, name } => one::render_one(opts, &snap, &extras, &name),
         Mode::OfflineFleet { snap, extras } => overview::run_offline(opts, &snap, &extras),
-        Mode::LiveOne(name) => live_one(opts, &name),
-        Mode::LiveFleet => live_fleet(opts),
-        Mode::Watch(Some(_)) => watch::run(opts, w),
-        Mode::Watch(None) => fleet_watch::run(opts, w),
+        Mode::LiveOne(name) => live_one(opts, rt, &name),
+        Mode::LiveFleet => live_fleet(opts, rt),
+        Mode::Watch(Some(_)) => watch::run(opts, rt, w),
+        Mode::Watch(None) => fleet_watch::run(opts, rt, w),
     }
 }
 
@@ -99,12 +111,6 @@ pub fn mode(opts: &ExplainOptions) -> Result<Mode> {
     }
 }
 
-fn runtime() -> Result<tokio::runtime::Runtime> {
-    Ok(tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?)
-}
-
 /// Progress on stderr for the text formats, on a terminal.
 fn progress(opts: &ExplainOptions) -> cluster::Progress {
     cluster::Progress::on_terminal(
@@ -113,12 +119,12 @@ fn progress(opts: &ExplainOptions) -> cluster::Progress {
 }
 
 /// Live `explain NAME`: fetch → decide and compare → output.
-fn live_one(opts: &ExplainOptions, name: &str) -> Result<String> {
+fn live_one(opts: &ExplainOptions, rt: &tokio::runtime::Runtime, name: &str) -> Result<String> {
     if opts.all_namespaces {
         bail!("-A/--all-namespaces lists a fleet (kubectl hpa explain -A); to explain one HPA use NAME -n NAMESPACE");
     }
     let progress = progress(opts);
-    let (context, namespace, fetched) = runtime()?.block_on(async {
+    let (context, namespace, fetched) = rt.block_on(async {
         let conn = cluster::connect(&opts.kube).await?;
         let ns = conn.namespace.clone();
         let f = cluster::fetch_hpa_with(&conn, &ns, name, &progress).await?;
@@ -128,9 +134,9 @@ fn live_one(opts: &ExplainOptions, name: &str) -> Result<String> {
 }
 
 /// Live fleet overview: fetch (requests that do not grow with the HPAs) → decide each → output.
-fn live_fleet(opts: &ExplainOptions) -> Result<String> {
+fn live_fleet(opts: &ExplainOptions, rt: &tokio::runtime::Runtime) -> Result<String> {
     let progress = progress(opts);
-    let (conn, fetched) = runtime()?.block_on(async {
+    let (conn, fetched) = rt.block_on(async {
         let conn = cluster::connect(&opts.kube).await?;
         let ns = (!opts.all_namespaces).then(|| conn.namespace.clone());
         let f = cluster::fetch_fleet(&conn, ns.as_deref(), &progress).await?;

@@ -109,11 +109,12 @@ pub fn change_lines(opts: &ExplainOptions, changed: &[FleetItem], first: bool) -
 }
 
 /// Run the fleet watch; output is written as it comes (the returned string is empty).
-pub fn run(opts: &ExplainOptions, w: &mut dyn std::io::Write) -> Result<String> {
+pub fn run(
+    opts: &ExplainOptions,
+    rt: &tokio::runtime::Runtime,
+    w: &mut dyn std::io::Write,
+) -> Result<String> {
     let period = Duration::from_nanos(opts.settings.sync_period.as_nanos().max(1) as u64);
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
     let conn = rt.block_on(cluster::connect(&opts.kube))?;
     let ns = (!opts.all_namespaces).then(|| conn.namespace.clone());
     let json = matches!(opts.output, OutputFormat::Json | OutputFormat::Yaml);

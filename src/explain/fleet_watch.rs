@@ -103,9 +103,15 @@ pub fn change_lines(opts: &ExplainOptions, changed: &[FleetItem], first: bool) -
     if changed.is_empty() {
         return Ok(String::new());
     }
-    let mut o = opts.clone();
-    o.no_headers = opts.no_headers || !first;
-    Ok(super::fleet_table::table(&changed, &o, opts.all_namespaces))
+    let table = super::fleet_table::table(&changed, opts, opts.all_namespaces);
+    // The header once, on the first table (unless --no-headers already left it out).
+    Ok(match first || opts.no_headers {
+        true => table,
+        false => table
+            .split_once('\n')
+            .map(|(_, rows)| rows.to_string())
+            .unwrap_or_default(),
+    })
 }
 
 /// Run the fleet watch; output is written as it comes (the returned string is empty).

@@ -211,10 +211,12 @@ pub fn run(
             .block_on(cluster::fetch_hpa(&conn, &ns, &name))
             .and_then(|f| {
                 let snap = Snapshot::from_text(&f.list, &format!("cluster {}", conn.context))?;
-                let mut o = opts.clone();
-                o.namespace = Some(ns.clone());
-                o.history = history.clone();
-                super::one::decide_from_snapshot(&o, &snap, &name)
+                let req = super::one::Request {
+                    namespace: Some(&ns),
+                    name: &name,
+                    history: &history,
+                };
+                super::one::decide(opts, &snap, req)
             });
         match result {
             Err(e) if n == 0 => return Err(e),

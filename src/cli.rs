@@ -73,6 +73,18 @@ Examples:
 
 Use \"kubectl hpa <command> --help\" for more information about a command.";
 
+const SNAPSHOT_AFTER: &str = "\
+Examples:
+  # One HPA, then its replay offline
+  kubectl hpa snapshot web -n shop > snapshot.yaml
+  kubectl hpa explain web --snapshot snapshot.yaml
+
+  # Every HPA of every namespace, without what a bug report must not leak
+  kubectl hpa snapshot -A --redact > fleet.yaml
+
+  # Redact a snapshot taken earlier
+  kubectl hpa snapshot --redact --snapshot snapshot.yaml > redacted.yaml";
+
 /// kubectl hpa: explain, simulate and migrate HorizontalPodAutoscalers with the controller's own algorithm.
 #[derive(Debug, Parser)]
 #[command(
@@ -104,7 +116,8 @@ pub enum Command {
     /// Write everything explain reads, from the cluster, as v1 Lists (YAML) to stdout: one HPA,
     /// or every HPA of the namespace (or of all with -A)
     #[command(
-        override_usage = "kubectl hpa snapshot [NAME] [-n NAMESPACE | -A] [--redact] [flags] > snapshot.yaml\n       kubectl hpa snapshot --redact --snapshot FILE... > redacted.yaml",
+        override_usage = "kubectl hpa snapshot [NAME] [-n NAMESPACE | -A] [flags] > snapshot.yaml\n       kubectl hpa snapshot --redact --snapshot FILE... > redacted.yaml",
+        after_help = SNAPSHOT_AFTER,
         mut_arg("all_namespaces", |a| a.help("Every HPA of every namespace (one List per namespace)")),
         mut_arg("namespace", |a| a.help("The namespace of the HPA(s)"))
     )]
@@ -118,7 +131,7 @@ pub enum Command {
     Simulate(simulate::SimulateArgs),
     /// Hand spec.replicas of autoscaled workloads to their HPA without a dip (dry run by default)
     #[command(
-        override_usage = "kubectl hpa migrate [NAME | -A] [-f FILE|DIR ...] [--apply] [--write] [flags]",
+        override_usage = "kubectl hpa migrate [NAME | -A] [-f FILE|DIR...] [flags]\n       kubectl hpa migrate NAME -n NAMESPACE [-f FILE] --apply [--write]",
         mut_arg("all_namespaces", |a| a.help("Migrate the autoscaled workloads of every namespace"))
     )]
     Migrate(migrate::MigrateArgs),

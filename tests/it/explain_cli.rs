@@ -1227,6 +1227,8 @@ const HELPED: &[&[&str]] = &[
     &["--help"],
     &["explain", "--help"],
     &["simulate", "--help"],
+    &["migrate", "--help"],
+    &["snapshot", "--help"],
     &["completion", "--help"],
     &["version", "--help"],
 ];

@@ -379,6 +379,8 @@ pub enum Source {
 /// `explain`, resolved.
 #[derive(Debug, Clone)]
 pub struct ExplainOptions {
+    /// The verdicts of this run that were our own failures (shared by every copy).
+    pub own_failures: crate::output::OwnFailures,
     pub name: Option<String>,
     /// Every NAME given (`explain web api`); `name` is the first.
     pub names: Vec<String>,
@@ -883,6 +885,7 @@ impl ExplainArgs {
             .collect::<Result<Vec<_>, _>>()?;
         let format = self.output.format;
         Ok(ExplainOptions {
+            own_failures: crate::output::OwnFailures::default(),
             name: names.first().cloned(),
             names,
             namespace: self.kube.namespace.clone(),

@@ -7,7 +7,9 @@ use crate::cli::{ExplainOptions, OutputFormat, Source};
 use crate::cluster;
 use crate::diagnose::Extras;
 use crate::explain::{fleet_watch, live, one, overview, watch};
+use crate::output::Outcome;
 use crate::snapshot::Snapshot;
+use tokio::runtime::Runtime;
 
 /// What `explain` does, from its flags (and, offline, from the snapshot's HPAs).
 pub enum Mode {
@@ -27,29 +29,30 @@ pub enum Mode {
     Watch(Option<String>),
 }
 
-/// Run `explain`, then print what `-o name` / `-o jsonpath=…` select from its JSON.
+/// Run `explain`, then print what `-o name` / `-o jsonpath=…` select from its JSON; the
+/// outcome says whether a verdict was our own failure (exit 3).
 pub fn run_selected(
     opts: &ExplainOptions,
-    rt: &tokio::runtime::Runtime,
+    rt: &Runtime,
     w: &mut dyn std::io::Write,
-) -> Result<String> {
+) -> Result<Outcome> {
     let out = match opts.names.len() > 1 {
         true => run_several(opts, rt, w)?,
         false => run(opts, rt, w)?,
     };
-    match &opts.select {
-        Some(sel) => sel.apply(&out),
-        None => Ok(out),
-    }
+    let text = match &opts.select {
+        Some(sel) => sel.apply(&out)?,
+        None => out,
+    };
+    Ok(Outcome {
+        text,
+        own_failure: opts.own_failures.any(),
+    })
 }
 
 /// `explain web api`: each NAME explained in turn, as `kubectl describe` does with several
 /// names; the text one after the other, JSON and YAML as a v1 `List` of the explanations.
-fn run_several(
-    opts: &ExplainOptions,
-    rt: &tokio::runtime::Runtime,
-    w: &mut dyn std::io::Write,
-) -> Result<String> {
+fn run_several(opts: &ExplainOptions, rt: &Runtime, w: &mut dyn std::io::Write) -> Result<String> {
     let mut one = opts.each_name();
     let mut outs = Vec::new();
     for name in &opts.names {
@@ -60,11 +63,7 @@ fn run_several(
 }
 
 /// Run `explain` and return the rendered output (`--watch` streams into `w`).
-pub fn run(
-    opts: &ExplainOptions,
-    rt: &tokio::runtime::Runtime,
-    w: &mut dyn std::io::Write,
-) -> Result<String> {
+pub fn run(opts: &ExplainOptions, rt: &Runtime, w: &mut dyn std::io::Write) -> Result<String> {
     match mode(opts)? {
         Mode::OfflineOne { snap, extras, name } => one::render_one(opts, &snap, &extras, &name),
         Mode::OfflineFleet { snap, extras } => overview::run_offline(opts, &snap, &extras),
@@ -119,7 +118,7 @@ fn progress(opts: &ExplainOptions) -> cluster::Progress {
 }
 
 /// Live `explain NAME`: fetch → decide and compare → output.
-fn live_one(opts: &ExplainOptions, rt: &tokio::runtime::Runtime, name: &str) -> Result<String> {
+fn live_one(opts: &ExplainOptions, rt: &Runtime, name: &str) -> Result<String> {
     if opts.all_namespaces {
         bail!("-A/--all-namespaces lists a fleet (kubectl hpa explain -A); to explain one HPA use NAME -n NAMESPACE");
     }
@@ -134,7 +133,7 @@ fn live_one(opts: &ExplainOptions, rt: &tokio::runtime::Runtime, name: &str) -> 
 }
 
 /// Live fleet overview: fetch (requests that do not grow with the HPAs) → decide each → output.
-fn live_fleet(opts: &ExplainOptions, rt: &tokio::runtime::Runtime) -> Result<String> {
+fn live_fleet(opts: &ExplainOptions, rt: &Runtime) -> Result<String> {
     let progress = progress(opts);
     let (conn, fetched) = rt.block_on(async {
         let conn = cluster::connect(&opts.kube).await?;

@@ -150,7 +150,7 @@ pub fn decide_request(
     // What the file or fetch adds: our own failed reads, conversions, missing metrics.
     snap.amend(&input, &mut d);
     if d.verdict.decided_by == crate::core::Rule::FetchFailed {
-        crate::note_own_failure();
+        opts.own_failures.note();
     }
     Ok((input, d))
 }

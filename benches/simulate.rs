@@ -61,8 +61,12 @@ fn run(manifest: &str, duration: &str, output: &str) -> f64 {
         columns: None,
     };
     let mut sink = std::io::sink();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
     let t = Instant::now();
-    execute(&w.args, &env, &mut sink).expect("simulation runs");
+    execute(&w.args, &env, &rt, &mut sink).expect("simulation runs");
     t.elapsed().as_secs_f64()
 }
 

@@ -73,6 +73,18 @@ Examples:
 
 Use \"kubectl hpa <command> --help\" for more information about a command.";
 
+const SNAPSHOT_AFTER: &str = "\
+Examples:
+  # One HPA, then its replay offline
+  kubectl hpa snapshot web -n shop > snapshot.yaml
+  kubectl hpa explain web --snapshot snapshot.yaml
+
+  # Every HPA of every namespace, without what a bug report must not leak
+  kubectl hpa snapshot -A --redact > fleet.yaml
+
+  # Redact a snapshot taken earlier
+  kubectl hpa snapshot --redact --snapshot snapshot.yaml > redacted.yaml";
+
 /// kubectl hpa: explain, simulate and migrate HorizontalPodAutoscalers with the controller's own algorithm.
 #[derive(Debug, Parser)]
 #[command(
@@ -104,7 +116,8 @@ pub enum Command {
     /// Write everything explain reads, from the cluster, as v1 Lists (YAML) to stdout: one HPA,
     /// or every HPA of the namespace (or of all with -A)
     #[command(
-        override_usage = "kubectl hpa snapshot [NAME] [-n NAMESPACE | -A] [--redact] [flags] > snapshot.yaml\n       kubectl hpa snapshot --redact --snapshot FILE... > redacted.yaml",
+        override_usage = "kubectl hpa snapshot [NAME] [-n NAMESPACE | -A] [flags] > snapshot.yaml\n       kubectl hpa snapshot --redact --snapshot FILE... > redacted.yaml",
+        after_help = SNAPSHOT_AFTER,
         mut_arg("all_namespaces", |a| a.help("Every HPA of every namespace (one List per namespace)")),
         mut_arg("namespace", |a| a.help("The namespace of the HPA(s)"))
     )]
@@ -118,7 +131,7 @@ pub enum Command {
     Simulate(simulate::SimulateArgs),
     /// Hand spec.replicas of autoscaled workloads to their HPA without a dip (dry run by default)
     #[command(
-        override_usage = "kubectl hpa migrate [NAME | -A] [-f FILE|DIR ...] [--apply] [--write] [flags]",
+        override_usage = "kubectl hpa migrate [NAME | -A] [-f FILE|DIR...] [flags]\n       kubectl hpa migrate NAME -n NAMESPACE [-f FILE] --apply [--write]",
         mut_arg("all_namespaces", |a| a.help("Migrate the autoscaled workloads of every namespace"))
     )]
     Migrate(migrate::MigrateArgs),
@@ -371,6 +384,8 @@ pub enum Source {
 /// `explain`, resolved.
 #[derive(Debug, Clone)]
 pub struct ExplainOptions {
+    /// The verdicts of this run that were our own failures (shared by every copy).
+    pub own_failures: crate::output::OwnFailures,
     pub name: Option<String>,
     /// Every NAME given (`explain web api`); `name` is the first.
     pub names: Vec<String>,
@@ -416,7 +431,7 @@ pub fn join_several(format: OutputFormat, outs: Vec<String>) -> anyhow::Result<S
         .collect::<Result<Vec<_>, _>>()?;
     let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items});
     Ok(match format {
-        OutputFormat::Yaml => serde_yaml::to_string(&list)?,
+        OutputFormat::Yaml => crate::yaml::to_string(&list)?,
         _ => format!("{}\n", serde_json::to_string_pretty(&list)?),
     })
 }
@@ -862,12 +877,20 @@ pub fn read_history(path: &std::path::Path) -> Result<History, HistoryError> {
 
 /// Parse history text (YAML or JSON).
 pub fn parse_history(text: &str, source: &str) -> Result<History, HistoryError> {
-    let de = serde_yaml::Deserializer::from_str(text);
-    let h: History = serde_path_to_error::deserialize(de).map_err(|e| HistoryError::Invalid {
-        source: source.to_string(),
-        at: e.path().to_string(),
-        problem: e.into_inner().to_string(),
-    })?;
+    // YAML is read into a JSON value first (serde-saphyr has no path-tracking deserializer), so
+    // the path of a wrong field is still named.
+    let value: serde_json::Value =
+        crate::yaml::from_str(text).map_err(|e| HistoryError::Invalid {
+            source: source.to_string(),
+            at: ".".to_string(),
+            problem: crate::yaml::one_line(&e),
+        })?;
+    let h: History =
+        serde_path_to_error::deserialize(value).map_err(|e| HistoryError::Invalid {
+            source: source.to_string(),
+            at: e.path().to_string(),
+            problem: e.into_inner().to_string(),
+        })?;
     for (list, events) in [
         ("scaleUpEvents", &h.scale_up_events),
         ("scaleDownEvents", &h.scale_down_events),
@@ -916,6 +939,7 @@ impl ExplainArgs {
             .collect::<Result<Vec<_>, _>>()?;
         let format = self.output.format;
         Ok(ExplainOptions {
+            own_failures: crate::output::OwnFailures::default(),
             name: names.first().cloned(),
             names,
             namespace: self.kube.namespace.clone(),

@@ -78,8 +78,13 @@ pub enum LiveKind {
 /// layer with the default kubeconfig. The lookup is bounded (1.5 s) and every error
 /// (unreachable cluster, no kubeconfig, RBAC) gives no candidates: a completion never prints
 /// errors or hangs the shell.
-fn live_candidates(kind: LiveKind, namespace: Option<&str>) -> Vec<String> {
+fn live_candidates(
+    rt: &tokio::runtime::Runtime,
+    kind: LiveKind,
+    namespace: Option<&str>,
+) -> Vec<String> {
     crate::cluster::list_names(
+        rt,
         kind == LiveKind::Hpa,
         namespace,
         std::time::Duration::from_millis(1500),
@@ -87,8 +92,10 @@ fn live_candidates(kind: LiveKind, namespace: Option<&str>) -> Vec<String> {
 }
 
 /// `kubectl hpa __complete WORDS...`: Cobra-format candidates and a final `:<directive>` line.
-pub fn run_complete(args: &CompleteArgs) -> anyhow::Result<String> {
-    let (candidates, directive) = complete(&args.words, &live_candidates);
+pub fn run_complete(args: &CompleteArgs, rt: &tokio::runtime::Runtime) -> anyhow::Result<String> {
+    let (candidates, directive) = complete(&args.words, &|kind, namespace| {
+        live_candidates(rt, kind, namespace)
+    });
     let mut out = String::new();
     for c in candidates {
         out.push_str(&c);

@@ -26,14 +26,6 @@ pub mod simulate;
 pub mod snapshot;
 pub mod yaml;
 
-/// Set when a verdict said that a request of ours failed (exit [`cli::EXIT_OWN_FAILURE`]).
-static OWN_FAILURE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// A decision of this run is `Unknown` because a request of ours failed.
-pub fn note_own_failure() {
-    OWN_FAILURE.store(true, std::sync::atomic::Ordering::Relaxed);
-}
-
 /// Run the program with these arguments and environment; returns the process exit code.
 ///
 /// Output goes to stdout, errors to stderr as one line each. stdout is locked and buffered here
@@ -53,17 +45,26 @@ pub fn run(args: Vec<std::ffi::OsString>, env: cli::Environment) -> i32 {
             return code;
         }
     };
-    OWN_FAILURE.store(false, std::sync::atomic::Ordering::Relaxed);
+    // The one async runtime of the run (current-thread: the requests are I/O-bound and the
+    // work between them is small), passed to whatever talks to a cluster.
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            output::stderr_line(&format!("error: cannot start the async runtime: {e}"));
+            return cli::EXIT_ERROR;
+        }
+    };
     let mut out = output::stdout(env.color());
-    let result = dispatch(parsed.command, &env, &mut out);
+    let result = dispatch(parsed.command, &env, &rt, &mut out);
     // A closed pipe: nothing to report.
-    let _ = result.as_ref().map(|text| out.write_all(text.as_bytes()));
+    let _ = result.as_ref().map(|o| out.write_all(o.text.as_bytes()));
     let _ = out.flush();
     match result {
-        Ok(_) => match OWN_FAILURE.load(std::sync::atomic::Ordering::Relaxed) {
-            true => cli::EXIT_OWN_FAILURE,
-            false => cli::EXIT_OK,
-        },
+        Ok(o) if o.own_failure => cli::EXIT_OWN_FAILURE,
+        Ok(_) => cli::EXIT_OK,
         Err(e) => {
             // Never `eprintln!`: it panics (an abort under panic = "abort") on a closed stderr.
             output::stderr_line(&format!("error: {}", one_line(&format!("{e:#}"))));
@@ -76,21 +77,26 @@ pub fn run(args: Vec<std::ffi::OsString>, env: cli::Environment) -> i32 {
     }
 }
 
-/// Run a command: its output is returned, or (streams) written into `out`.
+/// Run a command: its outcome (the output still to print, and how the run ended); streams
+/// write into `out`.
 fn dispatch(
     command: cli::Command,
     env: &cli::Environment,
+    rt: &tokio::runtime::Runtime,
     out: &mut dyn std::io::Write,
-) -> anyhow::Result<String> {
-    match command {
-        cli::Command::Explain(a) => commands::explain::run_selected(&a.resolve(env)?, out),
-        cli::Command::Snapshot(a) => commands::snapshot::run(&a),
-        cli::Command::Simulate(a) => commands::simulate::run(&a, env, out),
-        cli::Command::Migrate(a) => commands::migrate::run(&a, env, out),
+) -> anyhow::Result<output::Outcome> {
+    let text = match command {
+        cli::Command::Explain(a) => {
+            return commands::explain::run_selected(&a.resolve(env)?, rt, out)
+        }
+        cli::Command::Snapshot(a) => commands::snapshot::run(&a, rt),
+        cli::Command::Simulate(a) => commands::simulate::run(&a, env, rt, out),
+        cli::Command::Migrate(a) => commands::migrate::run(&a, env, rt, out),
         cli::Command::Version(a) => a.render(),
         cli::Command::Completion(a) => completion::run_completion(&a),
-        cli::Command::Complete(a) => completion::run_complete(&a),
-    }
+        cli::Command::Complete(a) => completion::run_complete(&a, rt),
+    };
+    text.map(output::Outcome::ok)
 }
 
 /// Errors are printed on one line.

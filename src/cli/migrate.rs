@@ -9,15 +9,20 @@ use crate::output::Format;
 
 const MIGRATE_AFTER: &str = "\
 Examples:
-  # Offline, from the repository (no cluster needed): the edit and what each tool's next apply does
+  # Offline, from the repository (no cluster needed): the edit, and what
+  # each tool's next apply does
   kubectl hpa migrate -f k8s/ -R
   kubectl kustomize overlays/prod | kubectl hpa migrate -f -
-  kubectl hpa migrate -f chart/              # a Helm chart: the template line and values key
 
-  # Against the cluster: owners of spec.replicas, Helm release, Argo CD / Flux (GET only)
+  # A Helm chart: the template line and the values key
+  kubectl hpa migrate -f chart/
+
+  # Against the cluster (GET only): the owners of spec.replicas, the Helm
+  # release, Argo CD / Flux
   kubectl hpa migrate web -n shop -f k8s/web.yaml
 
-  # Let admission judge the requests (dryRun=All), then send them, verify, edit the manifest
+  # Let admission judge the requests (dryRun=All), then send them, verify
+  # and edit the manifest
   kubectl hpa migrate web -n shop --server-dry-run
   kubectl hpa migrate web -n shop -f k8s/web.yaml --apply --write
 

@@ -40,7 +40,7 @@ impl VersionArgs {
                 "Client Version: {version}\nController releases: 1.{OLDEST_MINOR} to 1.{NEWEST_MINOR} (1.{PRERELEASE_MINOR} prerelease); default: the cluster's, else 1.{NEWEST_MINOR}\n"
             ),
             VersionOutput::Json => format!("{}\n", serde_json::to_string_pretty(&doc)?),
-            VersionOutput::Yaml => serde_yaml::to_string(&doc)?,
+            VersionOutput::Yaml => crate::yaml::to_string(&doc)?,
         })
     }
 }

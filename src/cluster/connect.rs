@@ -361,15 +361,14 @@ fn kubeconfig_names(kc: &Kubeconfig, flags: &ConnectOptions, context: &str) -> (
 
 /// For shell completion: the HPA names of `namespace` (`None`: the context's namespace), or
 /// with `hpas == false` the namespace names, from the default kubeconfig. Bounded by `timeout`;
-/// every error (no kubeconfig, unreachable, RBAC) gives an empty list. Builds its own runtime
-/// (completion runs outside any); [`names`] is the same from a runtime.
-pub fn list_names(hpas: bool, namespace: Option<&str>, timeout: Duration) -> Vec<String> {
-    let Ok(rt) = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    else {
-        return Vec::new();
-    };
+/// every error (no kubeconfig, unreachable, RBAC) gives an empty list; [`names`] is the same
+/// from inside the runtime.
+pub fn list_names(
+    rt: &tokio::runtime::Runtime,
+    hpas: bool,
+    namespace: Option<&str>,
+    timeout: Duration,
+) -> Vec<String> {
     rt.block_on(names(hpas, namespace, timeout))
 }
 

@@ -7,7 +7,9 @@ use crate::cli::{ExplainOptions, OutputFormat, Source};
 use crate::cluster;
 use crate::diagnose::Extras;
 use crate::explain::{fleet_watch, live, one, overview, watch};
+use crate::output::Outcome;
 use crate::snapshot::Snapshot;
+use tokio::runtime::Runtime;
 
 /// What `explain` does, from its flags (and, offline, from the snapshot's HPAs).
 pub enum Mode {
@@ -27,40 +29,49 @@ pub enum Mode {
     Watch(Option<String>),
 }
 
-/// Run `explain`, then print what `-o name` / `-o jsonpath=…` select from its JSON.
-pub fn run_selected(opts: &ExplainOptions, w: &mut dyn std::io::Write) -> Result<String> {
+/// Run `explain`, then print what `-o name` / `-o jsonpath=…` select from its JSON; the
+/// outcome says whether a verdict was our own failure (exit 3).
+pub fn run_selected(
+    opts: &ExplainOptions,
+    rt: &Runtime,
+    w: &mut dyn std::io::Write,
+) -> Result<Outcome> {
     let out = match opts.names.len() > 1 {
-        true => run_several(opts, w)?,
-        false => run(opts, w)?,
+        true => run_several(opts, rt, w)?,
+        false => run(opts, rt, w)?,
     };
-    match &opts.select {
+    let text = match &opts.select {
         // A fleet watch writes its custom columns as it goes.
-        Some(sel) if !opts.watch => sel.apply(&out),
-        _ => Ok(out),
-    }
+        Some(sel) if !opts.watch => sel.apply(&out)?,
+        _ => out,
+    };
+    Ok(Outcome {
+        text,
+        own_failure: opts.own_failures.any(),
+    })
 }
 
 /// `explain web api`: each NAME explained in turn, as `kubectl describe` does with several
 /// names; the text one after the other, JSON and YAML as a v1 `List` of the explanations.
-fn run_several(opts: &ExplainOptions, w: &mut dyn std::io::Write) -> Result<String> {
+fn run_several(opts: &ExplainOptions, rt: &Runtime, w: &mut dyn std::io::Write) -> Result<String> {
     let mut one = opts.each_name();
     let mut outs = Vec::new();
     for name in &opts.names {
         one.name = Some(name.clone());
-        outs.push(run(&one, w)?);
+        outs.push(run(&one, rt, w)?);
     }
     crate::cli::join_several(opts.output, outs)
 }
 
 /// Run `explain` and return the rendered output (`--watch` streams into `w`).
-pub fn run(opts: &ExplainOptions, w: &mut dyn std::io::Write) -> Result<String> {
+pub fn run(opts: &ExplainOptions, rt: &Runtime, w: &mut dyn std::io::Write) -> Result<String> {
     match mode(opts)? {
         Mode::OfflineOne { snap, extras, name } => one::render_one(opts, &snap, &extras, &name),
         Mode::OfflineFleet { snap, extras } => overview::run_offline(opts, &snap, &extras),
-        Mode::LiveOne(name) => live_one(opts, &name),
-        Mode::LiveFleet => live_fleet(opts),
-        Mode::Watch(Some(_)) => watch::run(opts, w),
-        Mode::Watch(None) => fleet_watch::run(opts, w),
+        Mode::LiveOne(name) => live_one(opts, rt, &name),
+        Mode::LiveFleet => live_fleet(opts, rt),
+        Mode::Watch(Some(_)) => watch::run(opts, rt, w),
+        Mode::Watch(None) => fleet_watch::run(opts, rt, w),
     }
 }
 
@@ -100,12 +111,6 @@ pub fn mode(opts: &ExplainOptions) -> Result<Mode> {
     }
 }
 
-fn runtime() -> Result<tokio::runtime::Runtime> {
-    Ok(tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?)
-}
-
 /// Progress on stderr for the text formats, on a terminal.
 fn progress(opts: &ExplainOptions) -> cluster::Progress {
     cluster::Progress::on_terminal(
@@ -114,12 +119,12 @@ fn progress(opts: &ExplainOptions) -> cluster::Progress {
 }
 
 /// Live `explain NAME`: fetch → decide and compare → output.
-fn live_one(opts: &ExplainOptions, name: &str) -> Result<String> {
+fn live_one(opts: &ExplainOptions, rt: &Runtime, name: &str) -> Result<String> {
     if opts.all_namespaces {
         bail!("-A/--all-namespaces lists a fleet (kubectl hpa explain -A); to explain one HPA use NAME -n NAMESPACE");
     }
     let progress = progress(opts);
-    let (context, namespace, fetched) = runtime()?.block_on(async {
+    let (context, namespace, fetched) = rt.block_on(async {
         let conn = cluster::connect(&opts.kube).await?;
         let ns = conn.namespace.clone();
         let f = cluster::fetch_hpa_with(&conn, &ns, name, &progress).await?;
@@ -129,9 +134,9 @@ fn live_one(opts: &ExplainOptions, name: &str) -> Result<String> {
 }
 
 /// Live fleet overview: fetch (requests that do not grow with the HPAs) → decide each → output.
-fn live_fleet(opts: &ExplainOptions) -> Result<String> {
+fn live_fleet(opts: &ExplainOptions, rt: &Runtime) -> Result<String> {
     let progress = progress(opts);
-    let (conn, fetched) = runtime()?.block_on(async {
+    let (conn, fetched) = rt.block_on(async {
         let conn = cluster::connect(&opts.kube).await?;
         let ns = (!opts.all_namespaces).then(|| conn.namespace.clone());
         let f = cluster::fetch_fleet(&conn, ns.as_deref(), &progress).await?;

@@ -66,11 +66,16 @@ fn ask(report: &Report) -> bool {
 }
 
 /// Run `migrate`. The report goes to `out` even when an error is returned.
-pub fn run(args: &MigrateArgs, env: &Environment, out: &mut dyn Write) -> Result<String> {
+pub fn run(
+    args: &MigrateArgs,
+    env: &Environment,
+    rt: &tokio::runtime::Runtime,
+    out: &mut dyn Write,
+) -> Result<String> {
     let opts = args
         .resolve(std::io::stdin().is_terminal())
         .map_err(anyhow::Error::msg)?;
-    let report = session::run(&opts, &mut std::io::stdin().lock(), &mut ask)?;
+    let report = session::run(rt, &opts, &mut std::io::stdin().lock(), &mut ask)?;
     let text = match args.output {
         Format::Text | Format::Wide => render_text_in(
             &report,

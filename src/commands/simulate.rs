@@ -16,8 +16,13 @@ use crate::simulate::SimulateError;
 use crate::snapshot::Snapshot;
 
 /// Run `simulate`, streaming into `out`; returns the text still to print (none).
-pub fn run(args: &SimulateArgs, env: &Environment, out: &mut dyn Write) -> Result<String> {
-    match execute(args, env, out).and_then(|()| out.flush().map_err(Into::into)) {
+pub fn run(
+    args: &SimulateArgs,
+    env: &Environment,
+    rt: &tokio::runtime::Runtime,
+    out: &mut dyn Write,
+) -> Result<String> {
+    match execute(args, env, rt, out).and_then(|()| out.flush().map_err(Into::into)) {
         Ok(()) => Ok(String::new()),
         Err(e) if is_broken_pipe(&e) => Ok(String::new()),
         Err(e) => Err(e),
@@ -31,9 +36,14 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 
 /// Run `simulate`, writing its output to `out` as the run progresses. Errors happen before
 /// the first byte is written, except write errors.
-pub fn execute(args: &SimulateArgs, env: &Environment, out: &mut dyn Write) -> Result<()> {
+pub fn execute(
+    args: &SimulateArgs,
+    env: &Environment,
+    rt: &tokio::runtime::Runtime,
+    out: &mut dyn Write,
+) -> Result<()> {
     let opts = options::resolve(args, env).map_err(edge)?;
-    let source = load_source(args, &opts)?;
+    let source = load_source(args, &opts, rt)?;
     crate::simulate::run::execute(&opts, &source, out).map_err(edge)
 }
 
@@ -49,7 +59,11 @@ pub fn edge(e: SimulateError) -> anyhow::Error {
 }
 
 /// The source: a snapshot, a manifest with a synthetic target, or a live HPA.
-fn load_source(args: &SimulateArgs, opts: &SimulateOptions) -> Result<Source> {
+fn load_source(
+    args: &SimulateArgs,
+    opts: &SimulateOptions,
+    rt: &tokio::runtime::Runtime,
+) -> Result<Source> {
     let from_file = |path: &std::path::Path| -> Result<Source> {
         let snap = Snapshot::from_file(path)?;
         Source::from_file(snap, path, opts).map_err(edge)
@@ -57,23 +71,23 @@ fn load_source(args: &SimulateArgs, opts: &SimulateOptions) -> Result<Source> {
     match &opts.source {
         SourceChoice::Snapshot(path) | SourceChoice::Manifest(path) => from_file(path),
         SourceChoice::Live => {
-            let (snap, ns, name) = fetch_live(args)?;
+            let (snap, ns, name) = fetch_live(args, rt)?;
             Source::live(snap, ns, name, opts).map_err(edge)
         }
     }
 }
 
 /// The same objects `kubectl hpa snapshot NAME` would write, read from the cluster now.
-fn fetch_live(args: &SimulateArgs) -> Result<(Snapshot, String, String)> {
+fn fetch_live(
+    args: &SimulateArgs,
+    rt: &tokio::runtime::Runtime,
+) -> Result<(Snapshot, String, String)> {
     let Some(name) = args.name.clone() else {
         bail!("name the HPA to simulate (kubectl hpa simulate NAME -n NAMESPACE), or give --snapshot FILE or --hpa FILE");
     };
     if args.kube.all_namespaces {
         bail!("simulate takes one HPA: use -n NAMESPACE, not -A");
     }
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
     let (list, ns) = rt.block_on(async {
         let conn = crate::cluster::connect(&args.kube).await?;
         let ns = conn.namespace.clone();

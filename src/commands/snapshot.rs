@@ -15,7 +15,7 @@ use crate::output::Format;
 pub use crate::cli::snapshot::SnapshotArgs;
 
 /// Run `snapshot` and return the document(s).
-pub fn run(args: &SnapshotArgs) -> Result<String> {
+pub fn run(args: &SnapshotArgs, rt: &tokio::runtime::Runtime) -> Result<String> {
     if !args.snapshot.is_empty() {
         let mut docs = crate::snapshot::Snapshot::redacted_documents(&args.snapshot)?;
         docs.retain(|d| !d.is_null());
@@ -32,9 +32,6 @@ pub fn run(args: &SnapshotArgs) -> Result<String> {
             "-A/--all-namespaces and -n/--namespace cannot be used together".into(),
         )));
     }
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
     let (mut lists, scope) = rt.block_on(fetch(args))?;
     if lists.is_empty() {
         note(&format!("No HorizontalPodAutoscalers found in {scope}."));

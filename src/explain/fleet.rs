@@ -54,6 +54,7 @@ pub struct FleetItem {
 
 fn item_from(
     opts: &ExplainOptions,
+    history: &HistoryMode,
     snap: &Snapshot,
     extras: &Extras,
     raw: &HorizontalPodAutoscaler,
@@ -62,10 +63,12 @@ fn item_from(
     let name = raw.metadata.name.as_deref().unwrap_or_default();
     let tref = &raw.spec.scale_target_ref;
     let specs = raw.spec.metrics.as_deref().unwrap_or_default();
-    let mut o = opts.clone();
-    o.namespace = Some(ns.to_string());
-    o.name = Some(name.to_string());
-    match super::one::decide_with_input(&o, snap, name) {
+    let req = super::one::Request {
+        namespace: Some(ns),
+        name,
+        history,
+    };
+    match super::one::decide_request(opts, snap, req) {
         Ok((input, d)) => {
             let findings = diagnose::diagnose(snap, &input, &d, extras);
             FleetItem {
@@ -174,12 +177,8 @@ pub fn evaluate_snapshot_with(
     super::parallel::map(hpas, |h| {
         let (ns, name) = key(h);
         match memory(&ns, &name) {
-            Some(m) => {
-                let mut o = opts.clone();
-                o.history = m;
-                item_from(&o, snap, extras, h)
-            }
-            None => item_from(opts, snap, extras, h),
+            Some(m) => item_from(opts, &m, snap, extras, h),
+            None => item_from(opts, &opts.history, snap, extras, h),
         }
     })
 }

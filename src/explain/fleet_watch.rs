@@ -116,17 +116,24 @@ pub fn change_lines(opts: &ExplainOptions, changed: &[FleetItem], first: bool) -
     if changed.is_empty() {
         return Ok(String::new());
     }
-    let mut o = opts.clone();
-    o.no_headers = opts.no_headers || !first;
-    Ok(super::fleet_table::table(&changed, &o, opts.all_namespaces))
+    let table = super::fleet_table::table(&changed, opts, opts.all_namespaces);
+    // The header once, on the first table (unless --no-headers already left it out).
+    Ok(match first || opts.no_headers {
+        true => table,
+        false => table
+            .split_once('\n')
+            .map(|(_, rows)| rows.to_string())
+            .unwrap_or_default(),
+    })
 }
 
 /// Run the fleet watch; output is written as it comes (the returned string is empty).
-pub fn run(opts: &ExplainOptions, w: &mut dyn std::io::Write) -> Result<String> {
+pub fn run(
+    opts: &ExplainOptions,
+    rt: &tokio::runtime::Runtime,
+    w: &mut dyn std::io::Write,
+) -> Result<String> {
     let period = Duration::from_nanos(opts.settings.sync_period.as_nanos().max(1) as u64);
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
     let conn = rt.block_on(cluster::connect(&opts.kube))?;
     let ns = (!opts.all_namespaces).then(|| conn.namespace.clone());
     let json = matches!(opts.output, OutputFormat::Json | OutputFormat::Yaml);

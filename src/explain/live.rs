@@ -12,7 +12,6 @@ use k8s_openapi::api::autoscaling::v2::{
 use serde::Serialize;
 use serde_json::Value;
 
-use super::one::decide_with_input;
 use crate::cli::{ExplainOptions, OutputFormat};
 use crate::cluster::Fetched;
 use crate::core::Decision;
@@ -81,9 +80,12 @@ pub fn explain_fetched(
     )?;
     let mut extras = crate::diagnose::Extras::from_snapshot(&snap);
     extras.metrics_api = fetched.metrics_api.clone();
-    let mut o = opts.clone();
-    o.namespace = Some(namespace);
-    let (input, mut d) = decide_with_input(&o, &snap, name)?;
+    let req = super::one::Request {
+        namespace: Some(&namespace),
+        name,
+        history: &opts.history,
+    };
+    let (input, mut d) = super::one::decide_request(opts, &snap, req)?;
     let findings = crate::diagnose::diagnose(&snap, &input, &d, &extras);
     d.assumptions.extend(fetched.notes.iter().cloned());
     let cmp = compare(&d, &fetched, context, opts);

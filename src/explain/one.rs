@@ -8,7 +8,7 @@ use anyhow::Result;
 use jiff::Timestamp;
 
 use crate::cli::{ExplainOptions, Source};
-use crate::core::{evaluate_with_memory, Decision, Evidence, History, Settings};
+use crate::core::{evaluate_with_memory, Decision, Evidence, History, HistoryMode, Settings};
 use crate::diagnose::Extras;
 use crate::snapshot::Snapshot;
 
@@ -83,13 +83,40 @@ pub fn settings_for(opts: &ExplainOptions, snap: &Snapshot) -> Result<Settings> 
     Ok(s)
 }
 
+/// Which HPA to decide and with what memory: what differs from one HPA to the next when a
+/// fleet or a watch decides many with the same options (which are never copied per HPA).
+#[derive(Debug, Clone, Copy)]
+pub struct Request<'a> {
+    /// The HPA's namespace; `None`: `-n`, else the one namespace of NAME in the snapshot.
+    pub namespace: Option<&'a str>,
+    pub name: &'a str,
+    /// The controller's memory of this HPA.
+    pub history: &'a HistoryMode,
+}
+
+impl<'a> Request<'a> {
+    /// NAME as the command line gives it (`-n`, `--history`).
+    pub fn of(opts: &'a ExplainOptions, name: &'a str) -> Request<'a> {
+        Request {
+            namespace: None,
+            name,
+            history: &opts.history,
+        }
+    }
+}
+
 /// Compute the decision for one HPA of a snapshot.
 pub fn decide_from_snapshot(
     opts: &ExplainOptions,
     snap: &Snapshot,
     name: &str,
 ) -> Result<Decision> {
-    decide_with_input(opts, snap, name).map(|(_, d)| d)
+    decide(opts, snap, Request::of(opts, name))
+}
+
+/// Compute the decision of a [`Request`].
+pub fn decide(opts: &ExplainOptions, snap: &Snapshot, req: Request) -> Result<Decision> {
+    decide_request(opts, snap, req).map(|(_, d)| d)
 }
 
 /// Like [`decide_from_snapshot`], also returning the core's input (for diagnostics).
@@ -98,19 +125,32 @@ pub fn decide_with_input(
     snap: &Snapshot,
     name: &str,
 ) -> Result<(crate::core::Input, Decision)> {
-    let namespace = resolve_namespace(opts, snap, name);
+    decide_request(opts, snap, Request::of(opts, name))
+}
+
+/// Like [`decide`], also returning the core's input (for diagnostics).
+pub fn decide_request(
+    opts: &ExplainOptions,
+    snap: &Snapshot,
+    req: Request,
+) -> Result<(crate::core::Input, Decision)> {
+    let name = req.name;
+    let namespace = match req.namespace {
+        Some(ns) => ns.to_string(),
+        None => resolve_namespace(opts, snap, name),
+    };
     let (now, now_note) = resolve_now(opts, snap);
     let settings = settings_for(opts, snap)?;
     let mut input = snap.input_for(&namespace, name, settings, History::default(), now)?;
     // The controller's memory: inferred from the HPA's status and SuccessfulRescale Events (in
     // the snapshot, live or offline), empty, or exactly the --history file.
     let rescales = crate::events::rescales(snap.events_for(&namespace, name), &namespace, name);
-    let mut d = evaluate_with_memory(&mut input, &opts.history, &rescales);
+    let mut d = evaluate_with_memory(&mut input, req.history, &rescales);
     d.assumptions.insert(0, now_note);
     // What the file or fetch adds: our own failed reads, conversions, missing metrics.
     snap.amend(&input, &mut d);
     if d.verdict.decided_by == crate::core::Rule::FetchFailed {
-        crate::note_own_failure();
+        opts.own_failures.note();
     }
     Ok((input, d))
 }

@@ -168,7 +168,11 @@ fn window_watched(d: &Decision, window: i64) -> String {
 }
 
 /// Run the watch loop; output is written into `w` as it comes (the returned string is empty).
-pub fn run(opts: &ExplainOptions, w: &mut dyn Write) -> Result<String> {
+pub fn run(
+    opts: &ExplainOptions,
+    rt: &tokio::runtime::Runtime,
+    w: &mut dyn Write,
+) -> Result<String> {
     let Some(name) = opts.name.clone() else {
         bail!("--watch follows one HPA: kubectl hpa explain NAME -n NAMESPACE --watch");
     };
@@ -179,9 +183,6 @@ pub fn run(opts: &ExplainOptions, w: &mut dyn Write) -> Result<String> {
         bail!("--watch evaluates at the time of each fetch; --now cannot be used with it");
     }
     let period = Duration::from_nanos(opts.settings.sync_period.as_nanos().max(1) as u64);
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
     // Each request gives up after about one sync period unless --request-timeout says otherwise.
     let conn = rt.block_on(cluster::connect(
         opts.kube
@@ -211,10 +212,12 @@ pub fn run(opts: &ExplainOptions, w: &mut dyn Write) -> Result<String> {
             .map_err(anyhow::Error::from)
             .and_then(|f| {
                 let snap = Snapshot::from_text(&f.list, &format!("cluster {}", conn.context))?;
-                let mut o = opts.clone();
-                o.namespace = Some(ns.clone());
-                o.history = history.clone();
-                super::one::decide_from_snapshot(&o, &snap, &name)
+                let req = super::one::Request {
+                    namespace: Some(&ns),
+                    name: &name,
+                    history: &history,
+                };
+                super::one::decide(opts, &snap, req)
             });
         match result {
             Err(e) if n == 0 => return Err(e),

@@ -24,15 +24,13 @@ fn cluster_named(o: &Options) -> bool {
 /// Run. `confirm` sees the plan before `-A --apply` sends anything (only called when stdin is
 /// a terminal; see [`needs_confirmation`]).
 pub fn run(
+    rt: &tokio::runtime::Runtime,
     o: &Options,
     stdin: &mut dyn Read,
     confirm: &mut dyn FnMut(&Report) -> bool,
 ) -> Result<Report> {
     let src = files::read(&o.files, o.recursive, stdin);
     let hpa_src = files::read(&o.hpa_files, o.recursive, &mut std::io::empty());
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
     let mut report = rt.block_on(async {
         let api = if o.mode == Mode::Offline {
             Err("--offline".to_string())

@@ -60,59 +60,57 @@ pub fn only(formats: &'static [Format]) -> impl clap::builder::TypedValueParser<
     })
 }
 
+/// What a command did: the output still to print, and whether a verdict of the run said that a
+/// request of ours failed (exit 3, UNKNOWN), so the status travels with the result.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    pub text: String,
+    pub own_failure: bool,
+}
+
+impl Outcome {
+    /// A run that ended as it should, with this output.
+    pub fn ok(text: String) -> Outcome {
+        Outcome {
+            text,
+            own_failure: false,
+        }
+    }
+}
+
+/// The run's record of verdicts that were our own failures (a request of ours failed): shared
+/// by the resolved options of one run, noted where a decision is made, read by the command into
+/// its [`Outcome`]. Per run, not per process.
+#[derive(Debug, Default, Clone)]
+pub struct OwnFailures(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl OwnFailures {
+    /// A decision of this run is `Unknown` because a request of ours failed.
+    pub fn note(&self) {
+        self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Whether any was noted.
+    pub fn any(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
 /// A document could not be printed.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum OutputError {
     /// serde_json could not serialise the document.
-    Json(serde_json::Error),
-    /// serde_yaml could not serialise the document.
-    Yaml(serde_yaml::Error),
+    #[error("cannot write the JSON output: {0}")]
+    Json(#[from] serde_json::Error),
+    /// The YAML writer could not serialise the document.
+    #[error("cannot write the YAML output: {0}")]
+    Yaml(#[from] crate::yaml::SerializeError),
     /// The writer failed (a closed pipe, a full disk).
-    Io(std::io::Error),
+    #[error("cannot write the output: {0}")]
+    Io(#[from] std::io::Error),
     /// Text and wide are rendered per command, not by the document printers.
+    #[error("{0:?} is not a document format (json or yaml)")]
     NotADocumentFormat(Format),
-}
-
-impl std::fmt::Display for OutputError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            OutputError::Json(e) => write!(f, "cannot write the JSON output: {e}"),
-            OutputError::Yaml(e) => write!(f, "cannot write the YAML output: {e}"),
-            OutputError::Io(e) => write!(f, "cannot write the output: {e}"),
-            OutputError::NotADocumentFormat(x) => {
-                write!(f, "{x:?} is not a document format (json or yaml)")
-            }
-        }
-    }
-}
-
-impl std::error::Error for OutputError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            OutputError::Json(e) => Some(e),
-            OutputError::Yaml(e) => Some(e),
-            OutputError::Io(e) => Some(e),
-            OutputError::NotADocumentFormat(_) => None,
-        }
-    }
-}
-
-impl From<serde_json::Error> for OutputError {
-    fn from(e: serde_json::Error) -> OutputError {
-        OutputError::Json(e)
-    }
-}
-
-impl From<serde_yaml::Error> for OutputError {
-    fn from(e: serde_yaml::Error) -> OutputError {
-        OutputError::Yaml(e)
-    }
-}
-
-impl From<std::io::Error> for OutputError {
-    fn from(e: std::io::Error) -> OutputError {
-        OutputError::Io(e)
-    }
 }
 
 /// A document as pretty JSON with a final newline.
@@ -122,7 +120,7 @@ pub fn json<T: Serialize + ?Sized>(doc: &T) -> Result<String, OutputError> {
 
 /// A document as YAML.
 pub fn yaml<T: Serialize + ?Sized>(doc: &T) -> Result<String, OutputError> {
-    Ok(serde_yaml::to_string(doc)?)
+    Ok(crate::yaml::to_string(&doc)?)
 }
 
 /// A document in a document format (JSON or YAML).
@@ -137,7 +135,7 @@ pub fn document<T: Serialize + ?Sized>(doc: &T, format: Format) -> Result<String
 /// One document of a stream: a compact JSON line, or a YAML document opened by `---`.
 pub fn stream_item<T: Serialize + ?Sized>(doc: &T, format: Format) -> Result<String, OutputError> {
     match format {
-        Format::Yaml => Ok(format!("---\n{}", serde_yaml::to_string(doc)?)),
+        Format::Yaml => Ok(format!("---\n{}", crate::yaml::to_string(&doc)?)),
         Format::Json => Ok(serde_json::to_string(doc)? + "\n"),
         f => Err(OutputError::NotADocumentFormat(f)),
     }

@@ -77,11 +77,19 @@ fn document(args: &[&str], yaml: bool) -> Value {
 fn document_with(args: &[&str], yaml: bool, kubeconfig: Option<&std::path::Path>) -> Value {
     let out = ok(&run(args, kubeconfig), &args.join(" "));
     match yaml {
-        true => serde_yaml::from_str(&out).unwrap_or_else(|e| panic!("{args:?}: YAML: {e}\n{out}")),
+        true => yaml_as_json(&out).unwrap_or_else(|e| panic!("{args:?}: YAML: {e}\n{out}")),
         false => {
             serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args:?}: JSON: {e}\n{out}"))
         }
     }
+}
+
+/// YAML read as the JSON printer would give it: a non-finite float (`.nan`, which the YAML
+/// printer writes where JSON writes `null`) is read as `null`.
+fn yaml_as_json(text: &str) -> Result<Value, kubectl_hpa::yaml::Error> {
+    let mut options = kubectl_hpa::yaml::options();
+    options.non_finite_float_policy = serde_saphyr::NonFiniteFloatPolicy::PassThrough;
+    serde_saphyr::from_str_with_options(text, options)
 }
 
 /// Every example in one List (several HPAs: the fleet overview).
@@ -90,7 +98,7 @@ fn all_examples_file() -> PathBuf {
         .iter()
         .map(|(_, f)| {
             let text = std::fs::read_to_string(example(f)).expect("example");
-            let mut v: Value = serde_yaml::from_str(&text).expect("yaml");
+            let mut v: Value = kubectl_hpa::yaml::from_str(&text).expect("yaml");
             v.as_object_mut().expect("list").remove("metadata");
             v
         })
@@ -309,9 +317,7 @@ fn live_explain_and_watch_events_validate() {
     // YAML: a stream of documents, each opened by `---`.
     let yaml = watch("yaml");
     assert!(yaml.starts_with("---\n"), "{yaml}");
-    let docs: Vec<Value> = serde_yaml::Deserializer::from_str(&yaml)
-        .map(|d| serde::Deserialize::deserialize(d).expect("a YAML document"))
-        .collect();
+    let docs: Vec<Value> = kubectl_hpa::yaml::documents(&yaml).expect("YAML documents");
     assert_eq!(docs.len(), 1, "{yaml}");
     // The same event (two runs: the times differ).
     let keys = |v: &Value| v.as_object().map(|o| o.keys().cloned().collect::<Vec<_>>());
@@ -585,7 +591,7 @@ fn check_number(k: &str, x: &Value, v: &Value, at: &str, errs: &mut Vec<String>)
 /// `scale-up-cpu.yaml` as a List, with `annotations` on the List and the items `keep` keeps.
 fn variant(name: &str, annotations: Value, keep: &dyn Fn(&Value) -> bool) -> String {
     let text = std::fs::read_to_string(example("scale-up-cpu.yaml")).expect("example");
-    let mut v: Value = serde_yaml::from_str(&text).expect("yaml");
+    let mut v: Value = kubectl_hpa::yaml::from_str(&text).expect("yaml");
     v["metadata"] = json!({ "annotations": annotations });
     let items: Vec<Value> = v["items"]
         .as_array()

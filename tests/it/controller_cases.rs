@@ -103,7 +103,8 @@ fn explain_via_library(args: &[String]) -> Result<Value, String> {
 
 fn run_case(path: &Path, scratch: &Path, via: Via) -> Result<(), String> {
     let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
-    let case: Value = serde_yaml::from_str(&text).map_err(|e| format!("bad case file: {e}"))?;
+    let case: Value =
+        kubectl_hpa::yaml::from_str(&text).map_err(|e| format!("bad case file: {e}"))?;
     let stem = path.file_stem().unwrap().to_string_lossy().to_string();
     let snap_path = scratch.join(format!("{stem}.snapshot.json"));
     std::fs::write(

@@ -817,7 +817,7 @@ fn kubeconfig_files() {
     let s = start();
     let dir = tempdir("kubeconfig");
     let read = |p: PathBuf| -> Value {
-        serde_yaml::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+        kubectl_hpa::yaml::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
     };
     let cfg = read(s.write_kubeconfig(&dir));
     let want = json!([s.url(), "fake", "default", "fake-token"]);

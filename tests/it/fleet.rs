@@ -25,7 +25,7 @@ fn all_examples_file() -> PathBuf {
         .iter()
         .map(|(_, f)| {
             let text = std::fs::read_to_string(root().join("examples").join(f)).expect("example");
-            let mut v: Value = serde_yaml::from_str(&text).expect("yaml");
+            let mut v: Value = kubectl_hpa::yaml::from_str(&text).expect("yaml");
             v.as_object_mut().expect("list").remove("metadata");
             v
         })

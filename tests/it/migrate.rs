@@ -1832,7 +1832,11 @@ fn fleet_apply_shows_the_plan_and_sends_nothing_when_declined() {
     };
     assert!(session::needs_confirmation(&opts));
     let mut shown = Vec::new();
-    let r = session::run(&opts, &mut std::io::empty(), &mut |plan| {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let r = session::run(&rt, &opts, &mut std::io::empty(), &mut |plan| {
         shown.push(plan.cluster_effect.clone());
         false
     })
@@ -1848,7 +1852,7 @@ fn fleet_apply_shows_the_plan_and_sends_nothing_when_declined() {
         r.errors
     );
     assert!(c.patches().is_empty(), "declined: nothing sent");
-    let r = session::run(&opts, &mut std::io::empty(), &mut |_| true).unwrap();
+    let r = session::run(&rt, &opts, &mut std::io::empty(), &mut |_| true).unwrap();
     assert!(r.errors.is_empty(), "{:?}", r.errors);
     assert_eq!(c.patches().len(), 2);
 }

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use serde_yaml::Value;
+use serde_json::Value;
 
 use crate::support::binary::{tmpdir, BIN};
 
@@ -83,7 +83,7 @@ fn rendered(tag: &str) -> (String, Value) {
     assert_eq!(code, 0, "scripts/release.sh manifest: {err}");
     assert!(out.contains("5 platforms"), "{out}");
     let text = std::fs::read_to_string(dir.join("krew-manifest.yaml")).expect("rendered");
-    let yaml = serde_yaml::from_str(&text).expect("the rendered manifest is YAML");
+    let yaml = kubectl_hpa::yaml::from_str(&text).expect("the rendered manifest is YAML");
     (text, yaml)
 }
 
@@ -123,7 +123,7 @@ struct Platform {
 
 fn platforms(m: &Value) -> Vec<Platform> {
     let list = m["spec"]["platforms"]
-        .as_sequence()
+        .as_array()
         .expect("spec.platforms is a list");
     list.iter()
         .enumerate()
@@ -147,7 +147,7 @@ fn platforms(m: &Value) -> Vec<Platform> {
             };
             let files = p
                 .get("files")
-                .and_then(Value::as_sequence)
+                .and_then(Value::as_array)
                 .map(|fs| {
                     fs.iter()
                         .map(|f| {

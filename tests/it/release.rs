@@ -17,7 +17,7 @@ const GKE: &str = "v1.30.4-gke.1200";
 /// `examples/scale-up-cpu.yaml` with the server-version annotation `git` (none: as shipped).
 fn annotated(git: Option<&str>, tag: &str) -> PathBuf {
     let text = std::fs::read_to_string(example("scale-up-cpu.yaml")).unwrap();
-    let mut doc: Value = serde_yaml::from_str(&text).unwrap();
+    let mut doc: Value = kubectl_hpa::yaml::from_str(&text).unwrap();
     if let Some(g) = git {
         doc["metadata"]["annotations"]["kubectl-hpa.dev/server-version"] = Value::from(g);
     }

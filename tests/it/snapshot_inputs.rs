@@ -92,7 +92,7 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
 }
 
 fn yaml(v: &Value) -> String {
-    serde_yaml::to_string(v).expect("yaml")
+    kubectl_hpa::yaml::to_string(v).expect("yaml")
 }
 
 fn baseline() -> Value {
@@ -238,9 +238,10 @@ fn an_old_hpa_in_a_list_does_not_block_the_others() {
     let dir = tmpdir("mixed");
     let mut all = items("scale-up-cpu.yaml");
     all.extend(items("hold-within-tolerance.yaml"));
-    let v1: Value =
-        serde_yaml::from_str(&std::fs::read_to_string(fixture("web-autoscaling-v1.yaml")).unwrap())
-            .unwrap();
+    let v1: Value = kubectl_hpa::yaml::from_str(
+        &std::fs::read_to_string(fixture("web-autoscaling-v1.yaml")).unwrap(),
+    )
+    .unwrap();
     for o in all.iter_mut() {
         if o["kind"] == "HorizontalPodAutoscaler" && o["metadata"]["name"] == "web" {
             *o = v1.clone();

@@ -640,12 +640,10 @@ pub fn load_snapshot(path: impl AsRef<Path>) -> Vec<Value> {
     let path = path.as_ref();
     let text = std::fs::read_to_string(path)
         .unwrap_or_else(|e| panic!("read snapshot {}: {e}", path.display()));
-    serde_yaml::Deserializer::from_str(&text)
-        .map(|doc| {
-            serde::Deserialize::deserialize(doc)
-                .unwrap_or_else(|e| panic!("parse snapshot {}: {e}", path.display()))
-        })
-        .filter(|v: &Value| !v.is_null())
+    kubectl_hpa::yaml::documents::<Value>(&text)
+        .unwrap_or_else(|e| panic!("parse snapshot {}: {e}", path.display()))
+        .into_iter()
+        .filter(|v| !v.is_null())
         .collect()
 }
 
@@ -2453,7 +2451,7 @@ fn patch(
     if !(ctype.starts_with("application/merge-patch+json") || apply) {
         return status(415, "UnsupportedMediaType", format!("the body of the request was in an unknown format - accepted media types include: application/merge-patch+json, application/apply-patch+yaml (got {ctype:?})"), None);
     }
-    let mut p: Value = match serde_yaml::from_str(&rec.body) {
+    let mut p: Value = match kubectl_hpa::yaml::from_str(&rec.body) {
         Ok(p) => p,
         Err(e) => {
             return status(

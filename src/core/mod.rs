@@ -17,6 +17,7 @@
 
 pub mod calc;
 pub mod clock;
+mod compare;
 mod compute_replicas;
 pub mod memory;
 mod metric_sources;

@@ -1,9 +1,9 @@
 //! Mirrors `reconcileAutoscaler`: read the scale, branch on the current replica count, compute
 //! the proposal, normalize it, and act (conditions, events, status).
 
+use super::compare::same_name;
 use super::compute_replicas::compute_replicas_for_metrics;
 use super::model::{History, Input, MetricSpec, Scale};
-use super::name_map::same_name;
 use super::normalize::{self, ConsideredRecommendation, Normalization};
 use super::rule::Rule;
 use super::settings::{KubeVersion, Settings};

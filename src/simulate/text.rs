@@ -421,7 +421,12 @@ fn summary_table(configs: &[Config], summaries: &[Summary]) -> Table {
         header.push("difference".into());
     }
     t.set_header(header);
+    let capped = summaries.iter().any(|s| s.at_max_seconds > 0.0);
     for (label, unit, f) in summary_rows() {
+        // The rows about maxReplicas, only for a run that reached it.
+        if !capped && label.starts_with(AT_MAX) {
+            continue;
+        }
         let mut row = vec![label.to_string()];
         row.extend(summaries.iter().map(|x| f(x).0));
         if summaries.len() == 2 {
@@ -537,7 +542,54 @@ fn pct(part: f64, whole: f64) -> String {
 fn summary_rows() -> Vec<Row> {
     let mut rows = replica_rows();
     rows.extend(time_rows());
+    rows.extend(max_rows());
     rows
+}
+
+/// The start of the labels of the rows about maxReplicas.
+const AT_MAX: &str = "at maxReplicas";
+
+/// Time at maxReplicas and what the metrics wanted above it.
+fn max_rows() -> Vec<Row> {
+    vec![
+        ("at maxReplicas", Unit::Seconds, |s| {
+            (
+                format!(
+                    "{} ({})",
+                    dur(s.at_max_seconds),
+                    pct(s.at_max_seconds, s.duration_seconds)
+                ),
+                Some(s.at_max_seconds),
+            )
+        }),
+        ("at maxReplicas, metrics wanted", Unit::Pods, |s| {
+            match s.wanted_above_max {
+                Some(w) => (
+                    format!(
+                        "up to {} (+{} over maxReplicas {}) at +{}",
+                        w.replicas,
+                        w.replicas - w.max_replicas,
+                        w.max_replicas,
+                        dur(w.at_seconds)
+                    ),
+                    Some(w.replicas as f64),
+                ),
+                None => ("no more".into(), None),
+            }
+        }),
+    ]
+}
+
+/// "never short", or, when the run was capped at maxReplicas with the metrics wanting more,
+/// what that means: short of nothing maxReplicas allows, but not of what the load needed.
+fn never_short(s: &Summary) -> String {
+    match s.wanted_above_max {
+        Some(w) => format!(
+            "never short of maxReplicas {}, but capped there while the metrics wanted up to {}",
+            w.max_replicas, w.replicas
+        ),
+        None => "never short".into(),
+    }
 }
 
 /// Replicas and scale events.
@@ -589,7 +641,7 @@ fn time_rows() -> Vec<Row> {
                         ""
                     }
                 ),
-                None => "never short".into(),
+                None => never_short(s),
             };
             (text, Some(s.longest_shortfall_seconds))
         }),
@@ -606,7 +658,7 @@ fn time_rows() -> Vec<Row> {
                     ),
                     Some(w.duration_seconds),
                 ),
-                None => ("never short".into(), Some(0.0)),
+                None => (never_short(s), Some(0.0)),
             },
         ),
         ("time over target (beyond tolerance)", Unit::Seconds, |s| {
@@ -662,6 +714,21 @@ pub fn push_opt<T: std::fmt::Display>(out: &mut String, v: Option<T>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn never_short_says_so_only_below_max_replicas() {
+        let mut s = Summary::default();
+        assert_eq!(never_short(&s), "never short");
+        s.wanted_above_max = Some(crate::simulate::summary::AboveMax {
+            replicas: 6,
+            max_replicas: 4,
+            at_seconds: 60.0,
+        });
+        assert_eq!(
+            never_short(&s),
+            "never short of maxReplicas 4, but capped there while the metrics wanted up to 6"
+        );
+    }
 
     #[test]
     fn equal_main_numbers_with_different_cells_are_not_equal() {

@@ -1114,3 +1114,53 @@ fn the_compare_timeline_fits_80_and_120_columns() {
         "changed (UPDATE_GOLDEN=1 rewrites them): {stale:?}"
     );
 }
+
+/// A run pinned at maxReplicas says how long and what the metrics wanted above it (issue 29
+/// item 1), in the text summary and in the JSON.
+#[test]
+fn a_run_capped_at_max_replicas_says_so() {
+    let dir = crate::support::binary::tmpdir("at-max");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let hpa = std::fs::read_to_string(root.join("examples/simulate/hpa.yaml"))
+        .expect("the example")
+        .replace("maxReplicas: 20", "maxReplicas: 3");
+    let capped = dir.join("max3.yaml");
+    std::fs::write(&capped, hpa).expect("write");
+    let args = |output: &'static str| {
+        vec![
+            "simulate".to_string(),
+            "--hpa".into(),
+            capped.to_str().unwrap().into(),
+            "--scenario".into(),
+            "examples/simulate/day.yaml".into(),
+            "--timeline".into(),
+            "none".into(),
+            "-o".into(),
+            output.into(),
+        ]
+    };
+    let run = |output| {
+        let out = crate::support::binary::bare()
+            .args(args(output))
+            .current_dir(root)
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("the binary runs");
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).expect("UTF-8")
+    };
+    let text = run("text");
+    assert!(
+        text.contains("at maxReplicas                      ┆ 11h52m45s (49.5%)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("up to 10 (+7 over maxReplicas 3) at +18h0m0s"),
+        "{text}"
+    );
+    let json: serde_json::Value = serde_json::from_str(&run("json")).expect("JSON");
+    let summary = &json["summaries"][0];
+    assert_eq!(summary["atMaxSeconds"], 42765.0, "{summary}");
+    assert_eq!(summary["wantedAboveMax"]["replicas"], 10, "{summary}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

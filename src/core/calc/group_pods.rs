@@ -88,11 +88,15 @@ pub(super) fn group_pods<'s>(
     g
 }
 
+// perf: benches/simulate. Three phase comparisons per pod, in line instead of a `memcmp` call
+// each (the reason of `compare::precedes`).
 /// `s == lit`, the comparison of a known length done in line (no call to `memcmp` per pod).
 pub(super) fn is<const N: usize>(s: &str, lit: &[u8; N]) -> bool {
     s.as_bytes() == lit
 }
 
+// perf: benches/simulate. One subtraction per sync instead of a saturating timestamp addition
+// per pod; equal to the addition (test `later_is_the_addition_compared_with_now`).
 /// `t + d > now` for many `t` and one `d` and `now`, decided by comparing `t` with `now - d`
 /// (computed once per sync rather than an addition per pod; equal to [`add`]`(t, d) > now`,
 /// overflow included, for any `now` below `Timestamp::MAX`).

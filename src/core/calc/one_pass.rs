@@ -63,6 +63,10 @@ fn assert_same(
     );
 }
 
+// perf: benches/simulate. The pod count of all but 23 of the benchmark day's 5,760 syncs; the
+// general path sorts the samples into a name map and groups the pods in a second pass. Every
+// answer is checked against the general path in debug builds (`one_pass_checked`) and by the
+// equivalence test below.
 /// The pod average of a brief decision in one pass over the pods, for the case nearly every
 /// sync of `simulate` is in: each pod's name sorts after the one before (so no two pods share
 /// a name), the PodMetrics come in the pods' order and each is taken by the pod of its name (no

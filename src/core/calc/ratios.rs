@@ -30,6 +30,8 @@ impl Sums {
     }
 }
 
+// perf: benches/simulate. A 128-bit division is a call into the runtime; the sums of a
+// simulated HPA fit in 64 bits (test: equal to the 128-bit division everywhere).
 /// `a / b` (truncated, as Go's integer division), in 64 bits when both fit: the sums are
 /// 128-bit so that no sum of samples overflows, but they are small, and a 128-bit division is a
 /// call into the runtime.

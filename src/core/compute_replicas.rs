@@ -2,9 +2,9 @@
 //! combination (the largest valid proposal; a failing metric blocks only a scale-down).
 
 use super::calc::Scratch;
+use super::compare::same_name;
 use super::metric_sources::{compute_replicas_for_metric, MetricErr, MetricInputs, MetricOk};
 use super::model::{Input, MetricData, Scale};
-use super::name_map::same_name;
 use super::rule::Rule;
 use super::status::Ctx;
 use super::{MetricOutcome, Tolerances};

@@ -281,7 +281,7 @@ fn object_metric(
     };
     if let (true, Some(t)) = (target.type_ == "Value", target.value) {
         let usage = usage().map_err(|e| MetricErr::new(REASON, e, wrap_value, None))?;
-        let p = calc::value_target(m.input, usage, t, m.current, m.tol, calc)
+        let p = calc::get_usage_ratio_replica_count(m.input, usage, t, m.current, m.tol, calc)
             .map_err(|e| MetricErr::new(REASON, e, wrap_value, None))?;
         Ok(MetricOk {
             replicas: p.replicas,
@@ -383,7 +383,7 @@ fn external_metric(
         };
         let values = values.map_err(|e| MetricErr::new(REASON, fetch_err(e), wrap, None))?;
         let usage = sum_for_value(values.iter().map(|v| v.value));
-        let p = calc::value_target(m.input, usage, t, m.current, m.tol, calc)
+        let p = calc::get_usage_ratio_replica_count(m.input, usage, t, m.current, m.tol, calc)
             .map_err(|e| MetricErr::new(REASON, e, wrap, None))?;
         Ok(MetricOk {
             replicas: p.replicas,

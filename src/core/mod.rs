@@ -17,6 +17,7 @@
 
 pub mod calc;
 pub mod clock;
+mod compare;
 mod compute_replicas;
 pub mod memory;
 mod metric_sources;
@@ -41,7 +42,7 @@ pub use memory::{HistoryMode, RescaleRecord};
 pub use metric_sources::selector_text;
 pub use model::*;
 pub use normalize::Normalization;
-pub use reconcile::{evaluate, evaluate_into, tolerances};
+pub use reconcile::{evaluate, tolerances, Evaluator};
 pub use resources::{Resource, Resources};
 pub use rule::Rule;
 pub use settings::{Evidence, FeatureGates, KubeVersion, Settings, SettingsError};
@@ -182,10 +183,6 @@ pub struct Decision {
     pub events: Vec<Event>,
     pub status: StatusOut,
     pub steps: Vec<Step>,
-    /// The last scale selector a sync of this decision found valid: a decision written over
-    /// sync after sync ([`evaluate_into`], `simulate`) parses the same selector once.
-    #[serde(skip)]
-    pub valid_selector: String,
     pub tolerance: Tolerances,
     /// The effective behavior, defaults filled in (null: the no-behavior path).
     pub behavior: Option<Behavior>,
@@ -198,14 +195,10 @@ pub struct Decision {
     pub last_sync: Option<LastSync>,
     /// When a hold by a stabilization window or a rate policy ends.
     pub next_change: Option<NextChange>,
-    /// Buffers a sync works in, kept for the next sync written over this decision.
-    #[serde(skip)]
-    #[schemars(skip)]
-    pub(crate) scratch: calc::Scratch,
 }
 
 impl Default for Decision {
-    /// An empty decision, before any sync (what [`evaluate_into`] writes over).
+    /// An empty decision, before any sync (what [`Evaluator::evaluate_into`] writes over).
     fn default() -> Decision {
         reconcile::blank_decision()
     }

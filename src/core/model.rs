@@ -40,8 +40,7 @@ pub enum Detail {
     #[default]
     Full,
     /// The memory inference's probes: no text or copy a sync's numbers do not need (per-pod
-    /// rows, rule texts, steps, assumptions, the verdict's summary, the copy of the given
-    /// history (`history.given`), the settings and behavior, the events, the conditions'
+    /// rows, rule texts, steps, assumptions, the verdict's summary, the events, the conditions'
     /// messages, the metrics' descriptions, the rescale's reason, the stabilization's considered
     /// recommendations); the metrics' statuses are moved to `status.currentMetrics`.
     Brief,

@@ -1,9 +1,10 @@
 //! Mirrors `reconcileAutoscaler`: read the scale, branch on the current replica count, compute
 //! the proposal, normalize it, and act (conditions, events, status).
 
+use super::calc::Scratch;
+use super::compare::same_name;
 use super::compute_replicas::compute_replicas_for_metrics;
 use super::model::{History, Input, MetricSpec, Scale};
-use super::name_map::same_name;
 use super::normalize::{self, ConsideredRecommendation, Normalization};
 use super::rule::Rule;
 use super::settings::{KubeVersion, Settings};
@@ -38,6 +39,51 @@ pub fn tolerances(input: &Input) -> Tolerances {
     t
 }
 
+/// One HPA's evaluations sync after sync, and the buffers they work in: `simulate` runs the
+/// algorithm hundreds of thousands of times, and a pod average whose pods are all Ready then
+/// allocates nothing. The buffers are the evaluator's, not the decision's: a [`Decision`] is a
+/// plain value, every field of it written by each sync.
+#[derive(Debug, Default)]
+pub struct Evaluator {
+    /// The pod averages' buffers.
+    scratch: Scratch,
+    /// The last scale selector a sync found valid: syncs of the same target parse it once.
+    valid_selector: String,
+}
+
+impl Evaluator {
+    pub fn new() -> Evaluator {
+        Evaluator::default()
+    }
+
+    /// [`evaluate`], written over `out`: a decision of an earlier sync whose strings and
+    /// vectors are reused. Every field of `out` is rewritten: the result is the one
+    /// [`evaluate`] returns.
+    pub fn evaluate_into(&mut self, input: &Input, out: &mut Decision) {
+        let mut sync = Sync::start(input, out, self);
+        let scale = match &input.scale {
+            Err(e) => {
+                sync.failed_get_scale(e);
+                return sync.finish();
+            }
+            Ok(s) => s,
+        };
+        sync.succeeded_get_scale(scale);
+        let current = scale.spec_replicas;
+        let zero = sync.zero();
+        let Some(desired) = sync.desired(scale, &zero) else {
+            return sync.finish();
+        };
+        let final_desired = if desired.rescale {
+            sync.rescale(current, &desired, &zero)
+        } else {
+            current
+        };
+        sync.conclude(current, final_desired, &desired.reason);
+        sync.finish()
+    }
+}
+
 /// One sync in progress: the answer being built (over the buffers of an earlier decision) and
 /// what the controller records. The controller's memory is `decision.history.after`, updated in
 /// place.
@@ -46,6 +92,8 @@ struct Sync<'a, 'd> {
     version: KubeVersion,
     tol: Tolerances,
     decision: &'d mut Decision,
+    /// Its buffers, lent for the sync.
+    evaluator: &'d mut Evaluator,
     ctx: Ctx,
     metrics: Vec<MetricOutcome>,
     /// The buffer of the last sync's considered recommendations.
@@ -74,41 +122,16 @@ struct Desired {
 /// as an error is part of the answer.
 pub fn evaluate(input: &Input) -> Decision {
     let mut d = blank_decision();
-    evaluate_into(input, &mut d);
+    Evaluator::new().evaluate_into(input, &mut d);
     d
 }
 
-/// [`evaluate`], written over `out`: a decision of an earlier sync whose strings and vectors
-/// are reused (for `simulate`, which runs the algorithm hundreds of thousands of times). Every
-/// field of `out` is rewritten and the result is the one [`evaluate`] returns, except that a
-/// decision less than [`Detail::Full`](super::Detail) leaves its settings and behavior as they
-/// were (it does not copy them).
-pub fn evaluate_into(input: &Input, out: &mut Decision) {
-    let mut sync = Sync::start(input, out);
-    let scale = match &input.scale {
-        Err(e) => {
-            sync.failed_get_scale(e);
-            return sync.finish();
-        }
-        Ok(s) => s,
-    };
-    sync.succeeded_get_scale(scale);
-    let current = scale.spec_replicas;
-    let zero = sync.zero();
-    let Some(desired) = sync.desired(scale, &zero) else {
-        return sync.finish();
-    };
-    let final_desired = if desired.rescale {
-        sync.rescale(current, &desired, &zero)
-    } else {
-        current
-    };
-    sync.conclude(current, final_desired, &desired.reason);
-    sync.finish()
-}
-
 impl<'a, 'd> Sync<'a, 'd> {
-    fn start(input: &'a Input, decision: &'d mut Decision) -> Sync<'a, 'd> {
+    fn start(
+        input: &'a Input,
+        decision: &'d mut Decision,
+        evaluator: &'d mut Evaluator,
+    ) -> Sync<'a, 'd> {
         let version = input.settings.version();
         // HPAGeneration (1.37): status.observedGeneration and each condition's observedGeneration.
         let generation = input.hpa.generation.filter(|_| version.at_least(37));
@@ -124,15 +147,21 @@ impl<'a, 'd> Sync<'a, 'd> {
             input,
             version,
             tol,
-            ctx: Ctx::new(input, generation, decision),
+            ctx: Ctx::new(input, generation, decision, &mut evaluator.valid_selector),
             decision,
+            evaluator,
             metrics,
             considered,
         }
     }
 
     fn finish(self) {
-        finish(self.decision, self.ctx, self.metrics)
+        finish(
+            self.decision,
+            &mut self.evaluator.valid_selector,
+            self.ctx,
+            self.metrics,
+        )
     }
 
     fn skip_all(&mut self, why: &str) {
@@ -279,7 +308,7 @@ impl<'a, 'd> Sync<'a, 'd> {
             &self.tol,
             &mut self.ctx,
             &mut self.metrics,
-            &mut self.decision.scratch,
+            &mut self.evaluator.scratch,
         );
         let proposal = match computed {
             Ok(v) => v,
@@ -480,7 +509,6 @@ pub(super) fn blank_decision() -> Decision {
         rescale_reason: None,
         normalization: None,
         conditions: vec![],
-        scratch: Default::default(),
         events: vec![],
         status: StatusOut {
             current_replicas: None,
@@ -490,7 +518,6 @@ pub(super) fn blank_decision() -> Decision {
             observed_generation: None,
         },
         steps: vec![],
-        valid_selector: String::new(),
         tolerance: Tolerances {
             down: 0.0,
             up: 0.0,
@@ -550,17 +577,20 @@ fn reset_decision(d: &mut Decision, input: &Input, tol: Tolerances, generation: 
         .map(|t| t.0);
     d.status.observed_generation = generation;
     d.tolerance = tol;
-    if full {
-        // What the explanation renders; a brief decision (written over sync after sync) keeps
-        // neither, so they are not compared every sync.
+    // Compared first: a decision written over sync after sync has them already.
+    if d.behavior != hpa.behavior {
         d.behavior.clone_from(&hpa.behavior);
-        d.settings.clone_from(&input.settings);
-        d.assumptions = assumptions(input);
-        copy_history(&mut d.history.given, &input.history);
-    } else {
-        d.assumptions.clear();
-        copy_history(&mut d.history.given, &History::default());
     }
+    if d.settings != input.settings {
+        d.settings.clone_from(&input.settings);
+    }
+    if full {
+        d.assumptions = assumptions(input);
+    } else {
+        // Words: a brief decision has none.
+        d.assumptions.clear();
+    }
+    copy_history(&mut d.history.given, &input.history);
     copy_history(&mut d.history.after, &input.history);
     d.memory = None;
     d.last_sync = None;

@@ -15,7 +15,7 @@ pub(super) struct Ctx {
     narrate: bool,
     /// Write the metrics' statuses into `status.currentMetrics`?
     statuses: bool,
-    /// The last selector found valid ([`Decision::valid_selector`]).
+    /// The last selector found valid (the [`Evaluator`](super::Evaluator)'s, lent for the sync).
     pub(super) valid_selector: String,
     pub(super) conditions: Vec<Condition>,
     events: Vec<Event>,
@@ -28,7 +28,12 @@ pub(super) struct Ctx {
 impl Ctx {
     /// Starts from the conditions of the HPA's last status, in the buffers of `d` (a decision
     /// of an earlier sync, see [`finish`]).
-    pub(super) fn new(input: &Input, generation: Option<i64>, d: &mut Decision) -> Ctx {
+    pub(super) fn new(
+        input: &Input,
+        generation: Option<i64>,
+        d: &mut Decision,
+        valid_selector: &mut String,
+    ) -> Ctx {
         let mut conditions = std::mem::take(&mut d.conditions);
         previous_conditions(input, &mut conditions);
         let mut events = std::mem::take(&mut d.events);
@@ -36,7 +41,7 @@ impl Ctx {
         let mut steps = std::mem::take(&mut d.steps);
         steps.clear();
         Ctx {
-            valid_selector: std::mem::take(&mut d.valid_selector),
+            valid_selector: std::mem::take(valid_selector),
             narrate: input.detail.narrates(),
             statuses: input.detail.builds_statuses(),
             conditions,
@@ -178,7 +183,12 @@ fn previous_conditions(input: &Input, out: &mut Vec<Condition>) {
 /// Mirrors `setCurrentReplicasAndMetricsInStatus`: the metric statuses of the metrics evaluated,
 /// with the conditions, events, steps and the memory after this sync (already in
 /// `d.history.after`), written into `d`.
-pub(super) fn finish(d: &mut Decision, ctx: Ctx, mut metrics: Vec<MetricOutcome>) {
+pub(super) fn finish(
+    d: &mut Decision,
+    valid_selector: &mut String,
+    ctx: Ctx,
+    mut metrics: Vec<MetricOutcome>,
+) {
     let brief = !ctx.narrate;
     d.status.current_metrics.clear();
     // A `Detail::Numbers` decision builds no metric status.
@@ -202,5 +212,5 @@ pub(super) fn finish(d: &mut Decision, ctx: Ctx, mut metrics: Vec<MetricOutcome>
     d.conditions = ctx.conditions;
     d.events = ctx.events;
     d.steps = ctx.steps;
-    d.valid_selector = ctx.valid_selector;
+    *valid_selector = ctx.valid_selector;
 }

@@ -6,6 +6,7 @@ use jiff::SignedDuration;
 use super::normalize;
 use super::*;
 
+mod evaluator;
 pub(super) mod fixtures;
 mod memory;
 mod memory_brute;

@@ -9,7 +9,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use super::name_map::same_name;
+use super::compare::same_text;
 
 /// A word of a condition.
 #[derive(Clone)]
@@ -67,12 +67,6 @@ impl Word {
     pub fn as_str(&self) -> &str {
         &self.0
     }
-}
-
-/// Whether two texts are equal; the same memory is, without comparing bytes (the bytes are
-/// compared by [`same_name`], in line).
-pub(super) fn same_text(a: &str, b: &str) -> bool {
-    (a.as_ptr() == b.as_ptr() && a.len() == b.len()) || same_name(a, b)
 }
 
 impl PartialEq for Word {

@@ -1,5 +1,5 @@
 //! The tick loop: each sync builds the core's [`Input`] from the world, calls
-//! [`core::evaluate_into`](crate::core::evaluate_into) (the controller's algorithm, as `explain`
+//! [`Evaluator::evaluate_into`](crate::core::Evaluator::evaluate_into) (the controller's algorithm, as `explain`
 //! runs it, written over the decision of the last sync so that its buffers are reused), sets
 //! the replicas it decides and carries its history (`decision.history.after`) into the next
 //! sync. No algorithm lives here, and a sync allocates nothing while the pods stay the same.
@@ -10,9 +10,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use serde::Serialize;
 
 use super::world::{bind, Binding, Load, Truth, World};
-use crate::core::{
-    clock, evaluate_into, Action, Calculation, Decision, Detail, Input, PodInfo, Scale,
-};
+use crate::core::{clock, Action, Calculation, Decision, Detail, Evaluator, Input, PodInfo, Scale};
 
 /// One metric's numbers at one tick, as the controller saw them.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -75,6 +73,8 @@ pub struct Simulation {
     record: TickRecord,
     /// The decision of the last sync, whose buffers the next one reuses.
     decision: Option<Box<Decision>>,
+    /// The buffers the syncs work in.
+    evaluator: Evaluator,
     /// The (scale-down, scale-up) tolerances the controller applied at the last sync.
     tolerances: (f64, f64),
 }
@@ -126,6 +126,7 @@ impl Simulation {
             pending_pods,
             record: TickRecord::default(),
             decision: None,
+            evaluator: Evaluator::new(),
         })
     }
 
@@ -181,9 +182,10 @@ impl Simulation {
                 now,
             );
         }
-        // Boxed: taking it out and putting it back moves a pointer, not the decision.
+        // perf: benches/simulate. Boxed: taking it out and putting it back moves a pointer,
+        // not the whole decision, every sync.
         let mut decision = self.decision.take().unwrap_or_default();
-        evaluate_into(&self.input, &mut decision);
+        self.evaluator.evaluate_into(&self.input, &mut decision);
         self.tolerances = (decision.tolerance.down, decision.tolerance.up);
         let hpa = &self.input.hpa;
         // Each load's value now: the record's, and the truth's (computed once).

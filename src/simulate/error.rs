@@ -7,6 +7,7 @@
 use std::fmt;
 
 use super::backtest::BacktestError;
+use super::series::SeriesError;
 use crate::snapshot::SnapshotError;
 
 /// Why a simulation cannot run (or its output cannot be written).
@@ -44,6 +45,12 @@ pub enum SimulateError {
     Write(std::io::Error),
     /// Writing a JSON value of the output failed.
     Json(serde_json::Error),
+}
+
+impl From<SeriesError> for SimulateError {
+    fn from(e: SeriesError) -> SimulateError {
+        SimulateError::Series(e.0)
+    }
 }
 
 impl fmt::Display for SimulateError {

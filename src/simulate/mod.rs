@@ -38,6 +38,7 @@ pub mod source;
 pub mod summary;
 pub mod svg;
 pub mod text;
+pub mod timeline;
 pub mod world;
 
 pub use error::SimulateError;

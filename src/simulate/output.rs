@@ -13,12 +13,13 @@ use super::series::{self, num, push_num};
 use super::summary::Summary;
 use super::svg;
 use super::text::{load_unit, num_round, push_opt, TextOut};
+use super::timeline::Timeline;
 use crate::cli::simulate::SimOutput;
 use crate::core::MetricSpec;
 
 /// Writes the run in the chosen format.
 pub enum Sink {
-    Text(TextOut),
+    Text(TextOut, Timeline),
     Json(JsonOut),
     Csv(CsvOut),
     /// The SVG chart is drawn once the run is over.
@@ -29,7 +30,7 @@ impl Sink {
     /// The sink of `-o FORMAT`.
     pub fn new(opts: &SimulateOptions, plan: &Plan, configs: &[Config]) -> Sink {
         match opts.output {
-            SimOutput::Text => Sink::Text(TextOut::new(opts, plan, configs)),
+            SimOutput::Text => Sink::Text(TextOut::new(opts), Timeline::new(opts, plan, configs)),
             SimOutput::Json => Sink::Json(JsonOut::default()),
             SimOutput::Csv => Sink::Csv(CsvOut::new(configs)),
             SimOutput::Svg => Sink::Svg,
@@ -40,7 +41,10 @@ impl Sink {
     pub fn begin(&mut self, out: &mut dyn Write, plan: &Plan, configs: &[Config]) -> Result<()> {
         match self {
             Sink::Svg => Ok(()),
-            Sink::Text(t) => t.header(out, plan, configs),
+            Sink::Text(t, timeline) => {
+                t.header(out, plan, configs)?;
+                timeline.head(out, plan, configs)
+            }
             Sink::Json(_) => json::json_document(out, plan, configs),
             Sink::Csv(c) => c.header(out, plan),
         }
@@ -55,7 +59,7 @@ impl Sink {
     ) -> Result<()> {
         match self {
             Sink::Svg => Ok(()),
-            Sink::Text(t) => t.row(out, recs, configs),
+            Sink::Text(_, timeline) => timeline.row(out, recs, configs),
             Sink::Json(j) => j.row(out, recs, configs),
             Sink::Csv(c) => c.row(out, recs, configs),
         }
@@ -72,7 +76,7 @@ impl Sink {
         match self {
             Sink::Csv(_) | Sink::Svg => Ok(()),
             Sink::Json(_) => json::json_document_end(out, configs, summaries),
-            Sink::Text(t) => t.end(out, plan, configs, summaries),
+            Sink::Text(t, _) => t.end(out, plan, configs, summaries),
         }
     }
 }

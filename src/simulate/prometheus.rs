@@ -360,7 +360,7 @@ pub fn to_series(
         // Tiny negative values are floating-point noise of a rate; a load is never negative.
         b.push(t - t0, v.max(0.0), source)?;
     }
-    b.build(interpolation, source)
+    Ok(b.build(interpolation, source)?)
 }
 
 /// Decode a `query_range` response body into labelled series.

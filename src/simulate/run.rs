@@ -496,10 +496,12 @@ fn build_config(
     let sim = Simulation::new(input, world, pods, plan.loads.clone(), plan.replay)
         .map_err(SimulateError::Run)?;
     let sync = plan.settings.sync_period.as_secs_f64();
+    let max_replicas = sim.input().hpa.max_replicas;
     Ok(Config {
         label,
         source: String::new(),
-        summary: SummaryBuilder::new(sync, FLAPPING_WINDOW.as_secs_f64()),
+        summary: SummaryBuilder::new(sync, FLAPPING_WINDOW.as_secs_f64())
+            .with_max_replicas(max_replicas),
         chart: ChartBuilder::new(plan.ticks, opts.width, sync),
         track: opts.svg().then(|| svg::Track::new(plan.ticks)),
         sim,

@@ -190,8 +190,12 @@ impl Scenario {
         source: &str,
         base_dir: &std::path::Path,
     ) -> Result<Scenario, SimulateError> {
-        let de = serde_yaml::Deserializer::from_str(text);
-        let file: ScenarioFile = serde_path_to_error::deserialize(de).map_err(|e| {
+        // Read as a tree first (the YAML front's budgets apply), then typed with the path of
+        // the field that does not fit.
+        let tree: serde_json::Value = crate::yaml::from_str(text).map_err(|e| {
+            SimulateError::Scenario(format!("{source}: {}", crate::yaml::one_line(&e)))
+        })?;
+        let file: ScenarioFile = serde_path_to_error::deserialize(tree).map_err(|e| {
             let path = e.path().to_string();
             let inner = e.into_inner();
             if path == "." || path.is_empty() {

@@ -9,9 +9,22 @@ use std::fmt;
 
 use serde::Serialize;
 
-use super::error::SimulateError;
 use crate::duration::{format_go_duration, parse_go_duration};
 use crate::quantity::parse_milli;
+
+/// A load series that cannot be used (a shorthand shape, a CSV file, a Prometheus export): one
+/// line naming the flag, file or line and what is wrong. `simulate`'s error wraps it
+/// ([`SimulateError::Series`](super::error::SimulateError::Series)).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeriesError(pub String);
+
+impl std::fmt::Display for SeriesError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for SeriesError {}
 
 /// How a recorded series is read between two points.
 #[derive(
@@ -111,10 +124,10 @@ impl Shape {
     }
 
     /// Check the shape's parameters; `what` names it in errors.
-    fn validate(&self, what: &str) -> Result<(), SimulateError> {
-        let neg = |name: &str, v: f64| -> Result<(), SimulateError> {
+    fn validate(&self, what: &str) -> Result<(), SeriesError> {
+        let neg = |name: &str, v: f64| -> Result<(), SeriesError> {
             if !v.is_finite() || v < 0.0 {
-                return Err(SimulateError::Series(format!(
+                return Err(SeriesError(format!(
                     "{what}: {name} must be a load >= 0, got {v}"
                 )));
             }
@@ -132,7 +145,7 @@ impl Shape {
                 neg("from", from)?;
                 neg("to", to)?;
                 if end < start {
-                    return Err(SimulateError::Series(format!(
+                    return Err(SeriesError(format!(
                         "{what}: the ramp ends ({}) before it starts ({})",
                         secs(end),
                         secs(start)
@@ -148,12 +161,12 @@ impl Shape {
             } => {
                 neg("mean", mean)?;
                 if !amplitude.is_finite() || amplitude.abs() > mean {
-                    return Err(SimulateError::Series(format!(
+                    return Err(SeriesError(format!(
                         "{what}: the amplitude {amplitude} is larger than the mean {mean}, so the load would go negative"
                     )));
                 }
                 if period <= 0.0 {
-                    return Err(SimulateError::Series(format!(
+                    return Err(SeriesError(format!(
                         "{what}: the period must be greater than zero"
                     )));
                 }
@@ -276,21 +289,19 @@ impl SeriesBuilder {
     }
 
     /// Add a point; `at` names it in errors (`file.csv line 4`, `loads[0].points[2]`).
-    pub fn push(&mut self, t: f64, v: f64, at: &str) -> Result<(), SimulateError> {
+    pub fn push(&mut self, t: f64, v: f64, at: &str) -> Result<(), SeriesError> {
         if !v.is_finite() {
-            return Err(SimulateError::Series(format!(
-                "{at}: value {v} is not a number"
-            )));
+            return Err(SeriesError(format!("{at}: value {v} is not a number")));
         }
         if v < 0.0 {
-            return Err(SimulateError::Series(format!(
+            return Err(SeriesError(format!(
                 "{at}: negative load {} is not allowed",
                 num(v)
             )));
         }
         if let Some(&(prev, _)) = self.points.last() {
             if t <= prev {
-                return Err(SimulateError::Series(format!(
+                return Err(SeriesError(format!(
                     "{at}: time +{} is not after the previous point (+{}); points must be in increasing time order",
                     secs(t),
                     secs(prev)
@@ -302,13 +313,9 @@ impl SeriesBuilder {
     }
 
     /// Finish; an empty series is an error naming `source`.
-    pub fn build(
-        self,
-        interpolation: Interpolation,
-        source: &str,
-    ) -> Result<Series, SimulateError> {
+    pub fn build(self, interpolation: Interpolation, source: &str) -> Result<Series, SeriesError> {
         if self.points.is_empty() {
-            return Err(SimulateError::Series(format!(
+            return Err(SeriesError(format!(
                 "{source}: the time series has no points"
             )));
         }
@@ -455,7 +462,7 @@ pub fn parse_csv(
     text: &str,
     source: &str,
     interpolation: Interpolation,
-) -> Result<Series, SimulateError> {
+) -> Result<Series, SeriesError> {
     let mut b = SeriesBuilder::new();
     let mut first_abs: Option<(f64, bool)> = None;
     let mut seen_data = false;
@@ -468,7 +475,7 @@ pub fn parse_csv(
         let at = format!("{source} line {line_no}");
         let cells: Vec<&str> = line.split(',').map(str::trim).collect();
         if cells.len() != 2 {
-            return Err(SimulateError::Series(format!(
+            return Err(SeriesError(format!(
                 "{at}: expected 2 columns (time,value), found {}",
                 cells.len()
             )));
@@ -480,14 +487,12 @@ pub fn parse_csv(
             continue;
         }
         seen_data = true;
-        let (t, absolute) =
-            time.map_err(|e| SimulateError::Series(format!("{at}: column 1: {e}")))?;
-        let v = parse_value(cells[1])
-            .map_err(|e| SimulateError::Series(format!("{at}: column 2: {e}")))?;
+        let (t, absolute) = time.map_err(|e| SeriesError(format!("{at}: column 1: {e}")))?;
+        let v = parse_value(cells[1]).map_err(|e| SeriesError(format!("{at}: column 2: {e}")))?;
         let (origin, origin_abs) =
             *first_abs.get_or_insert((if absolute { t } else { 0.0 }, absolute));
         if origin_abs != absolute {
-            return Err(SimulateError::Series(format!(
+            return Err(SeriesError(format!(
                 "{at}: column 1: mixes RFC3339 times and offsets; use one kind in a file"
             )));
         }
@@ -503,20 +508,18 @@ pub fn parse_prometheus(
     text: &str,
     source: &str,
     interpolation: Interpolation,
-) -> Result<Series, SimulateError> {
+) -> Result<Series, SeriesError> {
     let doc: serde_json::Value = serde_json::from_str(text).map_err(|e| {
-        SimulateError::Series(format!(
+        SeriesError(format!(
             "{source}: invalid JSON at line {} column {}: {e}",
             e.line(),
             e.column()
         ))
     })?;
-    let field = |f: &str| {
-        SimulateError::Series(format!("{source}: field {f}: missing or of the wrong type"))
-    };
+    let field = |f: &str| SeriesError(format!("{source}: field {f}: missing or of the wrong type"));
     if let Some(s) = doc.get("status").and_then(|s| s.as_str()) {
         if s != "success" {
-            return Err(SimulateError::Series(format!(
+            return Err(SeriesError(format!(
                 "{source}: field status: the query failed ({s:?})"
             )));
         }
@@ -525,7 +528,7 @@ pub fn parse_prometheus(
     match data.get("resultType").and_then(|r| r.as_str()) {
         Some("matrix") => {}
         Some(other) => {
-            return Err(SimulateError::Series(format!(
+            return Err(SeriesError(format!(
                 "{source}: field data.resultType: {other:?} is not a range result; export /api/v1/query_range (resultType matrix)"
             )))
         }
@@ -536,7 +539,7 @@ pub fn parse_prometheus(
         .and_then(|r| r.as_array())
         .ok_or_else(|| field("data.result"))?;
     if result.is_empty() {
-        return Err(SimulateError::Series(format!(
+        return Err(SeriesError(format!(
             "{source}: field data.result: the query returned no series"
         )));
     }
@@ -559,10 +562,8 @@ fn add_series(
     si: usize,
     series: &serde_json::Value,
     source: &str,
-) -> Result<(), SimulateError> {
-    let field = |f: &str| {
-        SimulateError::Series(format!("{source}: field {f}: missing or of the wrong type"))
-    };
+) -> Result<(), SeriesError> {
+    let field = |f: &str| SeriesError(format!("{source}: field {f}: missing or of the wrong type"));
     let values = series
         .get("values")
         .and_then(|v| v.as_array())
@@ -572,40 +573,36 @@ fn add_series(
         let at = format!("{source}: field data.result[{si}].values[{pi}]");
         let (t, v) = match pair.as_array().map(Vec::as_slice) {
             Some([t, v]) => (t, v),
-            _ => {
-                return Err(SimulateError::Series(format!(
-                    "{at}: expected [unixTime, \"value\"]"
-                )))
-            }
+            _ => return Err(SeriesError(format!("{at}: expected [unixTime, \"value\"]"))),
         };
-        let t = t.as_f64().ok_or_else(|| {
-            SimulateError::Series(format!("{at}[0]: expected a Unix time in seconds"))
-        })?;
+        let t = t
+            .as_f64()
+            .ok_or_else(|| SeriesError(format!("{at}[0]: expected a Unix time in seconds")))?;
         let v = match v {
-            serde_json::Value::String(s) => s.parse::<f64>().map_err(|_| {
-                SimulateError::Series(format!("{at}[1]: invalid sample value {s:?}"))
-            })?,
+            serde_json::Value::String(s) => s
+                .parse::<f64>()
+                .map_err(|_| SeriesError(format!("{at}[1]: invalid sample value {s:?}")))?,
             serde_json::Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
             _ => {
-                return Err(SimulateError::Series(format!(
+                return Err(SeriesError(format!(
                     "{at}[1]: expected the value as a string"
                 )))
             }
         };
         if !v.is_finite() {
-            return Err(SimulateError::Series(format!(
+            return Err(SeriesError(format!(
                 "{at}[1]: sample value {v} is not a number"
             )));
         }
         if v < 0.0 {
-            return Err(SimulateError::Series(format!(
+            return Err(SeriesError(format!(
                 "{at}[1]: negative load {} is not allowed",
                 num(v)
             )));
         }
         if let Some(p) = prev {
             if t <= p {
-                return Err(SimulateError::Series(format!(
+                return Err(SeriesError(format!(
                     "{at}[0]: time {t} is not after the previous sample ({p}); samples must be in increasing time order"
                 )));
             }
@@ -621,14 +618,14 @@ fn add_series(
 /// `SPEC` is a constant (`3`, `1500m`), `step:FROM:TO:AT`, `ramp:FROM:TO:START:END`,
 /// `spike:BASE:PEAK:AT:DURATION`, `sine:MEAN:AMPLITUDE:PERIOD`, `csv:FILE` or `prom:FILE`.
 /// Files are returned as [`SpecSource`] for the caller to read (this module does no I/O).
-pub fn parse_spec(spec: &str) -> Result<SpecSource, SimulateError> {
+pub fn parse_spec(spec: &str) -> Result<SpecSource, SeriesError> {
     let parts: Vec<&str> = spec.split(':').collect();
-    let bad = |e: TokenError| SimulateError::Series(e.to_string());
+    let bad = |e: TokenError| SeriesError(e.to_string());
     let v = |i: usize| parse_value(parts[i]).map_err(bad);
     let t = |i: usize| parse_offset(parts[i]).map_err(bad);
-    let want = |n: usize, form: &str| -> Result<(), SimulateError> {
+    let want = |n: usize, form: &str| -> Result<(), SeriesError> {
         if parts.len() != n {
-            return Err(SimulateError::Series(format!("{spec:?}: expected {form}")));
+            return Err(SeriesError(format!("{spec:?}: expected {form}")));
         }
         Ok(())
     };
@@ -636,7 +633,7 @@ pub fn parse_spec(spec: &str) -> Result<SpecSource, SimulateError> {
         "csv" | "prom" | "prometheus" => {
             let path = spec.split_once(':').map(|(_, p)| p).unwrap_or("");
             if path.is_empty() {
-                return Err(SimulateError::Series(format!(
+                return Err(SeriesError(format!(
                     "{spec:?}: expected {}:FILE",
                     parts[0]
                 )));
@@ -683,11 +680,11 @@ pub fn parse_spec(spec: &str) -> Result<SpecSource, SimulateError> {
         }
         _ if parts.len() == 1 => Shape::Constant {
             value: parse_value(spec).map_err(|e| {
-                SimulateError::Series(format!("{e}; a load is a number, step:..., ramp:..., spike:..., sine:..., csv:FILE or prom:FILE"))
+                SeriesError(format!("{e}; a load is a number, step:..., ramp:..., spike:..., sine:..., csv:FILE or prom:FILE"))
             })?,
         },
         other => {
-            return Err(SimulateError::Series(format!(
+            return Err(SeriesError(format!(
                 "{spec:?}: unknown shape {other:?}; use a number, step:FROM:TO:AT, ramp:FROM:TO:START:END, spike:BASE:PEAK:AT:DURATION, sine:MEAN:AMPLITUDE:PERIOD, csv:FILE or prom:FILE"
             )))
         }
@@ -705,7 +702,7 @@ pub enum SpecSource {
 }
 
 /// Validate a shape built elsewhere (the scenario file); `what` names it in errors.
-pub fn validate_shape(shape: &Shape, what: &str) -> Result<(), SimulateError> {
+pub fn validate_shape(shape: &Shape, what: &str) -> Result<(), SeriesError> {
     shape.validate(what)
 }
 

@@ -41,6 +41,29 @@ pub struct Summary {
     pub mean_pods: f64,
     /// The under-provisioned episode that lacked the most pod-time.
     pub worst_shortfall: Option<Shortfall>,
+    /// Seconds at `maxReplicas` (absent when the run never reached it). The shortfalls above
+    /// count pods short of what `maxReplicas` allows: while capped, the metrics may want more.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub at_max_seconds: f64,
+    /// The most replicas the metrics proposed above `maxReplicas` (before the cap), and when
+    /// (absent when no proposal went above it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wanted_above_max: Option<AboveMax>,
+}
+
+fn is_zero(v: &f64) -> bool {
+    *v == 0.0
+}
+
+/// The largest proposal above `maxReplicas`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AboveMax {
+    /// What the metrics proposed (the largest metric's proposal, before the cap).
+    pub replicas: i32,
+    pub max_replicas: i32,
+    /// Seconds since the start of the first sync at that proposal.
+    pub at_seconds: f64,
 }
 
 /// An episode with fewer Ready pods than needed.
@@ -67,6 +90,8 @@ pub struct SummaryBuilder {
     shortfall_total: f64,
     /// The open episode.
     current: Shortfall,
+    /// The HPA's maxReplicas (none: not tracked).
+    max_replicas: Option<i32>,
 }
 
 impl SummaryBuilder {
@@ -84,6 +109,32 @@ impl SummaryBuilder {
             shortfall_since: None,
             shortfall_total: 0.0,
             current: Shortfall::default(),
+            max_replicas: None,
+        }
+    }
+
+    /// Also counts the time at `max` and the proposals above it.
+    pub fn with_max_replicas(mut self, max: i32) -> SummaryBuilder {
+        self.max_replicas = Some(max);
+        self
+    }
+
+    fn add_max(&mut self, r: &TickRecord) {
+        let Some(max) = self.max_replicas else {
+            return;
+        };
+        let s = &mut self.s;
+        if r.replicas >= max {
+            s.at_max_seconds += self.sync_seconds;
+        }
+        if let Some(p) = r.proposal.filter(|p| *p > max) {
+            if s.wanted_above_max.is_none_or(|w| p > w.replicas) {
+                s.wanted_above_max = Some(AboveMax {
+                    replicas: p,
+                    max_replicas: max,
+                    at_seconds: r.offset_seconds,
+                });
+            }
         }
     }
 
@@ -161,6 +212,7 @@ impl SummaryBuilder {
             s.saturated_seconds += self.sync_seconds;
         }
         s.pod_minutes += r.replicas.max(0) as f64 * self.sync_seconds / 60.0;
+        self.add_max(r);
     }
 
     /// The summary so far.
@@ -228,6 +280,34 @@ mod tests {
         let w = s.worst_shortfall.unwrap();
         assert_eq!((w.start_seconds, w.max_pods_short), (0.0, 2));
         assert_eq!(w.pod_seconds_short, 60.0);
+    }
+
+    #[test]
+    fn time_at_max_and_the_largest_proposal_above_it() {
+        let mut b = SummaryBuilder::new(15.0, 300.0).with_max_replicas(4);
+        let at = |t: f64, before: i32, after: i32, proposal: i32| TickRecord {
+            proposal: Some(proposal),
+            ..tick(t, before, after, after as usize, Some(after))
+        };
+        b.add(&at(0.0, 2, 4, 6));
+        b.add(&at(15.0, 4, 4, 9));
+        b.add(&at(30.0, 4, 4, 7));
+        b.add(&at(45.0, 4, 3, 3));
+        let s = b.finish();
+        assert_eq!(s.at_max_seconds, 45.0);
+        assert_eq!(
+            s.wanted_above_max,
+            Some(AboveMax {
+                replicas: 9,
+                max_replicas: 4,
+                at_seconds: 15.0
+            })
+        );
+        // Never at max: nothing.
+        let mut b = SummaryBuilder::new(15.0, 300.0).with_max_replicas(10);
+        b.add(&at(0.0, 2, 3, 3));
+        let s = b.finish();
+        assert_eq!((s.at_max_seconds, s.wanted_above_max), (0.0, None));
     }
 
     #[test]

@@ -9,14 +9,12 @@ use jiff::SignedDuration;
 use owo_colors::OwoColorize;
 
 use super::chart::{self, Hue};
-use super::engine::TickRecord;
 use super::error::Result;
 use super::options::SimulateOptions;
 use super::run::{Config, Plan};
 use super::series::{self, num};
 use super::summary::Summary;
 use super::world::Load;
-use crate::cli::simulate::TimelineMode;
 use crate::core::{Behavior, MetricSpec, Rules, Settings};
 use crate::duration::format_go_duration;
 
@@ -129,7 +127,7 @@ pub fn in_units(metric: &str, v: f64) -> String {
 }
 
 /// The unit of a metric of the HPA: its resource's, else plain.
-fn metric_resource(m: &MetricSpec) -> &str {
+pub(super) fn metric_resource(m: &MetricSpec) -> &str {
     match m {
         MetricSpec::Resource { resource, .. } | MetricSpec::ContainerResource { resource, .. } => {
             resource.as_str()
@@ -162,16 +160,6 @@ pub const WORLD_NOTES: &[&str] = &[
     "a scale-down removes not-Ready pods first, then the newest; removed pods disappear at once",
     "pod usage is not capped by limits; 'saturated' means above 100% of the request",
 ];
-/// The width of the RULE column: padded when a second configuration follows it, so that the
-/// columns of both stay aligned (`MetricsMatchCurrent` is the longest rule).
-fn rule_width(configs: usize) -> usize {
-    if configs > 1 {
-        19
-    } else {
-        0
-    }
-}
-
 /// The header of a configuration's metric column in the text timeline.
 pub fn metric_header(configs: &[Config], c: &Config, name: &str) -> String {
     if configs.len() > 1 {
@@ -181,64 +169,19 @@ pub fn metric_header(configs: &[Config], c: &Config, name: &str) -> String {
     }
 }
 
-/// What the text timeline compares to decide whether a sync is worth a row:
-/// (replicas, ready pods, proposal, rule).
-type Printed = (i32, usize, Option<i32>, &'static str);
-
-/// The text timeline's state.
+/// The text output's settings block, chart and summary (the timeline is [`super::timeline`]).
 pub struct TextOut {
-    timeline: TimelineMode,
     color: bool,
-    total_ticks: u64,
-    /// The last printed state, to show changes only.
-    last_printed: Vec<Option<Printed>>,
-    /// The width of each load column and of each configuration's metric columns (wide enough
-    /// for their headers, which are never cut).
-    load_widths: Vec<usize>,
-    metric_widths: Vec<Vec<usize>>,
-    /// The metric of each load and the resource of each configuration's metrics (`""`: not a
-    /// resource), for their units.
-    load_metrics: Vec<String>,
-    metric_resources: Vec<Vec<String>>,
     /// The terminal's width (`COLUMNS`, else the terminal's): the settings block and the summary
     /// fit it; none when unknown (piped), as before.
     columns: Option<usize>,
 }
 
 impl TextOut {
-    /// The column widths of this run.
-    pub fn new(opts: &SimulateOptions, plan: &Plan, configs: &[Config]) -> TextOut {
+    pub fn new(opts: &SimulateOptions) -> TextOut {
         TextOut {
-            timeline: opts.timeline,
             color: opts.color,
-            total_ticks: plan.ticks,
-            last_printed: vec![None; configs.len()],
-            load_widths: plan
-                .loads
-                .iter()
-                .map(|l| (l.metric.chars().count() + 5).max(10))
-                .collect(),
-            metric_widths: configs
-                .iter()
-                .map(|c| {
-                    c.metric_names
-                        .iter()
-                        .map(|n| metric_header(configs, c, n).chars().count().max(14))
-                        .collect()
-                })
-                .collect(),
-            load_metrics: plan.loads.iter().map(|l| l.metric.clone()).collect(),
             columns: opts.columns,
-            metric_resources: configs
-                .iter()
-                .map(|c| {
-                    let metrics = &c.sim.input().hpa.metrics;
-                    metrics
-                        .iter()
-                        .map(|m| metric_resource(m).to_string())
-                        .collect()
-                })
-                .collect(),
         }
     }
 
@@ -250,7 +193,7 @@ impl TextOut {
         }
     }
 
-    /// The settings block and the timeline's column headers.
+    /// The settings block.
     pub fn header(&mut self, out: &mut dyn Write, plan: &Plan, configs: &[Config]) -> Result<()> {
         let mut s = String::new();
         let h = &configs[0].sim.input().hpa;
@@ -285,125 +228,7 @@ impl TextOut {
         if let Some(cols) = self.columns {
             s = fit_settings(&s, cols);
         }
-        if self.timeline != TimelineMode::None {
-            self.timeline_head(&mut s, plan, configs);
-        }
         out.write_all(s.as_bytes())?;
-        Ok(())
-    }
-
-    fn timeline_head(&self, s: &mut String, plan: &Plan, configs: &[Config]) {
-        let _ = writeln!(
-            s,
-            "\n{}",
-            self.strong(if self.timeline == TimelineMode::All {
-                "Timeline"
-            } else {
-                "Timeline (syncs where something changed; --timeline all shows every sync)"
-            })
-        );
-        let mut head = format!("{:>9}", "TIME");
-        for (l, w) in plan.loads.iter().zip(&self.load_widths) {
-            let _ = write!(head, " {:>w$}", format!("LOAD {}", l.metric));
-        }
-        for (c, widths) in configs.iter().zip(&self.metric_widths) {
-            for (n, w) in c.metric_names.iter().zip(widths) {
-                let _ = write!(head, " {:>w$}", metric_header(configs, c, n));
-            }
-            let _ = write!(
-                head,
-                " {:>5} {:>5} {:>8} {:>5} {:>6} {:<rw$}",
-                "PROP",
-                "REC",
-                "REPLICAS",
-                "READY",
-                "NEEDED",
-                "RULE",
-                rw = rule_width(configs.len())
-            );
-            if configs.len() > 1 {
-                head.push_str(" |");
-            }
-        }
-        let _ = writeln!(s, "{}", head.trim_end_matches(" |").trim_end());
-    }
-
-    /// A timeline line, when something changed (or every sync with `--timeline all`).
-    pub fn row(
-        &mut self,
-        out: &mut dyn Write,
-        recs: &[&TickRecord],
-        configs: &[Config],
-    ) -> Result<()> {
-        if self.timeline == TimelineMode::None {
-            return Ok(());
-        }
-        let last_tick = recs.first().is_some_and(|r| r.tick + 1 == self.total_ticks);
-        let mut changed = self.timeline == TimelineMode::All || last_tick;
-        for (i, r) in recs.iter().enumerate() {
-            let state = (r.replicas, r.ready, r.proposal, r.rule);
-            if r.replicas != r.replicas_before || self.last_printed[i].as_ref() != Some(&state) {
-                changed = true;
-            }
-        }
-        if !changed {
-            return Ok(());
-        }
-        for (i, r) in recs.iter().enumerate() {
-            self.last_printed[i] = Some((r.replicas, r.ready, r.proposal, r.rule));
-        }
-        let first = &recs[0];
-        let mut line = format!("{:>9}", format!("+{}", series::secs(first.offset_seconds)));
-        for ((v, w), m) in first
-            .loads
-            .iter()
-            .zip(&self.load_widths)
-            .zip(&self.load_metrics)
-        {
-            let _ = write!(line, " {:>w$}", in_units(m, *v));
-        }
-        for ((r, widths), res) in recs
-            .iter()
-            .zip(&self.metric_widths)
-            .zip(&self.metric_resources)
-        {
-            for ((m, w), res) in r.metrics.iter().zip(widths).zip(res) {
-                let v = match (m.value, m.failed) {
-                    (_, true) => "failed".to_string(),
-                    (Some(v), _) if m.unit.is_empty() => in_units(res, v),
-                    (Some(v), _) => format!("{}{}", num(v), m.unit),
-                    (None, _) => "-".to_string(),
-                };
-                let _ = write!(line, " {:>w$}", format!("{v}→{}", opt(m.proposal)));
-            }
-            let replicas = if r.replicas != r.replicas_before {
-                format!("{}→{}", r.replicas_before, r.replicas)
-            } else {
-                r.replicas.to_string()
-            };
-            let replicas = if self.color && r.replicas > r.replicas_before {
-                format!("{:>8}", replicas).green().to_string()
-            } else if self.color && r.replicas < r.replicas_before {
-                format!("{:>8}", replicas).cyan().to_string()
-            } else {
-                format!("{:>8}", replicas)
-            };
-            let _ = write!(
-                line,
-                " {:>5} {:>5} {} {:>5} {:>6} {:<rw$}",
-                opt(r.proposal),
-                opt(r.recommendation),
-                replicas,
-                r.ready,
-                opt(r.needed),
-                r.rule,
-                rw = rule_width(configs.len())
-            );
-            if configs.len() > 1 {
-                line.push_str(" |");
-            }
-        }
-        writeln!(out, "{}", line.trim_end_matches(" |").trim_end())?;
         Ok(())
     }
 
@@ -596,7 +421,12 @@ fn summary_table(configs: &[Config], summaries: &[Summary]) -> Table {
         header.push("difference".into());
     }
     t.set_header(header);
+    let capped = summaries.iter().any(|s| s.at_max_seconds > 0.0);
     for (label, unit, f) in summary_rows() {
+        // The rows about maxReplicas, only for a run that reached it.
+        if !capped && label.starts_with(AT_MAX) {
+            continue;
+        }
         let mut row = vec![label.to_string()];
         row.extend(summaries.iter().map(|x| f(x).0));
         if summaries.len() == 2 {
@@ -712,7 +542,54 @@ fn pct(part: f64, whole: f64) -> String {
 fn summary_rows() -> Vec<Row> {
     let mut rows = replica_rows();
     rows.extend(time_rows());
+    rows.extend(max_rows());
     rows
+}
+
+/// The start of the labels of the rows about maxReplicas.
+const AT_MAX: &str = "at maxReplicas";
+
+/// Time at maxReplicas and what the metrics wanted above it.
+fn max_rows() -> Vec<Row> {
+    vec![
+        ("at maxReplicas", Unit::Seconds, |s| {
+            (
+                format!(
+                    "{} ({})",
+                    dur(s.at_max_seconds),
+                    pct(s.at_max_seconds, s.duration_seconds)
+                ),
+                Some(s.at_max_seconds),
+            )
+        }),
+        ("at maxReplicas, metrics wanted", Unit::Pods, |s| {
+            match s.wanted_above_max {
+                Some(w) => (
+                    format!(
+                        "up to {} (+{} over maxReplicas {}) at +{}",
+                        w.replicas,
+                        w.replicas - w.max_replicas,
+                        w.max_replicas,
+                        dur(w.at_seconds)
+                    ),
+                    Some(w.replicas as f64),
+                ),
+                None => ("no more".into(), None),
+            }
+        }),
+    ]
+}
+
+/// "never short", or, when the run was capped at maxReplicas with the metrics wanting more,
+/// what that means: short of nothing maxReplicas allows, but not of what the load needed.
+fn never_short(s: &Summary) -> String {
+    match s.wanted_above_max {
+        Some(w) => format!(
+            "never short of maxReplicas {}, but capped there while the metrics wanted up to {}",
+            w.max_replicas, w.replicas
+        ),
+        None => "never short".into(),
+    }
 }
 
 /// Replicas and scale events.
@@ -764,7 +641,7 @@ fn time_rows() -> Vec<Row> {
                         ""
                     }
                 ),
-                None => "never short".into(),
+                None => never_short(s),
             };
             (text, Some(s.longest_shortfall_seconds))
         }),
@@ -781,7 +658,7 @@ fn time_rows() -> Vec<Row> {
                     ),
                     Some(w.duration_seconds),
                 ),
-                None => ("never short".into(), Some(0.0)),
+                None => (never_short(s), Some(0.0)),
             },
         ),
         ("time over target (beyond tolerance)", Unit::Seconds, |s| {
@@ -837,6 +714,21 @@ pub fn push_opt<T: std::fmt::Display>(out: &mut String, v: Option<T>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn never_short_says_so_only_below_max_replicas() {
+        let mut s = Summary::default();
+        assert_eq!(never_short(&s), "never short");
+        s.wanted_above_max = Some(crate::simulate::summary::AboveMax {
+            replicas: 6,
+            max_replicas: 4,
+            at_seconds: 60.0,
+        });
+        assert_eq!(
+            never_short(&s),
+            "never short of maxReplicas 4, but capped there while the metrics wanted up to 6"
+        );
+    }
 
     #[test]
     fn equal_main_numbers_with_different_cells_are_not_equal() {

@@ -1067,3 +1067,100 @@ fn the_compare_chart_uses_one_replica_scale() {
     assert_eq!(y_max("replicas-0"), y_max("replicas-1"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--compare`'s text (settings, timeline, chart, summary) fits `COLUMNS`: side by side when
+/// it can, else one line per configuration, leaving out the columns a narrow terminal cannot
+/// hold and saying which. Recorded at 80 and 120 columns in `tests/simulate_data/golden/`
+/// (`UPDATE_GOLDEN=1` rewrites them).
+#[test]
+fn the_compare_timeline_fits_80_and_120_columns() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let update = std::env::var_os("UPDATE_GOLDEN").is_some();
+    let mut stale = vec![];
+    for width in [80, 120] {
+        let out = crate::support::binary::bare()
+            .args([
+                "simulate",
+                "--hpa",
+                "examples/simulate/hpa.yaml",
+                "--scenario",
+                "examples/simulate/day.yaml",
+                "--compare",
+                "examples/simulate/hpa-tuned.yaml",
+            ])
+            .current_dir(root)
+            .env("NO_COLOR", "1")
+            .env("COLUMNS", width.to_string())
+            .output()
+            .expect("the binary runs");
+        assert!(out.status.success(), "{out:?}");
+        let text = String::from_utf8(out.stdout).expect("UTF-8");
+        let long: Vec<&str> = text.lines().filter(|l| l.chars().count() > width).collect();
+        assert!(
+            long.is_empty(),
+            "over {width} columns:\n{}",
+            long.join("\n")
+        );
+        let golden = root.join(format!("tests/simulate_data/golden/compare.{width}.txt"));
+        if update {
+            std::fs::create_dir_all(golden.parent().unwrap()).expect("mkdir");
+            std::fs::write(&golden, &text).expect("write golden");
+        } else if std::fs::read_to_string(&golden).unwrap_or_default() != text {
+            stale.push(golden.display().to_string());
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "changed (UPDATE_GOLDEN=1 rewrites them): {stale:?}"
+    );
+}
+
+/// A run pinned at maxReplicas says how long and what the metrics wanted above it (issue 29
+/// item 1), in the text summary and in the JSON.
+#[test]
+fn a_run_capped_at_max_replicas_says_so() {
+    let dir = crate::support::binary::tmpdir("at-max");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let hpa = std::fs::read_to_string(root.join("examples/simulate/hpa.yaml"))
+        .expect("the example")
+        .replace("maxReplicas: 20", "maxReplicas: 3");
+    let capped = dir.join("max3.yaml");
+    std::fs::write(&capped, hpa).expect("write");
+    let args = |output: &'static str| {
+        vec![
+            "simulate".to_string(),
+            "--hpa".into(),
+            capped.to_str().unwrap().into(),
+            "--scenario".into(),
+            "examples/simulate/day.yaml".into(),
+            "--timeline".into(),
+            "none".into(),
+            "-o".into(),
+            output.into(),
+        ]
+    };
+    let run = |output| {
+        let out = crate::support::binary::bare()
+            .args(args(output))
+            .current_dir(root)
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("the binary runs");
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).expect("UTF-8")
+    };
+    let text = run("text");
+    assert!(
+        text.contains("at maxReplicas                      ┆ 11h52m45s (49.5%)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("up to 10 (+7 over maxReplicas 3) at +18h0m0s"),
+        "{text}"
+    );
+    let json: serde_json::Value = serde_json::from_str(&run("json")).expect("JSON");
+    let summary = &json["summaries"][0];
+    assert_eq!(summary["atMaxSeconds"], 42765.0, "{summary}");
+    assert_eq!(summary["wantedAboveMax"]["replicas"], 10, "{summary}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -12,10 +12,10 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
+use super::build::Snapshot;
+use super::error::{err, SnapshotError};
 use super::item::Item;
 use k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler;
-
-use super::{err, Snapshot, SnapshotError};
 
 /// Deepest `[`/`{` nesting read from a YAML text (serde's own recursion limit is 128; past it a
 /// flow document is refused before parsing, which would cost seconds of CPU first).
@@ -234,22 +234,6 @@ impl Snapshot {
         entry.1.extend(own);
     }
 
-    /// The fetch errors that apply to namespace `ns` (its List's, else the file's).
-    pub(super) fn errors_in(&self, ns: &str) -> &BTreeMap<String, String> {
-        self.scoped_errors
-            .get(ns)
-            .map(|s| &s.0)
-            .unwrap_or(&self.fetch_errors)
-    }
-
-    /// Our own failures that apply to namespace `ns`.
-    pub(super) fn own_failures_in(&self, ns: &str) -> &BTreeMap<String, String> {
-        self.scoped_errors
-            .get(ns)
-            .map(|s| &s.1)
-            .unwrap_or(&self.own_failures)
-    }
-
     /// The namespaces the snapshot's HPAs are in.
     pub fn hpa_namespaces(&self) -> Vec<String> {
         let mut out: Vec<String> = self
@@ -313,7 +297,7 @@ fn group_of(api_version: &str) -> &str {
 
 impl Snapshot {
     /// The identity of every object read (in the order of the vectors; `None`: no identity).
-    /// Deployments and ReplicaSets count once (their [`super::WorkloadStatus`] is the same object).
+    /// Deployments and ReplicaSets count once (their `WorkloadStatus` is the same object).
     fn object_keys(&self) -> impl Iterator<Item = Option<ObjectKey>> + '_ {
         let hpas = self.hpas.iter().map(|h| {
             let m = &h.metadata;

@@ -11,6 +11,11 @@ use super::item::Item;
 pub const TAKEN_AT_ANNOTATION: &str = "kubectl-hpa.dev/taken-at";
 /// Annotation on a fetched List: the API server's `gitVersion` (context only).
 pub const SERVER_VERSION_ANNOTATION: &str = "kubectl-hpa.dev/server-version";
+/// Annotation on a List written by `kubectl hpa snapshot NAME`: the one HPA it was taken for
+/// (`namespace/name`). Such a file holds the namespace's other HPAs (the controller's
+/// ambiguity check reads them) but not their targets, pods or metrics: a fleet replay lists
+/// only what the file can answer ([`crate::snapshot::Snapshot::answers_for`]).
+pub const TAKEN_FOR_ANNOTATION: &str = "kubectl-hpa.dev/taken-for";
 /// Annotation on a fetched List: where it was fetched from (context only).
 pub const SOURCE_ANNOTATION: &str = "kubectl-hpa.dev/source";
 

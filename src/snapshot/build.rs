@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::annotations::{
     list_annotations, FETCH_ERRORS_ANNOTATION, OWN_FAILURES_ANNOTATION, SERVER_VERSION_ANNOTATION,
-    TAKEN_AT_ANNOTATION,
+    TAKEN_AT_ANNOTATION, TAKEN_FOR_ANNOTATION,
 };
 use super::convert::{self, HpaNote};
 use super::error::{err, SnapshotError};
@@ -60,6 +60,10 @@ pub struct Snapshot {
     /// Whether a document carried `kubectl-hpa.dev/taken-at` (written by `kubectl hpa snapshot`,
     /// which always fetches the metrics an HPA reads).
     pub written_by_tool: bool,
+    /// The HPAs `(namespace, name)` a `kubectl hpa snapshot NAME` file was taken for
+    /// ([`TAKEN_FOR_ANNOTATION`]); `None`: every HPA the file holds (a fleet snapshot, any
+    /// other file, or documents merged with one of those).
+    pub taken_for: Option<std::collections::BTreeSet<(String, String)>>,
     /// What merging the documents noted: objects read more than once (a later document
     /// replaces an earlier one).
     pub merge_notes: Vec<String>,
@@ -165,6 +169,14 @@ impl Snapshot {
             )?);
         }
         snap.server_version = annotations.get(SERVER_VERSION_ANNOTATION).cloned();
+        if let Some(t) = annotations.get(TAKEN_FOR_ANNOTATION) {
+            let (ns, name) = t.split_once('/').filter(|(n, m)| !n.is_empty() && !m.is_empty()).ok_or_else(|| {
+                err(format!(
+                    "{source}: List: field metadata.annotations.{TAKEN_FOR_ANNOTATION}: expected NAMESPACE/NAME, got {t:?}"
+                ))
+            })?;
+            snap.taken_for = Some([(ns.to_string(), name.to_string())].into());
+        }
         if let Some(t) = annotations.get(FETCH_ERRORS_ANNOTATION) {
             snap.fetch_errors = serde_json::from_str(t).map_err(|e| {
                 err(format!(

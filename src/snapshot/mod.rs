@@ -12,6 +12,7 @@
 
 mod amend;
 mod annotations;
+mod answers;
 mod build;
 pub mod convert;
 mod error;
@@ -27,7 +28,7 @@ pub mod wire;
 pub use annotations::{
     external_metric_key, object_metric_key, pods_metric_key, scale_error_key, scale_not_found_key,
     FETCH_ERRORS_ANNOTATION, OWN_FAILURES_ANNOTATION, SERVER_VERSION_ANNOTATION, SOURCE_ANNOTATION,
-    TAKEN_AT_ANNOTATION,
+    TAKEN_AT_ANNOTATION, TAKEN_FOR_ANNOTATION,
 };
 pub use build::Snapshot;
 pub use convert::{HpaNote, NoteKind};

@@ -168,6 +168,7 @@ impl Snapshot {
             ignored,
             hpa_notes,
             written_by_tool,
+            taken_for,
             ..
         } = other;
         self.taken_at = self.taken_at.max(taken_at);
@@ -193,6 +194,14 @@ impl Snapshot {
             self.hpa_notes.entry(k).or_default().extend(v);
         }
         self.written_by_tool |= written_by_tool;
+        // A one-HPA file merged with one that answers for everything answers for everything.
+        self.taken_for = match (self.taken_for.take(), taken_for) {
+            (Some(mut a), Some(b)) => {
+                a.extend(b);
+                Some(a)
+            }
+            _ => None,
+        };
         self.index = std::sync::OnceLock::new();
     }
 

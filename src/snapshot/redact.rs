@@ -39,8 +39,9 @@ use crate::metrics_api::{ExternalMetricValue, MetricValue, PodMetrics};
 
 /// The List annotations explain reads (`kubectl-hpa.dev/source`, with the server's address,
 /// is not one of them).
-const READ_LIST_ANNOTATIONS: [&str; 4] = [
+const READ_LIST_ANNOTATIONS: [&str; 5] = [
     super::annotations::TAKEN_AT_ANNOTATION,
+    super::annotations::TAKEN_FOR_ANNOTATION,
     super::annotations::SERVER_VERSION_ANNOTATION,
     super::annotations::FETCH_ERRORS_ANNOTATION,
     super::annotations::OWN_FAILURES_ANNOTATION,

@@ -8,7 +8,8 @@
 //! `annotations` (the List's annotations, fetch-error keys), `wire`/`shape`/`item` (objects as
 //! read), `convert` (HPA versions), `to_core` (objects as the core reads them), `index`
 //! (lookups built once per file), `build` (the [`Snapshot`] from documents), `input` (one
-//! HPA's input), `read` (files, streams and merging), `amend`, `redact`.
+//! HPA's input), `read` (files, streams and merging), `amend`, `answers` (what a file can
+//! answer), `redact`.
 
 mod amend;
 mod annotations;

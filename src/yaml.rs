@@ -27,6 +27,9 @@ pub fn options() -> serde_saphyr::Options {
     let mut options = serde_saphyr::Options::default();
     options.budget = Some(budget);
     options.with_snippet = false;
+    // YAML 1.2 booleans (only `true`/`false`), as serde_yaml read them: an Event's `reason: Y`
+    // or a label value `n` stays a string.
+    options.strict_booleans = true;
     options
 }
 
@@ -61,6 +64,15 @@ mod tests {
         let text = to_string(&v).unwrap();
         let back: serde_json::Value = from_str(&text).unwrap();
         assert_eq!(back, v);
+    }
+
+    #[test]
+    fn only_true_and_false_are_booleans() {
+        let v: serde_json::Value = from_str("a: Y\nb: no\nc: on\nd: true\n").unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({"a": "Y", "b": "no", "c": "on", "d": true})
+        );
     }
 
     #[test]

@@ -26,6 +26,8 @@ pub struct Origin {
     /// `cluster CONTEXT (SERVER)`.
     pub source: String,
     pub taken_at: String,
+    /// `namespace/name` of the one HPA a fetch was for (`snapshot NAME`, `explain NAME`).
+    pub taken_for: Option<String>,
 }
 
 /// The Lists of a fetch and what could not be read besides metrics.
@@ -568,6 +570,9 @@ impl NsList {
     pub fn finish(self, origin: &Origin, server_version: Option<&str>) -> String {
         let mut annotations = BTreeMap::new();
         annotations.insert(TAKEN_AT_ANNOTATION, origin.taken_at.clone());
+        if let Some(hpa) = &origin.taken_for {
+            annotations.insert(crate::snapshot::TAKEN_FOR_ANNOTATION, hpa.clone());
+        }
         annotations.insert(SOURCE_ANNOTATION, origin.source.clone());
         if let Some(v) = server_version {
             annotations.insert(SERVER_VERSION_ANNOTATION, v.to_string());
@@ -635,6 +640,7 @@ mod tests {
         Origin {
             source: "cluster test (https://x)".into(),
             taken_at: "2026-03-01T12:00:00Z".into(),
+            taken_for: None,
         }
     }
 

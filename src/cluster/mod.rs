@@ -100,6 +100,10 @@ async fn run(
     let origin = Origin {
         source: format!("cluster {} ({})", conn.context, conn.server),
         taken_at: Timestamp::now().to_string(),
+        taken_for: match scope {
+            Scope::One { namespace, name } => Some(format!("{namespace}/{name}")),
+            _ => None,
+        },
     };
     let mut assembled = assemble::assemble(scope, &hpas, answers)?;
     let api = match assembled.resource_metrics_failed {

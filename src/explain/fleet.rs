@@ -171,6 +171,7 @@ pub fn evaluate_snapshot_with(
         .iter()
         .filter(|h| namespace.is_none_or(|ns| key(h).0 == ns))
         .filter(|h| selected(opts, h))
+        .filter(|h| snap.answers_for(&key(h).0, &key(h).1))
         .collect();
     hpas.sort_by_cached_key(|h| key(h));
     hpas.dedup_by(|a, b| key(a) == key(b));

@@ -41,7 +41,9 @@ pub fn run_offline(opts: &ExplainOptions, snap: &Snapshot, extras: &Extras) -> R
         Some(n) => format!("namespace {n}"),
         None => "all namespaces".into(),
     };
-    render_fleet(&items, opts, scope, snap.source.clone(), &snap.merge_notes)
+    let mut notes = snap.merge_notes.clone();
+    notes.extend(snap.unanswered_note(ns));
+    render_fleet(&items, opts, scope, snap.source.clone(), &notes)
 }
 
 /// Where a live fleet was read: the kubeconfig context, the server, the namespace (None: all).

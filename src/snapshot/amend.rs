@@ -7,7 +7,9 @@
 
 use crate::core::{Action, Decision, Input, MetricSpec, Rule, Verdict};
 
-use super::{NoteKind, Snapshot};
+use super::build::Snapshot;
+use super::convert::NoteKind;
+use super::input::TargetStatus;
 
 impl Snapshot {
     /// Whether the file holds no metrics at all: no PodMetrics, MetricValue or
@@ -56,7 +58,7 @@ impl Snapshot {
             && !self.written_by_tool
             && matches!(
                 self.target_status(ns, name),
-                super::TargetStatus::NotInSnapshot { .. }
+                TargetStatus::NotInSnapshot { .. }
             );
         if lacks_target {
             unknown(

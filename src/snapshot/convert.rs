@@ -23,7 +23,7 @@
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use super::{err, SnapshotError};
+use super::error::{err, SnapshotError};
 
 /// `autoscaling.MetricSpecsAnnotation`.
 pub const METRICS_ANNOTATION: &str = "autoscaling.alpha.kubernetes.io/metrics";

@@ -7,10 +7,26 @@ use std::ops::Range;
 
 use serde_json::Value;
 
-use super::Snapshot;
+use k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler;
+
+use super::to_core::Workload;
+use super::wire::Pod;
 use crate::labels::{Requirement, Selector};
+use crate::metrics_api::{ExternalMetricValue, MetricValue, PodMetrics};
 
 type Key2 = (String, String);
+
+/// The vectors of a snapshot that the indexes point into.
+#[derive(Clone, Copy)]
+pub(crate) struct Parts<'a> {
+    pub hpas: &'a [HorizontalPodAutoscaler],
+    pub workloads: &'a [Workload],
+    pub pods: &'a [Pod],
+    pub other: &'a [Value],
+    pub pod_metrics: &'a [PodMetrics],
+    pub custom_metrics: &'a [MetricValue],
+    pub external_metrics: &'a [ExternalMetricValue],
+}
 
 /// Positions in the snapshot's vectors, by what the evaluation looks up.
 #[derive(Debug, Clone, Default)]
@@ -29,10 +45,11 @@ pub(crate) struct Index {
     pub external_by_metric: HashMap<String, Vec<usize>>,
     /// Events by involved object `(namespace, name)`: a range of `other` (sorted by it).
     pub events: HashMap<Key2, Range<usize>>,
-    /// Pod position → the HPAs (positions) whose target's selector picks it.
+    /// Pod position → the HPAs (positions) whose target's selector picks it (filled by the
+    /// snapshot, which resolves targets: [`Index::add_selecting`]).
     pub selecting: HashMap<usize, Vec<usize>>,
     /// The newest sample timestamp among the metrics, parsed once per file
-    /// ([`Snapshot::newest_metric_time`]).
+    /// (`Snapshot::newest_metric_time`).
     pub newest_metric: Option<jiff::Timestamp>,
 }
 
@@ -58,7 +75,7 @@ pub(crate) fn event_subject(v: &Value) -> Option<(String, String)> {
 
 /// The newest parsable sample timestamp of the PodMetrics, MetricValues and
 /// ExternalMetricValues.
-fn newest_metric(s: &Snapshot) -> Option<jiff::Timestamp> {
+fn newest_metric(s: Parts<'_>) -> Option<jiff::Timestamp> {
     let a = s.pod_metrics.iter().filter_map(|m| m.timestamp.as_deref());
     let b = s
         .custom_metrics
@@ -75,7 +92,7 @@ fn newest_metric(s: &Snapshot) -> Option<jiff::Timestamp> {
 }
 
 impl Index {
-    pub fn sizes_of(s: &Snapshot) -> [usize; 7] {
+    pub fn sizes_of(s: Parts<'_>) -> [usize; 7] {
         [
             s.hpas.len(),
             s.workloads.len(),
@@ -87,7 +104,8 @@ impl Index {
         ]
     }
 
-    pub fn build(s: &Snapshot) -> Index {
+    /// The indexes of everything but [`Index::selecting`].
+    pub fn build(s: Parts<'_>) -> Index {
         let mut ix = Index {
             sizes: Index::sizes_of(s),
             ..Default::default()
@@ -136,13 +154,12 @@ impl Index {
                 .or_default()
                 .push(i);
         }
-        ix.index_events(&s.other);
-        ix.index_selecting(s);
+        ix.index_events(s.other);
         ix.newest_metric = newest_metric(s);
         ix
     }
 
-    /// `other` is kept sorted by event subject ([`Snapshot::sort_other`]): one range each.
+    /// `other` is kept sorted by event subject (`Snapshot::sort_other`): one range each.
     fn index_events(&mut self, other: &[Value]) {
         let mut i = 0;
         while i < other.len() {
@@ -158,32 +175,16 @@ impl Index {
         }
     }
 
-    /// For each HPA whose target resolves, the pods its selector picks.
-    fn index_selecting(&mut self, s: &Snapshot) {
-        for (hi, h) in s.hpas.iter().enumerate() {
-            let ns = ns_or_default(h.metadata.namespace.as_deref());
-            let name = h.metadata.name.as_deref().unwrap_or_default();
-            if s.scale_error(&ns, name).is_some() {
-                continue;
-            }
-            let Ok(t) = s.resolve_target(self, &ns, &h.spec.scale_target_ref) else {
-                continue;
-            };
-            let Ok(sel) = Selector::parse(&t.scale.selector) else {
-                continue;
-            };
-            if sel.is_empty() {
-                continue;
-            }
-            for p in self.select(s, &ns, &sel) {
-                self.selecting.entry(p).or_default().push(hi);
-            }
+    /// Record that HPA `hpa` (a position) selects these pods.
+    pub fn add_selecting(&mut self, hpa: usize, pods: Vec<usize>) {
+        for p in pods {
+            self.selecting.entry(p).or_default().push(hpa);
         }
     }
 
     /// The pods of `ns` that `sel` picks, in snapshot order: through the label index when the
     /// selector requires a label value, else by scanning the namespace.
-    pub fn select(&self, s: &Snapshot, ns: &str, sel: &Selector) -> Vec<usize> {
+    pub fn select(&self, pods: &[Pod], ns: &str, sel: &Selector) -> Vec<usize> {
         let empty = BTreeMap::new();
         let mut best: Option<Vec<usize>> = None;
         for r in &sel.requirements {
@@ -210,7 +211,7 @@ impl Index {
             None => self.pods_by_ns.get(ns).cloned().unwrap_or_default(),
         };
         pool.into_iter()
-            .filter(|&i| sel.matches(s.pods[i].metadata.labels.as_ref().unwrap_or(&empty)))
+            .filter(|&i| sel.matches(pods[i].metadata.labels.as_ref().unwrap_or(&empty)))
             .collect()
     }
 
@@ -226,8 +227,8 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn snapshot() -> Snapshot {
-        let mut items = vec![];
+    fn pods() -> Vec<Pod> {
+        let mut pods = vec![];
         for (i, (ns, app, tier)) in [
             ("a", "web", "front"),
             ("a", "web", "back"),
@@ -242,25 +243,42 @@ mod tests {
             if !tier.is_empty() {
                 labels["tier"] = json!(tier);
             }
-            items.push(json!({"apiVersion": "v1", "kind": "Pod",
-                "metadata": {"name": format!("p{i}"), "namespace": ns, "labels": labels}}));
+            let v = json!({"apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": format!("p{i}"), "namespace": ns, "labels": labels}});
+            pods.push(serde_json::from_value(v).expect("pod"));
         }
-        items.push(json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e1", "namespace": "a"},
-            "involvedObject": {"kind": "HorizontalPodAutoscaler", "name": "web", "namespace": "a"}, "reason": "X"}));
-        items.push(json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s", "namespace": "a"}}));
-        items.push(json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e2", "namespace": "a"},
-            "involvedObject": {"kind": "HorizontalPodAutoscaler", "name": "web", "namespace": "a"}, "reason": "Y"}));
-        Snapshot::from_owned(
-            json!({"apiVersion": "v1", "kind": "List", "items": items}),
-            "t",
-        )
-        .expect("snapshot")
+        pods
+    }
+
+    fn other() -> Vec<Value> {
+        let event = |name: &str, about: &str, reason: &str| {
+            json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": name, "namespace": "a"},
+                "involvedObject": {"kind": "HorizontalPodAutoscaler", "name": about, "namespace": "a"}, "reason": reason})
+        };
+        vec![
+            json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s", "namespace": "a"}}),
+            event("e1", "web", "X"),
+            event("e2", "web", "Y"),
+            event("e3", "api", "Z"),
+        ]
+    }
+
+    fn parts<'a>(pods: &'a [Pod], other: &'a [Value]) -> Parts<'a> {
+        Parts {
+            hpas: &[],
+            workloads: &[],
+            pods,
+            other,
+            pod_metrics: &[],
+            custom_metrics: &[],
+            external_metrics: &[],
+        }
     }
 
     #[test]
     fn selection_through_the_label_index_equals_a_scan() {
-        let s = snapshot();
-        let ix = Index::build(&s);
+        let pods = pods();
+        let ix = Index::build(parts(&pods, &[]));
         for sel in [
             "app=web",
             "app=web,tier=front",
@@ -271,24 +289,20 @@ mod tests {
             "",
         ] {
             let parsed = Selector::parse(sel).expect("selector");
-            let scan: Vec<usize> = (0..s.pods.len())
-                .filter(|&i| s.pods[i].metadata.namespace.as_deref() == Some("a"))
-                .filter(|&i| parsed.matches(s.pods[i].metadata.labels.as_ref().expect("labels")))
+            let scan: Vec<usize> = (0..pods.len())
+                .filter(|&i| pods[i].metadata.namespace.as_deref() == Some("a"))
+                .filter(|&i| parsed.matches(pods[i].metadata.labels.as_ref().expect("labels")))
                 .collect();
-            assert_eq!(ix.select(&s, "a", &parsed), scan, "{sel}");
+            assert_eq!(ix.select(&pods, "a", &parsed), scan, "{sel}");
         }
     }
 
     #[test]
-    fn the_events_of_an_object_are_one_slice() {
-        let s = snapshot();
-        let reasons: Vec<&str> = s
-            .events_for("a", "web")
-            .iter()
-            .filter_map(|e| e["reason"].as_str())
-            .collect();
-        assert_eq!(reasons, ["X", "Y"]);
-        assert!(s.events_for("a", "other").is_empty());
-        assert_eq!(s.other.len(), 3, "events stay in `other` too");
+    fn the_events_of_an_object_are_one_range_of_the_sorted_list() {
+        let other = other();
+        let ix = Index::build(parts(&[], &other));
+        assert_eq!(ix.events.get(&("a".into(), "web".into())), Some(&(1..3)));
+        assert_eq!(ix.events.get(&("a".into(), "api".into())), Some(&(3..4)));
+        assert_eq!(ix.events.len(), 2, "the Service is no event");
     }
 }

@@ -7,8 +7,8 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
+use super::error::{err, SnapshotError};
 use super::shape::MapsOnly;
-use super::{err, SnapshotError};
 
 pub(super) enum Item<'a> {
     Owned(Value),

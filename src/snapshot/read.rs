@@ -8,18 +8,13 @@ use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
+use super::build::Snapshot;
+use super::error::{err, SnapshotError};
 use super::item::Item;
 use k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler;
-
-use super::{err, Snapshot, SnapshotError};
-
-/// Deepest `[`/`{` nesting read from a YAML text (serde's own recursion limit is 128; past it a
-/// flow document is refused before parsing, which would cost seconds of CPU first).
-pub const MAX_FLOW_DEPTH: usize = crate::bounded_read::MAX_FLOW_DEPTH;
 
 /// A text that starts with `{` but is not JSON is tried as flow YAML up to this size.
 const FLOW_YAML_RETRY_BYTES: usize = 1 << 20;
@@ -83,13 +78,7 @@ impl Snapshot {
                         serde_json::from_str(t)
                             .map_err(|e| err(format!("{source}: invalid JSON: {e}")))?,
                     ),
-                    Segment::Yaml(t) => {
-                        for doc in serde_yaml::Deserializer::from_str(t) {
-                            let v = Value::deserialize(doc)
-                                .map_err(|e| err(format!("{source}: invalid YAML: {e}")))?;
-                            docs.push(v);
-                        }
-                    }
+                    Segment::Yaml(t) => docs.extend(yaml_documents(t, &source)?),
                 }
             }
         }
@@ -143,10 +132,7 @@ impl Snapshot {
                     docs.push(one);
                 }
                 Segment::Yaml(t) => {
-                    check_depth(t, source)?;
-                    for doc in serde_yaml::Deserializer::from_str(t) {
-                        let v = Value::deserialize(doc)
-                            .map_err(|e| err(format!("{source}: invalid YAML: {e}")))?;
+                    for v in yaml_documents(t, source)? {
                         if v.is_null() {
                             empty += 1;
                             continue;
@@ -183,6 +169,7 @@ impl Snapshot {
             ignored,
             hpa_notes,
             written_by_tool,
+            taken_for,
             ..
         } = other;
         self.taken_at = self.taken_at.max(taken_at);
@@ -209,6 +196,14 @@ impl Snapshot {
             self.hpa_notes.entry(k).or_default().extend(v);
         }
         self.written_by_tool |= written_by_tool;
+        // A one-HPA file merged with one that answers for everything answers for everything.
+        self.taken_for = match (self.taken_for.take(), taken_for) {
+            (Some(mut a), Some(b)) => {
+                a.extend(b);
+                Some(a)
+            }
+            _ => None,
+        };
         self.index = std::sync::OnceLock::new();
     }
 
@@ -234,22 +229,6 @@ impl Snapshot {
         let entry = self.scoped_errors.entry(first).or_default();
         entry.0.extend(errors);
         entry.1.extend(own);
-    }
-
-    /// The fetch errors that apply to namespace `ns` (its List's, else the file's).
-    pub(super) fn errors_in(&self, ns: &str) -> &BTreeMap<String, String> {
-        self.scoped_errors
-            .get(ns)
-            .map(|s| &s.0)
-            .unwrap_or(&self.fetch_errors)
-    }
-
-    /// Our own failures that apply to namespace `ns`.
-    pub(super) fn own_failures_in(&self, ns: &str) -> &BTreeMap<String, String> {
-        self.scoped_errors
-            .get(ns)
-            .map(|s| &s.1)
-            .unwrap_or(&self.own_failures)
     }
 
     /// The namespaces the snapshot's HPAs are in.
@@ -315,7 +294,7 @@ fn group_of(api_version: &str) -> &str {
 
 impl Snapshot {
     /// The identity of every object read (in the order of the vectors; `None`: no identity).
-    /// Deployments and ReplicaSets count once (their [`super::WorkloadStatus`] is the same object).
+    /// Deployments and ReplicaSets count once (their `WorkloadStatus` is the same object).
     fn object_keys(&self) -> impl Iterator<Item = Option<ObjectKey>> + '_ {
         let hpas = self.hpas.iter().map(|h| {
             let m = &h.metadata;
@@ -570,15 +549,21 @@ fn next_json_line(text: &str) -> Option<usize> {
     text.match_indices("\n{").map(|(i, _)| i + 1).next()
 }
 
-/// Refuse flow nesting deeper than [`MAX_FLOW_DEPTH`] before the parser spends seconds on it
-/// (the guard is shared with migrate's reader: [`crate::bounded_read::flow_too_deep`]).
-fn check_depth(text: &str, source: &str) -> Result<(), SnapshotError> {
-    match crate::bounded_read::flow_too_deep(text, MAX_FLOW_DEPTH) {
-        Some(line) => Err(err(format!(
-            "{source}: line {line}: nesting deeper than {MAX_FLOW_DEPTH} levels of [ ] / {{ }}; a snapshot holds API objects, never that deep"
-        ))),
-        None => Ok(()),
-    }
+/// The documents of a YAML text, through the crate's one YAML front: its budgets refuse
+/// hostile input (nesting deeper than [`crate::yaml::MAX_DEPTH`], alias bombs) while parsing,
+/// in one line, never with a stack overflow.
+fn yaml_documents(text: &str, source: &str) -> Result<Vec<Value>, SnapshotError> {
+    crate::yaml::documents(text).map_err(|e| {
+        let line = crate::yaml::one_line(&e);
+        if line.contains("Depth {") || line.contains("recursion limit") {
+            let at = line.find(" at line ").map_or("", |i| &line[i..]);
+            return err(format!(
+                "{source}: YAML nested deeper than {} levels{at}; a snapshot holds API objects, never that deep",
+                crate::yaml::MAX_DEPTH
+            ));
+        }
+        err(format!("{source}: invalid YAML: {line}"))
+    })
 }
 
 #[cfg(test)]
@@ -631,10 +616,19 @@ mod tests {
     }
 
     #[test]
-    fn depth_ignores_quoted_and_commented_brackets() {
-        let deep = "[".repeat(200);
-        assert!(check_depth(&format!("a: \"{deep}\"\n# {deep}\nb: '{deep}'\n"), "f").is_ok());
-        let e = check_depth(&format!("items: {deep}"), "f").unwrap_err();
-        assert!(e.message.contains("line 1: nesting deeper than 128"), "{e}");
+    fn deep_nesting_is_refused_by_the_parser_in_one_line() {
+        let deep = "[".repeat(100_000);
+        let e = Snapshot::from_text(&format!("items: {deep}"), "f").unwrap_err();
+        assert!(
+            e.message
+                .starts_with("f: YAML nested deeper than 64 levels at line 1, column "),
+            "{e}"
+        );
+        assert_eq!(e.message.lines().count(), 1, "{e}");
+        // Brackets in quoted strings and comments are text, not nesting.
+        let text = format!(
+            "apiVersion: v1\nkind: List\nmetadata: {{name: \"{deep}\"}}\n# {deep}\nitems: []\n"
+        );
+        assert!(Snapshot::from_text(&text, "f").is_ok());
     }
 }

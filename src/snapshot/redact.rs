@@ -39,11 +39,12 @@ use crate::metrics_api::{ExternalMetricValue, MetricValue, PodMetrics};
 
 /// The List annotations explain reads (`kubectl-hpa.dev/source`, with the server's address,
 /// is not one of them).
-const READ_LIST_ANNOTATIONS: [&str; 4] = [
-    super::TAKEN_AT_ANNOTATION,
-    super::SERVER_VERSION_ANNOTATION,
-    super::FETCH_ERRORS_ANNOTATION,
-    super::OWN_FAILURES_ANNOTATION,
+const READ_LIST_ANNOTATIONS: [&str; 5] = [
+    super::annotations::TAKEN_AT_ANNOTATION,
+    super::annotations::TAKEN_FOR_ANNOTATION,
+    super::annotations::SERVER_VERSION_ANNOTATION,
+    super::annotations::FETCH_ERRORS_ANNOTATION,
+    super::annotations::OWN_FAILURES_ANNOTATION,
 ];
 
 /// What replaces a redacted string.
@@ -65,7 +66,7 @@ const EVENT_FIELDS: [&str; 11] = [
 ];
 
 /// An object that could not be reduced (the replay could not read it either).
-pub type RedactError = super::SnapshotError;
+pub type RedactError = super::error::SnapshotError;
 
 /// Redact a snapshot List (or any object) in place.
 pub fn redact(list: &mut Value) -> Result<(), RedactError> {
@@ -221,7 +222,7 @@ fn typed<T: DeserializeOwned + Serialize>(
 ) -> Result<Option<Value>, RedactError> {
     let mut out = type_of(&v);
     let t: T = Item::Owned(v).typed(ctx)?;
-    let written = serde_json::to_value(t).map_err(|e| super::err(format!("{ctx}: {e}")))?;
+    let written = serde_json::to_value(t).map_err(|e| super::error::err(format!("{ctx}: {e}")))?;
     if let Value::Object(m) = written {
         out.extend(m);
     }
@@ -237,7 +238,7 @@ fn typed<T: DeserializeOwned + Serialize>(
 fn external(v: Value, ctx: &str, keys: &BTreeSet<String>) -> Result<Option<Value>, RedactError> {
     let mut e: ExternalMetricValue = Item::Owned(v).typed(ctx)?;
     e.metric_labels.retain(|k, _| keys.contains(k));
-    let mut out = serde_json::to_value(e).map_err(|e| super::err(format!("{ctx}: {e}")))?;
+    let mut out = serde_json::to_value(e).map_err(|e| super::error::err(format!("{ctx}: {e}")))?;
     drop_nulls(&mut out);
     Ok(Some(out))
 }
@@ -389,7 +390,8 @@ fn apiservice(v: &Value) -> Value {
 /// one with a spec, `spec.replicas` and `spec.selector`. Objects without a name or a spec are
 /// passed over by the reader (unless it keeps their kind), and dropped here.
 fn other(v: &Value, keys: &BTreeSet<String>) -> Option<Value> {
-    let kept = super::PASSIVE_KINDS.contains(&(str_at(v, "/apiVersion"), str_at(v, "/kind")));
+    let kept =
+        super::build::PASSIVE_KINDS.contains(&(str_at(v, "/apiVersion"), str_at(v, "/kind")));
     let spec = v.get("spec");
     if !kept && (spec.is_none() || str_at(v, "/metadata/name").is_empty()) {
         return None;

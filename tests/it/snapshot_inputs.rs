@@ -403,7 +403,7 @@ fn deep_flow_nesting_is_refused_fast_in_one_line() {
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
     assert_eq!(err.trim().lines().count(), 1, "{err}");
-    assert!(err.contains("nesting deeper than 128"), "{err}");
+    assert!(err.contains("YAML nested deeper than 64 levels"), "{err}");
     assert!(took < Duration::from_secs(2), "took {took:?}");
 }
 
@@ -1010,4 +1010,67 @@ fn a_tool_written_snapshot_records_a_missing_target_as_the_server_s_answer() {
         v["verdict"]
     );
     assert_eq!(v["desiredReplicas"], hpa[0]["status"]["desiredReplicas"]);
+}
+
+#[test]
+fn a_fleet_replay_of_a_one_hpa_snapshot_lists_only_what_the_file_can_answer() {
+    let (server, kc) = leaky_cluster("one-hpa");
+    let text = ok(
+        &run(&["snapshot", "web", "-n", "shop"], Some(&kc)),
+        "snapshot",
+    );
+    let p = path_str(&write(&tmpdir("one-hpa-file"), "web.yaml", &text));
+    // The file holds both HPAs of the namespace (the controller's ambiguity check reads them)
+    // but only web's target, metrics and events: api is not something it can answer.
+    let replay = |extra: &[&str]| {
+        let mut args = vec!["explain", "-n", "shop", "--snapshot", &p];
+        args.extend(["--now", NOW]);
+        args.extend(extra);
+        run(&args, None)
+    };
+    let v = ok_json(&replay(&["-o", "json"]), "replay");
+    let names: Vec<&Value> = v["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| &i["name"])
+        .collect();
+    assert_eq!(names, [&json!("web")], "{}", v["items"]);
+    let notes: Vec<&str> = v["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .filter(|n| n.contains("shop/api"))
+        .collect();
+    assert_eq!(notes.len(), 1, "{}", v["notes"]);
+    assert!(notes[0].contains("taken for shop/web"), "{}", notes[0]);
+    let table = ok(&replay(&[]), "replay text");
+    assert!(!table.contains("CANNOT SCALE"), "{table}");
+    assert_eq!(
+        table.lines().filter(|l| l.contains("shop/api")).count(),
+        1,
+        "{table}"
+    );
+    // The HPA itself by name still explains as before.
+    let one = ok_json(
+        &run(
+            &[
+                "explain",
+                "web",
+                "-n",
+                "shop",
+                "--snapshot",
+                &p,
+                "--now",
+                NOW,
+                "-o",
+                "json",
+            ],
+            None,
+        ),
+        "explain web",
+    );
+    assert_eq!(one["verdict"]["action"], "ScaleUp", "{}", one["verdict"]);
+    assert!(server.writes().is_empty());
 }

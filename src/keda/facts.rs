@@ -908,4 +908,16 @@ mod tests {
         let empty = facts(&Value::Null, &hpa, at("2026-11-27T12:00:00Z"));
         assert!(empty.notes[0].contains("no spec"));
     }
+
+    #[test]
+    fn the_json_is_camel_case_and_has_a_schema() {
+        let v = serde_json::to_value(orders()).unwrap();
+        assert_eq!(v["scaledObject"], "orders");
+        assert_eq!(v["layer"]["owner"], "keda");
+        assert_eq!(v["layer"]["cooldownLeftSeconds"], 30);
+        assert_eq!(v["metrics"][0]["activationThreshold"], 50.0);
+        assert_eq!(v["conditions"][0]["type"], "Ready");
+        let schema = serde_json::to_value(schemars::schema_for!(KedaFacts)).unwrap();
+        assert!(schema.to_string().contains("cooldownLeftSeconds"));
+    }
 }

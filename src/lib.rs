@@ -14,6 +14,7 @@ pub mod display;
 pub mod duration;
 pub mod events;
 pub mod explain;
+pub mod history;
 pub mod labels;
 pub mod metrics_api;
 pub mod migrate;

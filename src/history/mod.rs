@@ -9,6 +9,7 @@
 //! Pure: [`build`] reads plain values and returns the [`History`] document; the text is
 //! [`text::render`]. The command (`commands/history.rs`) only loads and prints.
 
+pub mod evidence;
 pub mod flaps;
 pub mod rows;
 pub mod text;
@@ -21,9 +22,9 @@ use crate::core::RescaleRecord;
 
 /// What the history is computed from: the HPA's evidence, already read.
 #[derive(Debug, Clone)]
-pub struct Evidence<'a> {
-    pub namespace: &'a str,
-    pub name: &'a str,
+pub struct Evidence {
+    pub namespace: String,
+    pub name: String,
     pub min_replicas: i32,
     pub max_replicas: i32,
     /// The workload's `spec.replicas` now, when the target was read.
@@ -33,7 +34,7 @@ pub struct Evidence<'a> {
     /// The HPA's conditions: (type, status, reason, lastTransitionTime).
     pub conditions: Vec<Condition>,
     /// The `SuccessfulRescale` Events, oldest first ([`crate::events::rescales`]).
-    pub rescales: &'a [RescaleRecord],
+    pub rescales: Vec<RescaleRecord>,
 }
 
 /// One condition of the HPA's status, as the controller last wrote it.
@@ -112,8 +113,8 @@ pub struct Period {
 }
 
 /// The history of one HPA over `window`.
-pub fn build(e: &Evidence<'_>, window: Window) -> History {
-    let all = rows::rows(e.rescales);
+pub fn build(e: &Evidence, window: Window) -> History {
+    let all = rows::rows(&e.rescales);
     let (mut kept, mut notes) = rows::in_window(all, window);
     rows::check_latest(&mut kept, e, &mut notes);
     let summary = flaps::summary(&kept);
@@ -126,8 +127,8 @@ pub fn build(e: &Evidence<'_>, window: Window) -> History {
         );
     }
     History {
-        namespace: e.namespace.to_string(),
-        name: e.name.to_string(),
+        namespace: e.namespace.clone(),
+        name: e.name.clone(),
         source: "events".to_string(),
         window: WindowDoc {
             from: window.from,

@@ -222,7 +222,7 @@ pub fn in_window(rows: Vec<Row>, w: Window) -> (Vec<Row>, Vec<String>) {
 /// Compare the newest row with what the cluster shows now: a `lastScaleTime` newer than every
 /// Event, or a target whose size differs from the last rescale, is a change the Events do not
 /// explain (an Event dropped, a manual scale, another controller).
-pub fn check_latest(rows: &mut [Row], e: &Evidence<'_>, notes: &mut Vec<String>) {
+pub fn check_latest(rows: &mut [Row], e: &Evidence, notes: &mut Vec<String>) {
     let newest = e.rescales.iter().map(|r| r.last).max();
     if let (Some(lst), Some(n)) = (e.last_scale_time, newest) {
         // lastScaleTime is written in the same sync as the Event, to the second.

@@ -20,16 +20,16 @@ fn rec(size: i32, reason: &str, first: &str, last: &str, count: u32) -> RescaleR
 const CPU_UP: &str = "cpu resource utilization (percentage of request) above target";
 const DOWN: &str = "All metrics below target";
 
-fn evidence(records: &[RescaleRecord]) -> Evidence<'_> {
+fn evidence(records: &[RescaleRecord]) -> Evidence {
     Evidence {
-        namespace: "shop",
-        name: "web",
+        namespace: "shop".into(),
+        name: "web".into(),
         min_replicas: 1,
         max_replicas: 10,
         target_replicas: None,
         last_scale_time: None,
         conditions: vec![],
-        rescales: records,
+        rescales: records.to_vec(),
     }
 }
 
@@ -230,4 +230,22 @@ fn the_text_puts_the_answer_first_and_fits_the_width() {
         text.contains("10:20:00  5 → 3 ↓  all metrics below target"),
         "{text}"
     );
+}
+
+#[test]
+fn the_evidence_is_read_from_a_snapshot_file() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/held-by-window.yaml");
+    let text = std::fs::read_to_string(path).unwrap();
+    let snap = crate::snapshot::Snapshot::from_text(&text, path).unwrap();
+    let e = evidence::from_snapshot(&snap, "shop", "frontend").unwrap();
+    assert_eq!((e.min_replicas, e.max_replicas), (2, 16));
+    assert_eq!(e.target_replicas, Some(8));
+    assert_eq!(e.rescales.len(), 2);
+    let h = build(&e, all());
+    let sizes: Vec<(Option<i32>, i32)> = h.rows.iter().map(|r| (r.from, r.to)).collect();
+    assert_eq!(sizes, vec![(None, 4), (Some(4), 8)]);
+    assert_eq!(h.rows[1].metric.as_deref(), Some("cpu"));
+    assert!(h.notes.is_empty(), "{:?}", h.notes);
+    let missing = evidence::from_snapshot(&snap, "shop", "nope").unwrap_err();
+    assert!(missing.contains("shop/frontend"), "{missing}");
 }

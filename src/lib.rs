@@ -86,6 +86,7 @@ fn dispatch(
     match command {
         cli::Command::Explain(a) => commands::explain::run_selected(&a.resolve(env)?, out),
         cli::Command::Snapshot(a) => commands::snapshot::run(&a),
+        cli::Command::History(a) => commands::history::run(&a.resolve(env)?),
         cli::Command::Simulate(a) => commands::simulate::run(&a, env, out),
         cli::Command::Migrate(a) => commands::migrate::run(&a, env, out),
         cli::Command::Version(a) => a.render(),

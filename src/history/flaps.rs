@@ -2,21 +2,21 @@
 
 use jiff::{SignedDuration, Timestamp};
 
-use super::rows::{Direction, Row};
-use super::Summary;
+use super::rows::{ScaleChange, ScaleDirection};
+use super::HistorySummary;
 
 /// Three or more turns within an hour is flapping (up, down, up, down).
 pub const FLAPPING_TURNS_PER_HOUR: u32 = 3;
 
 /// The window's counts.
-pub fn summary(rows: &[Row]) -> Summary {
-    let mut s = Summary::default();
+pub fn summary(rows: &[ScaleChange]) -> HistorySummary {
+    let mut s = HistorySummary::default();
     for r in rows {
         s.scale_events += r.count;
         match r.direction {
-            Direction::Up => s.up += r.count,
-            Direction::Down => s.down += r.count,
-            Direction::Unknown => {}
+            ScaleDirection::Up => s.up += r.count,
+            ScaleDirection::Down => s.down += r.count,
+            ScaleDirection::Unknown => {}
         }
         if r.explained {
             s.explained += r.count;
@@ -32,14 +32,14 @@ pub fn summary(rows: &[Row]) -> Summary {
 }
 
 /// The times at which the direction turned (timed rows only).
-fn turns(rows: &[Row]) -> Vec<Timestamp> {
+fn turns(rows: &[ScaleChange]) -> Vec<Timestamp> {
     let mut out = Vec::new();
-    let mut last: Option<Direction> = None;
+    let mut last: Option<ScaleDirection> = None;
     for r in rows {
         let (Some(t), d) = (r.time, r.direction) else {
             continue;
         };
-        if d == Direction::Unknown {
+        if d == ScaleDirection::Unknown {
             continue;
         }
         if last.is_some_and(|l| l != d) {

@@ -3,10 +3,10 @@
 //! Events-only mode (issue 31 item 1): the `SuccessfulRescale` Events (aggregated by the API
 //! server into one Event per distinct message, with a count and the first and last time), the
 //! status's `lastScaleTime`, and the conditions' `lastTransitionTime`s. Each recorded change
-//! becomes a [`Row`]: when, from → to, the controller's own reason, the metric that decided it,
+//! becomes a [`ScaleChange`]: when, from → to, the controller's own reason, the metric that decided it,
 //! and whether the evidence is enough to say all of that — rows it cannot explain say why.
 //!
-//! Pure: [`build`] reads plain values and returns the [`History`] document; the text is
+//! Pure: [`build`] reads plain values and returns the [`ScaleHistory`] document; the text is
 //! [`text::render`]. The command (`commands/history.rs`) only loads and prints.
 
 pub mod evidence;
@@ -38,10 +38,8 @@ pub struct Evidence {
 }
 
 /// One condition of the HPA's status, as the controller last wrote it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Condition {
-    #[serde(rename = "type")]
     pub type_: String,
     pub status: String,
     pub reason: String,
@@ -58,17 +56,17 @@ pub struct Window {
 /// The `History` document (`-o json|yaml`).
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct History {
+pub struct ScaleHistory {
     pub namespace: String,
     pub name: String,
     /// Where the rows come from: `events` (no metric data was read).
     pub source: String,
-    pub window: WindowDoc,
-    pub summary: Summary,
+    pub window: HistoryWindow,
+    pub summary: HistorySummary,
     /// Oldest first.
-    pub rows: Vec<rows::Row>,
+    pub rows: Vec<rows::ScaleChange>,
     /// Periods the conditions show: at maxReplicas, at minReplicas, unable to scale.
-    pub periods: Vec<Period>,
+    pub periods: Vec<HistoryPeriod>,
     /// What the evidence cannot say, and why.
     pub notes: Vec<String>,
 }
@@ -76,7 +74,7 @@ pub struct History {
 /// The window of the document: `from` is null when it reaches as far as the Events do.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct WindowDoc {
+pub struct HistoryWindow {
     pub from: Option<Timestamp>,
     pub to: Timestamp,
     /// The oldest recorded change the Events still hold.
@@ -86,7 +84,7 @@ pub struct WindowDoc {
 /// The window in one line's worth of numbers.
 #[derive(Debug, Clone, Default, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct Summary {
+pub struct HistorySummary {
     pub scale_events: u32,
     pub up: u32,
     pub down: u32,
@@ -104,7 +102,7 @@ pub struct Summary {
 /// A period a condition of the status shows (since its `lastTransitionTime`, until now).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct Period {
+pub struct HistoryPeriod {
     /// `atMaxReplicas`, `atMinReplicas`, `unableToScale`, `metricsFailing`.
     pub what: String,
     pub since: Option<Timestamp>,
@@ -113,7 +111,7 @@ pub struct Period {
 }
 
 /// The history of one HPA over `window`.
-pub fn build(e: &Evidence, window: Window) -> History {
+pub fn build(e: &Evidence, window: Window) -> ScaleHistory {
     let all = rows::rows(&e.rescales);
     let (mut kept, mut notes) = rows::in_window(all, window);
     rows::check_latest(&mut kept, e, &mut notes);
@@ -126,11 +124,11 @@ pub fn build(e: &Evidence, window: Window) -> History {
                 .to_string(),
         );
     }
-    History {
+    ScaleHistory {
         namespace: e.namespace.clone(),
         name: e.name.clone(),
         source: "events".to_string(),
-        window: WindowDoc {
+        window: HistoryWindow {
             from: window.from,
             to: window.to,
             oldest_event: e.rescales.iter().map(|r| r.first).min(),
@@ -143,7 +141,7 @@ pub fn build(e: &Evidence, window: Window) -> History {
 }
 
 /// The periods the conditions show, from their reasons.
-fn periods(conditions: &[Condition]) -> Vec<Period> {
+fn periods(conditions: &[Condition]) -> Vec<HistoryPeriod> {
     let mut out = Vec::new();
     for c in conditions {
         let what = match (c.type_.as_str(), c.status.as_str(), c.reason.as_str()) {
@@ -153,7 +151,7 @@ fn periods(conditions: &[Condition]) -> Vec<Period> {
             ("ScalingActive", "False", r) if r != "ScalingDisabled" => "metricsFailing",
             _ => continue,
         };
-        out.push(Period {
+        out.push(HistoryPeriod {
             what: what.to_string(),
             since: c.since,
             condition: format!("{}={} {}", c.type_, c.status, c.reason),

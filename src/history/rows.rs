@@ -17,7 +17,7 @@ use crate::core::RescaleRecord;
 /// One recorded change of the target's size.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct Row {
+pub struct ScaleChange {
     /// When the controller wrote the new size; null for rescales the aggregated Event holds no
     /// time of (then `earliest`/`latest` bound it).
     pub time: Option<Timestamp>,
@@ -29,7 +29,7 @@ pub struct Row {
     pub from: Option<i32>,
     pub to: i32,
     /// `up`, `down` (from the sizes, or from the controller's reason when `from` is not known).
-    pub direction: Direction,
+    pub direction: ScaleDirection,
     /// The controller's own reason, as its Event says it.
     pub reason: String,
     /// The metric that decided it (`cpu`, `http_requests`); null for "All metrics below
@@ -46,7 +46,7 @@ pub struct Row {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub enum Direction {
+pub enum ScaleDirection {
     Up,
     Down,
     Unknown,
@@ -87,18 +87,22 @@ fn occurrences(records: &[RescaleRecord]) -> Vec<Occurrence<'_>> {
 }
 
 /// What the controller's reason says decided the change, and its direction.
-pub fn decided_by(reason: &str) -> (String, Option<String>, Direction) {
+pub fn decided_by(reason: &str) -> (String, Option<String>, ScaleDirection) {
     let r = reason.trim();
     let (what, metric, dir) = match r {
-        "All metrics below target" => ("allMetricsBelowTarget", None, Direction::Down),
+        "All metrics below target" => ("allMetricsBelowTarget", None, ScaleDirection::Down),
         "Current number of replicas above Spec.MaxReplicas" => {
-            ("maxReplicas", None, Direction::Down)
+            ("maxReplicas", None, ScaleDirection::Down)
         }
-        "Current number of replicas below Spec.MinReplicas" => ("minReplicas", None, Direction::Up),
-        "Current number of replicas must be greater than 0" => ("fromZero", None, Direction::Up),
+        "Current number of replicas below Spec.MinReplicas" => {
+            ("minReplicas", None, ScaleDirection::Up)
+        }
+        "Current number of replicas must be greater than 0" => {
+            ("fromZero", None, ScaleDirection::Up)
+        }
         _ => match r.strip_suffix(" above target") {
-            Some(m) => ("metric", Some(metric_name(m)), Direction::Up),
-            None => ("unknown", None, Direction::Unknown),
+            Some(m) => ("metric", Some(metric_name(m)), ScaleDirection::Up),
+            None => ("unknown", None, ScaleDirection::Unknown),
         },
     };
     (what.to_string(), metric, dir)
@@ -129,9 +133,9 @@ pub fn metric_name(description: &str) -> String {
 }
 
 /// Every recorded change, oldest first.
-pub fn rows(records: &[RescaleRecord]) -> Vec<Row> {
+pub fn rows(records: &[RescaleRecord]) -> Vec<ScaleChange> {
     let occ = occurrences(records);
-    let mut out: Vec<Row> = Vec::with_capacity(occ.len());
+    let mut out: Vec<ScaleChange> = Vec::with_capacity(occ.len());
     let mut prev: Option<(Timestamp, i32)> = None;
     for (i, o) in occ.iter().enumerate() {
         let (decided, metric, reason_dir) = decided_by(&o.record.reason);
@@ -153,14 +157,14 @@ pub fn rows(records: &[RescaleRecord]) -> Vec<Row> {
             },
         };
         let direction = match from {
-            Some(f) if o.record.new_size > f => Direction::Up,
-            Some(f) if o.record.new_size < f => Direction::Down,
+            Some(f) if o.record.new_size > f => ScaleDirection::Up,
+            Some(f) if o.record.new_size < f => ScaleDirection::Down,
             _ => reason_dir,
         };
         let why = why.or_else(|| {
             (decided == "unknown").then(|| "a reason the controller does not write".into())
         });
-        out.push(Row {
+        out.push(ScaleChange {
             time: o.time,
             earliest: o.time.is_none().then_some(o.record.first),
             latest: o.time.is_none().then_some(o.record.last),
@@ -199,16 +203,16 @@ fn hidden_between(before: &[Occurrence<'_>], p: Timestamp, t: Timestamp) -> u32 
 }
 
 /// The rows inside the window, and a note for those left out.
-pub fn in_window(rows: Vec<Row>, w: Window) -> (Vec<Row>, Vec<String>) {
+pub fn in_window(rows: Vec<ScaleChange>, w: Window) -> (Vec<ScaleChange>, Vec<String>) {
     let total = rows.len();
-    let inside = |r: &Row| {
+    let inside = |r: &ScaleChange| {
         let (lo, hi) = match r.time {
             Some(t) => (t, t),
             None => (r.earliest.unwrap_or(w.to), r.latest.unwrap_or(w.to)),
         };
         hi >= w.from.unwrap_or(Timestamp::MIN) && lo <= w.to
     };
-    let kept: Vec<Row> = rows.into_iter().filter(inside).collect();
+    let kept: Vec<ScaleChange> = rows.into_iter().filter(inside).collect();
     let mut notes = Vec::new();
     if kept.len() < total {
         notes.push(format!(
@@ -222,7 +226,7 @@ pub fn in_window(rows: Vec<Row>, w: Window) -> (Vec<Row>, Vec<String>) {
 /// Compare the newest row with what the cluster shows now: a `lastScaleTime` newer than every
 /// Event, or a target whose size differs from the last rescale, is a change the Events do not
 /// explain (an Event dropped, a manual scale, another controller).
-pub fn check_latest(rows: &mut [Row], e: &Evidence, notes: &mut Vec<String>) {
+pub fn check_latest(rows: &mut [ScaleChange], e: &Evidence, notes: &mut Vec<String>) {
     let newest = e.rescales.iter().map(|r| r.last).max();
     if let (Some(lst), Some(n)) = (e.last_scale_time, newest) {
         // lastScaleTime is written in the same sync as the Event, to the second.

@@ -1,6 +1,6 @@
 use jiff::Timestamp;
 
-use super::rows::{decided_by, metric_name, Direction};
+use super::rows::{decided_by, metric_name, ScaleDirection};
 use super::*;
 
 fn t(s: &str) -> Timestamp {
@@ -58,7 +58,7 @@ fn the_metric_is_read_from_each_of_the_controllers_descriptions() {
     ] {
         assert_eq!(metric_name(d), m, "{d}");
     }
-    assert_eq!(decided_by(DOWN).2, Direction::Down);
+    assert_eq!(decided_by(DOWN).2, ScaleDirection::Down);
     assert_eq!(
         decided_by("Current number of replicas above Spec.MaxReplicas").0,
         "maxReplicas"
@@ -75,7 +75,11 @@ fn sizes_chain_from_one_event_to_the_next() {
     let h = build(&evidence(&r), all());
     assert_eq!(h.rows.len(), 2);
     assert_eq!((h.rows[0].from, h.rows[0].to), (None, 5));
-    assert_eq!(h.rows[0].direction, Direction::Up, "the reason says up");
+    assert_eq!(
+        h.rows[0].direction,
+        ScaleDirection::Up,
+        "the reason says up"
+    );
     assert!(
         !h.rows[0].explained,
         "the size before is older than every Event"

@@ -3,12 +3,12 @@
 
 use jiff::Timestamp;
 
-use super::rows::{Direction, Row};
-use super::History;
+use super::rows::{ScaleChange, ScaleDirection};
+use super::ScaleHistory;
 use crate::display::units::time;
 
 /// The text of `h`, as of `now`, in `width` columns.
-pub fn render(h: &History, now: Timestamp, width: usize) -> String {
+pub fn render(h: &ScaleHistory, now: Timestamp, width: usize) -> String {
     let mut out = String::new();
     out.push_str(&headline(h, now));
     out.push('\n');
@@ -34,7 +34,7 @@ pub fn render(h: &History, now: Timestamp, width: usize) -> String {
             p.condition
         ));
     }
-    let unexplained: Vec<&Row> = h.rows.iter().filter(|r| !r.explained).collect();
+    let unexplained: Vec<&ScaleChange> = h.rows.iter().filter(|r| !r.explained).collect();
     if !unexplained.is_empty() || !h.notes.is_empty() {
         out.push_str("\nWhat the Events cannot say:\n");
     }
@@ -48,7 +48,7 @@ pub fn render(h: &History, now: Timestamp, width: usize) -> String {
     out
 }
 
-fn headline(h: &History, now: Timestamp) -> String {
+fn headline(h: &ScaleHistory, now: Timestamp) -> String {
     let s = &h.summary;
     let since = match (h.window.from, h.window.oldest_event) {
         (Some(f), _) => format!("since {}", time(f, now)),
@@ -95,7 +95,7 @@ fn period_words(what: &str) -> &'static str {
     }
 }
 
-fn when(r: &Row, now: Timestamp) -> String {
+fn when(r: &ScaleChange, now: Timestamp) -> String {
     match (r.time, r.earliest, r.latest) {
         (Some(t), _, _) => time(t, now),
         (None, Some(a), Some(b)) => format!("{}–{}", time(a, now), time(b, now)),
@@ -103,12 +103,12 @@ fn when(r: &Row, now: Timestamp) -> String {
     }
 }
 
-fn change(r: &Row) -> String {
+fn change(r: &ScaleChange) -> String {
     let from = r.from.map_or("?".to_string(), |f| f.to_string());
     let arrow = match r.direction {
-        Direction::Up => "↑",
-        Direction::Down => "↓",
-        Direction::Unknown => " ",
+        ScaleDirection::Up => "↑",
+        ScaleDirection::Down => "↓",
+        ScaleDirection::Unknown => " ",
     };
     if r.count > 1 {
         format!("{}× → {} {arrow}", r.count, r.to)
@@ -117,7 +117,7 @@ fn change(r: &Row) -> String {
     }
 }
 
-fn decided(r: &Row) -> String {
+fn decided(r: &ScaleChange) -> String {
     match (r.decided_by.as_str(), &r.metric) {
         ("metric", Some(m)) => format!("{m} above target"),
         ("allMetricsBelowTarget", _) => "all metrics below target".into(),
@@ -128,7 +128,7 @@ fn decided(r: &Row) -> String {
     }
 }
 
-fn table(rows: &[Row], now: Timestamp, width: usize) -> String {
+fn table(rows: &[ScaleChange], now: Timestamp, width: usize) -> String {
     let cells: Vec<[String; 3]> = rows
         .iter()
         .map(|r| [when(r, now), change(r), decided(r)])

@@ -112,7 +112,8 @@ pub enum Command {
     Snapshot(snapshot::SnapshotArgs),
     /// Every recorded scale change of an HPA, with the metric that decided it (from its Events)
     #[command(
-        override_usage = "kubectl hpa history NAME [-n NAMESPACE] [--since 6h | --from T --to T] [--snapshot FILE] [flags]",
+        override_usage = "kubectl hpa history NAME [-n NAMESPACE] [--since 6h] [--snapshot FILE]",
+        after_help = history::HISTORY_AFTER,
         mut_arg("all_namespaces", |a| a.hide(true)),
         mut_arg("namespace", |a| a.help("The namespace of the HPA"))
     )]

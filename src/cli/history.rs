@@ -8,6 +8,20 @@ use jiff::Timestamp;
 use super::{Environment, KubeFlags, UsageError};
 use crate::output::Format;
 
+/// The examples under `history --help`.
+pub const HISTORY_AFTER: &str = "\
+Examples:
+  # Every scale change the Events still hold (kept 1 h by default), oldest first
+  kubectl hpa history web -n shop
+
+  # The last 30 minutes, as JSON (the History document of the contract)
+  kubectl hpa history web -n shop --since 30m -o json
+
+  # From a snapshot file (kubectl hpa snapshot records the Events)
+  kubectl hpa history frontend --snapshot examples/held-by-window.yaml
+
+Exit codes: 0 the history was read; 1 an error; 2 a usage error.";
+
 /// Flags of `kubectl hpa history`.
 #[derive(Debug, Clone, Args)]
 pub struct HistoryArgs {

@@ -222,10 +222,13 @@ fn the_text_puts_the_answer_first_and_fits_the_width() {
     ];
     let h = build(&evidence(&r), all());
     let text = text::render(&h, t("12:00:00"), 60);
-    let first = text.lines().next().unwrap();
+    let head: Vec<&str> = text.lines().take(2).collect();
     assert_eq!(
-        first,
-        "shop/web: 2 scale events since 10:00:00 (the oldest Event): 1 up, 1 down; 1 explained, 1 not (below)."
+        head,
+        [
+            "shop/web: 2 scale events since 10:00:00 (the oldest Event):",
+            "  1 up, 1 down; 1 explained, 1 not (below).",
+        ]
     );
     for l in text.lines().skip(1) {
         assert!(l.chars().count() <= 60, "{l}");

@@ -6,19 +6,19 @@ use jiff::Timestamp;
 use super::rows::{ScaleChange, ScaleDirection};
 use super::ScaleHistory;
 use crate::display::units::time;
+use crate::render::layout::wrap;
 
 /// The text of `h`, as of `now`, in `width` columns.
 pub fn render(h: &ScaleHistory, now: Timestamp, width: usize) -> String {
-    let mut out = String::new();
-    out.push_str(&headline(h, now));
-    out.push('\n');
+    let mut out = wrap(&headline(h, now), width, "", "  ");
     if h.summary.flapping {
-        out.push_str(&format!(
+        let words = format!(
             "Flapping: the direction turned {} times within one hour. A longer \
              scaleDown.stabilizationWindowSeconds (or a slower scale-down policy) stops it; try \
-             one with `kubectl hpa simulate` first.\n",
+             one with `kubectl hpa simulate` first.",
             h.summary.max_direction_changes_per_hour
-        ));
+        );
+        out.push_str(&wrap(&words, width, "", "  "));
     }
     if !h.rows.is_empty() {
         out.push('\n');
@@ -40,10 +40,15 @@ pub fn render(h: &ScaleHistory, now: Timestamp, width: usize) -> String {
     }
     for r in unexplained {
         let why = r.not_explained.as_deref().unwrap_or("");
-        out.push_str(&fit(&format!("  {}: {why}\n", when(r, now)), width));
+        out.push_str(&wrap(
+            &format!("{}: {why}", when(r, now)),
+            width,
+            "  ",
+            "    ",
+        ));
     }
     for n in &h.notes {
-        out.push_str(&fit(&format!("  {n}\n"), width));
+        out.push_str(&wrap(n, width, "  ", "    "));
     }
     out
 }

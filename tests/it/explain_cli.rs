@@ -1229,6 +1229,7 @@ const HELPED: &[&[&str]] = &[
     &["simulate", "--help"],
     &["completion", "--help"],
     &["version", "--help"],
+    &["history", "--help"],
 ];
 
 fn help(args: &[&str]) -> String {

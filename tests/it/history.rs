@@ -42,12 +42,15 @@ fn sizes(v: &Value) -> Vec<(Value, Value, Value)> {
 
 #[test]
 fn a_snapshot_gives_each_rescale_with_the_metric_that_decided_it() {
-    let text = ok(&run_args(&snapshot_args(&[]), None), "history");
-    let mut lines = text.lines();
-    assert_eq!(
-        lines.next().unwrap(),
-        "shop/frontend: 2 scale events since 11:40:00 (the oldest Event): 1 up, 1 down; 1 explained, 1 not (below)."
+    let refs: Vec<String> = snapshot_args(&[]);
+    let refs: Vec<&str> = refs.iter().map(String::as_str).collect();
+    let out = cmd(&refs, None).env("COLUMNS", "80").output().expect("run");
+    let text = ok(&out, "history");
+    assert!(
+        text.starts_with("shop/frontend: 2 scale events since 11:40:00 (the oldest Event): 1 up, 1 down; 1\n  explained, 1 not (below).\n"),
+        "{text}"
     );
+    assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
     assert!(
         text.contains("11:40:00  ? → 4 ↓  all metrics below target"),
         "{text}"

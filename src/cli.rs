@@ -4,6 +4,7 @@
 //! receive plain structs and never look at `std::env` themselves.
 
 pub mod completion;
+pub mod history;
 pub mod migrate;
 pub mod simulate;
 pub mod snapshot;
@@ -122,6 +123,14 @@ pub enum Command {
         mut_arg("namespace", |a| a.help("The namespace of the HPA(s)"))
     )]
     Snapshot(snapshot::SnapshotArgs),
+    /// Every recorded scale change of an HPA, with the metric that decided it (from its Events)
+    #[command(
+        override_usage = "kubectl hpa history NAME [-n NAMESPACE] [--since 6h] [--snapshot FILE]",
+        after_help = history::HISTORY_AFTER,
+        mut_arg("all_namespaces", |a| a.hide(true)),
+        mut_arg("namespace", |a| a.help("The namespace of the HPA"))
+    )]
+    History(history::HistoryArgs),
     /// Run the controller's algorithm over time against hypothetical or recorded load
     #[command(
         override_usage = "kubectl hpa simulate [NAME] [flags]",

@@ -14,6 +14,7 @@ pub mod display;
 pub mod duration;
 pub mod events;
 pub mod explain;
+pub mod history;
 pub mod keda;
 pub mod labels;
 pub mod metrics_api;
@@ -91,6 +92,7 @@ fn dispatch(
             return commands::explain::run_selected(&a.resolve(env)?, rt, out)
         }
         cli::Command::Snapshot(a) => commands::snapshot::run(&a, rt),
+        cli::Command::History(a) => commands::history::run(&a.resolve(env)?, rt),
         cli::Command::Simulate(a) => commands::simulate::run(&a, env, rt, out),
         cli::Command::Migrate(a) => commands::migrate::run(&a, env, rt, out),
         cli::Command::Version(a) => a.render(),

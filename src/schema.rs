@@ -7,6 +7,7 @@ use serde_json::{json, Map, Value};
 
 use crate::explain::fleet::FleetItem;
 use crate::explain::live::LiveComparison;
+use crate::history::ScaleHistory;
 use crate::migrate::report::Report;
 use crate::output::contract::{
     Document, ExplanationBody, FleetBody, Kind, SimulationSchema, WatchBody, API_VERSION,
@@ -35,6 +36,7 @@ pub fn schema() -> Value {
             >,
         >>(),
         g.subschema_for::<Document<&'static Report>>(),
+        g.subschema_for::<Document<&'static ScaleHistory>>(),
     ];
     let mut defs: Map<String, Value> = g.take_definitions(true);
     if let Some(p) = defs

@@ -364,6 +364,8 @@ pub enum MetricData {
 /// The controller's in-memory state for this HPA (not visible through the API).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+// The schema's `History` is the `history` command's document kind.
+#[schemars(rename = "ControllerMemory")]
 pub struct History {
     #[serde(default)]
     pub recommendations: Vec<Recommendation>,

@@ -38,17 +38,20 @@ pub enum Kind {
     Simulation,
     /// `migrate -o json`: the plan (and what `--apply` sent).
     MigrationPlan,
+    /// `history NAME -o json|yaml`: the recorded scale changes and what decided them.
+    History,
 }
 
 impl Kind {
     /// Every kind, in the schema's order.
-    pub const ALL: [Kind; 6] = [
+    pub const ALL: [Kind; 7] = [
         Kind::Explanation,
         Kind::FleetExplanation,
         Kind::WatchEvent,
         Kind::FleetWatchEvent,
         Kind::Simulation,
         Kind::MigrationPlan,
+        Kind::History,
     ];
 
     /// The `kind` string.
@@ -60,6 +63,7 @@ impl Kind {
             Kind::FleetWatchEvent => "FleetWatchEvent",
             Kind::Simulation => "Simulation",
             Kind::MigrationPlan => "MigrationPlan",
+            Kind::History => "History",
         }
     }
 }

@@ -686,3 +686,23 @@ fn every_unknown_document_tells_one_story() {
         check_unknown(&item["decision"], &format!("{rule} (fleet)"));
     }
 }
+
+#[test]
+fn the_history_validates() {
+    let file = example("held-by-window.yaml");
+    let doc = document(
+        &[
+            "history",
+            "frontend",
+            "--snapshot",
+            file.to_str().unwrap(),
+            "--now",
+            NOW,
+            "-o",
+            "json",
+        ],
+        false,
+    );
+    check(&doc, "History", "history");
+    assert_eq!(doc["rows"].as_array().map(Vec::len), Some(2), "{doc}");
+}

@@ -1226,6 +1226,7 @@ const HELPED: &[&[&str]] = &[
     &["simulate", "--help"],
     &["completion", "--help"],
     &["version", "--help"],
+    &["history", "--help"],
 ];
 
 /// Help held to the same width and example rules, whose examples need a cluster or a

@@ -13,6 +13,7 @@ mod explain_cli;
 mod fake_apiserver_selftest;
 mod faults;
 mod fleet;
+mod history;
 mod hygiene;
 mod live;
 mod memory;

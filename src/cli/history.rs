@@ -1,0 +1,118 @@
+//! The flags of `kubectl hpa history` (clap), and their resolution into plain values.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use jiff::Timestamp;
+
+use super::{Environment, KubeFlags, UsageError};
+use crate::output::Format;
+
+/// The examples under `history --help`.
+pub const HISTORY_AFTER: &str = "\
+Examples:
+  # Every scale change the Events still hold (kept 1 h by default), oldest first
+  kubectl hpa history web -n shop
+
+  # The last 30 minutes, as JSON (the History document of the contract)
+  kubectl hpa history web -n shop --since 30m -o json
+
+  # From a snapshot file (kubectl hpa snapshot records the Events)
+  kubectl hpa history frontend --snapshot examples/held-by-window.yaml
+
+Exit codes: 0 the history was read; 1 an error; 2 a usage error.";
+
+/// Flags of `kubectl hpa history`.
+#[derive(Debug, Clone, Args)]
+pub struct HistoryArgs {
+    /// Name of the HorizontalPodAutoscaler, or hpa/NAME
+    #[arg(value_name = "NAME")]
+    pub name: String,
+    /// Only the changes of the last DURATION (Go syntax: 30m, 6h, 1h30m)
+    #[arg(long, value_name = "DURATION", conflicts_with = "from")]
+    pub since: Option<String>,
+    /// Only the changes from this time (RFC3339)
+    #[arg(long, value_name = "RFC3339")]
+    pub from: Option<String>,
+    /// Only the changes until this time (RFC3339); default: now
+    #[arg(long, value_name = "RFC3339")]
+    pub to: Option<String>,
+    /// Read the HPA and its Events from snapshot files instead of a cluster (`-` reads stdin)
+    #[arg(long, value_name = "FILE")]
+    pub snapshot: Vec<PathBuf>,
+    /// What "now" is (RFC3339); default: the snapshot's time, else the newest Event, else now
+    #[arg(long, value_name = "RFC3339")]
+    pub now: Option<String>,
+    /// Output format
+    #[arg(short = 'o', long = "output", value_parser = crate::output::only(&[Format::Text, Format::Json, Format::Yaml]), default_value = "text")]
+    pub output: Format,
+    #[command(flatten)]
+    pub kube: KubeFlags,
+}
+
+/// `history`, resolved.
+#[derive(Debug, Clone)]
+pub struct HistoryOptions {
+    pub name: String,
+    pub namespace: Option<String>,
+    pub snapshot: Vec<PathBuf>,
+    pub now: Option<Timestamp>,
+    /// `--since` in seconds.
+    pub since: Option<i64>,
+    pub from: Option<Timestamp>,
+    pub to: Option<Timestamp>,
+    pub output: Format,
+    pub width: usize,
+    pub kube: KubeFlags,
+}
+
+fn time(flag: &str, v: &Option<String>) -> Result<Option<Timestamp>, UsageError> {
+    v.as_deref()
+        .map(|t| {
+            t.parse::<Timestamp>()
+                .map_err(|e| UsageError(format!("{flag}: invalid RFC3339 time {t:?}: {e}")))
+        })
+        .transpose()
+}
+
+impl HistoryArgs {
+    /// The plain options; a bad value is a usage error naming the flag.
+    pub fn resolve(&self, env: &Environment) -> Result<HistoryOptions, UsageError> {
+        if self.kube.all_namespaces {
+            return Err(UsageError(
+                "history takes one HPA: give NAME and -n NAMESPACE, not -A".into(),
+            ));
+        }
+        let since = self
+            .since
+            .as_deref()
+            .map(|s| {
+                crate::duration::parse_go_duration(s)
+                    .ok()
+                    .filter(|n| *n > 0)
+                    .map(|n| n / 1_000_000_000)
+                    .ok_or_else(|| {
+                        UsageError(format!(
+                            "--since: invalid duration {s:?}: use Go syntax such as 30m, 6h or 1h30m"
+                        ))
+                    })
+            })
+            .transpose()?;
+        let name = self.name.strip_prefix("hpa/").unwrap_or(&self.name);
+        let name = name
+            .strip_prefix("horizontalpodautoscaler/")
+            .unwrap_or(name);
+        Ok(HistoryOptions {
+            name: name.to_string(),
+            namespace: self.kube.namespace.clone(),
+            snapshot: self.snapshot.clone(),
+            now: time("--now", &self.now)?,
+            since,
+            from: time("--from", &self.from)?,
+            to: time("--to", &self.to)?,
+            output: self.output,
+            width: env.columns.unwrap_or(crate::render::DEFAULT_WIDTH),
+            kube: self.kube.clone(),
+        })
+    }
+}

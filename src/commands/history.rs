@@ -1,0 +1,80 @@
+//! `kubectl hpa history NAME`: load the HPA and its Events (a snapshot file, or the cluster) →
+//! the [`crate::history`] feature → output.
+
+use anyhow::{anyhow, Result};
+use jiff::Timestamp;
+
+use crate::cli::history::HistoryOptions;
+use crate::cluster;
+use crate::history::{self, evidence, Window};
+use crate::output::contract::{Document, Kind};
+use crate::output::Format;
+use crate::snapshot::Snapshot;
+
+/// Run `history` and return its output.
+pub fn run(opts: &HistoryOptions, rt: &tokio::runtime::Runtime) -> Result<String> {
+    let (snap, namespace, live) = load(opts, rt)?;
+    let e = evidence::from_snapshot(&snap, &namespace, &opts.name).map_err(|m| anyhow!(m))?;
+    let now = opts
+        .now
+        .or(snap.taken_at)
+        .or((!live).then(|| snap.newest_metric_time()).flatten())
+        .or((!live)
+            .then(|| e.rescales.iter().map(|r| r.last).max())
+            .flatten())
+        .unwrap_or_else(Timestamp::now);
+    let to = opts.to.unwrap_or(now);
+    let from = opts.from.or(opts.since.map(|s| evidence::since(to, s)));
+    let h = history::build(&e, Window { from, to });
+    Ok(match opts.output {
+        f @ (Format::Json | Format::Yaml) => {
+            crate::output::document(&Document::new(Kind::History, &h), f)?
+        }
+        _ => history::text::render(&h, now, opts.width),
+    })
+}
+
+/// The snapshot holding the HPA, its namespace, and whether it is live.
+fn load(opts: &HistoryOptions, rt: &tokio::runtime::Runtime) -> Result<(Snapshot, String, bool)> {
+    if !opts.snapshot.is_empty() {
+        let (snap, _) = crate::explain::one::read_snapshot_file(&opts.snapshot)?;
+        let ns = match &opts.namespace {
+            Some(ns) => ns.clone(),
+            None => only_namespace_of(&snap, &opts.name)?,
+        };
+        return Ok((snap, ns, false));
+    }
+    let (ns, fetched) = rt.block_on(async {
+        let conn = cluster::connect(&opts.kube).await?;
+        let ns = conn.namespace.clone();
+        let f = cluster::fetch_hpa(&conn, &ns, &opts.name).await?;
+        Ok::<_, anyhow::Error>((ns, f))
+    })?;
+    let snap = Snapshot::from_text(&fetched.list, "the cluster")?;
+    Ok((snap, ns, true))
+}
+
+/// Offline without `-n`: the namespace of the one HPA of that name in the file.
+fn only_namespace_of(snap: &Snapshot, name: &str) -> Result<String> {
+    let found: Vec<String> = snap
+        .hpa_names(None)
+        .into_iter()
+        .filter(|n| n.split_once('/').is_some_and(|(_, x)| x == name))
+        .collect();
+    match found.as_slice() {
+        [one] => Ok(one
+            .split_once('/')
+            .map(|(ns, _)| ns.to_string())
+            .unwrap_or_default()),
+        [] => Err(anyhow!(
+            "{}: no HorizontalPodAutoscaler named {name:?} (it holds: {})",
+            snap.source,
+            snap.hpa_names(None).join(", ")
+        )),
+        many => Err(anyhow!(
+            "{}: several HPAs are named {name:?} ({}): give -n NAMESPACE",
+            snap.source,
+            many.join(", ")
+        )),
+    }
+}

@@ -11,12 +11,6 @@ use std::path::Path;
 /// any Kubernetes object (etcd stores at most 1.5 MiB each) or a month of samples.
 pub const MAX_INPUT_BYTES: u64 = 64 << 20;
 
-/// Deepest `[`/`{` nesting accepted in YAML text by [`flow_too_deep`].
-///
-/// Superseded by [`crate::yaml`]'s parse budgets: kept only while migrate's manifest reader
-/// still calls it; delete both when it moves onto `crate::yaml` (issue 26 item 2).
-pub const MAX_FLOW_DEPTH: usize = 128;
-
 /// The UTF-8 byte order mark some editors put first.
 pub const BOM: char = '\u{feff}';
 
@@ -102,68 +96,6 @@ fn open_no_wait(path: &Path) -> io::Result<std::fs::File> {
     std::fs::File::open(path)
 }
 
-/// The 1-based line where `[`/`{` nesting first goes deeper than `max`, if it does. Brackets
-/// inside quoted strings and comments do not count. (See [`MAX_FLOW_DEPTH`]: on its way out.)
-pub fn flow_too_deep(text: &str, max: usize) -> Option<usize> {
-    let bytes = text.as_bytes();
-    let (mut depth, mut line) = (0usize, 1usize);
-    let mut i = 0;
-    let boundary = |i: usize| {
-        i == 0
-            || matches!(
-                bytes[i - 1],
-                b' ' | b'\t' | b'\n' | b'\r' | b':' | b'[' | b'{' | b','
-            )
-    };
-    while i < bytes.len() {
-        match bytes[i] {
-            b'\n' => line += 1,
-            b'[' | b'{' => {
-                depth += 1;
-                if depth > max {
-                    return Some(line);
-                }
-            }
-            b']' | b'}' => depth = depth.saturating_sub(1),
-            b'"' if boundary(i) => {
-                i += 1;
-                while i < bytes.len() && bytes[i] != b'"' {
-                    if bytes[i] == b'\\' {
-                        i += 1;
-                    } else if bytes[i] == b'\n' {
-                        line += 1;
-                    }
-                    i += 1;
-                }
-            }
-            b'\'' if boundary(i) => {
-                i += 1;
-                while i < bytes.len() {
-                    if bytes[i] == b'\'' {
-                        // `''` is a quote inside a single-quoted string
-                        if bytes.get(i + 1) != Some(&b'\'') {
-                            break;
-                        }
-                        i += 1;
-                    } else if bytes[i] == b'\n' {
-                        line += 1;
-                    }
-                    i += 1;
-                }
-            }
-            b'#' if boundary(i) => {
-                while i < bytes.len() && bytes[i] != b'\n' {
-                    i += 1;
-                }
-                continue;
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -198,14 +130,5 @@ mod tests {
             assert_eq!(e.to_string(), "not a regular file (a FIFO)");
         }
         std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn depth_ignores_quoted_and_commented_brackets() {
-        let deep = "[".repeat(200);
-        let text = format!("a: \"{deep}\"\n# {deep}\nb: '{deep}'\n");
-        assert_eq!(flow_too_deep(&text, 128), None);
-        assert_eq!(flow_too_deep(&format!("x: 1\nitems: {deep}"), 128), Some(2));
-        assert_eq!(flow_too_deep(&"[".repeat(128), 128), None);
     }
 }

@@ -12,10 +12,10 @@
 //! answer), `redact`.
 
 mod amend;
-mod controller_flags;
 mod annotations;
 mod answers;
 mod build;
+mod controller_flags;
 pub mod convert;
 mod error;
 mod index;

@@ -29,8 +29,8 @@ pub enum Mode {
     Watch(Option<String>),
 }
 
-/// Run `explain`, then print what `-o name` / `-o jsonpath=…` select from its JSON; the
-/// outcome says whether a verdict was our own failure (exit 3).
+/// Run `explain`, then print what `-o name` / `-o jsonpath=…` select from its JSON (a fleet
+/// watch writes its custom columns as it goes); the outcome flags our own failures (exit 3).
 pub fn run_selected(
     opts: &ExplainOptions,
     rt: &Runtime,
@@ -41,7 +41,6 @@ pub fn run_selected(
         false => run(opts, rt, w)?,
     };
     let text = match &opts.select {
-        // A fleet watch writes its custom columns as it goes.
         Some(sel) if !opts.watch => sel.apply(&out)?,
         _ => out,
     };

@@ -24,54 +24,20 @@ const LONG_FUNCTION_EXCEPTIONS: &[(&str, &str)] = &[
 
 /// Files allowed over the file budget, with the reason. An exception that is no longer needed
 /// fails the test, so the list stays honest: drop it when the file is split.
-const FILE_BUDGET_EXCEPTIONS: &[(&str, &str)] = &[
-    ("src/core/calc.rs", "being split (issue 26)"),
-    ("src/diagnose.rs", "being split (issue 26)"),
-    ("src/migrate/mod.rs", "being split (issue 26)"),
-    ("src/snapshot/mod.rs", "being split (issue 26)"),
-];
+const FILE_BUDGET_EXCEPTIONS: &[(&str, &str)] = &[];
 
 /// Cycles between the files of one folder that exist today, with the reason. A cycle found is
 /// allowed when all its files are in one exception (so breaking part of a cycle passes); an
 /// exception that no longer matches a cycle fails the test: drop it.
 const CYCLE_EXCEPTIONS: &[(&[&str], &str)] = &[
     (
-        &["src/core/name_map.rs", "src/core/word.rs"],
-        "found when the check went file-level; being broken (issue 26)",
-    ),
-    (
-        &[
-            "src/cluster/conn.rs",
-            "src/cluster/connect.rs",
-            "src/cluster/incluster.rs",
-            "src/cluster/tls.rs",
-            "src/cluster/words.rs",
-        ],
-        "found when the check went file-level; cluster/ is being split (issue 26)",
-    ),
-    (
-        &["src/cluster/assemble.rs", "src/cluster/fetch.rs"],
-        "found when the check went file-level; cluster/ is being split (issue 26)",
-    ),
-    (
-        &[
-            "src/migrate/files.rs",
-            "src/migrate/offline.rs",
-            "src/migrate/report.rs",
-            "src/migrate/write.rs",
-        ],
-        "found when the check went file-level; migrate/ is being split (issue 26)",
-    ),
-    (
         &[
             "src/simulate/backtest.rs",
-            "src/simulate/engine.rs",
             "src/simulate/error.rs",
             "src/simulate/prometheus.rs",
-            "src/simulate/series.rs",
-            "src/simulate/world.rs",
         ],
-        "found when the check went file-level; to be broken (issue 26)",
+        "SimulateError wraps BacktestError, and the backtest's Prometheus client names them: \
+         the rest of this cycle was broken (series.rs has its own error); issue 26, left",
     ),
     (
         &[
@@ -81,8 +47,10 @@ const CYCLE_EXCEPTIONS: &[(&[&str], &str)] = &[
             "src/simulate/run.rs",
             "src/simulate/source.rs",
             "src/simulate/text.rs",
+            "src/simulate/timeline.rs",
         ],
-        "found when the check went file-level; to be broken (issue 26)",
+        "simulate's run, its text and JSON printers and its options share Config/Plan, which live \
+         in run.rs: moving them into a file of their own breaks it (issue 26, left)",
     ),
 ];
 

@@ -188,6 +188,8 @@ fn cause_words(id: &str) -> Option<&'static str> {
         "hpa-field-ignored" => "a field the controller ignores",
         "snapshot-lacks-target" => "the snapshot lacks the scale target",
         "snapshot-without-metrics" => "the snapshot holds no metrics",
+        "at-max-replicas" => "pinned at maxReplicas: the metrics want more",
+        "average-value-ratchet" => "an AverageValue target keeps the rollout's surge pods",
         _ => return None,
     })
 }

@@ -121,7 +121,7 @@ impl Timeline {
             fitted_to: None,
         };
         t.metric_widths = t.widths_of(configs, false);
-        if let Some(cols) = opts.columns.filter(|_| configs.len() > 1) {
+        if let Some(cols) = opts.columns {
             t.fit(configs, cols);
         }
         t
@@ -148,15 +148,17 @@ impl Timeline {
             .collect()
     }
 
-    /// The layout of `--compare` in `cols` columns: side by side when it fits, else stacked,
-    /// leaving columns out until the widest line fits (or none is left to leave out).
+    /// The layout in `cols` columns: with `--compare`, side by side when it fits, else stacked;
+    /// then columns are left out until the widest line fits (or none is left to leave out).
     fn fit(&mut self, configs: &[Config], cols: usize) {
         self.fitted_to = Some(cols);
         if self.width(configs) <= cols {
             return;
         }
-        self.layout.stacked = true;
-        self.metric_widths = self.widths_of(configs, true);
+        if configs.len() > 1 {
+            self.layout.stacked = true;
+            self.metric_widths = self.widths_of(configs, true);
+        }
         let steps: [fn(&mut Layout); 4] = [
             |l| l.rec = false,
             |l| l.prop = false,

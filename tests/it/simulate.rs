@@ -1074,8 +1074,23 @@ fn the_compare_chart_uses_one_replica_scale() {
 /// (`UPDATE_GOLDEN=1` rewrites them).
 #[test]
 fn the_compare_timeline_fits_80_and_120_columns() {
+    timeline_fits(
+        &["--compare", "examples/simulate/hpa-tuned.yaml"],
+        "compare",
+    );
+}
+
+/// One configuration's timeline fits the terminal too: at 80 columns REC and PROP are left
+/// out (said under the header), at 120 every column is shown.
+#[test]
+fn a_single_timeline_fits_80_and_120_columns() {
+    timeline_fits(&[], "single");
+}
+
+/// `simulate --hpa hpa.yaml --scenario day.yaml ARGS` at 80 and 120 columns: no line wider,
+/// and the text equals `tests/simulate_data/golden/TAG.WIDTH.txt`.
+fn timeline_fits(args: &[&str], tag: &str) {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let update = std::env::var_os("UPDATE_GOLDEN").is_some();
     let mut stale = vec![];
     for width in [80, 120] {
         let out = crate::support::binary::bare()
@@ -1085,9 +1100,8 @@ fn the_compare_timeline_fits_80_and_120_columns() {
                 "examples/simulate/hpa.yaml",
                 "--scenario",
                 "examples/simulate/day.yaml",
-                "--compare",
-                "examples/simulate/hpa-tuned.yaml",
             ])
+            .args(args)
             .current_dir(root)
             .env("NO_COLOR", "1")
             .env("COLUMNS", width.to_string())
@@ -1101,18 +1115,10 @@ fn the_compare_timeline_fits_80_and_120_columns() {
             "over {width} columns:\n{}",
             long.join("\n")
         );
-        let golden = root.join(format!("tests/simulate_data/golden/compare.{width}.txt"));
-        if update {
-            std::fs::create_dir_all(golden.parent().unwrap()).expect("mkdir");
-            std::fs::write(&golden, &text).expect("write golden");
-        } else if std::fs::read_to_string(&golden).unwrap_or_default() != text {
-            stale.push(golden.display().to_string());
-        }
+        let golden = root.join(format!("tests/simulate_data/golden/{tag}.{width}.txt"));
+        stale.extend(crate::support::golden::compare(&golden, &text).err());
     }
-    assert!(
-        stale.is_empty(),
-        "changed (UPDATE_GOLDEN=1 rewrites them): {stale:?}"
-    );
+    crate::support::golden::assert_none_stale(&stale, "simulate's timeline");
 }
 
 /// A run pinned at maxReplicas says how long and what the metrics wanted above it (issue 29

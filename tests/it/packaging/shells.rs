@@ -122,7 +122,7 @@ t kubectl-hpa explain --snapshot ''
         [
             "web",
             "explain:Recompute the HPA controller's decision and explain it step by step",
-            "text wide json yaml name jsonpath=",
+            "text wide json yaml name jsonpath= custom-columns= custom-columns-file=",
             "(compset -P *=) json jsonpath=",
             "files: -g *.(yaml|yml|json)",
         ],
@@ -178,7 +178,7 @@ end"#;
         [
             "web",
             "explain",
-            "json jsonpath= name text wide yaml",
+            "custom-columns-file= custom-columns= json jsonpath= name text wide yaml",
             "--output=json --output=jsonpath=",
         ],
         "fish completions"

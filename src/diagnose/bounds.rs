@@ -165,16 +165,7 @@ mod tests {
         let mut doc: Value = crate::yaml::from_str(&text).expect("yaml");
         edit(&mut doc);
         let snap = Snapshot::from_owned(doc, "at-max-replicas.yaml").expect("snapshot");
-        let input = snap
-            .input_for(
-                "shop",
-                "checkout",
-                crate::core::Settings::for_version(crate::core::KubeVersion::NEWEST),
-                crate::core::History::default(),
-                "2026-03-01T12:00:00Z".parse().expect("time"),
-            )
-            .expect("input");
-        let d = crate::core::evaluate(&input);
+        let (input, d) = super::super::evaluated(&snap, "checkout");
         let mut out = Vec::new();
         bounds(&input, &d, &mut out);
         out

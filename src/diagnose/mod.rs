@@ -107,6 +107,26 @@ pub fn diagnose(snap: &Snapshot, input: &Input, d: &Decision, x: &Extras) -> Vec
     out
 }
 
+/// Tests: HPA `shop/name` of `snap` evaluated at the examples' time (2026-03-01T12:00:00Z) by the
+/// newest release with no memory — the input and decision each check reads.
+#[cfg(test)]
+pub(super) fn evaluated(
+    snap: &Snapshot,
+    name: &str,
+) -> (crate::core::Input, crate::core::Decision) {
+    let input = snap
+        .input_for(
+            "shop",
+            name,
+            crate::core::Settings::for_version(crate::core::KubeVersion::NEWEST),
+            crate::core::History::default(),
+            "2026-03-01T12:00:00Z".parse().expect("time"),
+        )
+        .expect("input");
+    let d = crate::core::evaluate(&input);
+    (input, d)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -120,17 +140,7 @@ mod tests {
         let doc: Value = crate::yaml::from_str(&text).expect("yaml");
         let extras = Extras::from_list(&doc);
         let snap = Snapshot::from_owned(doc, file).expect("snapshot");
-        let now = "2026-03-01T12:00:00Z".parse().expect("time");
-        let input = snap
-            .input_for(
-                "shop",
-                name,
-                crate::core::Settings::for_version(crate::core::KubeVersion::NEWEST),
-                crate::core::History::default(),
-                now,
-            )
-            .expect("input");
-        let d = crate::core::evaluate(&input);
+        let (input, d) = evaluated(&snap, name);
         diagnose(&snap, &input, &d, &extras)
     }
 

@@ -106,16 +106,7 @@ mod tests {
             "metadata": {}, "items": [{"metricName": "queue_messages_ready", "metricLabels": {},
             "timestamp": "2026-03-01T11:59:50Z", "value": value, "window": 60}]}));
         let snap = Snapshot::from_owned(doc, "surge").expect("snapshot");
-        let input = snap
-            .input_for(
-                "shop",
-                "checkout",
-                crate::core::Settings::for_version(crate::core::KubeVersion::NEWEST),
-                crate::core::History::default(),
-                "2026-03-01T12:00:00Z".parse().expect("time"),
-            )
-            .expect("input");
-        let d = crate::core::evaluate(&input);
+        let (input, d) = super::super::evaluated(&snap, "checkout");
         let mut out = Vec::new();
         average_value_ratchet(&input, &d, &mut out);
         out

@@ -7,6 +7,8 @@
 
 use serde_json::{json, Value};
 
+use super::path::{select, Step};
+
 /// Space after each column but the last, as kubectl prints its tables.
 const GAP: usize = 3;
 
@@ -32,13 +34,6 @@ pub struct Columns {
 }
 
 /// One step of a path: a field, an index, or every element (`[*]`).
-#[derive(Debug, Clone, PartialEq)]
-enum Step {
-    Field(String),
-    Index(usize),
-    All,
-}
-
 /// A column's path: kubectl's relaxed JSONPath (`{.a.b[0]}`, `.a.b`, `a.b[*].c`).
 #[derive(Debug, Clone, PartialEq)]
 struct Path(Vec<Step>);
@@ -90,21 +85,7 @@ impl Path {
     /// What the path finds, as kubectl prints it: scalars as text, several joined by commas;
     /// `<none>` when it finds nothing (or null).
     fn print(&self, doc: &Value) -> String {
-        let mut found = vec![doc];
-        for s in &self.0 {
-            found = found
-                .into_iter()
-                .flat_map(|v| -> Vec<&Value> {
-                    match (s, v) {
-                        (Step::Field(f), Value::Object(m)) => m.get(f).into_iter().collect(),
-                        (Step::Index(i), Value::Array(a)) => a.get(*i).into_iter().collect(),
-                        (Step::All, Value::Array(a)) => a.iter().collect(),
-                        (Step::All, Value::Object(m)) => m.values().collect(),
-                        _ => Vec::new(),
-                    }
-                })
-                .collect();
-        }
+        let found = select(doc, &self.0);
         let texts: Vec<String> = found
             .into_iter()
             .filter(|v| !v.is_null())

@@ -8,6 +8,7 @@
 pub mod contract;
 mod controls;
 pub mod custom_columns;
+pub mod path;
 
 use std::io::Write;
 

@@ -6,6 +6,8 @@
 
 use serde_json::Value;
 
+use crate::output::path::{select, Step};
+
 /// Why a template cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TemplateError(pub String);
@@ -17,13 +19,6 @@ impl std::fmt::Display for TemplateError {
 }
 
 impl std::error::Error for TemplateError {}
-
-#[derive(Debug, Clone, PartialEq)]
-enum Step {
-    Field(String),
-    Index(usize),
-    All,
-}
 
 #[derive(Debug, Clone, PartialEq)]
 enum Part {
@@ -128,25 +123,6 @@ fn expression(e: &str) -> Result<Part, TemplateError> {
         }
     }
     Ok(Part::Path(steps))
-}
-
-fn select<'a>(doc: &'a Value, steps: &[Step]) -> Vec<&'a Value> {
-    let mut current = vec![doc];
-    for s in steps {
-        current = current
-            .into_iter()
-            .flat_map(|v| -> Vec<&Value> {
-                match (s, v) {
-                    (Step::Field(f), Value::Object(m)) => m.get(f).into_iter().collect(),
-                    (Step::Index(i), Value::Array(a)) => a.get(*i).into_iter().collect(),
-                    (Step::All, Value::Array(a)) => a.iter().collect(),
-                    (Step::All, Value::Object(m)) => m.values().collect(),
-                    _ => Vec::new(),
-                }
-            })
-            .collect();
-    }
-    current
 }
 
 fn show(steps: &[Step]) -> String {

@@ -193,8 +193,7 @@ fn run_all(via: Via) {
         Via::Binary => "bin",
         Via::Library => "lib",
     };
-    let scratch =
-        std::env::temp_dir().join(format!("kubectl-hpa-cases-{tag}-{}", std::process::id()));
+    let scratch = crate::support::binary::tmpdir(&format!("cases-{tag}"));
     std::fs::create_dir_all(&scratch).unwrap();
     let mut files: Vec<PathBuf> = std::fs::read_dir(cases_dir())
         .expect("tests/cases exists")

@@ -285,7 +285,7 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
 }
 
 fn scratch(test: &str) -> PathBuf {
-    std::env::temp_dir().join(format!("kubectl-hpa-{test}-{}", std::process::id()))
+    crate::support::binary::tmpdir(test)
 }
 
 /// Runs explain on a snapshot text and returns (exit code, stderr).

@@ -835,14 +835,7 @@ fn kubeconfig_files() {
 // ------------------------------------------------------------------ kubectl
 
 fn tempdir(tag: &str) -> PathBuf {
-    let thread =
-        format!("{:?}", std::thread::current().id()).replace(|c: char| !c.is_ascii_digit(), "");
-    let d = std::env::temp_dir().join(format!(
-        "fake-apiserver-{tag}-{}-{thread}",
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    crate::support::binary::tmpdir(&format!("fake-apiserver-{tag}"))
 }
 
 fn kubectl_on_path() -> Option<PathBuf> {

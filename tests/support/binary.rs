@@ -31,16 +31,41 @@ pub fn example(file: &str) -> PathBuf {
     root().join("examples").join(file)
 }
 
-/// A scratch directory per test binary, tag, process and thread.
+/// A scratch directory per test binary, tag, process and thread, under one parent directory per
+/// process (`kubectl-hpa-<binary>-<pid>`). The first call removes the parents of earlier runs
+/// whose process is gone, so scratch space does not pile up in the temporary directory run after
+/// run (a test may keep files in its directory until the process ends: kubeconfigs, snapshots).
 pub fn tmpdir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "kubectl-hpa-{}-{tag}-{}-{:?}",
-        env!("CARGO_CRATE_NAME"),
-        std::process::id(),
-        std::thread::current().id()
-    ));
+    static PARENT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    let parent = PARENT.get_or_init(|| {
+        let prefix = format!("kubectl-hpa-{}-", env!("CARGO_CRATE_NAME"));
+        remove_stale_parents(&prefix);
+        std::env::temp_dir().join(format!("{prefix}{}", std::process::id()))
+    });
+    let d = parent.join(format!("{tag}-{:?}", std::thread::current().id()));
     std::fs::create_dir_all(&d).expect("tmp dir");
     d
+}
+
+/// Removes `<temp>/<prefix><pid>` directories whose process no longer runs (Linux: no
+/// `/proc/<pid>`; elsewhere nothing is removed). Errors are ignored: another run may be removing
+/// the same directory.
+fn remove_stale_parents(prefix: &str) {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name.to_str().and_then(|n| n.strip_prefix(prefix)) else {
+            continue;
+        };
+        if pid.parse::<u32>().is_ok() && !Path::new("/proc").join(pid).exists() {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
 }
 
 /// The path of the binary under test.

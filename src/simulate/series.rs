@@ -390,6 +390,11 @@ pub fn secs(s: f64) -> String {
     format_go_duration((s * 1e9).round() as i64)
 }
 
+/// A duration as Go prints it (`1m30s`).
+pub fn go(d: jiff::SignedDuration) -> String {
+    format_go_duration(d.as_nanos().clamp(i64::MIN as i128, i64::MAX as i128) as i64)
+}
+
 /// A token of a load that cannot be read; the caller names where it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TokenError {

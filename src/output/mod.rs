@@ -8,7 +8,9 @@
 pub mod contract;
 mod controls;
 pub mod custom_columns;
+pub mod jsonpath;
 pub mod path;
+pub mod select;
 
 use std::io::Write;
 

@@ -16,7 +16,6 @@ use std::io::Write;
 
 use serde::Serialize;
 
-pub use contract::API_VERSION;
 pub use controls::{escape_controls, Clean};
 
 /// The output format of explain (`-o text|wide|json|yaml`; `name` and `jsonpath=` select from

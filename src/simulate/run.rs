@@ -473,7 +473,7 @@ fn build_config(
         source: String::new(),
         summary: SummaryBuilder::new(sync, FLAPPING_WINDOW.as_secs_f64())
             .with_max_replicas(max_replicas),
-        chart: ChartBuilder::new(plan.ticks, opts.width, sync),
+        chart: ChartBuilder::new(plan.ticks, opts.width),
         track: opts.svg().then(|| svg::Track::new(plan.ticks)),
         sim,
         metric_names,

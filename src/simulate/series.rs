@@ -267,11 +267,6 @@ impl Series {
         self.points.len()
     }
 
-    /// Whether the series has no points (never true for a built series).
-    pub fn is_empty(&self) -> bool {
-        self.points.is_empty()
-    }
-
     /// Time of the last point, seconds.
     pub fn end(&self) -> f64 {
         self.points.last().map(|p| p.0).unwrap_or(0.0)

@@ -5,10 +5,9 @@
 
 use std::time::{Duration, Instant};
 
-use kubectl_hpa::cli::OutputFormat;
-use kubectl_hpa::core::{evaluate, History, Settings};
-use kubectl_hpa::render::render;
+use kubectl_hpa::render_decision as render;
 use kubectl_hpa::snapshot::Snapshot;
+use kubectl_hpa::{evaluate, History, OutputFormat, Settings};
 use serde_json::{json, Value};
 
 const PODS: usize = 10_000;

@@ -15,8 +15,8 @@
 use std::time::Instant;
 
 use clap::Parser;
-use kubectl_hpa::cli::Environment;
-use kubectl_hpa::commands::simulate::{execute, SimulateArgs};
+use kubectl_hpa::run_simulate as execute;
+use kubectl_hpa::{Environment, SimulateArgs};
 
 #[derive(Parser)]
 struct Wrapper {

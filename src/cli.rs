@@ -298,25 +298,32 @@ pub fn join_several(format: OutputFormat, outs: Vec<String>) -> anyhow::Result<S
     if !format.is_document() {
         return Ok(outs.join("\n"));
     }
-    let items = outs
-        .iter()
-        .map(|o| serde_json::from_str::<serde_json::Value>(o))
-        .collect::<Result<Vec<_>, _>>()?;
-    let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items});
+    let list = several_list(&outs)?;
     Ok(match format {
         OutputFormat::Yaml => crate::yaml::to_string(&list)?,
         _ => format!("{}\n", serde_json::to_string_pretty(&list)?),
     })
 }
 
+/// The v1 `List` of the explanations of several NAMEs, each given as JSON.
+pub fn several_list(outs: &[String]) -> anyhow::Result<serde_json::Value> {
+    let items = outs
+        .iter()
+        .map(|o| serde_json::from_str::<serde_json::Value>(o))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items}))
+}
+
 impl ExplainOptions {
     /// The options of one of several NAMEs: JSON when the whole is a document (the List is
-    /// assembled by [`join_several`]).
+    /// assembled by [`join_several`]), and no selection (`-o name|jsonpath=…` select from the
+    /// List).
     pub fn each_name(&self) -> ExplainOptions {
         let mut one = self.clone();
         if self.output.is_document() {
             one.output = OutputFormat::Json;
         }
+        one.select = None;
         one
     }
 
@@ -397,38 +404,9 @@ pub enum PodsShown {
     All,
 }
 
-/// What `-o name` and `-o jsonpath=…` print from the JSON document.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Select {
-    /// `horizontalpodautoscaler.autoscaling/NAME`, one line per HPA.
-    Name,
-    JsonPath(crate::render::jsonpath::Template),
-    /// `custom-columns=` / `custom-columns-file=`.
-    CustomColumns(crate::output::custom_columns::Columns),
-}
-
-impl Select {
-    /// Apply to the JSON output of explain (one decision, or a fleet document with `items`).
-    pub fn apply(&self, json: &str) -> anyhow::Result<String> {
-        let doc: serde_json::Value = serde_json::from_str(json)?;
-        Ok(match self {
-            Select::JsonPath(t) => t.apply(&doc)?,
-            Select::CustomColumns(c) => c.render(&doc),
-            Select::Name => {
-                let one = |v: &serde_json::Value| {
-                    v.get("name")
-                        .and_then(serde_json::Value::as_str)
-                        .map(|n| format!("horizontalpodautoscaler.autoscaling/{n}\n"))
-                        .unwrap_or_default()
-                };
-                match doc.get("items").and_then(serde_json::Value::as_array) {
-                    Some(items) => items.iter().map(one).collect(),
-                    None => one(&doc),
-                }
-            }
-        })
-    }
-}
+/// What `-o name`, `-o jsonpath=…` and `-o custom-columns=…` print, selected from the typed
+/// document ([`crate::output::select`]).
+pub use crate::output::select::Select;
 
 /// `-o FORMAT`: a format, plus what to select from the JSON for `name` and `jsonpath=`.
 #[derive(Debug, Clone, PartialEq)]
@@ -467,7 +445,7 @@ impl OutputSpec {
                     .strip_prefix('\'')
                     .and_then(|x| x.strip_suffix('\''))
                     .unwrap_or(t);
-                let template = crate::render::jsonpath::Template::parse(t)
+                let template = crate::output::jsonpath::Template::parse(t)
                     .map_err(|e| UsageError(e.to_string()))?;
                 OutputSpec {
                     format: OutputFormat::Json,
@@ -941,19 +919,19 @@ mod tests {
         );
         let name = OutputSpec::parse("name").unwrap();
         assert_eq!(name.format, OutputFormat::Json);
-        let one = r#"{"name": "web", "desiredReplicas": 5}"#;
-        let fleet = r#"{"items": [{"name": "a"}, {"name": "b"}]}"#;
+        let one = serde_json::json!({"name": "web", "desiredReplicas": 5});
+        let fleet = serde_json::json!({"items": [{"name": "a"}, {"name": "b"}]});
         let sel = name.select.unwrap();
         assert_eq!(
-            sel.apply(one).unwrap(),
+            sel.print(&one).unwrap(),
             "horizontalpodautoscaler.autoscaling/web\n"
         );
         assert_eq!(
-            sel.apply(fleet).unwrap(),
+            sel.print(&fleet).unwrap(),
             "horizontalpodautoscaler.autoscaling/a\nhorizontalpodautoscaler.autoscaling/b\n"
         );
         let jp = OutputSpec::parse("jsonpath='{.desiredReplicas}'").unwrap();
-        assert_eq!(jp.select.unwrap().apply(one).unwrap(), "5");
+        assert_eq!(jp.select.unwrap().print(&one).unwrap(), "5");
         assert!(OutputSpec::parse("table").is_err());
         assert!(OutputSpec::parse("jsonpath={.a").is_err());
     }

@@ -24,12 +24,7 @@ use std::path::PathBuf;
 
 use crate::core::settings::{NEWEST_MINOR, OLDEST_MINOR};
 
-pub use crate::cli::completion::{
-    CompleteArgs, CompletionArgs, CompletionShell, COMPLETION_AFTER_HELP,
-};
-
-/// The name the scripts complete (the executable on PATH).
-pub const BIN_NAME: &str = "kubectl-hpa";
+pub use crate::cli::completion::{CompleteArgs, CompletionArgs, CompletionShell};
 
 /// `kubectl hpa completion SHELL`: the completion script for `kubectl-hpa`.
 pub fn run_completion(args: &CompletionArgs) -> anyhow::Result<String> {
@@ -47,7 +42,9 @@ pub fn completion_script(shell: CompletionShell) -> &'static str {
     }
 }
 
-/// Cobra `ShellCompDirective` bits (github.com/spf13/cobra `completions.go`).
+/// Cobra `ShellCompDirective` bits (github.com/spf13/cobra `completions.go`), the whole table:
+/// `ERROR` and `NO_SPACE` are never sent, listed so the bits we send read against Cobra's.
+#[allow(dead_code)]
 pub mod directive {
     /// Let the shell do its default (file-name) completion when there is no candidate.
     pub const DEFAULT: u32 = 0;

@@ -105,11 +105,6 @@ pub fn group_of(api_version: &str) -> &str {
     api_version.split_once('/').map_or("", |(g, _)| g)
 }
 
-/// Whether the group is one of the built-in groups (mapped without discovery).
-pub fn is_builtin_group(group: &str) -> bool {
-    BUILTIN.iter().any(|(g, _)| *g == group)
-}
-
 /// Map a built-in group's kind (preferred version `v1`); `None` for groups that need discovery.
 pub fn builtin_mapping(api_version: &str, kind: &str) -> Option<Result<Gvr, Unmapped>> {
     let group = group_of(api_version);

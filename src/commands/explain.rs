@@ -29,20 +29,17 @@ pub enum Mode {
     Watch(Option<String>),
 }
 
-/// Run `explain`, then print what `-o name` / `-o jsonpath=…` select from its JSON (a fleet
-/// watch writes its custom columns as it goes); the outcome flags our own failures (exit 3).
+/// Run `explain`; the outcome flags our own failures (exit 3). What `-o name`, `-o jsonpath=…`
+/// and `-o custom-columns=…` print the features select from the typed document (a fleet watch
+/// writes its custom columns as it goes).
 pub fn run_selected(
     opts: &ExplainOptions,
     rt: &Runtime,
     w: &mut dyn std::io::Write,
 ) -> Result<Outcome> {
-    let out = match opts.names.len() > 1 {
+    let text = match opts.names.len() > 1 {
         true => run_several(opts, rt, w)?,
         false => run(opts, rt, w)?,
-    };
-    let text = match &opts.select {
-        Some(sel) if !opts.watch => sel.apply(&out)?,
-        _ => out,
     };
     Ok(Outcome {
         text,
@@ -59,7 +56,10 @@ fn run_several(opts: &ExplainOptions, rt: &Runtime, w: &mut dyn std::io::Write) 
         one.name = Some(name.clone());
         outs.push(run(&one, rt, w)?);
     }
-    crate::cli::join_several(opts.output, outs)
+    match &opts.select {
+        Some(sel) => Ok(sel.apply(&crate::cli::several_list(&outs)?)?),
+        None => crate::cli::join_several(opts.output, outs),
+    }
 }
 
 /// Run `explain` and return the rendered output (`--watch` streams into `w`).

@@ -42,10 +42,10 @@ pub use memory::{HistoryMode, RescaleRecord};
 pub use metric_sources::selector_text;
 pub use model::*;
 pub use normalize::Normalization;
-pub use reconcile::{evaluate, tolerances, Evaluator};
+pub use reconcile::{evaluate, Evaluator};
 pub use resources::{Resource, Resources};
 pub use rule::Rule;
-pub use settings::{Evidence, FeatureGates, KubeVersion, Settings, SettingsError};
+pub use settings::{Evidence, KubeVersion, Settings};
 pub use with_memory::{evaluate_with_memory, DesiredRange, LastSync, MemoryReport, NextChange};
 pub use word::Word;
 

@@ -233,6 +233,7 @@ pub fn scale_down_window(b: &Behavior, downscale_default: SignedDuration) -> i64
 /// policies and bounds. The proposal remembered is the pre-normalised one: the rate limits
 /// clamp only afterwards (section C2), so a rescale's size bounds the proposal of its sync,
 /// never equals it by necessity ([`super::memory`] relies on this).
+#[cfg(test)]
 #[allow(clippy::too_many_arguments)]
 pub fn with_behavior(
     history: &mut History,

@@ -95,6 +95,10 @@ pub fn explain_fetched(
             cmp.differences.len()
         ));
     }
+    if let Some(sel) = &opts.select {
+        let doc = crate::output::contract::live_explanation(&d, Some(&cmp), &findings);
+        return Ok(sel.print(&doc)?);
+    }
     Ok(match opts.output {
         f @ (OutputFormat::Json | OutputFormat::Yaml) => crate::output::document(
             &crate::output::contract::live_explanation(&d, Some(&cmp), &findings),

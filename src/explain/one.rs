@@ -164,6 +164,9 @@ pub fn render_one(
 ) -> Result<String> {
     let (input, d) = decide_with_input(opts, snap, name)?;
     let findings = crate::diagnose::diagnose(snap, &input, &d, extras);
+    if let Some(sel) = &opts.select {
+        return Ok(sel.print(&crate::output::contract::explanation(&d, &findings))?);
+    }
     let cx = crate::render::Context {
         specs: &input.hpa.raw_metrics,
         findings: &findings,

@@ -120,6 +120,10 @@ pub fn render_fleet(
                 .filter(|i| !opts.problems || needs_attention(i))
                 .cloned()
                 .collect();
+            if let Some(sel) = &opts.select {
+                let doc = crate::output::contract::fleet(scope, source, notes, &shown);
+                return Ok(sel.print(&doc)?);
+            }
             fleet_document(&shown, opts.output, scope, source, notes)
         }
         _ => Ok(super::fleet_table::render(items, opts, notes, &scope)),

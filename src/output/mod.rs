@@ -8,13 +8,14 @@
 pub mod contract;
 mod controls;
 pub mod custom_columns;
+pub mod jsonpath;
 pub mod path;
+pub mod select;
 
 use std::io::Write;
 
 use serde::Serialize;
 
-pub use contract::API_VERSION;
 pub use controls::{escape_controls, Clean};
 
 /// The output format of explain (`-o text|wide|json|yaml`; `name` and `jsonpath=` select from

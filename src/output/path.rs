@@ -1,5 +1,5 @@
 //! The steps of kubectl's JSONPath subset and what they select in a document: shared by
-//! `-o jsonpath=…` ([`crate::render::jsonpath`]) and `-o custom-columns=…` ([`super::custom_columns`]).
+//! `-o jsonpath=…` ([`super::jsonpath`]) and `-o custom-columns=…` ([`super::custom_columns`]).
 
 use serde_json::Value;
 

@@ -7,7 +7,6 @@
 //! ([`crate::display::names`]). JSON and YAML
 //! keep the controller's exact quantities, timestamps and texts.
 
-pub mod jsonpath;
 pub mod layout;
 pub mod sort;
 

@@ -11,7 +11,7 @@ use std::cmp::Ordering;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::render::jsonpath::{Template, TemplateError};
+use crate::output::jsonpath::{Template, TemplateError};
 
 /// A `--sort-by` expression, parsed.
 #[derive(Debug, Clone, PartialEq)]

@@ -22,18 +22,16 @@ pub struct Column {
 pub struct ChartBuilder {
     per_column: u64,
     seen: u64,
-    sync_seconds: f64,
     columns: Vec<Column>,
 }
 
 impl ChartBuilder {
     /// A chart of at most `width` columns for a run of `total_ticks`.
-    pub fn new(total_ticks: u64, width: usize, sync_seconds: f64) -> ChartBuilder {
+    pub fn new(total_ticks: u64, width: usize) -> ChartBuilder {
         let width = width.max(10) as u64;
         ChartBuilder {
             per_column: total_ticks.div_ceil(width).max(1),
             seen: 0,
-            sync_seconds,
             columns: Vec::with_capacity(width as usize),
         }
     }
@@ -57,11 +55,6 @@ impl ChartBuilder {
 
     pub fn columns(&self) -> &[Column] {
         &self.columns
-    }
-
-    /// Seconds one column covers.
-    pub fn column_seconds(&self) -> f64 {
-        self.per_column as f64 * self.sync_seconds
     }
 }
 
@@ -159,7 +152,7 @@ mod tests {
 
     #[test]
     fn downsamples_to_width_and_draws() {
-        let mut b = ChartBuilder::new(1000, 50, 15.0);
+        let mut b = ChartBuilder::new(1000, 50);
         for i in 0..1000 {
             let r = TickRecord {
                 replicas: if i < 500 { 2 } else { 8 },

@@ -139,10 +139,6 @@ impl Simulation {
         &self.loads
     }
 
-    pub fn start(&self) -> Timestamp {
-        self.start
-    }
-
     /// The (scale-down, scale-up) tolerances of this configuration.
     pub fn tolerances(&self) -> (f64, f64) {
         self.tolerances

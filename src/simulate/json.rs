@@ -13,9 +13,10 @@ use serde::Serialize;
 
 use super::engine::TickRecord;
 use super::error::Result;
-use super::run::{Config, Plan};
+use super::plan::{Config, Plan};
+use super::series::go;
 use super::summary::Summary;
-use super::text::{describe_target, go, num_round, WORLD_NOTES};
+use super::text::{describe_target, num_round, WORLD_NOTES};
 use super::world::LoadKind;
 use crate::core::Behavior;
 

@@ -26,18 +26,6 @@ pub enum HistoryChoice {
     File(PathBuf),
 }
 
-impl HistoryChoice {
-    /// Parse the flag's value: `auto`, `none` or a file path.
-    pub fn parse(s: &str) -> Result<HistoryChoice, String> {
-        match s.trim() {
-            "" => Err("--history: expected auto, none or a history FILE".into()),
-            "auto" => Ok(HistoryChoice::Auto),
-            "none" => Ok(HistoryChoice::None),
-            path => Ok(HistoryChoice::File(PathBuf::from(path))),
-        }
-    }
-}
-
 impl fmt::Display for HistoryChoice {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -114,17 +102,6 @@ pub fn running_at_start(start: Timestamp, current: i32) -> StartingMemory {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn parses_the_flag() {
-        assert_eq!(HistoryChoice::parse("auto"), Ok(HistoryChoice::Auto));
-        assert_eq!(HistoryChoice::parse("none"), Ok(HistoryChoice::None));
-        assert_eq!(
-            HistoryChoice::parse("h.yaml"),
-            Ok(HistoryChoice::File("h.yaml".into()))
-        );
-        assert!(HistoryChoice::parse(" ").is_err());
-    }
 
     #[test]
     fn running_controller_remembers_the_current_replicas() {

@@ -14,6 +14,7 @@
 //! * [`options`] — the flags and the scenario resolved once (it reads the small files they
 //!   name: scenario, load series, history, compare manifest);
 //! * [`source`] — the HPA to simulate, chosen in a snapshot or manifest;
+//! * [`plan`] — what is resolved before the first tick, and each configuration run;
 //! * [`run`] — the plan and the tick loop of every configuration;
 //! * [`output`], [`text`], [`json`] and [`svg`] — the output formats, streamed;
 //! * [`error`] — [`SimulateError`].
@@ -30,6 +31,7 @@ pub mod json;
 pub mod memory;
 pub mod options;
 pub mod output;
+pub mod plan;
 pub mod prometheus;
 pub mod run;
 pub mod scenario;

@@ -8,7 +8,7 @@ use super::engine::TickRecord;
 use super::error::Result;
 use super::json::{self, JsonOut};
 use super::options::SimulateOptions;
-use super::run::{Config, Plan};
+use super::plan::{Config, Plan};
 use super::series::{self, num, push_num};
 use super::summary::Summary;
 use super::svg;

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use jiff::{SignedDuration, Timestamp};
 
-use super::series::{Interpolation, Series, SeriesBuilder};
+use super::series::{Interpolation, Series, SeriesBuilder, SeriesError};
 
 /// Points one `query_range` request asks for at most (Prometheus refuses more than 11,000).
 pub const PAGE_POINTS: i64 = 10_000;
@@ -347,20 +347,22 @@ pub fn pages(
     out
 }
 
-/// A Prometheus series as a load: offsets in seconds since `start`.
+/// A Prometheus series as a load: offsets in seconds since `start`. The error is the series'
+/// own ([`SeriesError`] converts into [`SimulateError`](super::SimulateError) with `?`), so
+/// this client does not depend on the command's error type, which wraps this client's.
 pub fn to_series(
     points: &[(f64, f64)],
     start: Timestamp,
     source: &str,
     interpolation: Interpolation,
-) -> Result<Series, super::SimulateError> {
+) -> Result<Series, SeriesError> {
     let t0 = start.as_millisecond() as f64 / 1000.0;
     let mut b = SeriesBuilder::new();
     for (t, v) in points {
         // Tiny negative values are floating-point noise of a rate; a load is never negative.
         b.push(t - t0, v.max(0.0), source)?;
     }
-    Ok(b.build(interpolation, source)?)
+    b.build(interpolation, source)
 }
 
 /// Decode a `query_range` response body into labelled series.

@@ -11,14 +11,15 @@ use super::engine::Simulation;
 use super::error::{Result, SimulateError};
 use super::memory::{self, HistoryChoice};
 use super::observed_load;
-use super::options::{Backtest, Shown, SimulateOptions};
+use super::options::{Backtest, SimulateOptions};
 use super::output::Sink;
+use super::plan::{Config, Plan};
 use super::prometheus::Endpoint;
+use super::series::go;
 use super::source::{compare_input, sanitize, Source};
 use super::summary::{Summary, SummaryBuilder};
 use super::svg;
-use super::text::go;
-use super::world::{metric_load_name, Load, World, WorldParams};
+use super::world::{metric_load_name, Load, World};
 use crate::cli::simulate::SimOutput;
 use crate::core::{ContainerRequests, History, Input, MetricSpec, PodInfo, Resources, Settings};
 use crate::snapshot::Snapshot;
@@ -29,36 +30,6 @@ const FLAPPING_WINDOW: SignedDuration = SignedDuration::from_secs(300);
 const MAX_TICKS: u64 = 20_000_000;
 /// Start time when neither the snapshot nor the flags give one (deterministic output).
 const DEFAULT_START: &str = "2026-01-01T00:00:00Z";
-
-/// One HPA configuration to run.
-pub struct Config {
-    pub label: &'static str,
-    pub source: String,
-    pub sim: Simulation,
-    pub summary: SummaryBuilder,
-    pub chart: ChartBuilder,
-    /// The SVG chart's data (with --chart or -o svg).
-    pub track: Option<svg::Track>,
-    /// Short column names of its metrics.
-    pub metric_names: Vec<String>,
-}
-
-/// Everything resolved before the first tick.
-pub struct Plan {
-    pub settings: Settings,
-    pub world: WorldParams,
-    pub world_shown: Vec<(&'static str, Shown)>,
-    pub start: Timestamp,
-    pub start_origin: String,
-    pub duration: SignedDuration,
-    pub duration_origin: &'static str,
-    pub ticks: u64,
-    pub loads: Vec<Load>,
-    pub replay: bool,
-    pub source_note: String,
-    /// Where the controller's memory at the start came from.
-    pub memory_note: String,
-}
 
 /// Run `simulate` on a loaded source, writing its output to `out` as the run progresses (the
 /// timeline is never held in memory). Errors happen before the first byte is written, except
@@ -502,7 +473,7 @@ fn build_config(
         source: String::new(),
         summary: SummaryBuilder::new(sync, FLAPPING_WINDOW.as_secs_f64())
             .with_max_replicas(max_replicas),
-        chart: ChartBuilder::new(plan.ticks, opts.width, sync),
+        chart: ChartBuilder::new(plan.ticks, opts.width),
         track: opts.svg().then(|| svg::Track::new(plan.ticks)),
         sim,
         metric_names,

@@ -267,11 +267,6 @@ impl Series {
         self.points.len()
     }
 
-    /// Whether the series has no points (never true for a built series).
-    pub fn is_empty(&self) -> bool {
-        self.points.is_empty()
-    }
-
     /// Time of the last point, seconds.
     pub fn end(&self) -> f64 {
         self.points.last().map(|p| p.0).unwrap_or(0.0)
@@ -388,6 +383,11 @@ pub fn push_num(out: &mut String, v: f64) {
 /// Format seconds as a Go duration (`5m`, `1m30s`).
 pub fn secs(s: f64) -> String {
     format_go_duration((s * 1e9).round() as i64)
+}
+
+/// A duration as Go prints it (`1m30s`).
+pub fn go(d: jiff::SignedDuration) -> String {
+    format_go_duration(d.as_nanos().clamp(i64::MIN as i128, i64::MAX as i128) as i64)
 }
 
 /// A token of a load that cannot be read; the caller names where it is.

@@ -11,17 +11,11 @@ use owo_colors::OwoColorize;
 use super::chart::{self, Hue};
 use super::error::Result;
 use super::options::SimulateOptions;
-use super::run::{Config, Plan};
-use super::series::{self, num};
+use super::plan::{Config, Plan};
+use super::series::{self, go, num};
 use super::summary::Summary;
 use super::world::Load;
 use crate::core::{Behavior, MetricSpec, Rules, Settings};
-use crate::duration::format_go_duration;
-
-/// A duration as Go prints it (`1m30s`).
-pub fn go(d: SignedDuration) -> String {
-    format_go_duration(d.as_nanos().clamp(i64::MIN as i128, i64::MAX as i128) as i64)
-}
 
 /// A metric's target: `Resource averageUtilization 60%`, quantities as the API writes them
 /// (`averageValue 419430400`; the JSON's).

@@ -12,7 +12,7 @@ use owo_colors::OwoColorize;
 use super::engine::TickRecord;
 use super::error::Result;
 use super::options::SimulateOptions;
-use super::run::{Config, Plan};
+use super::plan::{Config, Plan};
 use super::series;
 use super::text::{in_units, metric_header, metric_resource, opt};
 use crate::cli::simulate::TimelineMode;

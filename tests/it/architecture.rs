@@ -29,30 +29,7 @@ const FILE_BUDGET_EXCEPTIONS: &[(&str, &str)] = &[];
 /// Cycles between the files of one folder that exist today, with the reason. A cycle found is
 /// allowed when all its files are in one exception (so breaking part of a cycle passes); an
 /// exception that no longer matches a cycle fails the test: drop it.
-const CYCLE_EXCEPTIONS: &[(&[&str], &str)] = &[
-    (
-        &[
-            "src/simulate/backtest.rs",
-            "src/simulate/error.rs",
-            "src/simulate/prometheus.rs",
-        ],
-        "SimulateError wraps BacktestError, and the backtest's Prometheus client names them: \
-         the rest of this cycle was broken (series.rs has its own error); issue 26, left",
-    ),
-    (
-        &[
-            "src/simulate/json.rs",
-            "src/simulate/options.rs",
-            "src/simulate/output.rs",
-            "src/simulate/run.rs",
-            "src/simulate/source.rs",
-            "src/simulate/text.rs",
-            "src/simulate/timeline.rs",
-        ],
-        "simulate's run, its text and JSON printers and its options share Config/Plan, which live \
-         in run.rs: moving them into a file of their own breaks it (issue 26, left)",
-    ),
-];
+const CYCLE_EXCEPTIONS: &[(&[&str], &str)] = &[];
 
 const MAX_FUNCTION_LINES: usize = 100;
 const MAX_COMMAND_LINES: usize = 150;

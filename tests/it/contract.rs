@@ -18,8 +18,7 @@ use std::path::PathBuf;
 
 use binary::*;
 use fake_apiserver::FakeApiServer;
-use kubectl_hpa::output::contract::{API_VERSION, SCHEMA_PATH};
-use kubectl_hpa::schema::schema_text;
+use kubectl_hpa::{schema_text, API_VERSION, SCHEMA_PATH};
 use serde_json::{json, Value};
 
 fn committed_schema() -> Value {

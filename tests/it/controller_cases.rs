@@ -76,7 +76,7 @@ enum Via {
 /// The case's `explain -o json` document, computed by the library's own functions.
 fn explain_via_library(args: &[String]) -> Result<Value, String> {
     use clap::Parser;
-    use kubectl_hpa::cli::{Cli, Command, Environment, Source};
+    use kubectl_hpa::{Cli, Command, Environment, Source};
     let env = Environment {
         stdout_is_tty: false,
         no_color: true,
@@ -97,8 +97,7 @@ fn explain_via_library(args: &[String]) -> Result<Value, String> {
     let (input, d) = kubectl_hpa::explain::one::decide_with_input(&opts, &snap, name)
         .map_err(|e| e.to_string())?;
     let findings = kubectl_hpa::diagnose::diagnose(&snap, &input, &d, &extras);
-    serde_json::to_value(kubectl_hpa::output::contract::explanation(&d, &findings))
-        .map_err(|e| e.to_string())
+    serde_json::to_value(kubectl_hpa::explanation(&d, &findings)).map_err(|e| e.to_string())
 }
 
 fn run_case(path: &Path, scratch: &Path, via: Via) -> Result<(), String> {

@@ -20,7 +20,7 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use jiff::{SignedDuration, Timestamp};
-use kubectl_hpa::simulate::prometheus::Endpoint;
+use kubectl_hpa::PrometheusEndpoint as Endpoint;
 
 use crate::support::prometheus::{recording_requested, PromStandin};
 

@@ -32,12 +32,12 @@ mod samples;
 mod value;
 
 pub use calculation::{
-    go_zero_time, Calculation, Failure, PodGroup, PodRow, Proposal, Rebalance, Tolerances,
+    go_zero_time, Calculation, PodGroup, PodRow, Proposal, Rebalance, Tolerances,
 };
 pub(crate) use counted::Scratch;
 pub use get_resource_replicas::PodMetricKind;
 pub use ratios::proposal_from_ratio;
-pub use requests::{MissingRequest, RequestError};
+pub use requests::MissingRequest;
 pub use value::{average_value_target, get_usage_ratio_replica_count};
 
 use crate::core::model::{Input, MetricData};

@@ -6,19 +6,12 @@
 
 use serde_json::Value;
 
-use crate::output::path::{select, Step};
+use super::path::{select, Step};
 
 /// Why a template cannot be used.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("jsonpath: {0}")]
 pub struct TemplateError(pub String);
-
-impl std::fmt::Display for TemplateError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "jsonpath: {}", self.0)
-    }
-}
-
-impl std::error::Error for TemplateError {}
 
 #[derive(Debug, Clone, PartialEq)]
 enum Part {

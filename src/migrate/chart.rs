@@ -85,6 +85,8 @@ pub struct TemplateReplicas {
     pub values_line: Option<usize>,
     /// The guard to add (only when unguarded).
     pub fix: Option<String>,
+    /// The same guard as a unified diff of the template (advice: templates are never edited).
+    pub fix_diff: Option<String>,
 }
 
 /// What a chart says about replicas.
@@ -333,6 +335,7 @@ fn scan_template(file: &str, t: &str, targets: &[String], out: &mut Vec<Found>) 
                     values_key: values_ref(raw),
                     values_line: None,
                     fix: None,
+                    fix_diff: None,
                 },
                 stack.clone(),
             ));
@@ -371,6 +374,7 @@ fn blocking_frame(frames: &[Frame], root: &Value) -> Result<Option<usize>, Unkno
     let mut scope = Scope {
         root,
         dot: Some(root.clone()),
+        funcs: None,
     };
     for (i, f) in frames.iter().enumerate() {
         let Some(cond) = f.cond.as_deref() else {
@@ -559,11 +563,10 @@ pub fn scan(chart: &Chart) -> ChartReport {
             r.values_line = key_line(v, k);
         }
         if r.guard.is_none() && chart.origin != ChartOrigin::OtherTool {
-            let indent: String = r_indent(&chart.templates, r);
-            r.fix = Some(format!(
-                "{indent}{{{{- if not {guard_cond} }}}}\n{indent}{}\n{indent}{{{{- end }}}}",
-                r.text
-            ));
+            let template = chart.templates.iter().find(|(f, _)| *f == r.file);
+            let g = template.and_then(|(f, t)| super::guard::guard(f, t, r.line, &guard_cond));
+            r.fix = g.as_ref().map(|g| g.snippet.clone());
+            r.fix_diff = g.map(|g| g.diff);
         }
     }
     ChartReport {
@@ -575,15 +578,6 @@ pub fn scan(chart: &Chart) -> ChartReport {
         has_hpa_template: has_hpa,
         origin: chart.origin,
     }
-}
-
-fn r_indent(templates: &[(String, String)], r: &TemplateReplicas) -> String {
-    templates
-        .iter()
-        .find(|(f, _)| *f == r.file)
-        .and_then(|(_, t)| t.lines().nth(r.line - 1))
-        .map(|l| l[..l.len() - l.trim_start().len()].to_string())
-        .unwrap_or_default()
 }
 
 #[cfg(test)]

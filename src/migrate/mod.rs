@@ -11,6 +11,7 @@ pub mod files;
 pub mod findings;
 pub mod gitops;
 pub mod gotemplate;
+pub mod guard;
 pub mod helm;
 pub mod kustomize;
 pub mod live;

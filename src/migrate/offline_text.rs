@@ -38,10 +38,11 @@ fn chart(c: &ChartReport, o: &mut String) {
                     format!(" (values key {k}{line})")
                 });
                 *o += &format!(
-                    "  [high] helm-chart-sets-replicas: {}:{}: `{}`{key} is rendered even with autoscaling; templates are not edited — guard it:\n",
+                    "  [high] helm-chart-sets-replicas: {}:{}: `{}`{key} is rendered even with autoscaling; templates are not edited — guard it (the diff is advice):\n",
                     t.file, t.line, t.text
                 );
-                for l in t.fix.as_deref().unwrap_or_default().lines() {
+                let advice = t.fix_diff.as_deref().or(t.fix.as_deref());
+                for l in advice.unwrap_or_default().lines() {
                     *o += &format!("      {l}\n");
                 }
             }

@@ -1244,8 +1244,14 @@ fn templates_without_a_chart_and_templates_of_another_tool() {
     let out = r.run(&["-f", "loose-bare", "-R"]);
     let text = ok_text(&out);
     assert!(text.contains("[high] helm-chart-sets-replicas: loose-bare/templates/deployment.yaml:6: `replicas: {{ .Values.replicas }}` (values key replicas, loose-bare/values.yaml:1)"), "{text}");
-    assert!(text.contains("        {{- if not .Values.hpa.enabled }}\n        replicas: {{ .Values.replicas }}\n        {{- end }}\n"), "{text}");
+    assert!(text.contains("      @@ -3,7 +3,9 @@\n       metadata:\n         name: {{ .Release.Name }}-shop\n       spec:\n      +  {{- if not .Values.hpa.enabled }}\n         replicas: {{ .Values.replicas }}\n      +  {{- end }}\n         selector:\n"), "{text}");
     assert!(!text.contains("values.yaml: no document"), "{text}");
+    // -o json carries the same diff, typed (charts[].replicas[].fixDiff)
+    let json: serde_json::Value =
+        serde_json::from_str(&ok_text(&r.run(&["-f", "loose-bare", "-R", "-o", "json"]))).unwrap();
+    let fix = &json["charts"][0]["replicas"][0];
+    assert_eq!(fix["fixDiff"], "--- loose-bare/templates/deployment.yaml\n+++ loose-bare/templates/deployment.yaml\n@@ -3,7 +3,9 @@\n metadata:\n   name: {{ .Release.Name }}-shop\n spec:\n+  {{- if not .Values.hpa.enabled }}\n   replicas: {{ .Values.replicas }}\n+  {{- end }}\n   selector:\n     matchLabels:\n       app: shop\n", "{json}");
+    assert_eq!(fix["fix"], "  {{- if not .Values.hpa.enabled }}\n  replicas: {{ .Values.replicas }}\n  {{- end }}", "{json}");
     assert_eq!(
         r.read("loose-bare/templates/deployment.yaml"),
         before,
@@ -1423,7 +1429,8 @@ fn offline_helm_chart_with_and_without_the_guard() {
     let text = ok_text(&r.run(&["-f", "chart", "--write"]));
     golden("offline-chart-unguarded.txt", &text);
     assert!(text.contains("[high] helm-chart-sets-replicas: chart/templates/deployment.yaml:6: `replicas: {{ .Values.replicaCount }}` (values key replicaCount, chart/values.yaml:1) is rendered even with autoscaling"), "{text}");
-    assert!(text.contains("        {{- if not .Values.autoscaling.enabled }}\n        replicas: {{ .Values.replicaCount }}\n        {{- end }}\n"), "{text}");
+    assert!(text.contains("      --- chart/templates/deployment.yaml\n      +++ chart/templates/deployment.yaml\n      @@ -3,6 +3,8 @@\n"), "{text}");
+    assert!(text.contains("      +  {{- if not .Values.autoscaling.enabled }}\n         replicas: {{ .Values.replicaCount }}\n      +  {{- end }}\n"), "{text}");
     assert_eq!(
         r.read("chart/templates/deployment.yaml"),
         before,

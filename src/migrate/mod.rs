@@ -22,6 +22,7 @@ pub mod options;
 pub mod owners;
 pub mod plan;
 pub mod predict;
+pub mod renderer;
 pub mod report;
 pub mod report_text;
 pub mod requests;

@@ -352,14 +352,12 @@ fn scan_template(file: &str, t: &str, targets: &[String], out: &mut Vec<Found>) 
     flush(&mut doc, place.kind.as_deref());
 }
 
-/// The blocks enclosing the first `kind: HorizontalPodAutoscaler` line of a template.
-fn hpa_frames(t: &str) -> Option<Vec<Frame>> {
+/// The blocks enclosing the first `kind: KIND` line of a template.
+fn frames_of(t: &str, kind: &str) -> Option<Vec<Frame>> {
     let mut stack = Vec::new();
     for (i, raw) in t.lines().enumerate() {
-        if raw
-            .trim_start()
-            .starts_with("kind: HorizontalPodAutoscaler")
-        {
+        let line = raw.trim_start();
+        if line.strip_prefix("kind:").map(str::trim) == Some(kind) {
             return Some(stack);
         }
         for a in actions(raw) {
@@ -400,15 +398,16 @@ fn blocking_frame(frames: &[Frame], root: &Value) -> Result<Option<usize>, Unkno
     Ok(None)
 }
 
-/// The values under which the HPA template renders its HPA: values.yaml with every
-/// combination of true/false for the keys its conditions read (at most 4 keys).
-fn hpa_worlds(values: &Value, hpa: &[Frame]) -> Result<Vec<Value>, Unknown> {
-    if hpa.is_empty() {
-        // an HPA rendered whatever the values: nothing to read the switch from
+/// The values under which the chart autoscales: values.yaml with every combination of
+/// true/false for the keys the autoscalers' conditions read (at most 4 keys), where the HPA
+/// template renders its HPA or a ScaledObject template its ScaledObject (KEDA's HPA).
+fn autoscaler_worlds(values: &Value, scalers: &[Vec<Frame>]) -> Result<Vec<Value>, Unknown> {
+    if scalers.is_empty() || scalers.iter().any(Vec::is_empty) {
+        // an autoscaler rendered whatever the values: nothing to read the switch from
         return Err(Unknown("the HPA template has no condition".into()));
     }
     let mut keys: Vec<String> = Vec::new();
-    for f in hpa {
+    for f in scalers.iter().flatten() {
         for c in f.prior.iter().chain(&f.cond) {
             for k in values_refs(c) {
                 if !keys.contains(&k) {
@@ -427,11 +426,25 @@ fn hpa_worlds(values: &Value, hpa: &[Frame]) -> Result<Vec<Value>, Unknown> {
             set_path(&mut v, k, Value::Bool(mask & (1 << i) != 0));
         }
         let root = serde_json::json!({ "Values": v });
-        if blocking_frame(hpa, &root)?.is_none() {
+        let mut on = false;
+        for s in scalers {
+            on = on || blocking_frame(s, &root)?.is_none();
+        }
+        if on {
             worlds.push(root);
         }
     }
     Ok(worlds)
+}
+
+/// The autoscalers' own conditions as one pipeline: the HPA's, or `(or HPA SCALEDOBJECT)`.
+fn scalers_condition(scalers: &[Vec<Frame>]) -> Option<String> {
+    let conds: Option<Vec<String>> = scalers.iter().map(|s| hpa_condition(s)).collect();
+    match conds?.as_slice() {
+        [] => None,
+        [one] => Some(one.clone()),
+        many => Some(format!("(or {})", many.join(" "))),
+    }
 }
 
 fn set_path(v: &mut Value, key: &str, to: Value) {
@@ -529,16 +542,20 @@ pub fn scan(chart: &Chart) -> ChartReport {
     }
     let autoscaling_key = key.unwrap_or_else(|| "autoscaling.enabled".into());
     let values = chart.values.as_ref();
-    let hpa = chart.templates.iter().find_map(|(_, t)| hpa_frames(t));
+    let find = |kind: &str| chart.templates.iter().find_map(|(_, t)| frames_of(t, kind));
+    let scalers: Vec<Vec<Frame>> = find("HorizontalPodAutoscaler")
+        .into_iter()
+        .chain(find("ScaledObject"))
+        .collect();
     let values_doc = match values {
         Some((_, v)) => crate::yaml::from_str::<Value>(v).ok(),
         None => Some(Value::Object(Default::default())),
     };
-    let worlds = match (&hpa, &values_doc) {
-        (Some(h), Some(v)) => hpa_worlds(v, h).ok(),
-        _ => None,
+    let worlds = match &values_doc {
+        Some(v) => autoscaler_worlds(v, &scalers).ok(),
+        None => None,
     };
-    let hpa_cond = hpa.as_deref().and_then(hpa_condition);
+    let hpa_cond = scalers_condition(&scalers);
     let mut replicas: Vec<TemplateReplicas> = replicas
         .into_iter()
         .map(|(mut r, frames)| {
@@ -683,6 +700,38 @@ mod tests {
             ))
         );
         assert!(x.fix.is_none());
+    }
+
+    #[test]
+    fn a_scaled_object_autoscales_too() {
+        let values = "replicaCount: 2\nautoscaling:\n  enabled: false\nkeda:\n  enabled: false\n";
+        let scalers = |deploy: &str| {
+            scan(&Chart {
+                origin: ChartOrigin::Chart,
+                dir: "c".into(),
+                values: Some(("c/values.yaml".into(), values.into())),
+                templates: vec![
+                    ("c/templates/hpa.yaml".into(), "{{- if and .Values.autoscaling.enabled (not .Values.keda.enabled) }}\nkind: HorizontalPodAutoscaler\n{{- end }}\n".into()),
+                    ("c/templates/so.yaml".into(), "{{- if .Values.keda.enabled }}\nkind: ScaledObject\nspec:\n  fallback:\n    replicas: 4\n{{- end }}\n".into()),
+                    ("c/templates/d.yaml".into(), deploy.into()),
+                ],
+            })
+        };
+        // off only with the HPA: still rendered while KEDA's ScaledObject (and its HPA) scales
+        let r = scalers("kind: Deployment\nspec:\n  {{- if not .Values.autoscaling.enabled }}\n  replicas: 2\n  {{- end }}\n");
+        assert_eq!(
+            r.replicas.len(),
+            1,
+            "the ScaledObject's fallback.replicas is not counted"
+        );
+        assert_eq!(r.replicas[0].guard, None);
+        assert_eq!(
+            r.replicas[0].fix.as_deref().unwrap().lines().next(),
+            Some("  {{- if not (or (and .Values.autoscaling.enabled (not .Values.keda.enabled)) .Values.keda.enabled) }}")
+        );
+        // off with either
+        let r = scalers("kind: Deployment\nspec:\n  {{- if not (or .Values.autoscaling.enabled .Values.keda.enabled) }}\n  replicas: 2\n  {{- end }}\n");
+        assert_eq!(r.replicas[0].guard.as_ref().map(|g| g.0), Some(3));
     }
 
     #[test]

@@ -1251,7 +1251,11 @@ fn templates_without_a_chart_and_templates_of_another_tool() {
         serde_json::from_str(&ok_text(&r.run(&["-f", "loose-bare", "-R", "-o", "json"]))).unwrap();
     let fix = &json["charts"][0]["replicas"][0];
     assert_eq!(fix["fixDiff"], "--- loose-bare/templates/deployment.yaml\n+++ loose-bare/templates/deployment.yaml\n@@ -3,7 +3,9 @@\n metadata:\n   name: {{ .Release.Name }}-shop\n spec:\n+  {{- if not .Values.hpa.enabled }}\n   replicas: {{ .Values.replicas }}\n+  {{- end }}\n   selector:\n     matchLabels:\n       app: shop\n", "{json}");
-    assert_eq!(fix["fix"], "  {{- if not .Values.hpa.enabled }}\n  replicas: {{ .Values.replicas }}\n  {{- end }}", "{json}");
+    assert_eq!(
+        fix["fix"],
+        "  {{- if not .Values.hpa.enabled }}\n  replicas: {{ .Values.replicas }}\n  {{- end }}",
+        "{json}"
+    );
     assert_eq!(
         r.read("loose-bare/templates/deployment.yaml"),
         before,

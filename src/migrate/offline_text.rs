@@ -73,10 +73,16 @@ fn other_tool(c: &ChartReport, o: &mut String) {
         *o += "  no template renders replicas\n";
     }
     for t in &c.replicas {
-        *o += &format!(
-            "  [info] template-sets-replicas: {}:{}: `{}`: render it only without the HPA, in that tool's own terms\n",
-            t.file, t.line, t.text
-        );
+        *o += &match &t.guard {
+            Some((line, cond)) => format!(
+                "  [info] template-sets-replicas: {}:{}: `{}` looks rendered only without autoscaling (`{}`, line {line}): nothing to change if that holds\n",
+                t.file, t.line, t.text, block(cond)
+            ),
+            None => format!(
+                "  [info] template-sets-replicas: {}:{}: `{}`: render it only without the HPA, in that tool's own terms\n",
+                t.file, t.line, t.text
+            ),
+        };
     }
     *o += "\n";
 }

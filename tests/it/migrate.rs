@@ -13,6 +13,7 @@ use fake_apiserver::{FakeApiServer, Fault, Options, PathMatch, RecordedRequest, 
 use kubectl_hpa::migrate::manifest::{EditAction, Manifest, ObjectRef};
 use serde_json::{json, Value};
 
+mod corpus;
 mod safety;
 
 const LA: &str = "kubectl.kubernetes.io/last-applied-configuration";

@@ -652,6 +652,24 @@ mod tests {
         });
         assert_eq!(r.replicas.len(), 1);
         assert!(r.replicas[0].guard.is_some());
+        // an Argo Rollout's canary steps set replicas too, never its spec.replicas
+        let rollout = "kind: Rollout\nspec:\n  replicas: 4\n  strategy:\n    canary:\n      steps:\n        - setCanaryScale:\n            replicas: 1\n        - analysis:\n            templates:\n              - templateName: ok\n";
+        let r = scan(&Chart {
+            origin: ChartOrigin::Chart,
+            dir: "c".into(),
+            values: None,
+            templates: vec![
+                (
+                    "c/templates/hpa.yaml".into(),
+                    "kind: HorizontalPodAutoscaler\nspec:\n  scaleTargetRef:\n    kind: Rollout\n"
+                        .into(),
+                ),
+                ("c/templates/r.yaml".into(), rollout.into()),
+            ],
+        });
+        assert_eq!(r.replicas.iter().map(|x| x.line).collect::<Vec<_>>(), [3]);
+        // without an HPA naming the Rollout, it is no workload of ours
+        assert!(chart(rollout).replicas.is_empty());
     }
 
     #[test]

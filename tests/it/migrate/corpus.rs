@@ -153,8 +153,9 @@ const SWITCHES: &[(&str, &[&str])] = &[
 
 /// Render a source's templates, each suggested guard applied, for every combination of its
 /// switches; returns how many guards were applied.
-fn render_with_guards(dir: &str, switches: &[&str]) -> usize {
-    let src = files::read(&[data("charts").join(dir)], true, &mut std::io::empty());
+fn render_with_guards(path: &Path, switches: &[&str]) -> usize {
+    let dir = path.display().to_string();
+    let src = files::read(&[path.to_path_buf()], true, &mut std::io::empty());
     assert!(src.errors.is_empty(), "{dir}: {:?}", src.errors);
     let [c] = src.charts.as_slice() else {
         panic!("{dir}: one chart, not {}", src.charts.len())
@@ -219,9 +220,48 @@ fn render_with_guards(dir: &str, switches: &[&str]) -> usize {
 fn every_suggested_guard_renders_the_hpa_without_replicas_and_replicas_without_it() {
     let mut guards = 0;
     for (dir, switches) in SWITCHES {
-        guards += render_with_guards(dir, switches);
+        guards += render_with_guards(&data("charts").join(dir), switches);
     }
     assert_eq!(guards, 2, "the keda and loose-bare guards");
+}
+
+/// The README's real-chart run (DOCS-migrate.md): the example chart's output is recorded, its
+/// guard renders right, and the README's text block, once there, is an excerpt of the output.
+#[test]
+fn the_readme_chart_run_is_real_output() {
+    let chart = "examples/migrate/web-chart";
+    let out = crate::support::binary::bare()
+        .args(["migrate", "-f", chart, "--offline"])
+        .current_dir(root())
+        .env("NO_COLOR", "1")
+        .env("COLUMNS", "100")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    golden("readme-chart.txt", &text);
+    assert!(
+        text.contains("      +  {{- if not .Values.autoscaling.enabled }}\n"),
+        "{text}"
+    );
+    assert_eq!(
+        render_with_guards(&root().join(chart), &["autoscaling.enabled"]),
+        1
+    );
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    if let Some(at) = readme.find(&format!("kubectl hpa migrate -f {chart}")) {
+        let block = readme[at..]
+            .split("```text\n")
+            .nth(1)
+            .and_then(|b| b.split("\n```").next())
+            .unwrap();
+        let real: Vec<&str> = text.lines().collect();
+        let shown: Vec<&str> = block.lines().filter(|l| l.trim() != "…").collect();
+        assert!(
+            shown.iter().all(|l| real.contains(l)),
+            "the README's migrate block is not the real output: {block}"
+        );
+    }
 }
 
 #[test]

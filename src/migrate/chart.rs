@@ -85,6 +85,8 @@ pub struct TemplateReplicas {
     pub values_line: Option<usize>,
     /// The guard to add (only when unguarded).
     pub fix: Option<String>,
+    /// The same guard as a unified diff of the template (advice: templates are never edited).
+    pub fix_diff: Option<String>,
 }
 
 /// What a chart says about replicas.
@@ -333,6 +335,7 @@ fn scan_template(file: &str, t: &str, targets: &[String], out: &mut Vec<Found>) 
                     values_key: values_ref(raw),
                     values_line: None,
                     fix: None,
+                    fix_diff: None,
                 },
                 stack.clone(),
             ));
@@ -349,14 +352,12 @@ fn scan_template(file: &str, t: &str, targets: &[String], out: &mut Vec<Found>) 
     flush(&mut doc, place.kind.as_deref());
 }
 
-/// The blocks enclosing the first `kind: HorizontalPodAutoscaler` line of a template.
-fn hpa_frames(t: &str) -> Option<Vec<Frame>> {
+/// The blocks enclosing the first `kind: KIND` line of a template.
+fn frames_of(t: &str, kind: &str) -> Option<Vec<Frame>> {
     let mut stack = Vec::new();
     for (i, raw) in t.lines().enumerate() {
-        if raw
-            .trim_start()
-            .starts_with("kind: HorizontalPodAutoscaler")
-        {
+        let line = raw.trim_start();
+        if line.strip_prefix("kind:").map(str::trim) == Some(kind) {
             return Some(stack);
         }
         for a in actions(raw) {
@@ -371,6 +372,7 @@ fn blocking_frame(frames: &[Frame], root: &Value) -> Result<Option<usize>, Unkno
     let mut scope = Scope {
         root,
         dot: Some(root.clone()),
+        funcs: None,
     };
     for (i, f) in frames.iter().enumerate() {
         let Some(cond) = f.cond.as_deref() else {
@@ -396,15 +398,16 @@ fn blocking_frame(frames: &[Frame], root: &Value) -> Result<Option<usize>, Unkno
     Ok(None)
 }
 
-/// The values under which the HPA template renders its HPA: values.yaml with every
-/// combination of true/false for the keys its conditions read (at most 4 keys).
-fn hpa_worlds(values: &Value, hpa: &[Frame]) -> Result<Vec<Value>, Unknown> {
-    if hpa.is_empty() {
-        // an HPA rendered whatever the values: nothing to read the switch from
+/// The values under which the chart autoscales: values.yaml with every combination of
+/// true/false for the keys the autoscalers' conditions read (at most 4 keys), where the HPA
+/// template renders its HPA or a ScaledObject template its ScaledObject (KEDA's HPA).
+fn autoscaler_worlds(values: &Value, scalers: &[Vec<Frame>]) -> Result<Vec<Value>, Unknown> {
+    if scalers.is_empty() || scalers.iter().any(Vec::is_empty) {
+        // an autoscaler rendered whatever the values: nothing to read the switch from
         return Err(Unknown("the HPA template has no condition".into()));
     }
     let mut keys: Vec<String> = Vec::new();
-    for f in hpa {
+    for f in scalers.iter().flatten() {
         for c in f.prior.iter().chain(&f.cond) {
             for k in values_refs(c) {
                 if !keys.contains(&k) {
@@ -423,11 +426,25 @@ fn hpa_worlds(values: &Value, hpa: &[Frame]) -> Result<Vec<Value>, Unknown> {
             set_path(&mut v, k, Value::Bool(mask & (1 << i) != 0));
         }
         let root = serde_json::json!({ "Values": v });
-        if blocking_frame(hpa, &root)?.is_none() {
+        let mut on = false;
+        for s in scalers {
+            on = on || blocking_frame(s, &root)?.is_none();
+        }
+        if on {
             worlds.push(root);
         }
     }
     Ok(worlds)
+}
+
+/// The autoscalers' own conditions as one pipeline: the HPA's, or `(or HPA SCALEDOBJECT)`.
+fn scalers_condition(scalers: &[Vec<Frame>]) -> Option<String> {
+    let conds: Option<Vec<String>> = scalers.iter().map(|s| hpa_condition(s)).collect();
+    match conds?.as_slice() {
+        [] => None,
+        [one] => Some(one.clone()),
+        many => Some(format!("(or {})", many.join(" "))),
+    }
 }
 
 fn set_path(v: &mut Value, key: &str, to: Value) {
@@ -525,16 +542,20 @@ pub fn scan(chart: &Chart) -> ChartReport {
     }
     let autoscaling_key = key.unwrap_or_else(|| "autoscaling.enabled".into());
     let values = chart.values.as_ref();
-    let hpa = chart.templates.iter().find_map(|(_, t)| hpa_frames(t));
+    let find = |kind: &str| chart.templates.iter().find_map(|(_, t)| frames_of(t, kind));
+    let scalers: Vec<Vec<Frame>> = find("HorizontalPodAutoscaler")
+        .into_iter()
+        .chain(find("ScaledObject"))
+        .collect();
     let values_doc = match values {
         Some((_, v)) => crate::yaml::from_str::<Value>(v).ok(),
         None => Some(Value::Object(Default::default())),
     };
-    let worlds = match (&hpa, &values_doc) {
-        (Some(h), Some(v)) => hpa_worlds(v, h).ok(),
-        _ => None,
+    let worlds = match &values_doc {
+        Some(v) => autoscaler_worlds(v, &scalers).ok(),
+        None => None,
     };
-    let hpa_cond = hpa.as_deref().and_then(hpa_condition);
+    let hpa_cond = scalers_condition(&scalers);
     let mut replicas: Vec<TemplateReplicas> = replicas
         .into_iter()
         .map(|(mut r, frames)| {
@@ -559,11 +580,10 @@ pub fn scan(chart: &Chart) -> ChartReport {
             r.values_line = key_line(v, k);
         }
         if r.guard.is_none() && chart.origin != ChartOrigin::OtherTool {
-            let indent: String = r_indent(&chart.templates, r);
-            r.fix = Some(format!(
-                "{indent}{{{{- if not {guard_cond} }}}}\n{indent}{}\n{indent}{{{{- end }}}}",
-                r.text
-            ));
+            let template = chart.templates.iter().find(|(f, _)| *f == r.file);
+            let g = template.and_then(|(f, t)| super::guard::guard(f, t, r.line, &guard_cond));
+            r.fix = g.as_ref().map(|g| g.snippet.clone());
+            r.fix_diff = g.map(|g| g.diff);
         }
     }
     ChartReport {
@@ -575,15 +595,6 @@ pub fn scan(chart: &Chart) -> ChartReport {
         has_hpa_template: has_hpa,
         origin: chart.origin,
     }
-}
-
-fn r_indent(templates: &[(String, String)], r: &TemplateReplicas) -> String {
-    templates
-        .iter()
-        .find(|(f, _)| *f == r.file)
-        .and_then(|(_, t)| t.lines().nth(r.line - 1))
-        .map(|l| l[..l.len() - l.trim_start().len()].to_string())
-        .unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -641,6 +652,24 @@ mod tests {
         });
         assert_eq!(r.replicas.len(), 1);
         assert!(r.replicas[0].guard.is_some());
+        // an Argo Rollout's canary steps set replicas too, never its spec.replicas
+        let rollout = "kind: Rollout\nspec:\n  replicas: 4\n  strategy:\n    canary:\n      steps:\n        - setCanaryScale:\n            replicas: 1\n        - analysis:\n            templates:\n              - templateName: ok\n";
+        let r = scan(&Chart {
+            origin: ChartOrigin::Chart,
+            dir: "c".into(),
+            values: None,
+            templates: vec![
+                (
+                    "c/templates/hpa.yaml".into(),
+                    "kind: HorizontalPodAutoscaler\nspec:\n  scaleTargetRef:\n    kind: Rollout\n"
+                        .into(),
+                ),
+                ("c/templates/r.yaml".into(), rollout.into()),
+            ],
+        });
+        assert_eq!(r.replicas.iter().map(|x| x.line).collect::<Vec<_>>(), [3]);
+        // without an HPA naming the Rollout, it is no workload of ours
+        assert!(chart(rollout).replicas.is_empty());
     }
 
     #[test]
@@ -689,6 +718,38 @@ mod tests {
             ))
         );
         assert!(x.fix.is_none());
+    }
+
+    #[test]
+    fn a_scaled_object_autoscales_too() {
+        let values = "replicaCount: 2\nautoscaling:\n  enabled: false\nkeda:\n  enabled: false\n";
+        let scalers = |deploy: &str| {
+            scan(&Chart {
+                origin: ChartOrigin::Chart,
+                dir: "c".into(),
+                values: Some(("c/values.yaml".into(), values.into())),
+                templates: vec![
+                    ("c/templates/hpa.yaml".into(), "{{- if and .Values.autoscaling.enabled (not .Values.keda.enabled) }}\nkind: HorizontalPodAutoscaler\n{{- end }}\n".into()),
+                    ("c/templates/so.yaml".into(), "{{- if .Values.keda.enabled }}\nkind: ScaledObject\nspec:\n  fallback:\n    replicas: 4\n{{- end }}\n".into()),
+                    ("c/templates/d.yaml".into(), deploy.into()),
+                ],
+            })
+        };
+        // off only with the HPA: still rendered while KEDA's ScaledObject (and its HPA) scales
+        let r = scalers("kind: Deployment\nspec:\n  {{- if not .Values.autoscaling.enabled }}\n  replicas: 2\n  {{- end }}\n");
+        assert_eq!(
+            r.replicas.len(),
+            1,
+            "the ScaledObject's fallback.replicas is not counted"
+        );
+        assert_eq!(r.replicas[0].guard, None);
+        assert_eq!(
+            r.replicas[0].fix.as_deref().unwrap().lines().next(),
+            Some("  {{- if not (or (and .Values.autoscaling.enabled (not .Values.keda.enabled)) .Values.keda.enabled) }}")
+        );
+        // off with either
+        let r = scalers("kind: Deployment\nspec:\n  {{- if not (or .Values.autoscaling.enabled .Values.keda.enabled) }}\n  replicas: 2\n  {{- end }}\n");
+        assert_eq!(r.replicas[0].guard.as_ref().map(|g| g.0), Some(3));
     }
 
     #[test]

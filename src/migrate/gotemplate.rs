@@ -12,13 +12,31 @@ use serde_json::Value;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Unknown(pub String);
 
+/// Functions beyond the conditions' own (a renderer's `include`, `toYaml`, `nindent`, …):
+/// `None` when the name is not one of them.
+pub trait Funcs {
+    fn call(&self, name: &str, args: &[Value]) -> Option<Result<Value, Unknown>>;
+}
+
 /// What `.` and `$` are while evaluating.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Scope<'a> {
-    /// `$`: `{"Values": values}`.
+    /// `$`: `{"Values": values}` (a renderer adds `Release`, `Chart`).
     pub root: &'a Value,
     /// `.`; `None` inside a `range` (the element is not modelled).
     pub dot: Option<Value>,
+    /// More functions (`None` while deciding conditions: anything else is unknown).
+    pub funcs: Option<&'a dyn Funcs>,
+}
+
+impl std::fmt::Debug for Scope<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Scope")
+            .field("root", self.root)
+            .field("dot", &self.dot)
+            .field("funcs", &self.funcs.is_some())
+            .finish()
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -177,6 +195,9 @@ impl Parser<'_, '_> {
                     }
                 }
                 vals.extend(piped);
+                if let Some(r) = self.scope.funcs.and_then(|x| x.call(&f, &vals)) {
+                    return r;
+                }
                 call(&f, vals)
             }
             Some(Arg::Val(v)) if args.len() == 0 && piped.is_none() => Ok(v),
@@ -184,10 +205,13 @@ impl Parser<'_, '_> {
         }
     }
 
-    /// Only `.Values` is modelled at the root (`.Release`, `.Capabilities`, ... are unknown).
+    /// `.Values` and what else the root holds (a renderer's `.Release`, `.Chart`); anything
+    /// else (`.Capabilities`, ...) is unknown.
     fn at_root(&self, keys: &[String]) -> Result<Value, Unknown> {
         match keys.first().map(String::as_str) {
             Some("Values") => Ok(lookup(self.scope.root, keys)),
+            Some(k) if self.scope.root.get(k).is_some() => Ok(lookup(self.scope.root, keys)),
+            None if self.scope.funcs.is_some() => Ok(self.scope.root.clone()),
             other => Err(Unknown(format!(".{}", other.unwrap_or_default()))),
         }
     }
@@ -318,6 +342,7 @@ mod tests {
             &Scope {
                 root: &root,
                 dot: Some(root.clone()),
+                funcs: None,
             },
         )
     }

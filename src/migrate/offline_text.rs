@@ -6,10 +6,11 @@ use super::chart::{ChartOrigin, ChartReport};
 use super::plan::Severity;
 use super::report::{Layout, Mode, Report, RunAdvice};
 
-fn chart(c: &ChartReport, o: &mut String) {
+fn chart(c: &ChartReport, width: usize, o: &mut String) {
     if c.origin == ChartOrigin::OtherTool {
-        return other_tool(c, o);
+        return other_tool(c, width, o);
     }
+    let finding = |line: String| crate::render::layout::wrap(&line, width, "  ", "    ");
     *o += &match (c.origin, &c.values_file) {
         (ChartOrigin::UnknownChart, Some(v)) => format!(
             "Templates of an unknown chart {} (no Chart.yaml; values from {v}):\n",
@@ -28,27 +29,28 @@ fn chart(c: &ChartReport, o: &mut String) {
     let at = |line: Option<usize>| line.map_or(String::new(), |l| format!(" ({values}:{l})"));
     for t in &c.replicas {
         match &t.guard {
-            Some((line, cond)) => *o += &format!(
-                "  [info] helm-chart-guarded: {}:{}: `{}` is rendered only without autoscaling (`{}`, line {line}): nothing to change in the chart; enable {}{}\n",
+            Some((line, cond)) => *o += &finding(format!(
+                "[info] helm-chart-guarded: {}:{}: `{}` is rendered only without autoscaling (`{}`, line {line}): nothing to change in the chart; enable {}{}",
                 t.file, t.line, t.text, block(cond), c.autoscaling_key, at(c.autoscaling_line)
-            ),
+            )),
             None => {
                 let key = t.values_key.as_ref().map_or(String::new(), |k| {
                     let line = t.values_line.map_or(String::new(), |l| format!(", {values}:{l}"));
                     format!(" (values key {k}{line})")
                 });
-                *o += &format!(
-                    "  [high] helm-chart-sets-replicas: {}:{}: `{}`{key} is rendered even with autoscaling; templates are not edited — guard it:\n",
+                *o += &finding(format!(
+                    "[high] helm-chart-sets-replicas: {}:{}: `{}`{key} is rendered even with autoscaling; templates are not edited — guard it (the diff is advice):",
                     t.file, t.line, t.text
-                );
-                for l in t.fix.as_deref().unwrap_or_default().lines() {
+                ));
+                let advice = t.fix_diff.as_deref().or(t.fix.as_deref());
+                for l in advice.unwrap_or_default().lines() {
                     *o += &format!("      {l}\n");
                 }
             }
         }
     }
     if !c.replicas.is_empty() {
-        *o += "  the upgrade that stops rendering replicas sends replicas: null (-> 1) if the deployed release rendered it: run migrate against the cluster to read the release\n";
+        *o += &finding("the upgrade that stops rendering replicas sends replicas: null (-> 1) if the deployed release rendered it: run migrate against the cluster to read the release".into());
     }
     *o += "\n";
 }
@@ -63,7 +65,8 @@ fn block(cond: &str) -> String {
 }
 
 /// Templates of another tool: where they render replicas, and no Helm advice.
-fn other_tool(c: &ChartReport, o: &mut String) {
+fn other_tool(c: &ChartReport, width: usize, o: &mut String) {
+    let finding = |line: String| crate::render::layout::wrap(&line, width, "  ", "    ");
     *o += &format!(
         "Templates of another tool {} ({{{{ }}}} without Helm's functions): no Helm advice\n",
         c.dir
@@ -72,10 +75,16 @@ fn other_tool(c: &ChartReport, o: &mut String) {
         *o += "  no template renders replicas\n";
     }
     for t in &c.replicas {
-        *o += &format!(
-            "  [info] template-sets-replicas: {}:{}: `{}`: render it only without the HPA, in that tool's own terms\n",
-            t.file, t.line, t.text
-        );
+        *o += &finding(match &t.guard {
+            Some((line, cond)) => format!(
+                "[info] template-sets-replicas: {}:{}: `{}` looks rendered only without autoscaling (`{}`, line {line}): nothing to change if that holds",
+                t.file, t.line, t.text, block(cond)
+            ),
+            None => format!(
+                "[info] template-sets-replicas: {}:{}: `{}`: render it only without the HPA, in that tool's own terms",
+                t.file, t.line, t.text
+            ),
+        });
     }
     *o += "\n";
 }
@@ -98,7 +107,7 @@ pub fn render(r: &Report, layout: Layout, o: &mut String) {
         *o += "\n";
     }
     for c in &r.charts {
-        chart(c, o);
+        chart(c, layout.width, o);
     }
     let other: Vec<String> = r
         .kustomize

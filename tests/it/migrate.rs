@@ -13,6 +13,7 @@ use fake_apiserver::{FakeApiServer, Fault, Options, PathMatch, RecordedRequest, 
 use kubectl_hpa::migrate::manifest::{EditAction, Manifest, ObjectRef};
 use serde_json::{json, Value};
 
+mod corpus;
 mod safety;
 
 const LA: &str = "kubectl.kubernetes.io/last-applied-configuration";
@@ -1241,11 +1242,21 @@ fn templates_without_a_chart_and_templates_of_another_tool() {
     }
 
     // unguarded: [high], the guard in the chart's own HPA condition (hpa.enabled)
-    let out = r.run(&["-f", "loose-bare", "-R"]);
+    let out = r.run_env(&["-f", "loose-bare", "-R"], &[("COLUMNS", "1000")]);
     let text = ok_text(&out);
     assert!(text.contains("[high] helm-chart-sets-replicas: loose-bare/templates/deployment.yaml:6: `replicas: {{ .Values.replicas }}` (values key replicas, loose-bare/values.yaml:1)"), "{text}");
-    assert!(text.contains("        {{- if not .Values.hpa.enabled }}\n        replicas: {{ .Values.replicas }}\n        {{- end }}\n"), "{text}");
+    assert!(text.contains("      @@ -3,7 +3,9 @@\n       metadata:\n         name: {{ .Release.Name }}-shop\n       spec:\n      +  {{- if not .Values.hpa.enabled }}\n         replicas: {{ .Values.replicas }}\n      +  {{- end }}\n         selector:\n"), "{text}");
     assert!(!text.contains("values.yaml: no document"), "{text}");
+    // -o json carries the same diff, typed (charts[].replicas[].fixDiff)
+    let json: serde_json::Value =
+        serde_json::from_str(&ok_text(&r.run(&["-f", "loose-bare", "-R", "-o", "json"]))).unwrap();
+    let fix = &json["charts"][0]["replicas"][0];
+    assert_eq!(fix["fixDiff"], "--- loose-bare/templates/deployment.yaml\n+++ loose-bare/templates/deployment.yaml\n@@ -3,7 +3,9 @@\n metadata:\n   name: {{ .Release.Name }}-shop\n spec:\n+  {{- if not .Values.hpa.enabled }}\n   replicas: {{ .Values.replicas }}\n+  {{- end }}\n   selector:\n     matchLabels:\n       app: shop\n", "{json}");
+    assert_eq!(
+        fix["fix"],
+        "  {{- if not .Values.hpa.enabled }}\n  replicas: {{ .Values.replicas }}\n  {{- end }}",
+        "{json}"
+    );
     assert_eq!(
         r.read("loose-bare/templates/deployment.yaml"),
         before,
@@ -1253,7 +1264,7 @@ fn templates_without_a_chart_and_templates_of_another_tool() {
     );
 
     // kube-aws style: another tool's template, no Helm advice
-    let out = r.run(&["-f", "kube-aws"]);
+    let out = r.run_env(&["-f", "kube-aws"], &[("COLUMNS", "1000")]);
     let text = ok_text(&out);
     assert!(
         text.contains(
@@ -1409,7 +1420,10 @@ fn chart_repo(r: &Repo, guarded: bool) {
 fn offline_helm_chart_with_and_without_the_guard() {
     let r = Repo::new("chart-guarded");
     chart_repo(&r, true);
-    let text = ok_text(&r.run(&["-f", "chart", "--write", "-o", "wide"]));
+    let text = ok_text(&r.run_env(
+        &["-f", "chart", "--write", "-o", "wide"],
+        &[("COLUMNS", "1000")],
+    ));
     golden("offline-chart-guarded.txt", &text);
     assert!(text.contains("[info] helm-chart-guarded: chart/templates/deployment.yaml:7: `replicas: {{ .Values.replicaCount }}` is rendered only without autoscaling (`if not .Values.autoscaling.enabled`, line 6): nothing to change in the chart; enable autoscaling.enabled (chart/values.yaml:5)"), "{text}");
     assert!(
@@ -1422,8 +1436,16 @@ fn offline_helm_chart_with_and_without_the_guard() {
     let before = r.read("chart/templates/deployment.yaml");
     let text = ok_text(&r.run(&["-f", "chart", "--write"]));
     golden("offline-chart-unguarded.txt", &text);
+    let long: Vec<&str> = text
+        .lines()
+        .skip(2) // the header's Cluster: and Files: lines
+        .filter(|l| l.chars().count() > 100)
+        .collect();
+    assert!(long.is_empty(), "findings fit 100 columns: {long:?}");
+    let text = ok_text(&r.run_env(&["-f", "chart", "--write"], &[("COLUMNS", "1000")]));
     assert!(text.contains("[high] helm-chart-sets-replicas: chart/templates/deployment.yaml:6: `replicas: {{ .Values.replicaCount }}` (values key replicaCount, chart/values.yaml:1) is rendered even with autoscaling"), "{text}");
-    assert!(text.contains("        {{- if not .Values.autoscaling.enabled }}\n        replicas: {{ .Values.replicaCount }}\n        {{- end }}\n"), "{text}");
+    assert!(text.contains("      --- chart/templates/deployment.yaml\n      +++ chart/templates/deployment.yaml\n      @@ -3,6 +3,8 @@\n"), "{text}");
+    assert!(text.contains("      +  {{- if not .Values.autoscaling.enabled }}\n         replicas: {{ .Values.replicaCount }}\n      +  {{- end }}\n"), "{text}");
     assert_eq!(
         r.read("chart/templates/deployment.yaml"),
         before,

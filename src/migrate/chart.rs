@@ -240,6 +240,11 @@ struct Place {
     in_spec: bool,
     /// The indentation of `spec`'s keys, once seen.
     child_indent: Option<usize>,
+    /// Inside the document's top-level `metadata:`, and the indentation of its keys.
+    in_metadata: bool,
+    meta_indent: Option<usize>,
+    /// The document's `metadata.name`, as written (quotes removed).
+    name: Option<String>,
 }
 
 impl Place {
@@ -261,7 +266,17 @@ impl Place {
                 self.kind = Some(value.to_string());
             }
             self.in_spec = key.trim() == "spec" && value.is_empty();
+            self.in_metadata = key.trim() == "metadata" && value.is_empty();
             self.child_indent = None;
+            self.meta_indent = None;
+            return false;
+        }
+        if self.in_metadata {
+            if indent == *self.meta_indent.get_or_insert(indent) {
+                if let Some(v) = t.strip_prefix("name:") {
+                    self.name = Some(unquote(v));
+                }
+            }
             return false;
         }
         if !self.in_spec {
@@ -272,45 +287,114 @@ impl Place {
     }
 }
 
-/// `kind:`s named under an HPA's `scaleTargetRef` in a template.
-fn target_kinds(t: &str) -> Vec<String> {
+/// What a template's `scaleTargetRef` names: its `kind` (a KEDA ScaledObject's defaults to
+/// Deployment) and `name`, as written (quotes removed).
+#[derive(Debug, Clone, PartialEq)]
+struct TargetRef {
+    kind: Option<String>,
+    name: Option<String>,
+}
+
+/// The `scaleTargetRef`s of a template's HPAs and ScaledObjects.
+fn target_refs(t: &str) -> Vec<TargetRef> {
     let mut out = Vec::new();
+    let mut doc_kind: Option<String> = None;
     let mut in_ref = None;
     for raw in t.lines() {
         let tr = raw.trim_start();
         let indent = raw.len() - tr.len();
+        if let Some(k) = tr.strip_prefix("kind:").filter(|_| indent == 0) {
+            doc_kind = Some(k.trim().to_string());
+        }
         if tr.starts_with("scaleTargetRef:") {
             in_ref = Some(indent);
+            let kind = (doc_kind.as_deref() == Some("ScaledObject")).then(|| "Deployment".into());
+            out.push(TargetRef { kind, name: None });
             continue;
         }
-        if let Some(i) = in_ref {
-            if !tr.is_empty() && indent <= i && !tr.starts_with("{{") {
-                in_ref = None;
-            } else if let Some(k) = tr.strip_prefix("kind:") {
-                out.push(k.trim().to_string());
-            }
+        let (Some(i), Some(last)) = (in_ref, out.last_mut()) else {
+            continue;
+        };
+        if !tr.is_empty() && indent <= i && !tr.starts_with("{{") {
+            in_ref = None;
+        } else if let Some(k) = tr.strip_prefix("kind:") {
+            last.kind = Some(unquote(k));
+        } else if let Some(n) = tr.strip_prefix("name:") {
+            last.name = Some(unquote(n));
         }
     }
     out
 }
 
-fn is_workload_kind(kind: Option<&str>, targets: &[String]) -> bool {
+fn unquote(v: &str) -> String {
+    let v = v.split(" #").next().unwrap_or_default().trim();
+    v.trim_matches(|c| c == '"' || c == '\'').to_string()
+}
+
+/// Two names as written that cannot render to the same text: both literal and different, or
+/// the same template actions around different literal text (`{{ include "app.fullname" . }}-db`
+/// is not `{{ include "app.fullname" . }}`). Anything else may render equal.
+fn names_differ(a: &str, b: &str) -> bool {
+    fn skeleton(s: &str) -> (Vec<String>, String) {
+        let (mut actions, mut text, mut rest) = (Vec::new(), String::new(), s);
+        while let Some(i) = rest.find("{{") {
+            text.push_str(&rest[..i]);
+            text.push('\u{0}');
+            let Some(j) = rest[i..].find("}}") else {
+                return (vec![s.to_string()], String::new());
+            };
+            let inner = rest[i + 2..i + j].trim_matches(|c: char| c == '-' || c.is_whitespace());
+            let words: Vec<&str> = inner.split_whitespace().collect();
+            actions.push(words.join(" ").replacen("template ", "include ", 1));
+            rest = &rest[i + j + 2..];
+        }
+        text.push_str(rest);
+        (actions, text)
+    }
+    let (a, b) = (skeleton(a), skeleton(b));
+    a.0 == b.0 && a.1 != b.1
+}
+
+fn is_workload_kind(kind: Option<&str>, targets: &[TargetRef]) -> bool {
     match kind {
         None => true,
         Some(k) if k.contains("{{") => true,
-        Some(k) => WORKLOAD_KINDS.contains(&k) || targets.iter().any(|t| t == k),
+        Some(k) => {
+            WORKLOAD_KINDS.contains(&k) || targets.iter().any(|t| t.kind.as_deref() == Some(k))
+        }
     }
+}
+
+/// A workload document one of the chart's autoscalers may target: when the chart's HPAs and
+/// ScaledObjects name their targets, a workload of another kind, or of another name, keeps its
+/// `replicas` (no autoscaler will scale it). Templated kinds or names count as possible.
+fn is_targeted(kind: Option<&str>, name: Option<&str>, targets: &[TargetRef]) -> bool {
+    if !is_workload_kind(kind, targets) {
+        return false;
+    }
+    let (Some(kind), false) = (kind.filter(|k| !k.contains("{{")), targets.is_empty()) else {
+        return true;
+    };
+    targets.iter().any(|t| {
+        let kind_ok = match t.kind.as_deref() {
+            None => true,
+            Some(k) => k.contains("{{") || k == kind,
+        };
+        let name_differs =
+            matches!((t.name.as_deref(), name), (Some(a), Some(b)) if names_differ(a, b));
+        kind_ok && !name_differs
+    })
 }
 
 /// A `replicas:` line and the blocks enclosing it.
 type Found = (TemplateReplicas, Vec<Frame>);
 
-fn scan_template(file: &str, t: &str, targets: &[String], out: &mut Vec<Found>) {
+fn scan_template(file: &str, t: &str, targets: &[TargetRef], out: &mut Vec<Found>) {
     let mut stack = Vec::new();
     let mut place = Place::default();
     let mut doc: Vec<Found> = Vec::new();
-    let mut flush = |doc: &mut Vec<Found>, kind: Option<&str>| {
-        if is_workload_kind(kind, targets) {
+    let mut flush = |doc: &mut Vec<Found>, place: &Place| {
+        if is_targeted(place.kind.as_deref(), place.name.as_deref(), targets) {
             out.append(doc);
         }
         doc.clear();
@@ -318,7 +402,7 @@ fn scan_template(file: &str, t: &str, targets: &[String], out: &mut Vec<Found>) 
     for (i, raw) in t.lines().enumerate() {
         let n = i + 1;
         if raw.starts_with("---") {
-            flush(&mut doc, place.kind.as_deref());
+            flush(&mut doc, &place);
         }
         let under_spec = place.key_under_spec(raw);
         if under_spec && is_replicas_key(raw) {
@@ -349,7 +433,7 @@ fn scan_template(file: &str, t: &str, targets: &[String], out: &mut Vec<Found>) 
             step(&mut stack, &a, n);
         }
     }
-    flush(&mut doc, place.kind.as_deref());
+    flush(&mut doc, &place);
 }
 
 /// The blocks enclosing the first `kind: KIND` line of a template.
@@ -521,11 +605,13 @@ pub fn scan(chart: &Chart) -> ChartReport {
     let mut replicas = Vec::new();
     let mut key = None;
     let mut has_hpa = false;
-    let targets: Vec<String> = chart
+    let targets: Vec<TargetRef> = chart
         .templates
         .iter()
-        .filter(|(_, t)| t.contains("kind: HorizontalPodAutoscaler"))
-        .flat_map(|(_, t)| target_kinds(t))
+        .filter(|(_, t)| {
+            t.contains("kind: HorizontalPodAutoscaler") || t.contains("kind: ScaledObject")
+        })
+        .flat_map(|(_, t)| target_refs(t))
         .collect();
     for (file, t) in &chart.templates {
         if t.contains("kind: HorizontalPodAutoscaler") {
@@ -670,6 +756,24 @@ mod tests {
         assert_eq!(r.replicas.iter().map(|x| x.line).collect::<Vec<_>>(), [3]);
         // without an HPA naming the Rollout, it is no workload of ours
         assert!(chart(rollout).replicas.is_empty());
+    }
+
+    #[test]
+    fn only_the_workloads_an_autoscaler_targets_count() {
+        let hpa = "kind: HorizontalPodAutoscaler\nspec:\n  scaleTargetRef:\n    apiVersion: apps/v1\n    kind: Deployment\n    name: {{ include \"app.fullname\" . }}\n";
+        let workloads = "kind: Deployment\nmetadata:\n  name: {{ include \"app.fullname\" . }}\nspec:\n  replicas: 2\n---\nkind: StatefulSet\nmetadata:\n  name: {{ include \"app.fullname\" . }}\nspec:\n  replicas: 1\n---\nkind: Deployment\nmetadata:\n  name: {{ include \"app.fullname\" . }}-worker\nspec:\n  replicas: 3\n---\nkind: Deployment\nmetadata:\n  name: {{ template \"app.name\" . }}\nspec:\n  replicas: 4\n";
+        let r = chart_with("replicaCount: 2\n", hpa, workloads);
+        // the StatefulSet (another kind) and the worker (another name) keep their replicas;
+        // a name from other template actions may render equal, so it counts
+        assert_eq!(
+            r.replicas.iter().map(|x| x.line).collect::<Vec<_>>(),
+            [5, 23]
+        );
+        // a ScaledObject's target defaults to a Deployment
+        let so = "kind: ScaledObject\nspec:\n  scaleTargetRef:\n    name: \"web\"\n";
+        let plain = "kind: StatefulSet\nmetadata:\n  name: web\nspec:\n  replicas: 1\n---\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 2\n";
+        let r = chart_with("a: 1\n", so, plain);
+        assert_eq!(r.replicas.iter().map(|x| x.line).collect::<Vec<_>>(), [11]);
     }
 
     #[test]

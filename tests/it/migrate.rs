@@ -1263,8 +1263,14 @@ fn templates_without_a_chart_and_templates_of_another_tool() {
         "the dry run writes nothing"
     );
 
-    // kube-aws style: another tool's template, no Helm advice
+    // kube-aws style: another tool's template, no Helm advice; the worker Deployment, which
+    // the HPA (`{{.ClusterName}}-controller`) does not target, keeps its replicas
     let out = r.run_env(&["-f", "kube-aws"], &[("COLUMNS", "1000")]);
+    assert_eq!(
+        ok_text(&out),
+        "Nothing to change: kube-aws/controller.yaml:7: replicas only without autoscaling (line 6)\n"
+    );
+    let out = r.run_env(&["-f", "kube-aws", "-o", "wide"], &[("COLUMNS", "1000")]);
     let text = ok_text(&out);
     assert!(
         text.contains(
@@ -1273,10 +1279,12 @@ fn templates_without_a_chart_and_templates_of_another_tool() {
         "{text}"
     );
     assert!(
-        text.contains(
-            "[info] template-sets-replicas: kube-aws/worker.yaml:6: `replicas: {{.Worker.Count}}`"
-        ),
+        text.contains("[info] template-sets-replicas: kube-aws/controller.yaml:7:"),
         "{text}"
+    );
+    assert!(
+        !text.contains("worker.yaml"),
+        "no autoscaler targets the worker: {text}"
     );
     for helm in [
         "helm-chart",

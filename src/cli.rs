@@ -556,8 +556,9 @@ fn tolerance_value(s: &str) -> Result<f64, UsageError> {
 }
 
 /// `--request-timeout`: a Go duration (`30s`, `2m`) or a number of seconds, 0 for none, as
-/// kubectl takes it; clap quotes the value, so the message does not repeat it.
-fn request_timeout_value(s: &str) -> Result<String, UsageError> {
+/// kubectl takes it; clap quotes the value, so the message does not repeat it. Resolved here,
+/// once, into the `Duration` the cluster layer uses (zero: no timeout).
+fn request_timeout_value(s: &str) -> Result<std::time::Duration, UsageError> {
     let t = s.trim();
     let nanos = match crate::duration::parse_go_duration(t) {
         Ok(n) => n,
@@ -574,7 +575,7 @@ fn request_timeout_value(s: &str) -> Result<String, UsageError> {
     if nanos < 0 {
         return Err("must not be negative (0 means no timeout)".into());
     }
-    Ok(s.to_string())
+    Ok(std::time::Duration::from_nanos(nanos as u64))
 }
 
 /// `hpa/web`, `horizontalpodautoscaler.autoscaling/web` → `web`; another kind is a usage error.

@@ -45,7 +45,7 @@ pub struct KubeFlags {
     pub as_group: Vec<String>,
     /// The length of time to wait before giving up on a single server request (e.g. 1s, 2m; 0 = no timeout; default: none, with --watch about the sync period)
     #[arg(long = "request-timeout", global = true, help_heading = "Connection", value_name = "DURATION", value_parser = request_timeout_value)]
-    pub request_timeout: Option<String>,
+    pub request_timeout: Option<std::time::Duration>,
     /// The address and port of the Kubernetes API server (over the kubeconfig's)
     #[arg(
         short = 's',
@@ -124,7 +124,7 @@ impl From<&KubeFlags> for crate::cluster::ConnectOptions {
             namespace: f.namespace.clone(),
             as_user: f.as_user.clone(),
             as_group: f.as_group.clone(),
-            request_timeout: f.request_timeout.clone(),
+            request_timeout: f.request_timeout,
             default_request_timeout: None,
             server: f.server.clone(),
             token: f.token.clone(),

@@ -161,6 +161,19 @@ pub enum Command {
     Complete(completion::CompleteArgs),
 }
 
+impl Command {
+    /// Several contexts (`--context` twice, `--all-contexts`) are read by `explain` only.
+    pub fn refuse_several_contexts(&self) -> Result<(), UsageError> {
+        match self {
+            Command::Snapshot(a) => a.kube.refuse_several_contexts("snapshot"),
+            Command::History(a) => a.kube.refuse_several_contexts("history"),
+            Command::Simulate(a) => a.kube.refuse_several_contexts("simulate"),
+            Command::Migrate(a) => a.kube.refuse_several_contexts("migrate"),
+            _ => Ok(()),
+        }
+    }
+}
+
 /// The output format: the output layer's one enum.
 pub use crate::output::Format as OutputFormat;
 
@@ -911,6 +924,15 @@ impl ExplainArgs {
         }
         if self.kube.all_namespaces && self.kube.namespace.is_some() {
             return Err("-A/--all-namespaces and -n/--namespace cannot be used together".into());
+        }
+        if watch {
+            self.kube.refuse_several_contexts("explain --watch")?;
+        }
+        if self.kube.several_contexts() && !self.snapshot.is_empty() {
+            return Err(
+                "--context/--all-contexts read clusters; they cannot be used with --snapshot"
+                    .into(),
+            );
         }
         Ok(())
     }

@@ -320,6 +320,24 @@ fn in_cluster_config(flags: &ConnectOptions) -> Result<Config> {
     Ok(config)
 }
 
+/// The contexts of the kubeconfig kubectl would read (`--all-contexts`), in the file's order
+/// (merged files: the first file's first); an error when there is no kubeconfig or no context.
+pub fn context_names(flags: &ConnectOptions) -> Result<Vec<String>> {
+    let kc = load_kubeconfig(flags)?.ok_or_else(|| {
+        fail!("--all-contexts: no kubeconfig found (--kubeconfig, KUBECONFIG, ~/.kube/config)")
+    })?;
+    let mut names: Vec<String> = Vec::new();
+    for c in &kc.contexts {
+        if !names.contains(&c.name) {
+            names.push(c.name.clone());
+        }
+    }
+    if names.is_empty() {
+        return Err(fail!("--all-contexts: the kubeconfig has no context"));
+    }
+    Ok(names)
+}
+
 /// The kubeconfig cluster and user names this connection uses, for messages.
 fn kubeconfig_names(kc: &Kubeconfig, flags: &ConnectOptions, context: &str) -> (String, String) {
     let ctx = kc

@@ -72,6 +72,8 @@ pub enum LiveKind {
     Hpa,
     /// Namespace names (the `namespace` argument is ignored).
     Namespace,
+    /// The kubeconfig's context names, for `--context` (read from the file, no request).
+    Context,
 }
 
 /// Names from the live cluster for `kind`, in `namespace` (HPAs only), through the cluster
@@ -83,6 +85,10 @@ fn live_candidates(
     kind: LiveKind,
     namespace: Option<&str>,
 ) -> Vec<String> {
+    if kind == LiveKind::Context {
+        let default = crate::cluster::ConnectOptions::default();
+        return crate::cluster::context_names(&default).unwrap_or_default();
+    }
     crate::cluster::list_names(
         rt,
         kind == LiveKind::Hpa,
@@ -370,6 +376,10 @@ fn complete_value(
         ),
         "namespace" => (
             filter(live(LiveKind::Namespace, None)),
+            directive::NO_FILE_COMP,
+        ),
+        "context" => (
+            filter(live(LiveKind::Context, None)),
             directive::NO_FILE_COMP,
         ),
         "kubernetes_version" => {

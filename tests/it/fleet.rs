@@ -1599,3 +1599,32 @@ fn name_in_several_contexts_and_commands_that_read_one() {
         "{one}"
     );
 }
+
+#[test]
+fn context_values_complete_from_the_kubeconfig() {
+    let kc = kubeconfig_of(
+        "ctx-complete",
+        &[
+            ("prod-eu", refused_url()),
+            ("prod-us", refused_url()),
+            ("lab", refused_url()),
+        ],
+    );
+    let out = cmd(&["__complete", "explain", "--context", "prod"], None)
+        .env("KUBECONFIG", &kc)
+        .output()
+        .expect("runs");
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let candidates: Vec<&str> = text.lines().filter(|l| !l.starts_with(':')).collect();
+    assert_eq!(candidates, ["prod-eu", "prod-us"], "{text}");
+    // Repeated: the second --context completes too.
+    let out = cmd(
+        &["__complete", "explain", "--context", "lab", "--context", ""],
+        None,
+    )
+    .env("KUBECONFIG", &kc)
+    .output()
+    .expect("runs");
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(text.lines().any(|l| l == "lab"), "{text}");
+}

@@ -175,6 +175,8 @@ fn render(
             .collect::<Vec<_>>()
             .join(", ")
     );
+    // The summary counts each context's rows, contiguous in `items` before any sort.
+    let summary = summary_lines(items, report, &scope, opts.width.max(MIN_WIDTH));
     let sorted;
     let items = match &opts.sort_by {
         Some(key) => {
@@ -192,7 +194,6 @@ fn render(
         let doc = crate::output::contract::fleet_of_contexts(scope, source, notes, &shown, report);
         return Ok(crate::output::document(&doc, opts.output)?);
     }
-    let summary = summary_lines(items, report, &scope, opts.width.max(MIN_WIDTH));
     Ok(super::fleet_table::render_with(
         items, opts, notes, &summary,
     ))
@@ -213,7 +214,8 @@ fn overall_scope(opts: &ExplainOptions, report: &[ContextAnswer]) -> String {
     format!("{of}, {what}")
 }
 
-/// The whole fleet's line, then one per context: its counts, or why it could not be read.
+/// The whole fleet's line, then one per context: its counts, or why it could not be read
+/// (`items` in the order read: each context's rows together).
 fn summary_lines(
     items: &[FleetItem],
     report: &[ContextAnswer],
@@ -224,13 +226,12 @@ fn summary_lines(
     for r in report {
         out += &match &r.error {
             None => {
-                let mine: Vec<FleetItem> = items
-                    .iter()
-                    .filter(|i| i.context.as_deref() == Some(r.context.as_str()))
-                    .cloned()
-                    .collect();
+                let mine = items
+                    .chunk_by(|a, b| a.context == b.context)
+                    .find(|c| c[0].context.as_deref() == Some(r.context.as_str()))
+                    .unwrap_or_default();
                 let at = format!("context {}, {}", r.context, r.scope);
-                summary_line(&mine, &at, width.saturating_sub(2).max(MIN_WIDTH))
+                summary_line(mine, &at, width.saturating_sub(2).max(MIN_WIDTH))
                     .lines()
                     .map(|l| format!("  {l}\n"))
                     .collect()

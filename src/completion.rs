@@ -488,6 +488,7 @@ mod tests {
             match kind {
                 LiveKind::Hpa => vec!["web".to_string(), "worker".to_string(), "api".to_string()],
                 LiveKind::Namespace => vec!["shop".to_string(), "default".to_string()],
+                LiveKind::Context => vec!["prod".to_string()],
             }
         };
         let (c, d) = complete(&words(&["explain", "-n", "shop", "w"]), &live);

@@ -4,7 +4,11 @@
 //! the request count and wall time of `explain -A`; the round trips and time of one single-HPA
 //! `explain`; and `kubectl describe hpa` on the same server when `kubectl` is on PATH. Then
 //! 2,000 HPAs in 100 namespaces with 4 pods each (8,000 pods): `explain -A` beside `kubectl get
-//! hpa -A`, and the peak RSS of `explain -A` (when /usr/bin/time is there).
+//! hpa -A`, and the peak RSS of `explain -A` (when /usr/bin/time is there). Then five contexts
+//! (five servers of 500 HPAs each) read by one `explain -A --context …` beside the slowest
+//! single context. Beside each `explain -A` row, the floor: our own requests each sent alone
+//! to the same server (one latency plus the sum of each one's serving time, as if every
+//! request went out at once to a server that answers one at a time).
 //!
 //! Run with `cargo bench --bench fleet`.
 
@@ -122,6 +126,9 @@ fn measure(server: &FakeApiServer, what: &str, mut make: impl FnMut() -> Command
 }
 
 fn main() {
+    if std::env::var_os("FLEET_BENCH_SERVE").is_some() {
+        return serve_for_profiling();
+    }
     let server = FakeApiServer::start(objects());
     let dir = std::env::temp_dir().join(format!("kubectl-hpa-bench-fleet-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("dir");
@@ -150,6 +157,13 @@ fn main() {
         c.args(["explain", "-A", "--kubeconfig"]).arg(kc);
         c
     });
+    let mut ours = || {
+        let mut c = bin();
+        c.args(["explain", "-A", "--kubeconfig"]).arg(kc);
+        c
+    };
+    let (with, _) = median(&server, "explain -A", &mut ours);
+    print_floor(&server, "explain -A at 500 HPAs", &mut ours, with);
     measure(&server, "explain -A -o json (500 full decisions)", || {
         let mut c = bin();
         c.args(["explain", "-A", "-o", "json", "--kubeconfig"])
@@ -223,6 +237,162 @@ fn main() {
         None => println!("kubectl not on PATH: kubectl describe hpa not measured"),
     }
     big_fleet(&dir);
+    five_contexts(&dir);
+}
+
+/// `FLEET_BENCH_SERVE=1`: serve the big fleet (2,000 HPAs, 8,000 pods, 20 ms per request)
+/// until killed, to profile by hand; prints the kubeconfig.
+fn serve_for_profiling() {
+    let (namespaces, per_ns, pods) = BIG;
+    let server = FakeApiServer::start(fleet(namespaces, per_ns, pods));
+    let dir = std::env::temp_dir().join(format!("kubectl-hpa-bench-serve-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let kc = server.write_kubeconfig(&dir);
+    server.set_latency(LATENCY);
+    println!("{}", kc.display());
+    std::thread::sleep(Duration::from_secs(3600));
+}
+
+/// The floor of a run whose requests the server recorded: one latency plus the serving time
+/// of each request sent alone (no latency, one at a time, each on its own connection).
+fn floor(server: &FakeApiServer) -> Duration {
+    use std::io::{Read, Write};
+    let requests = server.requests();
+    server.set_latency(Duration::ZERO);
+    let mut serving = Duration::ZERO;
+    for r in &requests {
+        let query: Vec<String> = r
+            .query
+            .iter()
+            .map(|(k, v)| format!("{k}={}", encode(v)))
+            .collect();
+        let target = match query.is_empty() {
+            true => r.path.clone(),
+            false => format!("{}?{}", r.path, query.join("&")),
+        };
+        let t = Instant::now();
+        let mut stream = std::net::TcpStream::connect(server.addr()).expect("connect");
+        write!(
+            stream,
+            "GET {target} HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer fake-token\r\nAccept: application/json\r\nConnection: close\r\n\r\n",
+            server.addr()
+        )
+        .expect("send");
+        let mut answer = Vec::new();
+        stream.read_to_end(&mut answer).expect("answer");
+        serving += t.elapsed();
+    }
+    server.set_latency(LATENCY);
+    LATENCY + serving
+}
+
+/// A query value as a URL carries it.
+fn encode(v: &str) -> String {
+    v.bytes()
+        .map(|b| match b {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                (b as char).to_string()
+            }
+            b => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// `explain -A` once more with the latency, then its floor on the same server.
+fn print_floor(
+    server: &FakeApiServer,
+    what: &str,
+    run: &mut dyn FnMut() -> Command,
+    took: Duration,
+) {
+    server.set_latency(LATENCY);
+    server.clear_requests();
+    let out = run().output().expect("runs");
+    assert!(out.status.success(), "{what}");
+    let f = floor(server);
+    println!(
+        "  {what}: floor {:.1} ms (one latency + each of our {} requests served alone); the run takes {:.2}× the floor",
+        f.as_secs_f64() * 1e3,
+        server.requests().len(),
+        took.as_secs_f64() / f.as_secs_f64()
+    );
+}
+
+/// Five contexts of 500 HPAs each (five servers): `explain -A` over the five beside the slowest
+/// single context; the floor of the slowest context's server.
+fn five_contexts(dir: &Path) {
+    let servers: Vec<FakeApiServer> = (0..5).map(|_| FakeApiServer::start(objects())).collect();
+    let mut y = String::from("apiVersion: v1\nkind: Config\nclusters:\n");
+    for (k, s) in servers.iter().enumerate() {
+        y += &format!("- name: c{k}\n  cluster:\n    server: {}\n", s.url());
+    }
+    y += "contexts:\n";
+    for k in 0..servers.len() {
+        y += &format!("- name: c{k}\n  context:\n    cluster: c{k}\n    user: u\n");
+    }
+    y += "current-context: c0\nusers:\n- name: u\n  user:\n    token: fake-token\n";
+    let five = dir.join("five");
+    std::fs::create_dir_all(&five).expect("dir");
+    let kc = five.join("kubeconfig");
+    std::fs::write(&kc, y).expect("kubeconfig");
+    for s in &servers {
+        s.set_latency(LATENCY);
+    }
+    println!(
+        "five contexts: five fake API servers of {} HPAs each, {} ms latency per request",
+        NAMESPACES * PER_NS,
+        LATENCY.as_millis()
+    );
+    let run = |contexts: &[usize]| {
+        let mut c = bin();
+        c.args(["explain", "-A", "--kubeconfig"]).arg(&kc);
+        for k in contexts {
+            c.args(["--context", &format!("c{k}")]);
+        }
+        c
+    };
+    // Interleaved: each round runs the five together, then each single context.
+    let mut together = Vec::new();
+    let mut single: Vec<Vec<Duration>> = vec![Vec::new(); servers.len()];
+    for _ in 0..RUNS {
+        let t = Instant::now();
+        let out = run(&[0, 1, 2, 3, 4]).output().expect("runs");
+        together.push(t.elapsed());
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        for (k, times) in single.iter_mut().enumerate() {
+            let t = Instant::now();
+            assert!(run(&[k]).output().expect("runs").status.success());
+            times.push(t.elapsed());
+        }
+    }
+    let med = |mut v: Vec<Duration>| {
+        v.sort();
+        v[RUNS / 2]
+    };
+    let together = med(together);
+    let (slowest_k, slowest) = single
+        .into_iter()
+        .map(med)
+        .enumerate()
+        .max_by_key(|(_, d)| *d)
+        .expect("five");
+    println!(
+        "{:<44} wall {:>7.1} ms   slowest single context (c{slowest_k}) {:>7.1} ms   {:.2}×",
+        "explain -A, five contexts of 500 HPAs",
+        together.as_secs_f64() * 1e3,
+        slowest.as_secs_f64() * 1e3,
+        together.as_secs_f64() / slowest.as_secs_f64()
+    );
+    print_floor(
+        &servers[slowest_k],
+        &format!("explain -A --context c{slowest_k}"),
+        &mut || run(&[slowest_k]),
+        slowest,
+    );
 }
 
 /// The peak RSS of a command in MB, from /usr/bin/time (None without it).
@@ -272,6 +442,12 @@ fn big_fleet(dir: &Path) {
     measure(&server, &format!("explain -A ({hpas} HPAs, table)"), ours);
     server.set_latency(LATENCY);
     let (with, _) = median(&server, "explain -A", &mut || ours());
+    print_floor(
+        &server,
+        &format!("explain -A at {hpas} HPAs"),
+        &mut || ours(),
+        with,
+    );
     match on_path("kubectl") {
         Some(k) => {
             let (theirs, _) = median(&server, "kubectl get hpa -A", &mut || {

@@ -161,6 +161,19 @@ pub enum Command {
     Complete(completion::CompleteArgs),
 }
 
+impl Command {
+    /// Several contexts (`--context` twice, `--all-contexts`) are read by `explain` only.
+    pub fn refuse_several_contexts(&self) -> Result<(), UsageError> {
+        match self {
+            Command::Snapshot(a) => a.kube.refuse_several_contexts("snapshot"),
+            Command::History(a) => a.kube.refuse_several_contexts("history"),
+            Command::Simulate(a) => a.kube.refuse_several_contexts("simulate"),
+            Command::Migrate(a) => a.kube.refuse_several_contexts("migrate"),
+            _ => Ok(()),
+        }
+    }
+}
+
 /// The output format: the output layer's one enum.
 pub use crate::output::Format as OutputFormat;
 
@@ -534,8 +547,9 @@ fn tolerance_value(s: &str) -> Result<f64, UsageError> {
 }
 
 /// `--request-timeout`: a Go duration (`30s`, `2m`) or a number of seconds, 0 for none, as
-/// kubectl takes it; clap quotes the value, so the message does not repeat it.
-fn request_timeout_value(s: &str) -> Result<String, UsageError> {
+/// kubectl takes it; clap quotes the value, so the message does not repeat it. Resolved here,
+/// once, into the `Duration` the cluster layer uses (zero: no timeout).
+fn request_timeout_value(s: &str) -> Result<std::time::Duration, UsageError> {
     let t = s.trim();
     let nanos = match crate::duration::parse_go_duration(t) {
         Ok(n) => n,
@@ -552,7 +566,7 @@ fn request_timeout_value(s: &str) -> Result<String, UsageError> {
     if nanos < 0 {
         return Err("must not be negative (0 means no timeout)".into());
     }
-    Ok(s.to_string())
+    Ok(std::time::Duration::from_nanos(nanos as u64))
 }
 
 /// `hpa/web`, `horizontalpodautoscaler.autoscaling/web` → `web`; another kind is a usage error.
@@ -888,6 +902,15 @@ impl ExplainArgs {
         }
         if self.kube.all_namespaces && self.kube.namespace.is_some() {
             return Err("-A/--all-namespaces and -n/--namespace cannot be used together".into());
+        }
+        if watch {
+            self.kube.refuse_several_contexts("explain --watch")?;
+        }
+        if self.kube.several_contexts() && !self.snapshot.is_empty() {
+            return Err(
+                "--context/--all-contexts read clusters; they cannot be used with --snapshot"
+                    .into(),
+            );
         }
         Ok(())
     }

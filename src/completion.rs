@@ -69,6 +69,8 @@ pub enum LiveKind {
     Hpa,
     /// Namespace names (the `namespace` argument is ignored).
     Namespace,
+    /// The kubeconfig's context names, for `--context` (read from the file, no request).
+    Context,
 }
 
 /// Names from the live cluster for `kind`, in `namespace` (HPAs only), through the cluster
@@ -80,6 +82,10 @@ fn live_candidates(
     kind: LiveKind,
     namespace: Option<&str>,
 ) -> Vec<String> {
+    if kind == LiveKind::Context {
+        let default = crate::cluster::ConnectOptions::default();
+        return crate::cluster::context_names(&default).unwrap_or_default();
+    }
     crate::cluster::list_names(
         rt,
         kind == LiveKind::Hpa,
@@ -369,6 +375,10 @@ fn complete_value(
             filter(live(LiveKind::Namespace, None)),
             directive::NO_FILE_COMP,
         ),
+        "context" => (
+            filter(live(LiveKind::Context, None)),
+            directive::NO_FILE_COMP,
+        ),
         "kubernetes_version" => {
             // Newest first, as a user most often wants a recent release.
             let versions = (OLDEST_MINOR..=NEWEST_MINOR)
@@ -475,6 +485,7 @@ mod tests {
             match kind {
                 LiveKind::Hpa => vec!["web".to_string(), "worker".to_string(), "api".to_string()],
                 LiveKind::Namespace => vec!["shop".to_string(), "default".to_string()],
+                LiveKind::Context => vec!["prod".to_string()],
             }
         };
         let (c, d) = complete(&words(&["explain", "-n", "shop", "w"]), &live);

@@ -108,6 +108,7 @@ fn dispatch(
     rt: &tokio::runtime::Runtime,
     out: &mut dyn std::io::Write,
 ) -> anyhow::Result<output::Outcome> {
+    command.refuse_several_contexts()?;
     let text = match command {
         cli::Command::Explain(a) => {
             return commands::explain::run_selected(&a.resolve(env)?, rt, out)

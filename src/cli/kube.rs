@@ -12,9 +12,15 @@ pub struct KubeFlags {
     /// Path to the kubeconfig file to use
     #[arg(long, global = true, help_heading = "Connection", value_name = "FILE")]
     pub kubeconfig: Option<PathBuf>,
-    /// The name of the kubeconfig context to use
-    #[arg(long, global = true, help_heading = "Connection")]
-    pub context: Option<String>,
+    /// The name of the kubeconfig context to use; repeat it for the fleet overview of several
+    /// contexts (explain without --watch)
+    #[arg(
+        long,
+        global = true,
+        help_heading = "Connection",
+        value_name = "CONTEXT"
+    )]
+    pub context: Vec<String>,
     /// The name of the kubeconfig cluster to use
     #[arg(long, global = true, help_heading = "Connection")]
     pub cluster: Option<String>,
@@ -45,7 +51,7 @@ pub struct KubeFlags {
     pub as_group: Vec<String>,
     /// The length of time to wait before giving up on a single server request (e.g. 1s, 2m; 0 = no timeout; default: none, with --watch about the sync period)
     #[arg(long = "request-timeout", global = true, help_heading = "Connection", value_name = "DURATION", value_parser = request_timeout_value)]
-    pub request_timeout: Option<String>,
+    pub request_timeout: Option<std::time::Duration>,
     /// The address and port of the Kubernetes API server (over the kubeconfig's)
     #[arg(
         short = 's',
@@ -107,6 +113,9 @@ pub struct KubeFlags {
         default_value_t = 0
     )]
     pub verbosity: u8,
+    /// Every context of the kubeconfig: the fleet overview of each (explain without --watch)
+    #[arg(long = "all-contexts", global = true, help_heading = "Connection")]
+    pub all_contexts: bool,
     /// No progress on stderr while fetching from the cluster (it is shown only on a terminal,
     /// only once a fetch has taken a second, and never with -o json|yaml)
     #[arg(long, global = true, help_heading = "Connection")]
@@ -118,13 +127,13 @@ impl From<&KubeFlags> for crate::cluster::ConnectOptions {
     fn from(f: &KubeFlags) -> Self {
         crate::cluster::ConnectOptions {
             kubeconfig: f.kubeconfig.clone(),
-            context: f.context.clone(),
+            context: f.context.last().cloned(),
             cluster: f.cluster.clone(),
             user: f.user.clone(),
             namespace: f.namespace.clone(),
             as_user: f.as_user.clone(),
             as_group: f.as_group.clone(),
-            request_timeout: f.request_timeout.clone(),
+            request_timeout: f.request_timeout,
             default_request_timeout: None,
             server: f.server.clone(),
             token: f.token.clone(),
@@ -142,5 +151,37 @@ impl KubeFlags {
     /// The cluster layer's options for these flags.
     pub fn connect_options(&self) -> crate::cluster::ConnectOptions {
         self.into()
+    }
+
+    /// Several contexts asked for: `--context` given with more than one name, or
+    /// `--all-contexts`.
+    pub fn several_contexts(&self) -> bool {
+        self.all_contexts || self.distinct_contexts().len() > 1
+    }
+
+    /// The `--context` names in the order given, each once.
+    pub fn distinct_contexts(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for c in &self.context {
+            if !out.contains(c) {
+                out.push(c.clone());
+            }
+        }
+        out
+    }
+
+    /// Commands that read one cluster refuse several contexts (a usage error, exit 2):
+    /// `what` names the command.
+    pub fn refuse_several_contexts(&self, what: &str) -> Result<(), super::UsageError> {
+        if !self.several_contexts() {
+            return Ok(());
+        }
+        let flag = match self.all_contexts {
+            true => "--all-contexts".to_string(),
+            false => format!("--context given {} times", self.distinct_contexts().len()),
+        };
+        Err(super::UsageError(format!(
+            "{flag}: {what} reads one context; only explain (without --watch) reads several: give one --context"
+        )))
     }
 }

@@ -19,34 +19,15 @@ macro_rules! fail {
     ($($words:tt)*) => { Error::Connect(format!($($words)*)) };
 }
 
-/// The timeout of each request: `--request-timeout` (a Go duration or a number of seconds;
-/// 0 = none) when given, else the options' default; with what it is, for messages.
-fn request_timeout(o: &ConnectOptions) -> Result<(Option<Duration>, &'static str)> {
+/// The timeout of each request: `--request-timeout` (zero = none) when given, else the
+/// options' default; with what it is, for messages.
+fn request_timeout(o: &ConnectOptions) -> (Option<Duration>, &'static str) {
     const FLAG: &str = "--request-timeout";
-    let Some(s) = o.request_timeout.as_deref() else {
-        return Ok(match o.default_request_timeout {
-            Some(d) => (Some(d.after), d.what),
-            None => (None, FLAG),
-        });
-    };
-    let s = s.trim();
-    if s.is_empty() {
-        return Ok((None, FLAG));
+    match (o.request_timeout, o.default_request_timeout) {
+        (Some(t), _) => ((!t.is_zero()).then_some(t), FLAG),
+        (None, Some(d)) => (Some(d.after), d.what),
+        (None, None) => (None, FLAG),
     }
-    let nanos = match crate::duration::parse_go_duration(s) {
-        Ok(n) => n,
-        Err(e) => match s.parse::<i64>() {
-            Ok(secs) => secs.saturating_mul(1_000_000_000),
-            Err(_) => return Err(fail!("--request-timeout: invalid duration {s:?}: {e}")),
-        },
-    };
-    if nanos < 0 {
-        return Err(fail!("--request-timeout: must not be negative, got {s:?}"));
-    }
-    Ok((
-        (nanos > 0).then(|| Duration::from_nanos(nanos as u64)),
-        FLAG,
-    ))
 }
 
 /// The kubeconfig kubectl would read: `--kubeconfig`, else the existing files of `KUBECONFIG`
@@ -215,7 +196,7 @@ fn in_cidr(ip: std::net::IpAddr, net: &str, bits: &str) -> bool {
 /// Connect as kubectl would with these flags (no request is sent).
 pub async fn connect(options: impl Into<ConnectOptions>) -> Result<Conn> {
     let flags = &options.into();
-    let (timeout, timeout_what) = request_timeout(flags)?;
+    let (timeout, timeout_what) = request_timeout(flags);
     if flags.as_user.is_none() && !flags.as_group.is_empty() {
         return Err(fail!(
             "--as-group requires --as: requesting groups without impersonating a user"
@@ -339,6 +320,24 @@ fn in_cluster_config(flags: &ConnectOptions) -> Result<Config> {
     Ok(config)
 }
 
+/// The contexts of the kubeconfig kubectl would read (`--all-contexts`), in the file's order
+/// (merged files: the first file's first); an error when there is no kubeconfig or no context.
+pub fn context_names(flags: &ConnectOptions) -> Result<Vec<String>> {
+    let kc = load_kubeconfig(flags)?.ok_or_else(|| {
+        fail!("--all-contexts: no kubeconfig found (--kubeconfig, KUBECONFIG, ~/.kube/config)")
+    })?;
+    let mut names: Vec<String> = Vec::new();
+    for c in &kc.contexts {
+        if !names.contains(&c.name) {
+            names.push(c.name.clone());
+        }
+    }
+    if names.is_empty() {
+        return Err(fail!("--all-contexts: the kubeconfig has no context"));
+    }
+    Ok(names)
+}
+
 /// The kubeconfig cluster and user names this connection uses, for messages.
 fn kubeconfig_names(kc: &Kubeconfig, flags: &ConnectOptions, context: &str) -> (String, String) {
     let ctx = kc
@@ -376,7 +375,7 @@ pub fn list_names(
 pub async fn names(hpas: bool, namespace: Option<&str>, timeout: Duration) -> Vec<String> {
     let flags = ConnectOptions {
         namespace: namespace.map(String::from),
-        request_timeout: Some(format!("{}ms", timeout.as_millis().max(1))),
+        request_timeout: Some(timeout.max(Duration::from_millis(1))),
         ..ConnectOptions::default()
     };
     let work = async {
@@ -442,23 +441,19 @@ mod tests {
         let watch = ConnectOptions::default()
             .with_default_timeout(Duration::from_secs(15), "one sync period");
         let want = (Some(Duration::from_secs(15)), "one sync period");
-        assert_eq!(request_timeout(&watch).unwrap(), want);
+        assert_eq!(request_timeout(&watch), want);
         let zero = ConnectOptions {
-            request_timeout: Some("0".into()),
+            request_timeout: Some(Duration::ZERO),
             ..watch.clone()
         };
-        assert_eq!(
-            request_timeout(&zero).unwrap().0,
-            None,
-            "--request-timeout 0: none"
-        );
+        assert_eq!(request_timeout(&zero).0, None, "--request-timeout 0: none");
         let given = ConnectOptions {
-            request_timeout: Some("2m".into()),
+            request_timeout: Some(Duration::from_secs(120)),
             ..watch
         };
         let want = (Some(Duration::from_secs(120)), "--request-timeout");
-        assert_eq!(request_timeout(&given).unwrap(), want);
-        assert_eq!(request_timeout(&ConnectOptions::default()).unwrap().0, None);
+        assert_eq!(request_timeout(&given), want);
+        assert_eq!(request_timeout(&ConnectOptions::default()).0, None);
     }
 
     #[test]

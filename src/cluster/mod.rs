@@ -31,7 +31,7 @@ use jiff::Timestamp;
 use k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler;
 
 pub use assemble::{SERVER_VERSION_ANNOTATION, SOURCE_ANNOTATION};
-pub use connect::{connect, list_names, names};
+pub use connect::{connect, context_names, list_names, names};
 pub use discovery::metrics_apiservice;
 pub use failure::{ApiFailure, Error, Failure, FetchError};
 pub use options::{ConnectOptions, DefaultTimeout};

@@ -17,9 +17,9 @@ pub struct ConnectOptions {
     /// `--as`, `--as-group`: impersonation.
     pub as_user: Option<String>,
     pub as_group: Vec<String>,
-    /// `--request-timeout` as given: a Go duration or seconds; `0` or empty = none; `None`
-    /// when not given.
-    pub request_timeout: Option<String>,
+    /// `--request-timeout`, resolved by the command line: zero = no timeout; `None` when not
+    /// given.
+    pub request_timeout: Option<Duration>,
     /// The timeout of each request when `--request-timeout` is not given (`--watch`: about
     /// the sync period); `None`: no timeout, as kubectl.
     pub default_request_timeout: Option<DefaultTimeout>,

@@ -3,9 +3,10 @@
 
 use anyhow::{bail, Result};
 
-use crate::cli::{ExplainOptions, OutputFormat, Source};
+use crate::cli::{ExplainOptions, Source};
 use crate::cluster;
 use crate::diagnose::Extras;
+use crate::explain::fleet_contexts::{self as contexts, progress};
 use crate::explain::{fleet_watch, live, one, overview, watch};
 use crate::output::Outcome;
 use crate::snapshot::Snapshot;
@@ -27,6 +28,8 @@ pub enum Mode {
     LiveFleet,
     /// Re-evaluate every sync period: one HPA (NAME) or the fleet.
     Watch(Option<String>),
+    /// Several contexts: the fleet of each, or NAME in each.
+    Contexts(Vec<String>, Option<String>),
 }
 
 /// Run `explain`; the outcome flags our own failures (exit 3). What `-o name`, `-o jsonpath=…`
@@ -71,6 +74,8 @@ pub fn run(opts: &ExplainOptions, rt: &Runtime, w: &mut dyn std::io::Write) -> R
         Mode::LiveFleet => live_fleet(opts, rt),
         Mode::Watch(Some(_)) => watch::run(opts, rt, w),
         Mode::Watch(None) => fleet_watch::run(opts, rt, w),
+        Mode::Contexts(cs, None) => contexts::run(opts, rt, &cs, &progress(opts)),
+        Mode::Contexts(cs, Some(n)) => contexts::explain_each(opts, rt, &cs, &n, &progress(opts)),
     }
 }
 
@@ -79,9 +84,10 @@ pub fn mode(opts: &ExplainOptions) -> Result<Mode> {
     let path = match &opts.source {
         Source::Cluster if opts.watch => return Ok(Mode::Watch(opts.name.clone())),
         Source::Cluster => {
-            return Ok(match &opts.name {
-                Some(n) => Mode::LiveOne(n.clone()),
-                None => Mode::LiveFleet,
+            return Ok(match (contexts::contexts(opts)?, &opts.name) {
+                (Some(cs), n) => Mode::Contexts(cs, n.clone()),
+                (None, Some(n)) => Mode::LiveOne(n.clone()),
+                (None, None) => Mode::LiveFleet,
             })
         }
         Source::Snapshot(path) => path,
@@ -108,13 +114,6 @@ pub fn mode(opts: &ExplainOptions) -> Result<Mode> {
         // Several HPAs and no NAME (or -A, -l, --sort-by): the fleet overview.
         _ => Ok(Mode::OfflineFleet { snap, extras }),
     }
-}
-
-/// Progress on stderr for the text formats, on a terminal.
-fn progress(opts: &ExplainOptions) -> cluster::Progress {
-    cluster::Progress::on_terminal(
-        !opts.kube.quiet && matches!(opts.output, OutputFormat::Text | OutputFormat::Wide),
-    )
 }
 
 /// Live `explain NAME`: fetch → decide and compare → output.

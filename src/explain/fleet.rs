@@ -24,6 +24,10 @@ use crate::snapshot::Snapshot;
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct FleetItem {
+    /// The kubeconfig context the HPA was read from, when several were (`--context` given
+    /// several times, `--all-contexts`); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
     pub namespace: String,
     pub name: String,
     pub target: TargetRef,
@@ -72,6 +76,7 @@ fn item_from(
         Ok((input, d)) => {
             let findings = diagnose::diagnose(snap, &input, &d, extras);
             FleetItem {
+                context: None,
                 namespace: ns.into(),
                 name: name.into(),
                 target: d.target.clone(),
@@ -92,6 +97,7 @@ fn item_from(
             }
         }
         Err(e) => FleetItem {
+            context: None,
             namespace: ns.into(),
             name: name.into(),
             target: TargetRef {

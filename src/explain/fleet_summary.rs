@@ -100,7 +100,7 @@ pub fn causes(items: &[FleetItem]) -> Vec<Cause> {
                 };
                 (c, BTreeSet::new())
             });
-            let name = format!("{}/{}", i.namespace, i.name);
+            let name = qualified_name(i);
             if c.hpas.last() != Some(&name) {
                 c.hpas.push(name);
             }
@@ -116,6 +116,15 @@ pub fn causes(items: &[FleetItem]) -> Vec<Cause> {
         .collect();
     out.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.hpas.len().cmp(&a.1.hpas.len())));
     out.into_iter().map(|(_, c)| c).collect()
+}
+
+/// `namespace/name`, or `context:namespace/name` when the HPA was read from one of several
+/// contexts.
+pub fn qualified_name(i: &FleetItem) -> String {
+    match &i.context {
+        Some(c) => format!("{c}:{}/{}", i.namespace, i.name),
+        None => format!("{}/{}", i.namespace, i.name),
+    }
 }
 
 /// `1,234`.

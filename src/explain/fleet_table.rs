@@ -26,6 +26,27 @@ const MIN_SUMMARY: usize = 16;
 /// The whole text of the fleet overview of `scope` (`all namespaces`, `namespace shop`): the
 /// summary, the table, the problems (per cause; per HPA in `-o wide`), the notes, a footer.
 pub fn render(items: &[FleetItem], opts: &ExplainOptions, notes: &[String], scope: &str) -> String {
+    let width = opts.width.max(MIN_WIDTH);
+    render_with(items, opts, notes, &summary_line(items, scope, width))
+}
+
+/// Whether the rows come from more than one kubeconfig context (the CONTEXT column).
+pub fn several_contexts(items: &[FleetItem]) -> bool {
+    let mut first = None;
+    items.iter().filter_map(|i| i.context.as_deref()).any(|c| {
+        let other = first.is_some_and(|f| f != c);
+        first.get_or_insert(c);
+        other
+    })
+}
+
+/// [`render`] under a summary of the caller's (the lines of several contexts).
+pub fn render_with(
+    items: &[FleetItem],
+    opts: &ExplainOptions,
+    notes: &[String],
+    summary: &str,
+) -> String {
     let wide = opts.output == OutputFormat::Wide;
     let all_ns = items
         .iter()
@@ -34,10 +55,11 @@ pub fn render(items: &[FleetItem], opts: &ExplainOptions, notes: &[String], scop
         .len()
         > 1
         || opts.all_namespaces;
+    let contexts = several_contexts(items);
     let width = opts.width.max(MIN_WIDTH);
     let mut out = String::new();
     if !opts.no_headers {
-        out += &summary_line(items, scope, width);
+        out += summary;
         out += "\n";
     }
     // --problems: the summary counts the whole scope, the rest shows the rows that need someone.
@@ -56,7 +78,7 @@ pub fn render(items: &[FleetItem], opts: &ExplainOptions, notes: &[String], scop
         }
         false => items,
     };
-    let (table, left_out) = table_and_left_out(items, opts, all_ns);
+    let (table, left_out) = table_and_left_out(items, opts, Cols { contexts, all_ns });
     out += &table;
     out += &match wide {
         true => problems(items, width),
@@ -65,14 +87,24 @@ pub fn render(items: &[FleetItem], opts: &ExplainOptions, notes: &[String], scop
     for n in notes {
         out += &wrap(n, width, "note: ", "      ");
     }
-    out += &footer(items.len(), wide, width, &left_out);
+    out += &footer(items.len(), wide, width, &left_out, contexts);
     out
 }
 
+/// Which of the leading columns a table has: CONTEXT (several contexts), NAMESPACE.
+#[derive(Debug, Clone, Copy)]
+pub struct Cols {
+    pub contexts: bool,
+    pub all_ns: bool,
+}
+
 /// The column names; REASON is the one before last.
-pub fn headers(all_ns: bool) -> Vec<&'static str> {
+pub fn headers(cols: Cols) -> Vec<&'static str> {
     let mut header = vec![];
-    if all_ns {
+    if cols.contexts {
+        header.push("CONTEXT");
+    }
+    if cols.all_ns {
         header.push("NAMESPACE");
     }
     header.extend([
@@ -105,9 +137,12 @@ fn desired_cell(i: &FleetItem, wide: bool) -> String {
 }
 
 /// The cells of one row, the reason in full.
-pub fn cells(i: &FleetItem, all_ns: bool, wide: bool) -> Vec<String> {
+pub fn cells(i: &FleetItem, cols: Cols, wide: bool) -> Vec<String> {
     let mut r = Vec::new();
-    if all_ns {
+    if cols.contexts {
+        r.push(i.context.clone().unwrap_or_else(|| "-".into()));
+    }
+    if cols.all_ns {
         r.push(i.namespace.clone());
     }
     r.extend([
@@ -241,18 +276,19 @@ fn left_out(header: &[&'static str], rows: &[Vec<String>], width: usize) -> Vec<
 
 /// The rows of `items` (the header unless `--no-headers`), each line ending in a newline.
 pub fn table(items: &[FleetItem], opts: &ExplainOptions, all_ns: bool) -> String {
-    table_and_left_out(items, opts, all_ns).0
+    let contexts = several_contexts(items);
+    table_and_left_out(items, opts, Cols { contexts, all_ns }).0
 }
 
 /// [`table`], and the columns it left out to fit the width (none in `-o wide`).
 fn table_and_left_out(
     items: &[FleetItem],
     opts: &ExplainOptions,
-    all_ns: bool,
+    cols: Cols,
 ) -> (String, Vec<&'static str>) {
     let wide = opts.output == OutputFormat::Wide;
-    let all_header = headers(all_ns);
-    let all_rows: Vec<Vec<String>> = items.iter().map(|i| cells(i, all_ns, wide)).collect();
+    let all_header = headers(cols);
+    let all_rows: Vec<Vec<String>> = items.iter().map(|i| cells(i, cols, wide)).collect();
     let dropped = if wide {
         Vec::new()
     } else {
@@ -347,9 +383,8 @@ fn problems(items: &[FleetItem], width: usize) -> String {
         out += "\nProblems\n";
         for (i, f) in problems {
             let line = format!(
-                "{}/{} [{}] {}: {}",
-                i.namespace,
-                i.name,
+                "{} [{}] {}: {}",
+                super::fleet_summary::qualified_name(i),
                 f.severity.as_str(),
                 f.id,
                 f.message
@@ -361,7 +396,7 @@ fn problems(items: &[FleetItem], width: usize) -> String {
     out
 }
 
-fn footer(count: usize, wide: bool, width: usize, left_out: &[&str]) -> String {
+fn footer(count: usize, wide: bool, width: usize, left_out: &[&str], contexts: bool) -> String {
     let shows = match left_out {
         [] => "full reasons and what to do".to_string(),
         cols => format!(
@@ -370,8 +405,9 @@ fn footer(count: usize, wide: bool, width: usize, left_out: &[&str]) -> String {
         ),
     };
     let text = format!(
-        "{} HPA(s); `kubectl hpa explain NAME -n NAMESPACE` explains one step by step{}",
+        "{} HPA(s); `kubectl hpa explain NAME -n NAMESPACE{}` explains one step by step{}",
         count,
+        if contexts { " --context CONTEXT" } else { "" },
         if wide {
             String::new()
         } else {

@@ -3,7 +3,8 @@
 //! `--sort-by` [`sort`]), the comparison with a live status ([`live`]) and the watches
 //! ([`watch`] for one HPA, [`fleet_watch`] for many). The modules depend on each other in one
 //! direction only: `fleet_targets` ← `fleet` ← `fleet_summary` ← `fleet_table` ←
-//! `overview`/`fleet_watch`, `one` ← `fleet`;
+//! `overview`/`fleet_watch`/`fleet_contexts` (several kubeconfig contexts), `one` ← `fleet`,
+//! `live` ← `fleet_contexts`;
 //! `one` ← `live`, `watch` ← `fleet_watch`; `sort` stands alone.
 //!
 //! Every mode decides through [`one::decide_with_input`]: a fleet row, a live explain and a
@@ -11,6 +12,7 @@
 //! command (`commands::explain`) only loads (a file or the cluster), picks the mode and prints.
 
 pub mod fleet;
+pub mod fleet_contexts;
 pub mod fleet_summary;
 pub mod fleet_table;
 pub mod fleet_targets;

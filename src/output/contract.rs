@@ -165,6 +165,26 @@ pub struct FleetBody<'a, I> {
     pub source: String,
     pub notes: &'a [String],
     pub items: &'a [I],
+    /// The kubeconfig contexts read (`--context` given several times, `--all-contexts`), in
+    /// order; absent when one context (or a file) was read.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub contexts: &'a [ContextAnswer],
+}
+
+/// How one kubeconfig context of a several-context fleet answered.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ContextAnswer {
+    /// The context's name in the kubeconfig.
+    pub context: String,
+    /// The API server's URL (null when no connection could be set up).
+    pub server: Option<String>,
+    /// `namespace shop`, `all namespaces`.
+    pub scope: String,
+    /// How many HPAs it holds in the scope (before `--problems` and `-l`).
+    pub hpas: usize,
+    /// Why it could not be read (its HPAs are then absent from `items`); null when read.
+    pub error: Option<String>,
 }
 
 /// The `FleetExplanation` of several HPAs.
@@ -181,8 +201,22 @@ pub fn fleet<'a, I>(
             source,
             notes,
             items,
+            contexts: &[],
         },
     )
+}
+
+/// The `FleetExplanation` of the HPAs of several contexts, with how each context answered.
+pub fn fleet_of_contexts<'a, I>(
+    scope: String,
+    source: String,
+    notes: &'a [String],
+    items: &'a [I],
+    contexts: &'a [ContextAnswer],
+) -> Document<FleetBody<'a, I>> {
+    let mut doc = fleet(scope, source, notes, items);
+    doc.body.contexts = contexts;
+    doc
 }
 
 /// The body of a `WatchEvent`: what changed at one evaluation of `explain --watch`.

@@ -1350,3 +1350,281 @@ fn problems_targets_and_custom_columns_on_the_live_fleet() {
         "NAME      NS\napp-000   team-00\napp-002   team-00\napp-000   team-01\napp-002   team-01\n"
     );
 }
+
+/// A port nothing listens on (a connection to it is refused).
+fn refused_url() -> String {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .expect("addr")
+        .port();
+    format!("http://127.0.0.1:{port}")
+}
+
+/// A kubeconfig with one context per `(name, server URL)`, each its own cluster, namespace
+/// `team-00`; the first is current.
+fn kubeconfig_of(tag: &str, contexts: &[(&str, String)]) -> PathBuf {
+    let mut y = String::from("apiVersion: v1\nkind: Config\nclusters:\n");
+    for (name, url) in contexts {
+        y += &format!("- name: {name}-cluster\n  cluster:\n    server: {url}\n");
+    }
+    y += "contexts:\n";
+    for (name, _) in contexts {
+        y += &format!("- name: {name}\n  context:\n    cluster: {name}-cluster\n    namespace: team-00\n    user: u\n");
+    }
+    y += &format!(
+        "current-context: {}\nusers:\n- name: u\n  user:\n    token: t\n",
+        contexts[0].0
+    );
+    let path = tmpdir(tag).join("kubeconfig");
+    std::fs::write(&path, y).expect("write kubeconfig");
+    path
+}
+
+/// `n` fake clusters, `per_ns` HPAs in namespace team-00 each (a different count per cluster so
+/// rows tell them apart), and the kubeconfig naming them `c0`, `c1`… plus `down` (refused).
+fn clusters(n: usize, tag: &str) -> (Vec<FakeApiServer>, PathBuf) {
+    let servers: Vec<FakeApiServer> = (0..n)
+        .map(|k| FakeApiServer::start(fleet_objects(1, k + 1)))
+        .collect();
+    let names: Vec<String> = (0..n).map(|k| format!("c{k}")).collect();
+    let mut contexts: Vec<(&str, String)> = names
+        .iter()
+        .zip(&servers)
+        .map(|(name, s)| (name.as_str(), s.url()))
+        .collect();
+    contexts.push(("down", refused_url()));
+    (servers, kubeconfig_of(tag, &contexts))
+}
+
+#[test]
+fn several_contexts_one_down_is_one_line_and_the_others_are_shown() {
+    let (servers, kc) = clusters(2, "ctx2");
+    let args = [
+        "explain",
+        "--context",
+        "c0",
+        "--context",
+        "down",
+        "--context",
+        "c1",
+        "--now",
+        NOW,
+    ];
+    let out = cmd(&args, Some(&kc))
+        .env("COLUMNS", "120")
+        .output()
+        .expect("runs");
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    // Exit 3: the output is printed, but a read of ours failed (one context).
+    assert_eq!(out.status.code(), Some(3), "{text}{}", stderr(&out));
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].starts_with("2 of 3 contexts, each context's namespace: 3 HPAs"),
+        "{text}"
+    );
+    assert!(
+        lines[1].starts_with("  context c0, namespace team-00: 1 HPA"),
+        "{text}"
+    );
+    let down: Vec<&&str> = lines
+        .iter()
+        .filter(|l| l.contains("context down"))
+        .collect();
+    assert_eq!(
+        down.len(),
+        1,
+        "one line for the context that is down: {text}"
+    );
+    assert!(
+        down[0].contains("not read") && down[0].contains("refused"),
+        "{text}"
+    );
+    // (The line of the context that is down wraps to the width: it is one entry.)
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("  context c1, namespace team-00: 2 HPAs")),
+        "{text}"
+    );
+    let at = lines
+        .iter()
+        .position(|l| l.contains("HPA "))
+        .expect("header");
+    assert!(lines[at].starts_with("CONTEXT"), "{text}");
+    assert_eq!(lines[at - 1], "", "a blank line under the summary: {text}");
+    let rows: Vec<&&str> = lines
+        .iter()
+        .filter(|l| l.starts_with("c0 ") || l.starts_with("c1 "))
+        .collect();
+    assert_eq!(rows.len(), 3, "{text}");
+    // Each context's own server was asked, with its own connection.
+    assert!(servers.iter().all(|s| !s.requests().is_empty()));
+
+    // JSON: the context per item, and how each context answered.
+    let out = run(&[&args[..], &["-o", "json"]].concat(), Some(&kc));
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let ctx: Vec<&str> = v["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|i| i["context"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(ctx, ["c0", "c1", "c1"], "{v}");
+    let answers = v["contexts"].as_array().expect("contexts");
+    assert_eq!(answers.len(), 3);
+    assert_eq!(answers[1]["context"], "down");
+    assert!(
+        answers[1]["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("refused"),
+        "{v}"
+    );
+    assert_eq!(answers[2]["hpas"], 2);
+    assert!(answers[0]["error"].is_null());
+}
+
+#[test]
+fn five_contexts_and_all_contexts() {
+    let (_servers, kc) = clusters(5, "ctx5");
+    let mut args = vec!["explain", "--now", NOW, "-A", "-o", "json"];
+    for c in ["c0", "c1", "c2", "c3", "c4"] {
+        args.extend(["--context", c]);
+    }
+    let v = ok_json(&run(&args, Some(&kc)), "five contexts");
+    let items = v["items"].as_array().expect("items");
+    // 1 + 2 + 3 + 4 + 5 HPAs, each decided.
+    assert_eq!(items.len(), 15, "{v}");
+    assert!(items
+        .iter()
+        .all(|i| i["decision"]["verdict"]["decidedBy"].is_string()));
+    assert_eq!(v["source"], "contexts c0, c1, c2, c3, c4");
+
+    // --all-contexts: every context of the kubeconfig, the one down included (exit 3).
+    let out = run(&["explain", "--now", NOW, "--all-contexts"], Some(&kc));
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert_eq!(out.status.code(), Some(3), "{text}{}", stderr(&out));
+    assert!(
+        text.starts_with("5 of 6 contexts, each context's namespace: 15 HPAs"),
+        "{text}"
+    );
+
+    // Every context down: one line, exit 1.
+    let kc_down = kubeconfig_of("ctx-none", &[("a", refused_url()), ("b", refused_url())]);
+    let out = run(&["explain", "--all-contexts"], Some(&kc_down));
+    assert_eq!(out.status.code(), Some(1));
+    let e = stderr(&out);
+    assert_eq!(e.trim_end().lines().count(), 1, "{e}");
+    assert!(e.starts_with("error: no context could be read: a: "), "{e}");
+}
+
+#[test]
+fn name_in_several_contexts_and_commands_that_read_one() {
+    let (_servers, kc) = clusters(2, "ctx-name");
+    let args = [
+        "explain",
+        "app-000",
+        "--context",
+        "c0",
+        "--context",
+        "c1",
+        "--now",
+        NOW,
+    ];
+    let text = ok(&run(&args, Some(&kc)), "NAME in two contexts");
+    assert!(text.starts_with("==> context c0 ("), "{text}");
+    assert!(text.contains("\n==> context c1 ("), "{text}");
+    let v = ok_json(
+        &run(&[&args[..], &["-o", "json"]].concat(), Some(&kc)),
+        "NAME in two contexts, JSON",
+    );
+    assert_eq!(v["kind"], "List");
+    assert_eq!(v["items"].as_array().map(Vec::len), Some(2));
+    // A context that lacks the HPA: one line on stderr, the other shown, exit 3.
+    let out = run(
+        &[
+            "explain",
+            "app-001",
+            "--context",
+            "c0",
+            "--context",
+            "c1",
+            "--now",
+            NOW,
+        ],
+        Some(&kc),
+    );
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(
+        stderr(&out).starts_with("error: context c0: "),
+        "{}",
+        stderr(&out)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("==> context c1 ("));
+    // Commands that read one cluster refuse several contexts (usage, exit 2).
+    for a in [
+        &["snapshot", "--context", "c0", "--context", "c1"][..],
+        &["explain", "-w", "--all-contexts"][..],
+    ] {
+        let out = run(a, Some(&kc));
+        assert_eq!(out.status.code(), Some(2), "{a:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("reads one context"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    // The same context twice is one context.
+    let one = ok_json(
+        &run(
+            &[
+                "explain",
+                "--context",
+                "c1",
+                "--context",
+                "c1",
+                "-o",
+                "json",
+                "--now",
+                NOW,
+            ],
+            Some(&kc),
+        ),
+        "one context twice",
+    );
+    assert!(
+        one.get("contexts").is_none() && one["items"][0].get("context").is_none(),
+        "{one}"
+    );
+}
+
+#[test]
+fn context_values_complete_from_the_kubeconfig() {
+    let kc = kubeconfig_of(
+        "ctx-complete",
+        &[
+            ("prod-eu", refused_url()),
+            ("prod-us", refused_url()),
+            ("lab", refused_url()),
+        ],
+    );
+    let out = cmd(&["__complete", "explain", "--context", "prod"], None)
+        .env("KUBECONFIG", &kc)
+        .output()
+        .expect("runs");
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let candidates: Vec<&str> = text.lines().filter(|l| !l.starts_with(':')).collect();
+    assert_eq!(candidates, ["prod-eu", "prod-us"], "{text}");
+    // Repeated: the second --context completes too.
+    let out = cmd(
+        &["__complete", "explain", "--context", "lab", "--context", ""],
+        None,
+    )
+    .env("KUBECONFIG", &kc)
+    .output()
+    .expect("runs");
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(text.lines().any(|l| l == "lab"), "{text}");
+}

@@ -1,0 +1,295 @@
+//! Several kubeconfig contexts (`--context a --context b`, `--all-contexts`): the fleet
+//! overview of each, fetched concurrently, each context with its own connection, retries and
+//! failures, then one table with a CONTEXT column under a summary line per context; and
+//! `explain NAME` explained in each context in turn.
+//!
+//! Connections are set up one context at a time, in the order given: that is where an exec
+//! credential plugin runs, so a plugin that needs the terminal (a login prompt) is asked once,
+//! in turn, never two at once. The fetches then run side by side.
+//!
+//! A context that cannot be read (unreachable, refused, no such context) is one line of the
+//! summary (`error` of its entry in `contexts[]` of the JSON), the others are shown, and the
+//! run exits 3 (our read failed, the output is partial); when no context can be read, the run
+//! fails with one line (exit 1).
+
+use anyhow::{bail, Result};
+use tokio::runtime::Runtime;
+
+use super::fleet::{evaluate_fetched, FleetItem};
+use super::fleet_summary::summary_line;
+use crate::cli::{ExplainOptions, OutputFormat};
+use crate::cluster::{self, Conn, FleetFetched, Progress};
+use crate::output::contract::ContextAnswer;
+use crate::render::layout::{wrap, MIN_WIDTH};
+
+/// The contexts this run reads when it reads several (`None`: one, the usual path).
+pub fn contexts(opts: &ExplainOptions) -> Result<Option<Vec<String>>> {
+    let k = &opts.kube;
+    if !k.several_contexts() {
+        return Ok(None);
+    }
+    let names = match k.all_contexts {
+        true => cluster::context_names(&k.connect_options())?,
+        false => k.distinct_contexts(),
+    };
+    Ok(Some(names))
+}
+
+/// Progress on stderr for the text formats, on a terminal.
+pub fn progress(opts: &ExplainOptions) -> Progress {
+    Progress::on_terminal(
+        !opts.kube.quiet && matches!(opts.output, OutputFormat::Text | OutputFormat::Wide),
+    )
+}
+
+/// One context's connection, set up in turn (see the module's documentation).
+async fn connect_each(opts: &ExplainOptions, contexts: &[String]) -> Vec<Result<Conn, String>> {
+    let mut conns = Vec::with_capacity(contexts.len());
+    for c in contexts {
+        let mut o = opts.kube.connect_options();
+        o.context = Some(c.clone());
+        conns.push(
+            cluster::connect(o)
+                .await
+                .map_err(|e| one_line(&e.to_string())),
+        );
+    }
+    conns
+}
+
+/// What one context answered.
+struct Answer {
+    context: String,
+    server: Option<String>,
+    scope: String,
+    fetched: Result<FleetFetched, String>,
+}
+
+/// The scope of one context: `-A`, `-n`, else the context's own namespace.
+fn scope_of(opts: &ExplainOptions, conn: Option<&Conn>) -> (Option<String>, String) {
+    if opts.all_namespaces {
+        return (None, "all namespaces".into());
+    }
+    let ns = opts
+        .namespace
+        .clone()
+        .or_else(|| conn.map(|c| c.namespace.clone()))
+        .unwrap_or_else(|| "default".into());
+    (Some(ns.clone()), format!("namespace {ns}"))
+}
+
+/// Every context's fleet, fetched concurrently once connected.
+async fn fetch_each(
+    opts: &ExplainOptions,
+    contexts: &[String],
+    progress: &Progress,
+) -> Vec<Answer> {
+    let conns = connect_each(opts, contexts).await;
+    let fetches = contexts.iter().zip(&conns).map(|(c, conn)| async move {
+        let (ns, scope) = scope_of(opts, conn.as_ref().ok());
+        let fetched = match conn {
+            Ok(conn) => cluster::fetch_fleet(conn, ns.as_deref(), progress)
+                .await
+                .map_err(|e| one_line(&e.to_string())),
+            Err(e) => Err(e.clone()),
+        };
+        Answer {
+            context: c.clone(),
+            server: conn.as_ref().ok().map(|c| c.server.clone()),
+            scope,
+            fetched,
+        }
+    });
+    futures::future::join_all(fetches).await
+}
+
+/// The fleet overview of several contexts (see the module's documentation).
+pub fn run(
+    opts: &ExplainOptions,
+    rt: &Runtime,
+    contexts: &[String],
+    progress: &Progress,
+) -> Result<String> {
+    let answers = rt.block_on(fetch_each(opts, contexts, progress));
+    if answers.iter().all(|a| a.fetched.is_err()) {
+        let why: Vec<String> = answers
+            .iter()
+            .map(|a| {
+                format!(
+                    "{}: {}",
+                    a.context,
+                    a.fetched.as_ref().err().unwrap_or(&String::new())
+                )
+            })
+            .collect();
+        bail!("no context could be read: {}", why.join("; "));
+    }
+    let mut items: Vec<FleetItem> = Vec::new();
+    let mut notes: Vec<String> = Vec::new();
+    let mut report = Vec::new();
+    for a in answers {
+        let (hpas, error) = match a.fetched {
+            Ok(f) => {
+                notes.extend(
+                    f.notes
+                        .iter()
+                        .map(|n| format!("context {}: {n}", a.context)),
+                );
+                let mut mine = evaluate_fetched(opts, &a.context, f)?;
+                for i in &mut mine {
+                    i.context = Some(a.context.clone());
+                }
+                let n = mine.len();
+                items.extend(mine);
+                (n, None)
+            }
+            Err(e) => {
+                opts.own_failures.note();
+                (0, Some(e))
+            }
+        };
+        report.push(ContextAnswer {
+            context: a.context,
+            server: a.server,
+            scope: a.scope,
+            hpas,
+            error,
+        });
+    }
+    render(opts, &items, &notes, &report)
+}
+
+/// The table under one summary line per context, or the document with `contexts[]`.
+fn render(
+    opts: &ExplainOptions,
+    items: &[FleetItem],
+    notes: &[String],
+    report: &[ContextAnswer],
+) -> Result<String> {
+    let scope = overall_scope(opts, report);
+    let source = format!(
+        "contexts {}",
+        report
+            .iter()
+            .map(|r| r.context.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    // The summary counts each context's rows, contiguous in `items` before any sort.
+    let summary = summary_lines(items, report, &scope, opts.width.max(MIN_WIDTH));
+    let sorted;
+    let items = match &opts.sort_by {
+        Some(key) => {
+            sorted = key.sorted(items);
+            &sorted[..]
+        }
+        None => items,
+    };
+    if matches!(opts.output, OutputFormat::Json | OutputFormat::Yaml) {
+        let shown: Vec<FleetItem> = items
+            .iter()
+            .filter(|i| !opts.problems || super::fleet_summary::needs_attention(i))
+            .cloned()
+            .collect();
+        let doc = crate::output::contract::fleet_of_contexts(scope, source, notes, &shown, report);
+        return Ok(crate::output::document(&doc, opts.output)?);
+    }
+    Ok(super::fleet_table::render_with(
+        items, opts, notes, &summary,
+    ))
+}
+
+/// `3 contexts, all namespaces`, `2 of 3 contexts, namespace shop`.
+fn overall_scope(opts: &ExplainOptions, report: &[ContextAnswer]) -> String {
+    let read = report.iter().filter(|r| r.error.is_none()).count();
+    let of = match read == report.len() {
+        true => format!("{} contexts", report.len()),
+        false => format!("{read} of {} contexts", report.len()),
+    };
+    let what = match (opts.all_namespaces, &opts.namespace) {
+        (true, _) => "all namespaces".to_string(),
+        (false, Some(ns)) => format!("namespace {ns}"),
+        (false, None) => "each context's namespace".to_string(),
+    };
+    format!("{of}, {what}")
+}
+
+/// The whole fleet's line, then one per context: its counts, or why it could not be read
+/// (`items` in the order read: each context's rows together).
+fn summary_lines(
+    items: &[FleetItem],
+    report: &[ContextAnswer],
+    scope: &str,
+    width: usize,
+) -> String {
+    let mut out = summary_line(items, scope, width);
+    for r in report {
+        out += &match &r.error {
+            None => {
+                let mine = items
+                    .chunk_by(|a, b| a.context == b.context)
+                    .find(|c| c[0].context.as_deref() == Some(r.context.as_str()))
+                    .unwrap_or_default();
+                let at = format!("context {}, {}", r.context, r.scope);
+                summary_line(mine, &at, width.saturating_sub(2).max(MIN_WIDTH))
+                    .lines()
+                    .map(|l| format!("  {l}\n"))
+                    .collect()
+            }
+            Some(e) => wrap(
+                &format!("context {}: not read: {e}", r.context),
+                width,
+                "  ",
+                "    ",
+            ),
+        };
+    }
+    out
+}
+
+/// An error's text on one line.
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// `explain NAME` in each context, in turn: the explanations one after the other (each under
+/// `==> context NAME <==`), JSON and YAML as a v1 `List`. A context that cannot be read or
+/// lacks the HPA is one line on stderr (exit 3); none readable: one error (exit 1).
+pub fn explain_each(
+    opts: &ExplainOptions,
+    rt: &Runtime,
+    contexts: &[String],
+    name: &str,
+    progress: &Progress,
+) -> Result<String> {
+    if opts.all_namespaces {
+        bail!("-A/--all-namespaces lists a fleet (kubectl hpa explain -A); to explain one HPA use NAME -n NAMESPACE");
+    }
+    let mut outs = Vec::new();
+    let mut failed = Vec::new();
+    for c in contexts {
+        let one = rt.block_on(async {
+            let mut o = opts.kube.connect_options();
+            o.context = Some(c.clone());
+            let conn = cluster::connect(o).await?;
+            let ns = conn.namespace.clone();
+            let f = cluster::fetch_hpa_with(&conn, &ns, name, progress).await?;
+            Ok::<_, anyhow::Error>((conn.server.clone(), ns, f))
+        });
+        match one.and_then(|(server, ns, f)| {
+            super::live::explain_fetched(opts, name, c, ns, f).map(|t| (server, t))
+        }) {
+            Ok((_, text)) if opts.output.is_document() => outs.push(text),
+            Ok((server, text)) => outs.push(format!("==> context {c} ({server}) <==\n{text}")),
+            Err(e) => failed.push(format!("context {c}: {}", one_line(&format!("{e:#}")))),
+        }
+    }
+    if outs.is_empty() {
+        bail!("{}", failed.join("; "));
+    }
+    for f in &failed {
+        crate::output::stderr_line(&format!("error: {f}"));
+        opts.own_failures.note();
+    }
+    crate::cli::join_several(opts.output, outs)
+}

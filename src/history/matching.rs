@@ -209,3 +209,90 @@ pub fn verdict_words(c: &ReplayedChange) -> String {
         (Verdict::NotExplained, _) => "not explained: flags that differ".into(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Syncs 15 s apart: (recorded current, recorded desired, replayed), no data missing.
+    fn syncs(rows: &[(i32, i32, i32)]) -> Vec<ReplaySync> {
+        let t0: Timestamp = "2026-01-01T00:00:00Z".parse().unwrap();
+        rows.iter()
+            .enumerate()
+            .map(|(k, &(current, desired, replayed))| ReplaySync {
+                time: t0 + jiff::SignedDuration::from_secs(15 * k as i64),
+                current,
+                current_recorded: true,
+                desired: Some(desired),
+                replayed,
+                rule: "MetricProposal",
+                metric: None,
+                target: None,
+                unit: "",
+                ready: Some(current),
+                min: 1,
+                max: 10,
+                missing: false,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn same_size_within_one_sync_is_explained_and_later_within_the_window() {
+        let s = syncs(&[
+            (3, 3, 3),
+            (3, 5, 5),
+            (5, 5, 5),
+            (5, 8, 5),
+            (8, 8, 5),
+            (8, 8, 5),
+            (8, 8, 8),
+        ]);
+        let c = match_changes(&s, 4);
+        assert_eq!(c.len(), 2);
+        assert_eq!(
+            (c[0].from, c[0].to, c[0].verdict),
+            (3, 5, Verdict::Explained)
+        );
+        assert_eq!(
+            (c[1].verdict, c[1].offset_syncs),
+            (Verdict::ExplainedLater, Some(3))
+        );
+        // Outside the window: not explained, the data were there: flags that differ.
+        let c = match_changes(&s, 2);
+        assert_eq!(
+            (c[1].verdict, c[1].cause),
+            (Verdict::NotExplained, Some(Cause::FlagsDiffer))
+        );
+    }
+
+    #[test]
+    fn replicas_that_move_while_desired_stays_are_a_manual_scale() {
+        let s = syncs(&[(4, 4, 4), (4, 4, 4), (8, 4, 4), (4, 4, 4)]);
+        let c = match_changes(&s, 4);
+        assert_eq!(c.len(), 2, "{c:#?}");
+        assert_eq!(
+            (c[0].by.as_str(), c[0].cause),
+            ("external", Some(Cause::ManualScale))
+        );
+        assert_eq!(verdict_words(&c[0]), "not explained: manual scale");
+        assert_eq!(
+            (c[1].by.as_str(), c[1].verdict),
+            ("controller", Verdict::Explained)
+        );
+    }
+
+    #[test]
+    fn missing_data_and_repeated_outside_moves_are_named() {
+        let mut s = syncs(&[(4, 4, 4), (4, 6, 4), (6, 6, 5)]);
+        s[1].missing = true;
+        let c = match_changes(&s, 1);
+        assert_eq!(c[0].cause, Some(Cause::MissingData));
+        let s = syncs(&[(4, 4, 4), (6, 6, 6), (4, 4, 4), (7, 7, 7), (4, 4, 4)]);
+        let c = match_changes(&s, 1);
+        assert!(
+            c.iter().all(|x| x.cause == Some(Cause::AnotherController)),
+            "{c:#?}"
+        );
+    }
+}

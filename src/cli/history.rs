@@ -67,6 +67,15 @@ pub struct HistoryArgs {
         help_heading = "Replay"
     )]
     pub rate_window: Option<String>,
+    /// Also draw the replay as an SVG chart into FILE (replicas recorded and replayed, the
+    /// metric against its target and tolerance band, the scale events)
+    #[arg(
+        long,
+        value_name = "FILE.svg",
+        requires = "prometheus",
+        help_heading = "Replay"
+    )]
+    pub chart: Option<PathBuf>,
     #[command(flatten)]
     pub controller: super::ControllerFlags,
     #[command(flatten)]
@@ -95,6 +104,8 @@ pub struct HistoryOptions {
     pub settings: crate::core::Settings,
     /// `--rate-window`.
     pub rate_window: Option<jiff::SignedDuration>,
+    /// `--chart`.
+    pub chart: Option<PathBuf>,
 }
 
 fn time(flag: &str, v: &Option<String>) -> Result<Option<Timestamp>, UsageError> {
@@ -160,6 +171,7 @@ impl HistoryArgs {
                 })
                 .collect::<Result<_, _>>()?,
             settings: super::resolve_settings(&self.controller)?,
+            chart: self.chart.clone(),
             rate_window: self
                 .rate_window
                 .as_deref()

@@ -39,6 +39,19 @@ pub fn run(opts: &HistoryOptions, rt: &tokio::runtime::Runtime) -> Result<String
             rate_window: opts.rate_window,
         };
         let r = replay::replay_window(&template, &req)?;
+        if let Some(path) = &opts.chart {
+            let metric = r
+                .recorded
+                .metrics
+                .iter()
+                .flatten()
+                .next()
+                .map_or("", |m| &m.name);
+            let title = format!("{namespace}/{}: recorded and replayed", opts.name);
+            let svg = history::chart::render(&title, metric, &r.syncs, template.settings.tolerance);
+            std::fs::write(path, svg)
+                .map_err(|e| anyhow!("--chart {}: cannot write: {e}", path.display()))?;
+        }
         h.source = "prometheus".into();
         h.replay = Some(r.section);
     }

@@ -9,6 +9,7 @@
 //! Pure: [`build`] reads plain values and returns the [`ScaleHistory`] document; the text is
 //! [`text::render`]. The command (`commands/history.rs`) only loads and prints.
 
+pub mod chart;
 pub mod evidence;
 pub mod flaps;
 pub mod matching;

@@ -268,8 +268,22 @@ fn every_scale_event_is_explained_and_the_manual_scale_is_not(url: &str) {
     assert!(s["secondsAtMax"].as_f64().unwrap() > 2400.0, "{s}");
     assert_eq!(v["source"], "prometheus");
 
-    // The text: the answer first, every line within the terminal.
-    let text = ok(&history(url, &[]), "history --prometheus");
+    // The text: the answer first, every line within the terminal; the chart beside it.
+    let chart = tmpdir("history-chart").join("replay.svg");
+    let text = ok(
+        &history(url, &["--chart", chart.to_str().unwrap()]),
+        "history --prometheus --chart",
+    );
+    let svg = std::fs::read_to_string(&chart).expect("--chart writes the file");
+    assert!(
+        svg.starts_with("<svg") || svg.starts_with("<?xml"),
+        "{}",
+        &svg[..80.min(svg.len())]
+    );
+    assert!(
+        svg.contains("recorded") && svg.contains("replayed"),
+        "the two panels"
+    );
     let first = text.lines().next().unwrap();
     assert!(
         first.starts_with(

@@ -15,4 +15,6 @@ for b in prometheus promtool; do
 done
 RECORD_PROMETHEUS=1 cargo test --locked --test it simulate_backtest::real:: -- --ignored
 cargo test --locked --test it simulate_backtest::recorded::
+RECORD_PROMETHEUS=1 cargo test --locked --test it history::replay::real:: -- --ignored
+cargo test --locked --test it history::replay::recorded::
 git status --short tests/support/prometheus

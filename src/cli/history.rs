@@ -46,6 +46,38 @@ pub struct HistoryArgs {
     /// Output format
     #[arg(short = 'o', long = "output", value_parser = crate::output::only(&[Format::Text, Format::Json, Format::Yaml]), default_value = "text")]
     pub output: Format,
+    /// Replay the controller over what this Prometheus recorded (http://HOST:PORT): the HPA's
+    /// kube-state-metrics series, its Ready pods and its metrics
+    #[arg(long, value_name = "URL", help_heading = "Replay")]
+    pub prometheus: Option<String>,
+    /// The PromQL of a metric's load, e.g. rps=sum(rate(http_requests_total[2m])) (repeatable; required for Pods, Object and External metrics)
+    #[arg(
+        long,
+        value_name = "METRIC=PROMQL",
+        requires = "prometheus",
+        help_heading = "Replay"
+    )]
+    pub query: Vec<String>,
+    /// The window of the CPU rate read from cAdvisor (Go duration; at least two scrape
+    /// intervals) [default: four sync periods, 60s]
+    #[arg(
+        long,
+        value_name = "DURATION",
+        requires = "prometheus",
+        help_heading = "Replay"
+    )]
+    pub rate_window: Option<String>,
+    /// Also draw the replay as an SVG chart into FILE (replicas recorded and replayed, the
+    /// metric against its target and tolerance band, the scale events)
+    #[arg(
+        long,
+        value_name = "FILE.svg",
+        requires = "prometheus",
+        help_heading = "Replay"
+    )]
+    pub chart: Option<PathBuf>,
+    #[command(flatten)]
+    pub controller: super::ControllerFlags,
     #[command(flatten)]
     pub kube: KubeFlags,
 }
@@ -64,6 +96,16 @@ pub struct HistoryOptions {
     pub output: Format,
     pub width: usize,
     pub kube: KubeFlags,
+    /// `--prometheus`.
+    pub prometheus: Option<String>,
+    /// `--query NAME=PROMQL`, split.
+    pub queries: Vec<(String, String)>,
+    /// The controller settings of the flags (before the snapshot's release evidence).
+    pub settings: crate::core::Settings,
+    /// `--rate-window`.
+    pub rate_window: Option<jiff::SignedDuration>,
+    /// `--chart`.
+    pub chart: Option<PathBuf>,
 }
 
 fn time(flag: &str, v: &Option<String>) -> Result<Option<Timestamp>, UsageError> {
@@ -113,6 +155,38 @@ impl HistoryArgs {
             output: self.output,
             width: env.columns.unwrap_or(crate::render::DEFAULT_WIDTH),
             kube: self.kube.clone(),
+            prometheus: self.prometheus.clone(),
+            queries: self
+                .query
+                .iter()
+                .map(|q| {
+                    q.split_once('=')
+                        .map(|(n, p)| (n.trim().to_string(), p.trim().to_string()))
+                        .filter(|(n, p)| !n.is_empty() && !p.is_empty())
+                        .ok_or_else(|| {
+                            UsageError(format!(
+                                "--query {q:?}: expected METRIC=PROMQL, e.g. --query http_requests=sum(rate(http_requests_total[2m]))"
+                            ))
+                        })
+                })
+                .collect::<Result<_, _>>()?,
+            settings: super::resolve_settings(&self.controller)?,
+            chart: self.chart.clone(),
+            rate_window: self
+                .rate_window
+                .as_deref()
+                .map(|s| {
+                    crate::duration::parse_go_duration(s)
+                        .ok()
+                        .filter(|n| *n >= 1_000_000_000)
+                        .map(jiff::SignedDuration::from_nanos)
+                        .ok_or_else(|| {
+                            UsageError(format!(
+                                "--rate-window: invalid duration {s:?}: use Go syntax such as 30s or 1m (at least 1s)"
+                            ))
+                        })
+                })
+                .transpose()?,
         })
     }
 }

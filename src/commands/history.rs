@@ -6,7 +6,7 @@ use jiff::Timestamp;
 
 use crate::cli::history::HistoryOptions;
 use crate::cluster;
-use crate::history::{self, evidence, Window};
+use crate::history::{self, evidence, run as replay, Window};
 use crate::output::contract::{Document, Kind};
 use crate::output::Format;
 use crate::snapshot::Snapshot;
@@ -25,12 +25,44 @@ pub fn run(opts: &HistoryOptions, rt: &tokio::runtime::Runtime) -> Result<String
         .unwrap_or_else(Timestamp::now);
     let to = opts.to.unwrap_or(now);
     let from = opts.from.or(opts.since.map(|s| evidence::since(to, s)));
-    let h = history::build(&e, Window { from, to });
+    let mut h = history::build(&e, Window { from, to });
+    if let Some(url) = &opts.prometheus {
+        // The replay needs a start: the window asked for, else the last hour.
+        let from = from.unwrap_or_else(|| evidence::since(to, 3600));
+        let template =
+            replay::template(&snap, (&namespace, &opts.name), &opts.settings, live, from)?;
+        let req = replay::Request {
+            prometheus: url,
+            queries: &opts.queries,
+            from,
+            to,
+            rate_window: opts.rate_window,
+        };
+        let r = replay::replay_window(&template, &req)?;
+        if let Some(path) = &opts.chart {
+            let metric = r
+                .recorded
+                .metrics
+                .iter()
+                .flatten()
+                .next()
+                .map_or("", |m| &m.name);
+            let title = format!("{namespace}/{}: recorded and replayed", opts.name);
+            let svg = history::chart::render(&title, metric, &r.syncs, template.settings.tolerance);
+            std::fs::write(path, svg)
+                .map_err(|e| anyhow!("--chart {}: cannot write: {e}", path.display()))?;
+        }
+        h.source = "prometheus".into();
+        h.replay = Some(r.section);
+    }
     Ok(match opts.output {
         f @ (Format::Json | Format::Yaml) => {
             crate::output::document(&Document::new(Kind::History, &h), f)?
         }
-        _ => history::text::render(&h, now, opts.width),
+        _ => match &h.replay {
+            Some(r) => history::replay_text::render(&h.namespace, &h.name, r, now, opts.width),
+            None => history::text::render(&h, now, opts.width),
+        },
     })
 }
 

@@ -2,6 +2,9 @@
 //! times without nanoseconds, metric names as people write them. Used by the text renderers and
 //! by the diagnostics alike, so it sits below both.
 
+pub mod cut;
 pub mod names;
 pub mod units;
 pub mod url;
+
+pub use cut::fit;

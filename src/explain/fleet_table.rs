@@ -435,16 +435,7 @@ fn opt(v: Option<i32>) -> String {
     v.map_or("-".into(), |v| v.to_string())
 }
 
-/// At most `n` characters, the last one `…` when cut.
-pub fn truncate(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        let mut t: String = s.chars().take(n.saturating_sub(1)).collect();
-        t.push('…');
-        t
-    }
-}
+pub use crate::display::cut::truncate;
 
 #[cfg(test)]
 mod tests {

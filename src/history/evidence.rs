@@ -7,31 +7,10 @@ use crate::snapshot::Snapshot;
 
 /// The evidence of HPA `namespace/name` in `snap`; an error names what is missing.
 pub fn from_snapshot(snap: &Snapshot, namespace: &str, name: &str) -> Result<Evidence, String> {
-    let hpa = snap
-        .hpas
-        .iter()
-        .find(|h| {
-            h.metadata.namespace.as_deref().unwrap_or("default") == namespace
-                && h.metadata.name.as_deref() == Some(name)
-        })
-        .ok_or_else(|| {
-            let names = snap.hpa_names(None);
-            format!(
-                "{}: no HorizontalPodAutoscaler {namespace}/{name} (it holds: {})",
-                snap.source,
-                if names.is_empty() {
-                    "none".to_string()
-                } else {
-                    names.join(", ")
-                }
-            )
-        })?;
+    let hpa = snap.hpa(namespace, name).map_err(|e| e.to_string())?;
     let status = hpa.status.as_ref();
-    let target = &hpa.spec.scale_target_ref;
     let target_replicas = snap
-        .workloads
-        .iter()
-        .find(|w| w.namespace == namespace && w.kind == target.kind && w.name == target.name)
+        .target_of(namespace, name)
         .map(|w| w.scale.spec_replicas);
     let conditions = status
         .and_then(|s| s.conditions.as_ref())

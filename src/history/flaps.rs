@@ -24,21 +24,18 @@ pub fn summary(rows: &[ScaleChange]) -> HistorySummary {
             s.not_explained += r.count;
         }
     }
-    let turns = turns(rows);
+    let turns = turns(rows.iter().filter_map(|r| r.time.map(|t| (t, r.direction))));
     s.direction_changes = turns.len() as u32;
     s.max_direction_changes_per_hour = max_per_hour(&turns);
     s.flapping = s.max_direction_changes_per_hour >= FLAPPING_TURNS_PER_HOUR;
     s
 }
 
-/// The times at which the direction turned (timed rows only).
-fn turns(rows: &[ScaleChange]) -> Vec<Timestamp> {
+/// The times at which the direction turned, from `(time, direction)` in time order.
+pub fn turns(changes: impl IntoIterator<Item = (Timestamp, ScaleDirection)>) -> Vec<Timestamp> {
     let mut out = Vec::new();
     let mut last: Option<ScaleDirection> = None;
-    for r in rows {
-        let (Some(t), d) = (r.time, r.direction) else {
-            continue;
-        };
+    for (t, d) in changes {
         if d == ScaleDirection::Unknown {
             continue;
         }
@@ -51,7 +48,7 @@ fn turns(rows: &[ScaleChange]) -> Vec<Timestamp> {
 }
 
 /// The most turns inside any one-hour span.
-fn max_per_hour(turns: &[Timestamp]) -> u32 {
+pub fn max_per_hour(turns: &[Timestamp]) -> u32 {
     let hour = SignedDuration::from_hours(1);
     let mut best = 0;
     let mut start = 0;

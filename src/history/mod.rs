@@ -9,9 +9,17 @@
 //! Pure: [`build`] reads plain values and returns the [`ScaleHistory`] document; the text is
 //! [`text::render`]. The command (`commands/history.rs`) only loads and prints.
 
+pub mod chart;
 pub mod evidence;
 pub mod flaps;
+pub mod matching;
+pub mod prom;
+pub mod recorded;
+pub mod replay;
+pub mod replay_text;
+pub mod replayed;
 pub mod rows;
+pub mod run;
 pub mod text;
 
 use jiff::Timestamp;
@@ -69,6 +77,9 @@ pub struct ScaleHistory {
     pub periods: Vec<HistoryPeriod>,
     /// What the evidence cannot say, and why.
     pub notes: Vec<String>,
+    /// The controller replayed over the series Prometheus recorded (`--prometheus`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replay: Option<replayed::Replay>,
 }
 
 /// The window of the document: `from` is null when it reaches as far as the Events do.
@@ -137,6 +148,7 @@ pub fn build(e: &Evidence, window: Window) -> ScaleHistory {
         rows: kept,
         periods,
         notes,
+        replay: None,
     }
 }
 

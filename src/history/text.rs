@@ -5,6 +5,7 @@ use jiff::Timestamp;
 
 use super::rows::{ScaleChange, ScaleDirection};
 use super::ScaleHistory;
+use crate::display::fit;
 use crate::display::units::time;
 use crate::render::layout::wrap;
 
@@ -158,19 +159,4 @@ fn table(rows: &[ScaleChange], now: Timestamp, width: usize) -> String {
         out.push('\n');
     }
     out
-}
-
-/// At most `width` characters per line (the last one `…` when cut).
-fn fit(line: &str, width: usize) -> String {
-    let (body, nl) = match line.strip_suffix('\n') {
-        Some(b) => (b, "\n"),
-        None => (line, ""),
-    };
-    if body.chars().count() <= width || width < 2 {
-        return line.to_string();
-    }
-    let mut s: String = body.chars().take(width - 1).collect();
-    s.push('…');
-    s.push_str(nl);
-    s
 }

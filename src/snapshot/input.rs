@@ -161,6 +161,24 @@ impl Snapshot {
         })
     }
 
+    /// HPA `namespace/name`, through the snapshot's index; the error names the HPAs it holds.
+    pub fn hpa(
+        &self,
+        namespace: &str,
+        name: &str,
+    ) -> Result<&HorizontalPodAutoscaler, SnapshotError> {
+        self.find_hpa(namespace, name)
+    }
+
+    /// The workload HPA `namespace/name` scales, resolved as the controller's REST mapper and
+    /// scale client resolve it; `None` when the snapshot does not hold it.
+    pub fn target_of(&self, namespace: &str, name: &str) -> Option<&Workload> {
+        let raw = self.find_hpa(namespace, name).ok()?;
+        let ix = self.index();
+        self.resolve_target(&ix, namespace, &raw.spec.scale_target_ref)
+            .ok()
+    }
+
     /// The recorded error of reading HPA `namespace/name`'s target, if any (files written
     /// before per-HPA keys: `scale`, for the first HPA, the one the file was taken for).
     pub fn scale_error(&self, namespace: &str, name: &str) -> Option<&String> {

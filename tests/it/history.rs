@@ -180,3 +180,4 @@ fn a_bad_since_is_a_usage_error() {
         stderr(&out)
     );
 }
+mod replay;

@@ -1,0 +1,141 @@
+//! `history --prometheus`: plan the queries, read them, replay the controller and match the
+//! recorded changes. The only I/O is the Prometheus reads of `simulate`'s client; the time they
+//! take is measured apart from the replay's own.
+
+use std::time::{Duration, Instant};
+
+use jiff::{SignedDuration, Timestamp};
+
+use super::prom::{self, Grid};
+use super::recorded::Recorded;
+use super::replay::{self, ReplaySync};
+use super::replayed::{self, Replay};
+use crate::core::{Evidence, History, Input, Settings};
+use crate::simulate::backtest::BacktestError;
+use crate::simulate::prometheus::{Endpoint, PromError};
+use crate::snapshot::Snapshot;
+
+/// Why the replay could not run; each renders as one line.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    #[error("{0}")]
+    Prometheus(#[from] PromError),
+    #[error("{0}")]
+    Plan(#[from] BacktestError),
+    /// The HPA could not become the core's input (its snapshot, its settings).
+    #[error("{0}")]
+    Source(String),
+    #[error("--from/--to: the window {from} to {to} holds no sync; give a later --to or an earlier --from")]
+    EmptyWindow { from: Timestamp, to: Timestamp },
+}
+
+/// What to replay.
+#[derive(Debug, Clone)]
+pub struct Request<'a> {
+    pub prometheus: &'a str,
+    /// `--query NAME=PROMQL`.
+    pub queries: &'a [(String, String)],
+    pub from: Timestamp,
+    pub to: Timestamp,
+    /// `--rate-window`: the CPU rate's window (default: four syncs).
+    pub rate_window: Option<SignedDuration>,
+}
+
+/// The replay, with what it was computed from (for the chart and `explain --at`).
+#[derive(Debug, Clone)]
+pub struct Replayed {
+    pub section: Replay,
+    pub syncs: Vec<ReplaySync>,
+    pub recorded: Recorded,
+    /// Time spent waiting for Prometheus, and replaying.
+    pub prometheus_time: Duration,
+    pub replay_time: Duration,
+}
+
+/// The metric window in syncs: what "explained earlier/later" allows (the CPU rate's window,
+/// at least four syncs).
+pub fn metric_window(step: SignedDuration) -> usize {
+    let s = step.as_secs().max(1);
+    (60_i64.max(4 * s) / s) as usize
+}
+
+/// Read what the controller read over `[from, to]` and replay it.
+pub fn replay_window(template: &Input, req: &Request<'_>) -> Result<Replayed, ReplayError> {
+    let step = template.settings.sync_period;
+    let grid = Grid::new(req.from, req.to, step, replay::lead(template));
+    if req.to < req.from || grid.is_empty() {
+        return Err(ReplayError::EmptyWindow {
+            from: req.from,
+            to: req.to,
+        });
+    }
+    let endpoint = Endpoint::parse(req.prometheus)?;
+    let queries = prom::plan(template, req.queries, &grid, req.rate_window)?;
+    let mut notes = Vec::new();
+    let t = Instant::now();
+    let recorded = prom::fetch(&endpoint, &queries, &grid, &mut notes)?;
+    let prometheus_time = t.elapsed();
+    let t = Instant::now();
+    let window = req.rate_window.map_or(metric_window(step), |w| {
+        metric_window(step)
+            .min((w.as_secs().max(1) as usize).div_ceil(step.as_secs().max(1) as usize))
+    });
+    let (section, syncs) = replay_recorded(
+        template,
+        &recorded,
+        (req.prometheus, window),
+        &queries,
+        notes,
+    );
+    Ok(Replayed {
+        section,
+        syncs,
+        recorded,
+        prometheus_time,
+        replay_time: t.elapsed(),
+    })
+}
+
+/// The pure part: replay `recorded` and match its changes.
+pub fn replay_recorded(
+    template: &Input,
+    recorded: &Recorded,
+    (prometheus, window): (&str, usize),
+    queries: &prom::Queries,
+    notes: Vec<String>,
+) -> (Replay, Vec<ReplaySync>) {
+    let syncs = replay::replay(template, recorded);
+    let mut list = vec![
+        queries.desired.clone(),
+        queries.current.clone(),
+        queries.min.clone(),
+        queries.max.clone(),
+        queries.ready.clone(),
+    ];
+    for m in queries.metrics.iter().flatten() {
+        list.push(m.query.clone());
+        list.extend(m.request.clone());
+    }
+    let section = replayed::section(&syncs, window, recorded.step, prometheus, list, notes);
+    (section, syncs)
+}
+
+/// The core's input for HPA `namespace/name` of `snap` at `from`: the template every sync of the
+/// replay starts from, with the settings of the flags and the release the snapshot shows.
+pub fn template(
+    snap: &Snapshot,
+    (namespace, name): (&str, &str),
+    settings: &Settings,
+    live: bool,
+    from: Timestamp,
+) -> Result<Input, ReplayError> {
+    let evidence = snap.server_version.as_deref().map(|v| match live {
+        true => Evidence::Server(v),
+        false => Evidence::Snapshot(v),
+    });
+    let settings = settings
+        .for_cluster(evidence, snap.controller_flags.as_ref())
+        .map_err(|e| ReplayError::Source(format!("--feature-gates: {e}")))?;
+    snap.input_for(namespace, name, settings, History::default(), from)
+        .map_err(|e| ReplayError::Source(e.to_string()))
+}

@@ -1,0 +1,418 @@
+//! `kubectl hpa history --prometheus` (issue 31 item 2): the controller replayed over series a
+//! known scenario wrote. Our own `simulate` run decides the scenario (the demand steps from 0.75
+//! to 4 cores at +20m and back to 1 core at +60m on examples/scale-up-cpu.yaml); this file writes
+//! what kube-state-metrics and cAdvisor would have recorded of that run, plus one manual scale at
+//! +85m (the replicas moved to 8 while the HPA's desired replicas stayed 4).
+//!
+//! As in `simulate_backtest.rs`, each test runs against the in-process stand-in serving answers
+//! recorded from a real Prometheus (`recorded::`, the default run) and, `#[ignore]`d, against a
+//! real Prometheus backfilled with these series (`real::`; `.ci/run` runs them with
+//! `-- --ignored`; `RECORD_PROMETHEUS=1` re-records the answers).
+
+use std::fmt::Write as _;
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use jiff::Timestamp;
+use serde_json::Value;
+
+use crate::support::binary::{cmd, example, ok, ok_json, tmpdir};
+use crate::support::prometheus::{recording_requested, PromStandin};
+
+const T0: &str = "2026-11-01T00:00:00Z";
+const TO: &str = "2026-11-01T01:39:45Z";
+/// The sync at which the replicas are moved by hand (+85m).
+const MANUAL_TICK: usize = 340;
+
+/// One sync of the simulated run (its CSV row).
+struct Tick {
+    offset: i64,
+    load: f64,
+    before: i32,
+    after: i32,
+    ready: i32,
+}
+
+fn t0() -> i64 {
+    T0.parse::<Timestamp>().unwrap().as_second()
+}
+
+/// The scenario's decisions: `simulate` over the demand, one row per 15 s sync.
+fn scenario() -> Vec<Tick> {
+    let dir = tmpdir("history-replay");
+    let demand = dir.join("demand.csv");
+    std::fs::write(&demand, "time,value\n0,0.75\n1200,4\n3600,1\n6000,1\n").unwrap();
+    let load = format!("cpu=csv:{}", demand.display());
+    let snap = example("scale-up-cpu.yaml");
+    let out = cmd(
+        &[
+            "simulate",
+            "web",
+            "-n",
+            "shop",
+            "--snapshot",
+            snap.to_str().unwrap(),
+            "--demand",
+            &load,
+            "--interpolation",
+            "step",
+            "--duration",
+            "100m",
+            "--now",
+            T0,
+            "-o",
+            "csv",
+        ],
+        None,
+    )
+    .output()
+    .unwrap();
+    let text = ok(&out, "simulate");
+    let mut lines = text.lines();
+    let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |n: &str| head.iter().position(|h| *h == n).unwrap();
+    let (o, l, b, a, r) = (
+        col("offset_seconds"),
+        col("load_cpu"),
+        col("replicas_before"),
+        col("replicas"),
+        col("ready"),
+    );
+    lines
+        .map(|line| {
+            let f: Vec<&str> = line.split(',').collect();
+            Tick {
+                offset: f[o].parse::<f64>().unwrap() as i64,
+                load: f[l].parse().unwrap(),
+                before: f[b].parse().unwrap(),
+                after: f[a].parse().unwrap(),
+                ready: f[r].parse().unwrap(),
+            }
+        })
+        .collect()
+}
+
+/// What kube-state-metrics and cAdvisor would have recorded of `ticks`, with the manual scale
+/// injected; from 10 minutes before T0 (the replay's lead reads the syncs before the window).
+fn openmetrics(ticks: &[Tick]) -> String {
+    let first = &ticks[0];
+    let mut rows: Vec<(i64, f64, i32, i32, i32)> = (1..=40)
+        .rev()
+        .map(|i| (-15 * i, first.load, first.before, first.before, first.ready))
+        .collect();
+    rows.extend(
+        ticks
+            .iter()
+            .map(|t| (t.offset, t.load, t.before, t.after, t.ready)),
+    );
+    // The manual scale: the replicas are 8 at this sync (and its pods Ready), the HPA's desired
+    // replicas the 4 it wrote before; the controller then scales back to 4.
+    let m = 40 + MANUAL_TICK;
+    assert_eq!(
+        (rows[m].2, rows[m].3),
+        (4, 4),
+        "the scenario is steady at +85m"
+    );
+    rows[m].2 = 8;
+    rows[m].4 = 8;
+    let mut s = String::new();
+    let hpa = "namespace=\"shop\",horizontalpodautoscaler=\"web\"";
+    for (name, pick) in [
+        (
+            "kube_horizontalpodautoscaler_status_desired_replicas",
+            3usize,
+        ),
+        ("kube_horizontalpodautoscaler_status_current_replicas", 2),
+        ("kube_horizontalpodautoscaler_spec_min_replicas", 10),
+        ("kube_horizontalpodautoscaler_spec_max_replicas", 11),
+    ] {
+        let _ = writeln!(s, "# TYPE {name} gauge");
+        for r in &rows {
+            let v = match pick {
+                2 => r.2,
+                3 => r.3,
+                10 => 2,
+                _ => 10,
+            };
+            let _ = writeln!(s, "{name}{{{hpa}}} {v} {}", t0() + r.0);
+        }
+    }
+    let pod = |i: usize| format!("web-6d8f7b9c54-p{i:04}");
+    let _ = writeln!(s, "# TYPE kube_pod_status_ready gauge");
+    for i in 0..10 {
+        for r in &rows {
+            let v = i32::from((i as i32) < r.4);
+            let _ = writeln!(
+                s,
+                "kube_pod_status_ready{{namespace=\"shop\",pod=\"{}\",condition=\"true\"}} {v} {}",
+                pod(i),
+                t0() + r.0
+            );
+        }
+    }
+    let _ = writeln!(s, "# TYPE kube_pod_container_resource_requests gauge");
+    for i in 0..3 {
+        for r in &rows {
+            let _ = writeln!(
+                s,
+                "kube_pod_container_resource_requests{{namespace=\"shop\",pod=\"{}\",container=\"web\",resource=\"cpu\",unit=\"core\"}} 0.5 {}",
+                pod(i),
+                t0() + r.0
+            );
+        }
+    }
+    // cAdvisor: one container's counter carries the workload's whole usage; the sample a sync
+    // reads describes the load one sync earlier (the simulation's metrics lag).
+    let _ = writeln!(s, "# TYPE container_cpu_usage_seconds counter");
+    let mut counter = 1000.0;
+    let mut prev = rows[0].1;
+    for r in &rows {
+        counter += prev * 15.0;
+        prev = r.1;
+        let _ = writeln!(
+            s,
+            "container_cpu_usage_seconds_total{{namespace=\"shop\",pod=\"{}\",container=\"web\"}} {counter} {}",
+            pod(0),
+            t0() + r.0
+        );
+    }
+    s.push_str("# EOF\n");
+    s
+}
+
+fn history(url: &str, extra: &[&str]) -> std::process::Output {
+    let snap = example("scale-up-cpu.yaml");
+    let mut args = vec![
+        "history",
+        "web",
+        "-n",
+        "shop",
+        "--snapshot",
+        snap.to_str().unwrap(),
+        "--prometheus",
+        url,
+        "--from",
+        T0,
+        "--to",
+        TO,
+        "--now",
+        TO,
+        // The series are scraped every 15 s: a rate over two scrapes is the sample the
+        // simulated controller read.
+        "--rate-window",
+        "30s",
+    ];
+    args.extend_from_slice(extra);
+    cmd(&args, None).env("COLUMNS", "100").output().unwrap()
+}
+
+/// Every scale event of the scenario is explained; the manual scale is "not explained: manual
+/// scale"; the controller's move back from it is explained.
+fn every_scale_event_is_explained_and_the_manual_scale_is_not(url: &str) {
+    let ticks = scenario();
+    let scaled: Vec<(i64, i32, i32)> = ticks
+        .iter()
+        .filter(|t| t.before != t.after)
+        .map(|t| (t.offset, t.before, t.after))
+        .collect();
+    assert_eq!(scaled.len(), 3, "the scenario scales 3 times");
+    let v = ok_json(&history(url, &["-o", "json"]), "history --prometheus");
+    let r = &v["replay"];
+    let changes = r["changes"].as_array().expect("replay.changes");
+    let at = |off: i64| (Timestamp::from_second(t0() + off).unwrap()).to_string();
+    for (off, from, to) in &scaled {
+        let c = changes
+            .iter()
+            .find(|c| c["time"] == at(*off).as_str())
+            .unwrap_or_else(|| panic!("no change at +{off}s in {changes:#?}"));
+        assert_eq!(
+            (c["from"].as_i64(), c["to"].as_i64()),
+            (Some(*from as i64), Some(*to as i64))
+        );
+        assert_eq!(c["verdict"], "explained", "{c:#}");
+    }
+    let manual_at = at(ticks[MANUAL_TICK].offset);
+    let manual: Vec<&Value> = changes
+        .iter()
+        .filter(|c| c["time"] == manual_at.as_str())
+        .collect();
+    assert_eq!(manual.len(), 2, "{manual:#?}");
+    assert_eq!(
+        (&manual[0]["by"], &manual[0]["verdict"], &manual[0]["cause"]),
+        (
+            &"external".into(),
+            &"notExplained".into(),
+            &"manualScale".into()
+        ),
+        "{:#}",
+        manual[0]
+    );
+    assert_eq!(
+        (manual[0]["from"].as_i64(), manual[0]["to"].as_i64()),
+        (Some(4), Some(8))
+    );
+    assert_eq!(manual[1]["verdict"], "explained", "{:#}", manual[1]);
+    assert_eq!(changes.len(), 5, "{changes:#?}");
+    let s = &r["summary"];
+    assert_eq!(
+        (s["scaleEvents"].as_u64(), s["explained"].as_u64()),
+        (Some(5), Some(4))
+    );
+    assert_eq!(
+        (s["manualScales"].as_u64(), s["flapping"].as_bool()),
+        (Some(1), Some(false))
+    );
+    assert!(s["secondsAtMax"].as_f64().unwrap() > 2400.0, "{s}");
+    assert_eq!(v["source"], "prometheus");
+
+    // The text: the answer first, every line within the terminal; the chart beside it.
+    let chart = tmpdir("history-chart").join("replay.svg");
+    let text = ok(
+        &history(url, &["--chart", chart.to_str().unwrap()]),
+        "history --prometheus --chart",
+    );
+    let svg = std::fs::read_to_string(&chart).expect("--chart writes the file");
+    assert!(
+        svg.starts_with("<svg") || svg.starts_with("<?xml"),
+        "{}",
+        &svg[..80.min(svg.len())]
+    );
+    assert!(
+        svg.contains("recorded") && svg.contains("replayed"),
+        "the two panels"
+    );
+    let first = text.lines().next().unwrap();
+    assert!(
+        first.starts_with(
+            "shop/web: 5 scale events 00:00:00–01:39:45 (replayed from Prometheus): 4"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("not explained: manual scale"), "{text}");
+    assert!(
+        text.contains("manual scale: the replicas moved 4 → 8"),
+        "{text}"
+    );
+    assert!(text.lines().all(|l| l.chars().count() <= 100), "{text}");
+}
+
+/// A Prometheus server on 127.0.0.1 serving a backfilled TSDB; killed on drop.
+struct Prometheus {
+    child: Child,
+    url: String,
+}
+
+impl Drop for Prometheus {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn prometheus(tag: &str, openmetrics: &str) -> Prometheus {
+    let have = |b: &str| {
+        Command::new(b)
+            .arg("--version")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    assert!(
+        have("prometheus") && have("promtool"),
+        "the prometheus and promtool binaries are missing (Debian: apt-get install prometheus); \
+         .ci/run installs them"
+    );
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("prometheus-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let om = dir.join("data.om");
+    std::fs::write(&om, openmetrics).unwrap();
+    let data = dir.join("data");
+    let out = Command::new("promtool")
+        .args(["tsdb", "create-blocks-from", "openmetrics"])
+        .arg(&om)
+        .arg(&data)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "promtool: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let config = dir.join("prometheus.yml");
+    std::fs::write(&config, "global:\n  scrape_interval: 1m\n").unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let log_path = dir.join("prometheus.log");
+    let log = std::fs::File::create(&log_path).unwrap();
+    let child = Command::new("prometheus")
+        .arg(format!("--config.file={}", config.display()))
+        .arg(format!("--storage.tsdb.path={}", data.display()))
+        .arg(format!("--web.listen-address=127.0.0.1:{port}"))
+        .arg("--storage.tsdb.retention.time=100y")
+        .stdout(log.try_clone().unwrap())
+        .stderr(log)
+        .spawn()
+        .expect("prometheus starts");
+    let p = Prometheus {
+        child,
+        url: format!("http://127.0.0.1:{port}"),
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while Instant::now() < deadline {
+        if let Ok(mut s) = TcpStream::connect(("127.0.0.1", port)) {
+            let _ = s.write_all(b"GET /-/ready HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+            let mut buf = String::new();
+            let _ = s.read_to_string(&mut buf);
+            if buf.starts_with("HTTP/1.1 200") {
+                return p;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    panic!(
+        "prometheus did not become ready: {}",
+        std::fs::read_to_string(&log_path).unwrap_or_default()
+    );
+}
+
+macro_rules! against_both {
+    ($($name:ident),* $(,)?) => {
+        mod recorded {
+            $(
+                #[test]
+                fn $name() {
+                    let s = super::PromStandin::replay(concat!("history_", stringify!($name)));
+                    super::$name(&s.url);
+                    s.assert_every_request_answered();
+                }
+            )*
+        }
+        mod real {
+            $(
+                #[test]
+                #[ignore = "needs the prometheus and promtool binaries: .ci/run installs them and runs these with -- --ignored"]
+                fn $name() {
+                    let name = concat!("history_", stringify!($name));
+                    let p = super::prometheus(name, &super::openmetrics(&super::scenario()));
+                    let recorder = super::recording_requested().then(|| {
+                        let port = p.url.rsplit(':').next().unwrap().parse::<u16>().unwrap();
+                        super::PromStandin::recording(name, ([127, 0, 0, 1], port).into())
+                    });
+                    let url = recorder.as_ref().map_or(p.url.clone(), |r| r.url.clone());
+                    super::$name(&url);
+                }
+            )*
+        }
+    };
+}
+
+against_both!(every_scale_event_is_explained_and_the_manual_scale_is_not);

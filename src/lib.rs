@@ -3,6 +3,7 @@
 //! The crate is a library with a thin binary (`src/main.rs`). The algorithm lives in
 //! [`core`], which performs no I/O; everything else feeds it or renders its trace.
 
+pub mod adapter;
 pub mod bounded_read;
 pub mod cli;
 pub mod cluster;

@@ -164,9 +164,11 @@ pub fn render_one(
 ) -> Result<String> {
     let (input, d) = decide_with_input(opts, snap, name)?;
     let findings = crate::diagnose::diagnose(snap, &input, &d, extras);
+    let chain = crate::adapter::metrics_chain(snap, &input, &d);
     let cx = crate::render::Context {
         specs: &input.hpa.raw_metrics,
         findings: &findings,
+        chain: Some(&chain).filter(|c| c.is_known()),
     };
     crate::render::render_explain(&d, &cx, opts.output, &opts.text_options())
 }

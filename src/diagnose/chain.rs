@@ -143,11 +143,18 @@ mod tests {
 
     /// The example's HPA (shop/NAME) evaluated, and its chain's findings.
     pub(crate) fn run(file: &str, name: &str) -> (MetricsChain, Vec<Finding>) {
+        run_text(&example(file), file, name)
+    }
+
+    fn example(file: &str) -> String {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("examples")
             .join(file);
-        let text = std::fs::read_to_string(&path).expect("example");
-        let snap = Snapshot::from_text(&text, file).expect("snapshot");
+        std::fs::read_to_string(&path).expect("example")
+    }
+
+    fn run_text(text: &str, file: &str, name: &str) -> (MetricsChain, Vec<Finding>) {
+        let snap = Snapshot::from_text(text, file).expect("snapshot");
         let (input, d) = crate::diagnose::evaluated(&snap, name);
         let c = crate::adapter::metrics_chain(&snap, &input, &d);
         let mut out = Vec::new();
@@ -186,5 +193,25 @@ mod tests {
             Some(crate::adapter::AdapterKind::MetricsServer)
         );
         assert_eq!(c.metrics[0].available, Some(true));
+    }
+
+    #[test]
+    fn metrics_server_names_the_running_pods_it_has_no_sample_for() {
+        let text = example("adapter-rule-never-matches.yaml");
+        let start = text
+            .find("- apiVersion: metrics.k8s.io/v1beta1\n  kind: PodMetrics\n  metadata:\n    name: orders-6b7f4d9c8-tq4mn")
+            .expect("the pod's PodMetrics");
+        let end = start + 2 + text[start + 2..].find("\n- apiVersion").expect("next item");
+        let cut = format!("{}{}", &text[..start], &text[end + 1..]);
+        let (c, _) = run_text(&cut, "cut", "orders");
+        let cpu = &c.metrics[0];
+        assert_eq!(cpu.pods_without_samples, ["orders-6b7f4d9c8-tq4mn"]);
+        let cause = cpu.cause.as_deref().unwrap_or_default();
+        assert!(
+            cause.starts_with("metrics-server has no sample for 1 pod(s): orders-6b7f4d9c8-tq4mn"),
+            "{cause}"
+        );
+        let (whole, _) = run("adapter-rule-never-matches.yaml", "orders");
+        assert!(whole.metrics[0].pods_without_samples.is_empty());
     }
 }

@@ -9,6 +9,7 @@
 // input folders other work is landing in now (`cluster`, `diagnose`, `explain`, `history`,
 // `keda`, `migrate`, `snapshot`): their unused items are theirs to wire or remove before they
 // become `pub(crate)` too.
+pub mod adapter;
 pub(crate) mod bounded_read;
 pub(crate) mod cli;
 pub mod cluster;

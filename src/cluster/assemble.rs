@@ -93,9 +93,32 @@ impl NsList {
         self.own.remove(key);
     }
 
-    /// An object the List gains after the fetch (the APIService that explains a failure).
+    /// An object the List gains after the fetch (the APIService that explains a failure),
+    /// unless the List holds it already (the metrics chain read every APIService).
     pub fn push(&mut self, v: &Value) {
-        self.items.push(Entry::Object(obj::of_value(v)));
+        self.push_new(&obj::of_value(v));
+    }
+
+    /// Add an object unless the List holds one of its kind, namespace and name.
+    pub(super) fn push_new(&mut self, o: &Obj) {
+        let id = |o: &Obj| {
+            let v: Value = serde_json::from_str(o.get()).unwrap_or_default();
+            let s = |p: &str| {
+                v.pointer(p)
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string()
+            };
+            (s("/kind"), s("/metadata/namespace"), s("/metadata/name"))
+        };
+        let new = id(o);
+        let held = self.items.iter().any(|e| match e {
+            Entry::Object(x) => id(x) == new,
+            Entry::Metric(_) => false,
+        });
+        if !held {
+            self.items.push(Entry::Object(o.clone()));
+        }
     }
 
     /// The first object of the List (the HPA a one-HPA List is about).
@@ -215,6 +238,7 @@ pub fn assemble(
         Scope::One { name, .. } => &h.name == name && h.uses_resource,
         _ => h.uses_resource,
     });
+    let chain = super::chain::take(&mut answers);
     let requests: Vec<Request> = answers.map.keys().cloned().collect();
     for r in requests {
         add_answer(
@@ -227,6 +251,12 @@ pub fn assemble(
             uses_resource,
         )?;
     }
+    // The metrics chain's objects join every List; its failures are notes.
+    for l in by_ns.values_mut() {
+        chain.objects.iter().for_each(|o| l.push_new(o));
+        l.errors.extend(chain.errors.iter().cloned());
+    }
+    out.notes.extend(chain.notes);
     out.lists = by_ns.into_iter().collect();
     Ok(out)
 }
@@ -307,6 +337,7 @@ fn add_answer(
             &mut out.notes,
             &format!("external metric {metric}"),
         ),
+        Request::Chain(_) => {} // taken out before (see `super::chain::take`)
     }
     Ok(())
 }

@@ -77,6 +77,7 @@ async fn one(conn: &Conn, r: &Request, negotiated: &OnceCell<Negotiated>) -> Ans
             .map(Body::Items)
             .map_err(api),
         Request::ObjectMetric { .. } => object_metric(conn, r).await,
+        Request::Chain(c) => super::chain::send(conn, c).await,
         Request::ExternalMetric {
             namespace,
             metric,
@@ -349,14 +350,11 @@ pub async fn fetch(
             return Ok((answers, hpas)); // reported with the names there are
         }
     }
-    round(
-        conn,
-        plan::second_round(scope, &hpas, &listed),
-        &mut answers,
-        &negotiated,
-        progress,
-    )
-    .await;
+    let mut second = plan::second_round(scope, &hpas, &listed);
+    second.extend(super::chain::second_round(&answers, scope, &hpas));
+    round(conn, second, &mut answers, &negotiated, progress).await;
+    // The adapters' rules ConfigMaps: beside one HPA's pods, else the one additional round.
+    let mut chain_third = super::chain::third_round(&answers);
     if let Scope::One { name, .. } = scope {
         let h = hpas.iter().find(|h| &h.name == name);
         let sel = h.and_then(|h| Some((h, target_selector(&answers, h)?)));
@@ -366,12 +364,16 @@ pub async fn fetch(
                 // Not used (listed by selector next): not held while the pods are read.
                 settle_namespace_lists(&mut answers, h, None);
             }
-            let third = plan::third_round(h, sel, have);
+            let mut third = plan::third_round(h, sel, have);
+            third.append(&mut chain_third);
             round(conn, third, &mut answers, &negotiated, progress).await;
         }
         if let Some(h) = h {
             settle_namespace_lists(&mut answers, h, sel.map(|(_, s)| s).as_deref());
         }
+    }
+    if !chain_third.is_empty() {
+        round(conn, chain_third, &mut answers, &negotiated, progress).await;
     }
     answers.resource_metrics = negotiated.get().copied();
     Ok((answers, hpas))

@@ -11,6 +11,8 @@
 mod answers;
 mod assemble;
 mod auth;
+mod chain;
+mod chain_request;
 mod connect;
 mod discovery;
 mod failure;

@@ -171,6 +171,9 @@ pub enum Request {
     /// failure is a note, never the fetch's failure. Last in order: its Pod is the Lists'
     /// last item (a one-HPA List starts with its HPA).
     ControllerManager,
+    /// A read of the metrics chain (APIServices, the Services and Deployments behind them, an
+    /// adapter's rules ConfigMap), optional: see `cluster/chain.rs`.
+    Chain(super::chain_request::ChainRequest),
 }
 
 /// The label of the kube-controller-manager static pod.
@@ -410,6 +413,7 @@ pub fn first_round(scope: &Scope) -> Vec<Request> {
             },
             Request::Version,
             Request::ControllerManager,
+            Request::Chain(super::chain_request::ChainRequest::ApiServices),
         ],
         Scope::Namespace(_) | Scope::All => vec![
             Request::list(Coll::Hpas, ns),
@@ -427,6 +431,7 @@ pub fn first_round(scope: &Scope) -> Vec<Request> {
                 label_selector: String::new(),
                 field_selector: "involvedObject.kind=HorizontalPodAutoscaler".into(),
             },
+            Request::Chain(super::chain_request::ChainRequest::ApiServices),
         ],
     }
 }
@@ -604,6 +609,7 @@ mod tests {
                 } => {
                     format!("external-metric {namespace} {metric} [{label_selector}]")
                 }
+                Request::Chain(c) => c.show(),
             })
             .collect()
     }
@@ -626,6 +632,7 @@ mod tests {
                 "list /api/v1/namespaces/shop/events involvedObject.kind=HorizontalPodAutoscaler,involvedObject.name=web,involvedObject.namespace=shop page=None rv=0",
                 "version",
                 "list /api/v1/namespaces/kube-system/pods component=kube-controller-manager (optional)",
+                "list /apis/apiregistration.k8s.io/v1/apiservices (optional)",
             ]
         );
     }
@@ -720,6 +727,7 @@ mod tests {
                 "version",
                 "list /api/v1/namespaces/kube-system/pods component=kube-controller-manager (optional)",
                 "list /api/v1/namespaces/shop/events involvedObject.kind=HorizontalPodAutoscaler page=None rv=0",
+                "list /apis/apiregistration.k8s.io/v1/apiservices (optional)",
             ]
         );
         let all = show(&first_round(&Scope::All));
@@ -732,7 +740,7 @@ mod tests {
             all[8],
             "list /api/v1/events involvedObject.kind=HorizontalPodAutoscaler page=None rv=0"
         );
-        assert_eq!(all.len(), 9);
+        assert_eq!(all.len(), 10);
     }
 
     #[test]

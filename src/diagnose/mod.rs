@@ -21,6 +21,7 @@
 //! | `ownership.rs` | which pods the target owns: `foreign-pods`, `rollout-in-progress` |
 //! | `ratchet.rs` | `average-value-ratchet`: an Object/External AverageValue target within tolerance during a rollout keeps the surge pods (kubernetes#138505) |
 //! | `next_scale.rs` | `next-scale`: the metric values at which the proposal moves by one |
+//! | `chain.rs` | the metrics chain ([`crate::adapter`]): `keda-external-metrics-held`, `adapter-rule-no-match`, `adapter-rule-resource-missing`, `adapter-rules-unreadable` |
 //!
 //! `finding.rs` (the [`Finding`] type and the helpers every check writes with) and `extras.rs`
 //! ([`Extras`]) are leaves: a check file imports from them (`super::finding::…`), never from
@@ -56,6 +57,7 @@ use crate::snapshot::{Pod, Snapshot};
 
 mod behavior;
 mod bounds;
+mod chain;
 mod extras;
 mod finding;
 mod metrics;
@@ -103,6 +105,7 @@ pub fn diagnose(snap: &Snapshot, input: &Input, d: &Decision, x: &Extras) -> Vec
     if let Some(f) = next_scale::next_scale(input, d) {
         out.push(f);
     }
+    chain::chain(snap, input, d, &mut out);
     out.sort_by_key(|f| f.severity);
     out
 }

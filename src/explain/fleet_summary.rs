@@ -199,6 +199,12 @@ fn cause_words(id: &str) -> Option<&'static str> {
         "snapshot-without-metrics" => "the snapshot holds no metrics",
         "at-max-replicas" => "pinned at maxReplicas: the metrics want more",
         "average-value-ratchet" => "an AverageValue target keeps the rollout's surge pods",
+        "keda-external-metrics-held" => "another adapter holds KEDA's external metrics APIService",
+        "adapter-rule-no-match" => "no prometheus-adapter rule gives the metric's name",
+        "adapter-rule-resource-missing" => {
+            "a prometheus-adapter rule does not associate the metric's resource"
+        }
+        "adapter-rules-unreadable" => "prometheus-adapter's rules cannot be read",
         _ => return None,
     })
 }

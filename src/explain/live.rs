@@ -87,6 +87,8 @@ pub fn explain_fetched(
     };
     let (input, mut d) = super::one::decide_request(opts, &snap, req)?;
     let findings = crate::diagnose::diagnose(&snap, &input, &d, &extras);
+    let chain = crate::adapter::metrics_chain(&snap, &input, &d);
+    let chain = Some(&chain).filter(|c| c.is_known());
     d.assumptions.extend(fetched.notes.iter().cloned());
     let cmp = compare(&d, &fetched, context, opts);
     if !cmp.differences.is_empty() {
@@ -96,18 +98,19 @@ pub fn explain_fetched(
         ));
     }
     if let Some(sel) = &opts.select {
-        let doc = crate::output::contract::live_explanation(&d, Some(&cmp), &findings);
+        let doc = crate::output::contract::live_explanation(&d, Some(&cmp), &findings, chain);
         return Ok(sel.print(&doc)?);
     }
     Ok(match opts.output {
         f @ (OutputFormat::Json | OutputFormat::Yaml) => crate::output::document(
-            &crate::output::contract::live_explanation(&d, Some(&cmp), &findings),
+            &crate::output::contract::live_explanation(&d, Some(&cmp), &findings, chain),
             f,
         )?,
         f => {
             let cx = crate::render::Context {
                 specs: &input.hpa.raw_metrics,
                 findings: &findings,
+                chain,
             };
             crate::render::render_explain(&d, &cx, f, &opts.text_options())? + &text(&cmp)
         }

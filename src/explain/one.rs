@@ -164,12 +164,16 @@ pub fn render_one(
 ) -> Result<String> {
     let (input, d) = decide_with_input(opts, snap, name)?;
     let findings = crate::diagnose::diagnose(snap, &input, &d, extras);
+    let chain = crate::adapter::metrics_chain(snap, &input, &d);
+    let known = Some(&chain).filter(|c| c.is_known());
     if let Some(sel) = &opts.select {
-        return Ok(sel.print(&crate::output::contract::explanation(&d, &findings))?);
+        let doc = crate::output::contract::live_explanation::<()>(&d, None, &findings, known);
+        return Ok(sel.print(&doc)?);
     }
     let cx = crate::render::Context {
         specs: &input.hpa.raw_metrics,
         findings: &findings,
+        chain: known,
     };
     crate::render::render_explain(&d, &cx, opts.output, &opts.text_options())
 }

@@ -105,6 +105,10 @@ pub struct ExplanationBody<'a, L> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub live_comparison: Option<&'a L>,
     pub diagnostics: &'a [Finding],
+    /// The metrics chain behind each metric (APIService, Service, adapter, why a metric
+    /// fails), when the snapshot or the cluster told it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub metrics_chain: Option<&'a crate::adapter::MetricsChain>,
 }
 
 /// The `Explanation` of one HPA from a snapshot (no live comparison).
@@ -112,7 +116,7 @@ pub fn explanation<'a>(
     decision: &'a Decision,
     diagnostics: &'a [Finding],
 ) -> Document<ExplanationBody<'a, ()>> {
-    live_explanation(decision, None, diagnostics)
+    live_explanation::<()>(decision, None, diagnostics, None)
 }
 
 /// The `Explanation` of one HPA, with (live) its comparison with the HPA's status.
@@ -120,6 +124,7 @@ pub fn live_explanation<'a, L>(
     decision: &'a Decision,
     live_comparison: Option<&'a L>,
     diagnostics: &'a [Finding],
+    metrics_chain: Option<&'a crate::adapter::MetricsChain>,
 ) -> Document<ExplanationBody<'a, L>> {
     Document::new(
         Kind::Explanation,
@@ -127,6 +132,7 @@ pub fn live_explanation<'a, L>(
             decision,
             live_comparison,
             diagnostics,
+            metrics_chain,
         },
     )
 }

@@ -10,6 +10,7 @@
 pub mod layout;
 pub mod sort;
 
+mod chain;
 mod sections;
 
 use std::fmt::Write as _;
@@ -54,6 +55,8 @@ pub struct Context<'a> {
     /// `spec.metrics` of the HPA, in the order of [`Decision::metrics`] (empty: unknown).
     pub specs: &'a [hpa_v2::MetricSpec],
     pub findings: &'a [Finding],
+    /// The metrics chain behind each metric, when known (see [`crate::adapter`]).
+    pub chain: Option<&'a crate::adapter::MetricsChain>,
 }
 
 /// Render a decision in the chosen format, without diagnostics (JSON/YAML: `diagnostics: []`), at
@@ -76,7 +79,7 @@ pub fn render_explain(
 ) -> anyhow::Result<String> {
     Ok(match format {
         OutputFormat::Json | OutputFormat::Yaml => crate::output::document(
-            &crate::output::contract::explanation(d, cx.findings),
+            &crate::output::contract::live_explanation::<()>(d, None, cx.findings, cx.chain),
             format,
         )?,
         OutputFormat::Text => text(d, cx, o),

@@ -323,6 +323,7 @@ pub(crate) fn metrics(d: &Decision, cx: &Context, st: &Style) -> String {
             );
         }
     }
+    o += &super::chain::lines(cx, st);
     o
 }
 

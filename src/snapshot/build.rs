@@ -71,6 +71,8 @@ pub struct Snapshot {
     pub merge_notes: Vec<String>,
     /// Lookups by namespace, name, label and metric (built at the first lookup).
     pub(super) index: std::sync::OnceLock<Index>,
+    /// The metrics chain's adapter Deployments and rules ConfigMaps ([`super::chain`]).
+    pub chain: super::chain::ChainObjects,
 }
 
 /// A namespace's fetch errors and own failures.
@@ -212,6 +214,9 @@ impl Snapshot {
             return Err(err(format!(
                 "{source}: {position}object has no apiVersion/kind; a snapshot is a v1 List of API objects"
             )));
+        }
+        if self.chain.keep(&item, &head) {
+            return Ok(());
         }
         match (api_version, kind) {
             (_, "List")
@@ -399,6 +404,18 @@ impl Snapshot {
             .get(ns)
             .map(|s| &s.0)
             .unwrap_or(&self.fetch_errors)
+    }
+
+    /// The metrics chain's read failures that apply to namespace `ns` (key without the
+    /// `metrics-chain/` prefix, text).
+    pub fn chain_errors(&self, ns: &str) -> Vec<(String, String)> {
+        self.errors_in(ns)
+            .iter()
+            .filter_map(|(k, v)| {
+                let k = k.strip_prefix(super::chain::CHAIN_KEY_PREFIX)?;
+                Some((k.to_string(), v.clone()))
+            })
+            .collect()
     }
 
     /// Our own failures that apply to namespace `ns`.

@@ -15,6 +15,7 @@ mod amend;
 mod annotations;
 mod answers;
 mod build;
+mod chain;
 mod controller_flags;
 pub mod convert;
 mod error;
@@ -33,6 +34,10 @@ pub use annotations::{
     TAKEN_AT_ANNOTATION, TAKEN_FOR_ANNOTATION,
 };
 pub use build::Snapshot;
+pub use chain::{
+    holds_rules, rules_config_map, selects_deployment, slim_deployment, ChainObjects,
+    CHAIN_KEY_PREFIX,
+};
 pub use convert::{HpaNote, NoteKind};
 pub use error::SnapshotError;
 pub use input::TargetStatus;

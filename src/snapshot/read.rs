@@ -170,8 +170,10 @@ impl Snapshot {
             hpa_notes,
             written_by_tool,
             taken_for,
+            chain,
             ..
         } = other;
+        self.chain.absorb(chain);
         self.taken_at = self.taken_at.max(taken_at);
         self.server_version = self.server_version.take().or(server_version);
         self.controller_flags = self.controller_flags.take().or(controller_flags);

@@ -20,7 +20,10 @@
 //!   `redacted`: it names the service's address).
 //! * Any other object the reader keeps (Services, Endpoints, custom-resource targets…): kind,
 //!   names and owners, and a custom resource's `spec.replicas` and `spec.selector`.
-//! * Objects the replay does not read (ConfigMaps, Secrets…) are dropped.
+//! * The metrics chain (`chain.rs`): a prometheus-adapter rules ConfigMap keeps only its rules
+//!   keys; an adapter Deployment its containers' names, images without their registry,
+//!   `--config` arguments and mounts, and its ConfigMap volumes; an APIService `spec.service`.
+//! * Objects the replay does not read (other ConfigMaps, Secrets…) are dropped.
 //!
 //! Everywhere, label values under keys no selector of the file reads become `redacted`, and the
 //! List keeps only the annotations explain reads (not `kubectl-hpa.dev/source`, the server's
@@ -148,6 +151,7 @@ fn reduce(v: Value, keys: &BTreeSet<String>) -> Result<Option<Value>, RedactErro
         str_at(&v, "/metadata/namespace"),
         str_at(&v, "/metadata/name")
     );
+    let chain = super::chain::redact_part(&v);
     let reduced = match (api.as_str(), kind.as_str()) {
         (_, "List") => Some(list(v, |i| reduce(i, keys))?),
         (_, "PodMetricsList") => Some(list(v, |i| typed::<PodMetrics>(i, &ctx, keys))?),
@@ -174,7 +178,7 @@ fn reduce(v: Value, keys: &BTreeSet<String>) -> Result<Option<Value>, RedactErro
         ("apiregistration.k8s.io/v1", "APIService") => Some(apiservice(&v)),
         _ => other(&v, keys),
     };
-    Ok(reduced)
+    Ok(super::chain::with_redacted(reduced, chain))
 }
 
 /// A List of any kind: its type, the annotations explain reads, its items reduced.

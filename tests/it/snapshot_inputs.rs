@@ -708,6 +708,9 @@ fn read_by_replay(kind: &str, path: &[String], object: &Value) -> bool {
             ]) || (own && any(&["message"]))
         }
         "APIService" => any(&[
+            // the metrics chain: which Service serves it (names, as metadata names)
+            "spec service name",
+            "spec service namespace",
             "status conditions type",
             "status conditions status",
             "status conditions reason",

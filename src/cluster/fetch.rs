@@ -96,6 +96,10 @@ async fn one(conn: &Conn, r: &Request, negotiated: &OnceCell<Negotiated>) -> Ans
             .await
             .map(Body::Items)
             .map_err(api),
+        Request::Optional { .. } => match r.optional_as_list() {
+            Some(l) => list(conn, &l, negotiated).await,
+            None => Ok(Body::Items(vec![])),
+        },
     }
 }
 
@@ -349,14 +353,9 @@ pub async fn fetch(
             return Ok((answers, hpas)); // reported with the names there are
         }
     }
-    round(
-        conn,
-        plan::second_round(scope, &hpas, &listed),
-        &mut answers,
-        &negotiated,
-        progress,
-    )
-    .await;
+    let mut second = plan::second_round(scope, &hpas, &listed);
+    second.extend(plan::blocker_reads(scope));
+    round(conn, second, &mut answers, &negotiated, progress).await;
     if let Scope::One { name, .. } = scope {
         let h = hpas.iter().find(|h| &h.name == name);
         let sel = h.and_then(|h| Some((h, target_selector(&answers, h)?)));

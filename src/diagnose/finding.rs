@@ -31,7 +31,9 @@ pub struct Finding {
     /// `metrics-empty`, `metrics-stale`, `missing-request`, `foreign-pods`, `ambiguous-selector`,
     /// `target-missing`, `target-unreadable`, `rollout-in-progress`, `min-equals-max`,
     /// `target-at-zero`, `container-absent`, `memory-scale-up`, `next-scale`, `at-max-replicas`,
-    /// `at-max-satisfied`, `at-min-floor`, `at-min-satisfied`, `average-value-ratchet`.
+    /// `at-max-satisfied`, `at-min-floor`, `at-min-satisfied`, `average-value-ratchet`,
+    /// `pending-pods`, `quota-exceeded`, `vpa-conflict`, `pdb-blocks-drain`,
+    /// `limitrange-request`.
     pub id: String,
     pub severity: Severity,
     pub message: String,

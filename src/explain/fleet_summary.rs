@@ -190,6 +190,10 @@ fn cause_words(id: &str) -> Option<&'static str> {
         "snapshot-without-metrics" => "the snapshot holds no metrics",
         "at-max-replicas" => "pinned at maxReplicas: the metrics want more",
         "average-value-ratchet" => "an AverageValue target keeps the rollout's surge pods",
+        "pending-pods" => "pods wait for a node",
+        "quota-exceeded" => "a ResourceQuota refuses new pods",
+        "vpa-conflict" => "a VerticalPodAutoscaler rewrites the requests the HPA scales on",
+        "pdb-blocks-drain" => "a PodDisruptionBudget blocks drains at minReplicas",
         _ => return None,
     })
 }

@@ -6,6 +6,7 @@
 mod support;
 
 mod architecture;
+mod blockers;
 mod contract;
 mod controller_cases;
 mod docs;

@@ -346,6 +346,48 @@ fn creators(snap: &Snapshot, input: &Input, x: &Extras) -> Vec<String> {
     names
 }
 
+/// A quota key's value in the user's units (`pods` as a count).
+fn show_key(k: &str, v: i64) -> String {
+    let res = k.strip_prefix("requests.").unwrap_or(k);
+    if k == "pods" || k == "count/pods" {
+        crate::display::units::plain(v)
+    } else {
+        Unit::of_resource(res).show(v)
+    }
+}
+
+/// What to raise the quota to for the `missing` pods: used + missing × per pod, per counted
+/// key above its hard limit.
+fn quota_action(
+    refusal: &QuotaRefusal,
+    hard: &BTreeMap<String, i64>,
+    used: &BTreeMap<String, i64>,
+    per_pod: &BTreeMap<String, i64>,
+    missing: i64,
+    ns: &str,
+) -> String {
+    let raise: Vec<String> = hard
+        .iter()
+        .filter_map(|(k, h)| {
+            let each = match k.as_str() {
+                "pods" | "count/pods" => 1000,
+                _ => *per_pod.get(k.strip_prefix("requests.").unwrap_or(k))?,
+            };
+            let need = used.get(k).copied().unwrap_or(0) + missing * each;
+            (need > *h).then(|| format!("{k} to {}", show_key(k, need)))
+        })
+        .collect();
+    let q = &refusal.quota;
+    if raise.is_empty() {
+        format!("lower the pods' requests or raise ResourceQuota {q} (kubectl edit resourcequota {q} -n {ns}); the HPA's decision stands but cannot take effect")
+    } else {
+        format!(
+            "raise ResourceQuota {q}'s {} for the {missing} missing pod(s) (kubectl edit resourcequota {q} -n {ns}), or lower the pods' requests; the HPA's decision stands but cannot take effect",
+            raise.join(", ")
+        )
+    }
+}
+
 /// `quota-exceeded`: a ResourceQuota refuses the pods the HPA asked for.
 pub(super) fn quota_exceeded(
     snap: &Snapshot,
@@ -371,8 +413,7 @@ pub(super) fn quota_exceeded(
     let Some((creator, event, refusal)) = refused else {
         return;
     };
-    let quota = snap
-        .objects_of("ResourceQuota", ns)
+    let quota = crate::snapshot::blockers::objects_of(&snap.other, "ResourceQuota", ns)
         .find(|q| q.pointer("/metadata/name").and_then(Value::as_str) == Some(&refusal.quota));
     let (hard, used) = match quota {
         Some(q) => quota_numbers(q),
@@ -398,14 +439,6 @@ pub(super) fn quota_exceeded(
         .max(d.desired_replicas.map(i64::from).unwrap_or(0));
     let missing = (wanted - existing).max(0);
     let fit = pods_that_fit(&hard, &used, &per_pod);
-    let show_key = |k: &str, v: i64| {
-        let res = k.strip_prefix("requests.").unwrap_or(k);
-        if k == "pods" || k == "count/pods" {
-            crate::display::units::plain(v)
-        } else {
-            Unit::of_resource(res).show(v)
-        }
-    };
     let full: Vec<String> = hard
         .iter()
         .filter(|(k, _)| refusal.limited.iter().any(|(l, _)| l == *k))
@@ -434,28 +467,7 @@ pub(super) fn quota_exceeded(
         count_of(event),
         per_pod_words(&per_pod),
     );
-    // What the quota needs for the missing pods: used + missing × per pod, per counted key.
-    let raise: Vec<String> = hard
-        .iter()
-        .filter_map(|(k, h)| {
-            let each = match k.as_str() {
-                "pods" | "count/pods" => 1000,
-                _ => *per_pod.get(k.strip_prefix("requests.").unwrap_or(k))?,
-            };
-            let need = used.get(k).copied().unwrap_or(0) + missing * each;
-            (need > *h).then(|| format!("{k} to {}", show_key(k, need)))
-        })
-        .collect();
-    let action = if raise.is_empty() {
-        format!("lower the pods' requests or raise ResourceQuota {} (kubectl edit resourcequota {} -n {ns}); the HPA's decision stands but cannot take effect", refusal.quota, refusal.quota)
-    } else {
-        format!(
-            "raise ResourceQuota {}'s {} for the {missing} missing pod(s) (kubectl edit resourcequota {} -n {ns}), or lower the pods' requests; the HPA's decision stands but cannot take effect",
-            refusal.quota,
-            raise.join(", "),
-            refusal.quota
-        )
-    };
+    let action = quota_action(&refusal, &hard, &used, &per_pod, missing, ns);
     let mut details = Map::new();
     details.insert("quota".into(), json!(refusal.quota));
     details.insert("refusedBy".into(), json!(creator));

@@ -82,7 +82,9 @@ pub(super) fn vpa_conflict(snap: &Snapshot, input: &Input, out: &mut Vec<Finding
     if util.is_empty() {
         return;
     }
-    for vpa in snap.objects_of("VerticalPodAutoscaler", &hpa.namespace) {
+    for vpa in
+        crate::snapshot::blockers::objects_of(&snap.other, "VerticalPodAutoscaler", &hpa.namespace)
+    {
         let r = &vpa["spec"]["targetRef"];
         if r["kind"] != hpa.target_kind.as_str() || r["name"] != hpa.target_name.as_str() {
             continue;
@@ -174,7 +176,9 @@ pub(super) fn pdb_blocks_drain(
 ) {
     let hpa = &input.hpa;
     let min = hpa.min_replicas.max(1);
-    for pdb in snap.objects_of("PodDisruptionBudget", &hpa.namespace) {
+    for pdb in
+        crate::snapshot::blockers::objects_of(&snap.other, "PodDisruptionBudget", &hpa.namespace)
+    {
         let picked = selects(pdb, raw_pods);
         if picked == 0 {
             continue;
@@ -226,7 +230,7 @@ fn default_request(lr: &Value, res: &str) -> Option<(i64, &'static str)> {
 pub(super) fn limitrange_request(snap: &Snapshot, input: &Input, out: &mut Vec<Finding>) {
     let hpa = &input.hpa;
     for (res, pct) in utilization_resources(input) {
-        for lr in snap.objects_of("LimitRange", &hpa.namespace) {
+        for lr in crate::snapshot::blockers::objects_of(&snap.other, "LimitRange", &hpa.namespace) {
             let Some((def, key)) = default_request(lr, &res) else {
                 continue;
             };

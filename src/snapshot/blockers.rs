@@ -7,8 +7,6 @@
 
 use serde_json::Value;
 
-use super::Snapshot;
-
 /// The kinds kept for these findings (beside Events, already kept).
 pub const KINDS: &[(&str, &str)] = &[
     ("v1", "ResourceQuota"),
@@ -36,20 +34,23 @@ pub fn kept_fields(kind: &str) -> (&'static [&'static str], &'static [&'static s
     }
 }
 
-impl Snapshot {
-    /// The objects of `kind` (one of [`KINDS`]) in namespace `ns`, in file order.
-    pub fn objects_of<'a>(&'a self, kind: &'a str, ns: &'a str) -> impl Iterator<Item = &'a Value> {
-        self.other.iter().filter(move |o| {
-            o["kind"] == kind
-                && KINDS
-                    .iter()
-                    .any(|(v, k)| *k == kind && o["apiVersion"] == *v)
-                && o.pointer("/metadata/namespace")
-                    .and_then(Value::as_str)
-                    .unwrap_or("default")
-                    == ns
-        })
-    }
+/// The objects of `kind` (one of [`KINDS`]) in namespace `ns` among a snapshot's kept objects
+/// (`Snapshot::other`), in file order.
+pub fn objects_of<'a>(
+    other: &'a [Value],
+    kind: &'a str,
+    ns: &'a str,
+) -> impl Iterator<Item = &'a Value> {
+    other.iter().filter(move |o| {
+        o["kind"] == kind
+            && KINDS
+                .iter()
+                .any(|(v, k)| *k == kind && o["apiVersion"] == *v)
+            && o.pointer("/metadata/namespace")
+                .and_then(Value::as_str)
+                .unwrap_or("default")
+                == ns
+    })
 }
 
 /// What keeps a pod from a node, in the scheduler's families.

@@ -221,6 +221,12 @@ fn live_the_file_and_the_redacted_snapshot_give_the_same_findings() {
         ("other-hands.yaml", "api"),
     ] {
         let (_s, kc, v) = live(file, name, &format!("blk-same-{name}"));
+        let want = if name == "web" {
+            "pending-pods"
+        } else {
+            "vpa-conflict"
+        };
+        assert!(ids(&v).iter().any(|i| i == want), "{:?}", ids(&v));
         let dir = tmpdir(&format!("blk-snap-{name}"));
         let mut found = Vec::new();
         for redact in [false, true] {

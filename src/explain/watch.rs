@@ -182,7 +182,7 @@ pub fn run(
     if opts.now.is_some() {
         bail!("--watch evaluates at the time of each fetch; --now cannot be used with it");
     }
-    let period = Duration::from_nanos(opts.settings.sync_period.as_nanos().max(1) as u64);
+    let mut period = Duration::from_nanos(opts.settings.sync_period.as_nanos().max(1) as u64);
     // Each request gives up after about one sync period unless --request-timeout says otherwise.
     let conn = rt.block_on(cluster::connect(
         opts.kube
@@ -226,6 +226,29 @@ pub fn run(
                 format!("{e:#}").replace('\n', " ")
             )),
             Ok(d) => {
+                // The cluster's own sync period, when its controller's flags were read (a
+                // --sync-period given still wins): the watch ticks with the controller.
+                let synced = Duration::from_nanos(d.settings.sync_period.as_nanos().max(1) as u64);
+                if synced != period && !json {
+                    open &= out(
+                        w,
+                        &format!(
+                            "The controller's sync period is {} ({}): watching every {} instead.\n",
+                            crate::duration::format_go_duration(
+                                d.settings.sync_period.as_nanos() as i64
+                            ),
+                            d.settings
+                                .sources
+                                .sync_period_source
+                                .as_deref()
+                                .unwrap_or("cluster"),
+                            crate::duration::format_go_duration(
+                                d.settings.sync_period.as_nanos() as i64
+                            ),
+                        ),
+                    );
+                }
+                period = synced;
                 let first = *first_time.get_or_insert(d.now);
                 history = HistoryMode::Watched {
                     history: d.history.after.clone(),

@@ -338,8 +338,34 @@ fn add_answer(
             &format!("external metric {metric}"),
         ),
         Request::Chain(_) => {} // taken out before (see `super::chain::take`)
+        Request::Optional { coll, .. } => optional(*coll, got, by_ns, &mut out.notes),
     }
     Ok(())
+}
+
+/// An optional read of what stops the replicas: its items into their namespaces' Lists. Not
+/// served (404: no VerticalPodAutoscaler CRD, a server without the kind) is nothing to read;
+/// any other failure is a note naming the verb it needs, never the fetch's failure.
+fn optional(
+    coll: Coll,
+    got: Result<Vec<Obj>, FetchError>,
+    by_ns: &mut BTreeMap<String, NsList>,
+    notes: &mut Vec<String>,
+) {
+    match got {
+        Ok(items) => push_by_ns(by_ns, items, |_| true),
+        Err(e) if e.api().and_then(|f| f.code()) == Some(404) => {}
+        Err(e) => {
+            let (_, plural, kind, resource) = coll.describe();
+            let f = e.api();
+            notes.push(format!(
+                "{} failed ({}): what {plural} say about this HPA's replicas is not shown; reading them needs `{}` on {resource}",
+                f.map(|f| f.request()).unwrap_or_else(|| format!("the {kind} list")),
+                e.client_go_text(),
+                f.map_or("list", |f| f.verb),
+            ));
+        }
+    }
 }
 
 /// The kube-controller-manager Pod (its HPA flags) joins every List; a failed read is a note

@@ -97,6 +97,10 @@ async fn one(conn: &Conn, r: &Request, negotiated: &OnceCell<Negotiated>) -> Ans
             .await
             .map(Body::Items)
             .map_err(api),
+        Request::Optional { .. } => match r.optional_as_list() {
+            Some(l) => list(conn, &l, negotiated).await,
+            None => Ok(Body::Items(vec![])),
+        },
     }
 }
 
@@ -352,6 +356,7 @@ pub async fn fetch(
     }
     let mut second = plan::second_round(scope, &hpas, &listed);
     second.extend(super::chain::second_round(&answers, scope, &hpas));
+    second.extend(plan::blocker_reads(scope));
     round(conn, second, &mut answers, &negotiated, progress).await;
     // The adapters' rules ConfigMaps: beside one HPA's pods, else the one additional round.
     let mut chain_third = super::chain::third_round(&answers);

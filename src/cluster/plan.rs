@@ -56,6 +56,10 @@ pub enum Coll {
     StatefulSets,
     ReplicaSets,
     Events,
+    ResourceQuotas,
+    LimitRanges,
+    PodDisruptionBudgets,
+    VerticalPodAutoscalers,
 }
 
 impl Coll {
@@ -84,6 +88,20 @@ impl Coll {
             ),
             Coll::ReplicaSets => ("apps/v1", "replicasets", "ReplicaSet", "replicasets.apps"),
             Coll::Events => ("v1", "events", "Event", "events"),
+            Coll::ResourceQuotas => ("v1", "resourcequotas", "ResourceQuota", "resourcequotas"),
+            Coll::LimitRanges => ("v1", "limitranges", "LimitRange", "limitranges"),
+            Coll::PodDisruptionBudgets => (
+                "policy/v1",
+                "poddisruptionbudgets",
+                "PodDisruptionBudget",
+                "poddisruptionbudgets.policy",
+            ),
+            Coll::VerticalPodAutoscalers => (
+                "autoscaling.k8s.io/v1",
+                "verticalpodautoscalers",
+                "VerticalPodAutoscaler",
+                "verticalpodautoscalers.autoscaling.k8s.io",
+            ),
         }
     }
 
@@ -174,6 +192,13 @@ pub enum Request {
     /// A read of the metrics chain (APIServices, the Services and Deployments behind them, an
     /// adapter's rules ConfigMap), optional: see `cluster/chain.rs`.
     Chain(super::chain_request::ChainRequest),
+    /// An optional LIST of what stops the replicas from appearing or fights over them
+    /// ([`blocker_reads`]): a failure is a note, never the fetch's failure.
+    Optional {
+        coll: Coll,
+        namespace: Option<String>,
+        field_selector: String,
+    },
 }
 
 /// The label of the kube-controller-manager static pod.
@@ -195,6 +220,9 @@ pub const PAGE_FLEET: u32 = 5000;
 impl Request {
     /// The page size of a LIST (`None`: not paged; the metrics APIs do not page).
     pub fn page(&self) -> Option<u32> {
+        if let Some(l) = self.optional_as_list() {
+            return l.page();
+        }
         match self {
             Request::List {
                 coll: Coll::PodMetrics | Coll::Events,
@@ -223,6 +251,9 @@ impl Request {
     /// to bound memory (one HPA's pods by selector, a first page): an API server may serve a
     /// `resourceVersion=0` LIST whole from its cache, ignoring `limit`.
     pub fn resource_version(&self) -> Option<&'static str> {
+        if let Some(l) = self.optional_as_list() {
+            return l.resource_version();
+        }
         match self {
             // the metrics APIs have no watch cache
             Request::List {
@@ -234,6 +265,23 @@ impl Request {
                 ..
             } => Some("0"),
             Request::List { .. } if self.page() == Some(PAGE_FLEET) => Some("0"),
+            _ => None,
+        }
+    }
+
+    /// An [`Request::Optional`] read as the LIST it sends.
+    pub fn optional_as_list(&self) -> Option<Request> {
+        match self {
+            Request::Optional {
+                coll,
+                namespace,
+                field_selector,
+            } => Some(Request::List {
+                coll: *coll,
+                namespace: namespace.clone(),
+                label_selector: String::new(),
+                field_selector: field_selector.clone(),
+            }),
             _ => None,
         }
     }
@@ -519,6 +567,43 @@ pub fn third_round(hpa: &HpaNeeds, selector: &str, have_pods: bool) -> Vec<Reque
     out.into_iter().collect()
 }
 
+/// The Events of what stops the replicas: the Warnings of every object but the HPAs (whose
+/// Events the first round reads) — the scheduler's `FailedScheduling`, the cluster-autoscaler's
+/// a ReplicaSet's `FailedCreate` — and the Normal ones the node autoscalers write on a pending
+/// pod (the cluster-autoscaler's `TriggeredScaleUp` and `NotTriggerScaleUp`, Karpenter's
+/// `Nominated`).
+pub const BLOCKER_EVENT_SELECTORS: [&str; 4] = [
+    "involvedObject.kind!=HorizontalPodAutoscaler,type=Warning",
+    "involvedObject.kind=Pod,reason=TriggeredScaleUp",
+    "involvedObject.kind=Pod,reason=NotTriggerScaleUp",
+    "involvedObject.kind=Pod,reason=Nominated",
+];
+
+/// The optional reads of what stops the replicas or fights over them, for the scope's
+/// namespace (every namespace for `-A`): ResourceQuotas, LimitRanges, PodDisruptionBudgets,
+/// VerticalPodAutoscalers and the Events of [`BLOCKER_EVENT_SELECTORS`]. Sent with the second
+/// round (no round of their own); as many for 500 HPAs as for one.
+pub fn blocker_reads(scope: &Scope) -> Vec<Request> {
+    let namespace = scope.namespace().map(String::from);
+    let whole = |coll| Request::Optional {
+        coll,
+        namespace: namespace.clone(),
+        field_selector: String::new(),
+    };
+    let mut out = vec![
+        whole(Coll::ResourceQuotas),
+        whole(Coll::LimitRanges),
+        whole(Coll::PodDisruptionBudgets),
+        whole(Coll::VerticalPodAutoscalers),
+    ];
+    out.extend(BLOCKER_EVENT_SELECTORS.iter().map(|f| Request::Optional {
+        coll: Coll::Events,
+        namespace: namespace.clone(),
+        field_selector: f.to_string(),
+    }));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -550,6 +635,17 @@ mod tests {
                 Request::Version => "version".to_string(),
                 Request::ControllerManager => format!(
                     "list /api/v1/namespaces/kube-system/pods {CONTROLLER_MANAGER_SELECTOR} (optional)"
+                ),
+                Request::Optional {
+                    coll,
+                    namespace,
+                    field_selector,
+                } => format!(
+                    "list {} {field_selector} page={:?}{} (optional)",
+                    coll.path(namespace.as_deref()),
+                    r.page(),
+                    r.resource_version()
+                        .map_or(String::new(), |v| format!(" rv={v}"))
                 ),
                 Request::List {
                     coll,
@@ -784,5 +880,32 @@ mod tests {
             })
             .collect();
         assert!(second_round(&Scope::All, &many, &listed).is_empty());
+    }
+
+    #[test]
+    fn the_blocker_reads_are_one_namespace_or_the_whole_cluster_whatever_the_hpas() {
+        assert_eq!(
+            show(&blocker_reads(&one())),
+            [
+                "list /api/v1/namespaces/shop/resourcequotas  page=Some(5000) rv=0 (optional)",
+                "list /api/v1/namespaces/shop/limitranges  page=Some(5000) rv=0 (optional)",
+                "list /apis/policy/v1/namespaces/shop/poddisruptionbudgets  page=Some(5000) rv=0 (optional)",
+                "list /apis/autoscaling.k8s.io/v1/namespaces/shop/verticalpodautoscalers  page=Some(5000) rv=0 (optional)",
+                "list /api/v1/namespaces/shop/events involvedObject.kind!=HorizontalPodAutoscaler,type=Warning page=None rv=0 (optional)",
+                "list /api/v1/namespaces/shop/events involvedObject.kind=Pod,reason=TriggeredScaleUp page=None rv=0 (optional)",
+                "list /api/v1/namespaces/shop/events involvedObject.kind=Pod,reason=NotTriggerScaleUp page=None rv=0 (optional)",
+                "list /api/v1/namespaces/shop/events involvedObject.kind=Pod,reason=Nominated page=None rv=0 (optional)",
+            ]
+        );
+        let all = show(&blocker_reads(&Scope::All));
+        assert_eq!(
+            all[0],
+            "list /api/v1/resourcequotas  page=Some(5000) rv=0 (optional)"
+        );
+        assert_eq!(
+            all[7],
+            "list /api/v1/events involvedObject.kind=Pod,reason=Nominated page=None rv=0 (optional)"
+        );
+        assert_eq!(all.len(), 8);
     }
 }

@@ -34,6 +34,8 @@ pub struct Finding {
     /// `at-max-satisfied`, `at-min-floor`, `at-min-satisfied`, `average-value-ratchet`,
     /// `keda-external-metrics-held`, `adapter-rule-no-match`, `adapter-rule-resource-missing`,
     /// `adapter-rules-unreadable`.
+    /// `pending-pods`, `quota-exceeded`, `vpa-conflict`, `pdb-blocks-drain`,
+    /// `limitrange-request`.
     pub id: String,
     pub severity: Severity,
     pub message: String,

@@ -22,6 +22,8 @@
 //! | `ratchet.rs` | `average-value-ratchet`: an Object/External AverageValue target within tolerance during a rollout keeps the surge pods (kubernetes#138505) |
 //! | `next_scale.rs` | `next-scale`: the metric values at which the proposal moves by one |
 //! | `chain.rs` | the metrics chain ([`crate::adapter`]): `keda-external-metrics-held`, `adapter-rule-no-match`, `adapter-rule-resource-missing`, `adapter-rules-unreadable` |
+//! | `capacity.rs` | replicas that do not appear: `pending-pods` (the scheduler's reasons, the node autoscaler's words), `quota-exceeded` (a ResourceQuota's FailedCreate, how many more pods fit) |
+//! | `others.rs` | other hands on the workload: `vpa-conflict`, `pdb-blocks-drain`, `limitrange-request` |
 //!
 //! `finding.rs` (the [`Finding`] type and the helpers every check writes with) and `extras.rs`
 //! ([`Extras`]) are leaves: a check file imports from them (`super::finding::…`), never from
@@ -58,10 +60,12 @@ use crate::snapshot::{Pod, Snapshot};
 mod behavior;
 mod bounds;
 mod chain;
+mod capacity;
 mod extras;
 mod finding;
 mod metrics;
 mod next_scale;
+mod others;
 mod ownership;
 mod ratchet;
 mod requests;
@@ -102,6 +106,11 @@ pub fn diagnose(snap: &Snapshot, input: &Input, d: &Decision, x: &Extras) -> Vec
     ownership::rollout(input, x, &raw_pods, &mut out);
     ratchet::average_value_ratchet(input, d, &mut out);
     behavior::memory_scale_up(input, d, &mut out);
+    capacity::pending_pods(snap, input, &mut out);
+    capacity::quota_exceeded(snap, input, d, x, &mut out);
+    others::vpa_conflict(snap, input, &mut out);
+    others::pdb_blocks_drain(snap, input, &raw_pods, &mut out);
+    others::limitrange_request(snap, input, &mut out);
     if let Some(f) = next_scale::next_scale(input, d) {
         out.push(f);
     }

@@ -161,9 +161,12 @@ pub(super) fn rollout(
         }
     }
     let dep = x.deployment(ns, &hpa.target_name);
+    // Old pods beside the updated ones, or surge pods: a rollout. Fewer pods than
+    // spec.replicas, all of them updated, is a scale-up whose pods have not all appeared yet
+    // (`pending-pods`, `quota-exceeded`), not a rollout.
     let status_says = dep.is_some_and(|d| {
-        d.updated_replicas.is_some_and(|u| u != d.spec_replicas)
-            || d.status_replicas != d.spec_replicas
+        d.updated_replicas.is_some_and(|u| u < d.status_replicas)
+            || d.status_replicas > d.spec_replicas
     });
     if by_rs.len() < 2 && !status_says {
         return;

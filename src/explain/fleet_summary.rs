@@ -205,6 +205,10 @@ fn cause_words(id: &str) -> Option<&'static str> {
             "a prometheus-adapter rule does not associate the metric's resource"
         }
         "adapter-rules-unreadable" => "prometheus-adapter's rules cannot be read",
+        "pending-pods" => "pods wait for a node",
+        "quota-exceeded" => "a ResourceQuota refuses new pods",
+        "vpa-conflict" => "a VerticalPodAutoscaler rewrites the requests the HPA scales on",
+        "pdb-blocks-drain" => "a PodDisruptionBudget blocks drains at minReplicas",
         _ => return None,
     })
 }

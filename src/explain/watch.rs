@@ -182,7 +182,7 @@ pub fn run(
     if opts.now.is_some() {
         bail!("--watch evaluates at the time of each fetch; --now cannot be used with it");
     }
-    let period = Duration::from_nanos(opts.settings.sync_period.as_nanos().max(1) as u64);
+    let mut period = Duration::from_nanos(opts.settings.sync_period.as_nanos().max(1) as u64);
     // Each request gives up after about one sync period unless --request-timeout says otherwise.
     let conn = rt.block_on(cluster::connect(
         opts.kube
@@ -226,6 +226,7 @@ pub fn run(
                 format!("{e:#}").replace('\n', " ")
             )),
             Ok(d) => {
+                open &= retick(w, &d, &mut period, json);
                 let first = *first_time.get_or_insert(d.now);
                 history = HistoryMode::Watched {
                     history: d.history.after.clone(),
@@ -252,11 +253,34 @@ pub fn run(
         if opts.watch_count.is_some_and(|c| n >= c) {
             break;
         }
-        let spent = tick.elapsed();
-        std::thread::sleep(period.saturating_sub(spent));
+        std::thread::sleep(period.saturating_sub(tick.elapsed()));
     }
     stopped(w, json, n, started);
     Ok(String::new())
+}
+
+/// The watch ticks with the controller: at the sync period of the decision's settings (the
+/// cluster's own, when its kube-controller-manager's flags were read; a `--sync-period` given
+/// still wins), said in a line when it changes the period. `false`: stdout is closed.
+fn retick(w: &mut dyn Write, d: &Decision, period: &mut Duration, json: bool) -> bool {
+    let synced = Duration::from_nanos(d.settings.sync_period.as_nanos().max(1) as u64);
+    let changed = synced != *period;
+    *period = synced;
+    if !changed || json {
+        return true;
+    }
+    let every = crate::duration::format_go_duration(d.settings.sync_period.as_nanos() as i64);
+    out(
+        w,
+        &format!(
+            "The controller's sync period is {every} ({}): watching every {every} instead.\n",
+            d.settings
+                .sources
+                .sync_period_source
+                .as_deref()
+                .unwrap_or("cluster")
+        ),
+    )
 }
 
 /// The last line of a watch in text: how many evaluations in how long.

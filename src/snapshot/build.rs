@@ -245,7 +245,7 @@ impl Snapshot {
                 self.has_pod_metrics = true;
                 self.pod_metrics.push(item.typed(&ctx)?);
             }
-            (v, k) if PASSIVE_KINDS.contains(&(v, k)) => {
+            (v, k) if PASSIVE_KINDS.contains(&(v, k)) || super::blockers::KINDS.contains(&(v, k)) => {
                 item.check::<item::KeptShape>(&ctx)?;
                 self.other.push(item.into_value(&ctx)?);
             }

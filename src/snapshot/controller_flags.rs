@@ -50,6 +50,54 @@ pub fn of_pod(pod: &Value) -> Option<ClusterFlags> {
     ))
 }
 
+/// Whether a command-line word is one of the flags read here.
+fn read_flag(word: &str) -> bool {
+    let name = word.split('=').next().unwrap_or(word);
+    name.starts_with("--horizontal-pod-autoscaler-") || name == "--feature-gates"
+}
+
+/// The kube-controller-manager Pod as `--redact` keeps it: its name, namespace and component
+/// label, and of each container its name and the flags read here (with the value after a
+/// `--flag value` form) — no other flag, image or address.
+pub fn redacted(pod: &Value) -> Value {
+    let (key, value) = COMPONENT_LABEL;
+    let md = &pod["metadata"];
+    let containers: Vec<Value> = pod
+        .pointer("/spec/containers")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|c| {
+            let keep = |k: &str| -> Vec<Value> {
+                let words: Vec<&str> = c[k]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .collect();
+                let mut out = Vec::new();
+                for (i, w) in words.iter().enumerate() {
+                    let value_of_read = i > 0
+                        && read_flag(words[i - 1])
+                        && !words[i - 1].contains('=')
+                        && !w.starts_with("--");
+                    if read_flag(w) || value_of_read {
+                        out.push(Value::from(*w));
+                    }
+                }
+                out
+            };
+            serde_json::json!({"name": c["name"], "command": keep("command"), "args": keep("args")})
+        })
+        .collect();
+    serde_json::json!({
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": md["name"], "namespace": md["namespace"], "labels": {key: value}},
+        "spec": {"containers": containers},
+    })
+}
+
 impl Snapshot {
     /// A kube-system Pod: the controller's flags when it is the kube-controller-manager (the
     /// first one, by name, when several control-plane nodes run it), else a pod as any other.
@@ -139,5 +187,33 @@ mod tests {
         let mut p = pod(json!(["x"]), json!(null));
         p["metadata"]["labels"] = json!({"component": "kube-scheduler"});
         assert!(of_pod(&p).is_none());
+    }
+
+    #[test]
+    fn redacted_keeps_the_hpa_flags_and_nothing_else() {
+        let p = pod(
+            json!([
+                "kube-controller-manager",
+                "--bind-address=10.0.0.1",
+                "--horizontal-pod-autoscaler-tolerance=0.2"
+            ]),
+            json!([
+                "--horizontal-pod-autoscaler-sync-period",
+                "30s",
+                "--kubeconfig",
+                "/etc/secret.conf",
+                "--feature-gates=HPAScaleToZero=true"
+            ]),
+        );
+        let r = redacted(&p);
+        let text = r.to_string();
+        assert!(
+            !text.contains("10.0.0.1") && !text.contains("secret"),
+            "{text}"
+        );
+        let f = of_pod(&r).expect("still the controller-manager");
+        assert_eq!(f.tolerance, Some(0.2));
+        assert_eq!(f.sync_period, Some(jiff::SignedDuration::from_secs(30)));
+        assert_eq!(f.feature_gates.as_deref(), Some("HPAScaleToZero=true"));
     }
 }

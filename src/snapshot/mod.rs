@@ -14,6 +14,7 @@
 mod amend;
 mod annotations;
 mod answers;
+pub mod blockers;
 mod build;
 mod chain;
 mod controller_flags;

@@ -16,6 +16,13 @@
 //! * Events: what the rescale history reads (subject, reason, type, counts, times); the message
 //!   only of an HPA's `SuccessfulRescale` (the controller's own words), `redacted` otherwise;
 //!   hosts, reporting instances and sources go.
+//!   The message of a `FailedScheduling` (the nodes' count and reasons) and of a quota's
+//!   `FailedCreate` (the quota's name and numbers) is kept as read, without the pod's name.
+//! * ResourceQuotas (hard, used, scopes), LimitRanges (limits), PodDisruptionBudgets
+//!   (minAvailable, maxUnavailable, selector, health counts), VerticalPodAutoscalers (targetRef,
+//!   updatePolicy, resourcePolicy): names and those fields.
+//! * The kube-controller-manager Pod: its name and component label and, of each container, the
+//!   `--horizontal-pod-autoscaler-*` and `--feature-gates` flags only.
 //! * APIServices: name and the conditions' type, status and reason (the message is
 //!   `redacted`: it names the service's address).
 //! * Any other object the reader keeps (Services, Endpoints, custom-resource targets…): kind,
@@ -161,6 +168,9 @@ fn reduce(v: Value, keys: &BTreeSet<String>) -> Result<Option<Value>, RedactErro
         ("apps/v1", "Deployment" | "StatefulSet" | "ReplicaSet") => {
             typed::<AppsWorkload>(v, &ctx, keys)?
         }
+        ("v1", "Pod") if super::controller_flags::of_pod(&v).is_some() => {
+            Some(super::controller_flags::redacted(&v))
+        }
         ("v1", "Pod") => typed::<Pod>(v, &ctx, keys)?.map(|mut p| {
             for c in ["containers", "initContainers"] {
                 let cs = p.pointer_mut(&format!("/spec/{c}"));
@@ -176,6 +186,7 @@ fn reduce(v: Value, keys: &BTreeSet<String>) -> Result<Option<Value>, RedactErro
         ("autoscaling/v1", "Scale") => Some(scale(&v, keys)),
         ("v1" | "events.k8s.io/v1", "Event") => Some(event(&v)),
         ("apiregistration.k8s.io/v1", "APIService") => Some(apiservice(&v)),
+        (a, k) if super::blockers::KINDS.contains(&(a, k)) => Some(blocker(&v, k, keys)),
         _ => other(&v, keys),
     };
     Ok(super::chain::with_redacted(reduced, chain))
@@ -361,7 +372,17 @@ fn event(v: &Value) -> Value {
             .any(|p| str_at(v, p) == "HorizontalPodAutoscaler");
     for k in ["message", "note"] {
         if let Some(m) = v.get(k) {
-            out.insert(k.into(), if own { m.clone() } else { json!(REDACTED) });
+            let read = m
+                .as_str()
+                .and_then(|m| super::blockers::redacted_message(str_at(v, "/reason"), m));
+            out.insert(
+                k.into(),
+                match read {
+                    _ if own => m.clone(),
+                    Some(r) => json!(r),
+                    None => json!(REDACTED),
+                },
+            );
         }
     }
     Value::Object(out)
@@ -405,6 +426,19 @@ fn other(v: &Value, keys: &BTreeSet<String>) -> Option<Value> {
         out.insert("spec".into(), pick(s, &["replicas", "selector"]));
     }
     Some(Value::Object(out))
+}
+
+/// A ResourceQuota, LimitRange, PodDisruptionBudget or VerticalPodAutoscaler: names and the
+/// numbers, selectors and references its findings read.
+fn blocker(v: &Value, kind: &str, keys: &BTreeSet<String>) -> Value {
+    let mut out = with_meta(v, keys);
+    let (spec, status) = super::blockers::kept_fields(kind);
+    for (part, fields) in [("spec", spec), ("status", status)] {
+        if let Some(p) = v.get(part) {
+            out.insert(part.into(), pick(p, fields));
+        }
+    }
+    Value::Object(out)
 }
 
 fn redact_labels(labels: Option<&mut Value>, keys: &BTreeSet<String>) {

@@ -165,6 +165,15 @@ fn the_exact_requests_of_one_explain_and_none_writes() {
         "GET /apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers?limit=500&resourceVersion=0".into(),
         // the metrics chain's APIServices (optional), in the first round
         "GET /apis/apiregistration.k8s.io/v1/apiservices?".into(),
+        // what stops the replicas (optional), with the second round
+        "GET /api/v1/namespaces/shop/resourcequotas?limit=5000&resourceVersion=0".into(),
+        "GET /api/v1/namespaces/shop/limitranges?limit=5000&resourceVersion=0".into(),
+        "GET /apis/policy/v1/namespaces/shop/poddisruptionbudgets?limit=5000&resourceVersion=0".into(),
+        "GET /apis/autoscaling.k8s.io/v1/namespaces/shop/verticalpodautoscalers?limit=5000&resourceVersion=0".into(),
+        "GET /api/v1/namespaces/shop/events?fieldSelector=involvedObject.kind!=HorizontalPodAutoscaler,type=Warning&resourceVersion=0".into(),
+        "GET /api/v1/namespaces/shop/events?fieldSelector=involvedObject.kind=Pod,reason=TriggeredScaleUp&resourceVersion=0".into(),
+        "GET /api/v1/namespaces/shop/events?fieldSelector=involvedObject.kind=Pod,reason=NotTriggerScaleUp&resourceVersion=0".into(),
+        "GET /api/v1/namespaces/shop/events?fieldSelector=involvedObject.kind=Pod,reason=Nominated&resourceVersion=0".into(),
     ];
     want.sort();
     // the empty continue of the first page is not sent
@@ -450,14 +459,15 @@ fn live_comparison_names_the_differences() {
 
 #[test]
 fn independent_requests_run_concurrently() {
-    // 11 requests. The critical path is HPA -> target -> pods/PodMetrics/pods metric: the
+    // 19 requests (8 of them the optional reads of what stops the replicas, with the second
+    // round). The critical path is HPA -> target -> pods/PodMetrics/pods metric: the
     // independent reads of a round are in flight together. The server holds each request
     // 300 ms, so requests sent together overlap there whatever the machine's load; the test
     // counts the overlap instead of timing the run (a timed test fails on a loaded machine).
     let c = cluster("several-metrics.yaml", "latency");
     c.server.set_latency(Duration::from_millis(300));
     c.live_json("orders");
-    assert_eq!(c.server.requests().len(), 11);
+    assert_eq!(c.server.requests().len(), 19);
     let max = c.server.max_in_flight();
     assert!(
         max >= 3,

@@ -7,6 +7,7 @@ mod support;
 
 mod architecture;
 mod chain;
+mod blockers;
 mod contract;
 mod controller_cases;
 mod docs;

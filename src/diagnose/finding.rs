@@ -31,7 +31,9 @@ pub struct Finding {
     /// `metrics-empty`, `metrics-stale`, `missing-request`, `foreign-pods`, `ambiguous-selector`,
     /// `target-missing`, `target-unreadable`, `rollout-in-progress`, `min-equals-max`,
     /// `target-at-zero`, `container-absent`, `memory-scale-up`, `next-scale`, `at-max-replicas`,
-    /// `at-max-satisfied`, `at-min-floor`, `at-min-satisfied`, `average-value-ratchet`.
+    /// `at-max-satisfied`, `at-min-floor`, `at-min-satisfied`, `average-value-ratchet`, `keda-generated`,
+    /// `keda-unreadable`, `keda-owns-move`, `keda-fallback`, `keda-paused`, `keda-bad-field`,
+    /// `keda-conflict`.
     pub id: String,
     pub severity: Severity,
     pub message: String,

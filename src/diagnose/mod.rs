@@ -21,6 +21,7 @@
 //! | `ownership.rs` | which pods the target owns: `foreign-pods`, `rollout-in-progress` |
 //! | `ratchet.rs` | `average-value-ratchet`: an Object/External AverageValue target within tolerance during a rollout keeps the surge pods (kubernetes#138505) |
 //! | `next_scale.rs` | `next-scale`: the metric values at which the proposal moves by one |
+//! | `keda.rs` | KEDA's layer: `keda-generated`, `keda-unreadable`, `keda-owns-move`, `keda-fallback`, `keda-paused`, `keda-bad-field`, `keda-conflict` |
 //!
 //! `finding.rs` (the [`Finding`] type and the helpers every check writes with) and `extras.rs`
 //! ([`Extras`]) are leaves: a check file imports from them (`super::finding::…`), never from
@@ -58,6 +59,7 @@ mod behavior;
 mod bounds;
 mod extras;
 mod finding;
+mod keda;
 mod metrics;
 mod next_scale;
 mod ownership;
@@ -103,6 +105,7 @@ pub fn diagnose(snap: &Snapshot, input: &Input, d: &Decision, x: &Extras) -> Vec
     if let Some(f) = next_scale::next_scale(input, d) {
         out.push(f);
     }
+    keda::keda(snap, input, d, &mut out);
     out.sort_by_key(|f| f.severity);
     out
 }

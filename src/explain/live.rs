@@ -87,6 +87,7 @@ pub fn explain_fetched(
     };
     let (input, mut d) = super::one::decide_request(opts, &snap, req)?;
     let findings = crate::diagnose::diagnose(&snap, &input, &d, &extras);
+    let keda = crate::keda::view::section_for(&snap, &input.hpa.namespace, &input.hpa.name, d.now);
     d.assumptions.extend(fetched.notes.iter().cloned());
     let cmp = compare(&d, &fetched, context, opts);
     if !cmp.differences.is_empty() {
@@ -97,13 +98,15 @@ pub fn explain_fetched(
     }
     Ok(match opts.output {
         f @ (OutputFormat::Json | OutputFormat::Yaml) => crate::output::document(
-            &crate::output::contract::live_explanation(&d, Some(&cmp), &findings),
+            &crate::output::contract::live_explanation(&d, Some(&cmp), &findings)
+                .with_keda(keda.as_ref()),
             f,
         )?,
         f => {
             let cx = crate::render::Context {
                 specs: &input.hpa.raw_metrics,
                 findings: &findings,
+                keda: keda.as_ref(),
             };
             crate::render::render_explain(&d, &cx, f, &opts.text_options())? + &text(&cmp)
         }

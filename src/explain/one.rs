@@ -164,9 +164,11 @@ pub fn render_one(
 ) -> Result<String> {
     let (input, d) = decide_with_input(opts, snap, name)?;
     let findings = crate::diagnose::diagnose(snap, &input, &d, extras);
+    let keda = crate::keda::view::section_for(snap, &input.hpa.namespace, &input.hpa.name, d.now);
     let cx = crate::render::Context {
         specs: &input.hpa.raw_metrics,
         findings: &findings,
+        keda: keda.as_ref(),
     };
     crate::render::render_explain(&d, &cx, opts.output, &opts.text_options())
 }

@@ -105,6 +105,9 @@ pub struct ExplanationBody<'a, L> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub live_comparison: Option<&'a L>,
     pub diagnostics: &'a [Finding],
+    /// KEDA's layer, when a ScaledObject generated the HPA or targets its target.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub keda: Option<&'a crate::keda::view::KedaSection>,
 }
 
 /// The `Explanation` of one HPA from a snapshot (no live comparison).
@@ -127,8 +130,17 @@ pub fn live_explanation<'a, L>(
             decision,
             live_comparison,
             diagnostics,
+            keda: None,
         },
     )
+}
+
+impl<'a, L> Document<ExplanationBody<'a, L>> {
+    /// The explanation with KEDA's section.
+    pub fn with_keda(mut self, keda: Option<&'a crate::keda::view::KedaSection>) -> Self {
+        self.body.keda = keda;
+        self
+    }
 }
 
 /// A decision trace inside another document (a fleet item's `decision`): an `Explanation`

@@ -11,6 +11,7 @@ pub mod jsonpath;
 pub mod layout;
 pub mod sort;
 
+mod keda;
 mod sections;
 
 use std::fmt::Write as _;
@@ -55,6 +56,8 @@ pub struct Context<'a> {
     /// `spec.metrics` of the HPA, in the order of [`Decision::metrics`] (empty: unknown).
     pub specs: &'a [hpa_v2::MetricSpec],
     pub findings: &'a [Finding],
+    /// KEDA's layer over the HPA, when there is one.
+    pub keda: Option<&'a crate::keda::view::KedaSection>,
 }
 
 /// Render a decision in the chosen format, without diagnostics (JSON/YAML: `diagnostics: []`), at
@@ -77,7 +80,7 @@ pub fn render_explain(
 ) -> anyhow::Result<String> {
     Ok(match format {
         OutputFormat::Json | OutputFormat::Yaml => crate::output::document(
-            &crate::output::contract::explanation(d, cx.findings),
+            &crate::output::contract::explanation(d, cx.findings).with_keda(cx.keda),
             format,
         )?,
         OutputFormat::Text => text(d, cx, o),
@@ -162,9 +165,11 @@ fn text(d: &Decision, cx: &Context, o: &TextOptions) -> String {
     };
     let mut out = String::new();
     out += &head(d, &st);
+    out += &keda::head(cx, &st);
     out += &sections::why(d, cx, &st);
     out += &sections::what_to_do(cx, &st);
     out += &sections::metrics(d, cx, &st);
+    out += &keda::metrics(cx, &st);
     out += &sections::pods(d, cx, &st);
     out += &sections::normalization(d, &st);
     out += &sections::memory_section(d, &st);

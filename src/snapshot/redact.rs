@@ -172,6 +172,7 @@ fn reduce(v: Value, keys: &BTreeSet<String>) -> Result<Option<Value>, RedactErro
         ("autoscaling/v1", "Scale") => Some(scale(&v, keys)),
         ("v1" | "events.k8s.io/v1", "Event") => Some(event(&v)),
         ("apiregistration.k8s.io/v1", "APIService") => Some(apiservice(&v)),
+        ("keda.sh/v1alpha1", "ScaledObject") => Some(super::keda::redact_scaled_object(&v)),
         _ => other(&v, keys),
     };
     Ok(reduced)

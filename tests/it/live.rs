@@ -163,6 +163,8 @@ fn the_exact_requests_of_one_explain_and_none_writes() {
         // the controller's own flags (optional), in the first round
         "GET /api/v1/namespaces/kube-system/pods?labelSelector=component=kube-controller-manager&limit=500".into(),
         "GET /apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers?limit=500&resourceVersion=0".into(),
+        // KEDA's ScaledObjects (optional), in the first round
+        "GET /apis/keda.sh/v1alpha1/namespaces/shop/scaledobjects?limit=5000&resourceVersion=0".into(),
     ];
     want.sort();
     // the empty continue of the first page is not sent
@@ -448,14 +450,14 @@ fn live_comparison_names_the_differences() {
 
 #[test]
 fn independent_requests_run_concurrently() {
-    // 10 requests. The critical path is HPA -> target -> pods/PodMetrics/pods metric: the
-    // independent reads of a round are in flight together. The server holds each request
+    // 11 requests (KEDA's ScaledObjects LIST included). The critical path is HPA -> target ->
+    // pods/PodMetrics/pods metric: the independent reads of a round are in flight together. The server holds each request
     // 300 ms, so requests sent together overlap there whatever the machine's load; the test
     // counts the overlap instead of timing the run (a timed test fails on a loaded machine).
     let c = cluster("several-metrics.yaml", "latency");
     c.server.set_latency(Duration::from_millis(300));
     c.live_json("orders");
-    assert_eq!(c.server.requests().len(), 10);
+    assert_eq!(c.server.requests().len(), 11);
     let max = c.server.max_in_flight();
     assert!(
         max >= 3,

@@ -15,6 +15,7 @@ mod faults;
 mod fleet;
 mod history;
 mod hygiene;
+mod keda;
 mod live;
 mod memory;
 mod migrate;

@@ -190,6 +190,11 @@ fn cause_words(id: &str) -> Option<&'static str> {
         "snapshot-without-metrics" => "the snapshot holds no metrics",
         "at-max-replicas" => "pinned at maxReplicas: the metrics want more",
         "average-value-ratchet" => "an AverageValue target keeps the rollout's surge pods",
+        "keda-owns-move" => "KEDA deactivates the target over the HPA",
+        "keda-fallback" => "KEDA's fallback: the HPA reads a synthetic value",
+        "keda-paused" => "the ScaledObject is paused",
+        "keda-bad-field" => "a ScaledObject field cannot be read",
+        "keda-conflict" => "another autoscaler scales the same target",
         _ => return None,
     })
 }

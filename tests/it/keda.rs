@@ -332,6 +332,18 @@ fn a_fleet_reads_scaled_objects_once_whatever_the_number_of_hpas() {
             "fleet text",
         );
         assert!(text.contains("Deployment/orders0 (KEDA)"), "{text}");
+        // The problems, once per cause, in the fleet's words.
+        let plain = ok(
+            &run(
+                &["explain", "-n", "shop", "--now", NOW],
+                Some(&c.kubeconfig),
+            ),
+            "fleet",
+        );
+        assert!(
+            plain.contains("keda-owns-move (KEDA deactivates the target over the HPA)"),
+            "{plain}"
+        );
         (v["items"].as_array().map(Vec::len), so, events)
     };
     assert_eq!(count(1).1, 1);

@@ -178,12 +178,19 @@ pub struct MetricIdentifier {
     pub selector: Option<LabelSelector>,
 }
 
+fn null_as_no_labels<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<BTreeMap<String, String>, D::Error> {
+    Ok(Option::<BTreeMap<String, String>>::deserialize(d)?.unwrap_or_default())
+}
+
 /// `external.metrics.k8s.io/v1beta1` ExternalMetricValue.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ExternalMetricValue {
     pub metric_name: String,
-    #[serde(default)]
+    /// `null` (Go's nil map, as KEDA's metrics server sends it) reads as no labels.
+    #[serde(default, deserialize_with = "null_as_no_labels")]
     pub metric_labels: BTreeMap<String, String>,
     #[serde(default)]
     pub timestamp: Option<String>,

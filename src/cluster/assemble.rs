@@ -533,6 +533,10 @@ fn add_list(
             resource_metrics_failed(&e, by_ns, out, uses_resource);
             return Ok(());
         }
+        (Coll::ScaledObjects, Err(e)) => {
+            scaled_objects_failed(hpas, &e, by_ns);
+            return Ok(());
+        }
         (Coll::Events, Err(e)) => {
             let f = e.api().map(|f| f.request()).unwrap_or_default();
             out.notes.push(format!(
@@ -596,6 +600,36 @@ fn add_list(
         _ => push_by_ns(by_ns, items, |_| true),
     }
     Ok(())
+}
+
+/// The ScaledObjects could not be listed (404: KEDA's CRD is not installed; 403): recorded in
+/// the List of each namespace with a KEDA HPA (explain says why its ScaledObject is missing),
+/// never the fetch's failure, and nothing at all where no HPA is KEDA's.
+fn scaled_objects_failed(hpas: &[HpaNeeds], e: &FetchError, by_ns: &mut BTreeMap<String, NsList>) {
+    let text = match e.api() {
+        Some(f) => format!(
+            "{} failed ({}): {}",
+            f.request(),
+            match f.code() {
+                Some(404) => "404: KEDA's CRD scaledobjects.keda.sh is not served".to_string(),
+                Some(c) => format!(
+                    "{c}; reading it needs `{}` on scaledobjects.keda.sh",
+                    f.verb
+                ),
+                None => "no answer".to_string(),
+            },
+            e.client_go_text()
+        ),
+        None => e.client_go_text(),
+    };
+    for h in hpas.iter().filter(|h| h.keda_scaled_object.is_some()) {
+        if let Some(l) = by_ns.get_mut(&h.namespace) {
+            l.errors.insert(
+                crate::snapshot::keda::SCALED_OBJECTS_ERROR_KEY.to_string(),
+                text.clone(),
+            );
+        }
+    }
 }
 
 /// The failure under `key` is one the controller meets too (the metrics APIService is not

@@ -471,6 +471,7 @@ mod tests {
             target_name: "web".into(),
             uses_resource,
             metrics: vec![],
+            keda_scaled_object: None,
         }
     }
 

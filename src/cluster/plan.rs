@@ -60,6 +60,8 @@ pub enum Coll {
     LimitRanges,
     PodDisruptionBudgets,
     VerticalPodAutoscalers,
+    /// KEDA's ScaledObjects (optional: 403/404 are recorded, never the fetch's failure).
+    ScaledObjects,
 }
 
 impl Coll {
@@ -101,6 +103,12 @@ impl Coll {
                 "verticalpodautoscalers",
                 "VerticalPodAutoscaler",
                 "verticalpodautoscalers.autoscaling.k8s.io",
+            ),
+            Coll::ScaledObjects => (
+                crate::snapshot::keda::SCALED_OBJECT_API_VERSION,
+                "scaledobjects",
+                crate::snapshot::keda::SCALED_OBJECT_KIND,
+                "scaledobjects.keda.sh",
             ),
         }
     }
@@ -307,6 +315,8 @@ pub struct HpaNeeds {
     /// Resource or ContainerResource metrics (or none: the default cpu metric).
     pub uses_resource: bool,
     pub metrics: Vec<MetricNeed>,
+    /// The ScaledObject that generated the HPA, when KEDA manages it.
+    pub keda_scaled_object: Option<String>,
 }
 
 /// A custom or external metric one `spec.metrics` entry reads.
@@ -381,6 +391,7 @@ impl HpaNeeds {
                     .iter()
                     .any(|m| m.resource.is_some() || m.container_resource.is_some()),
             metrics,
+            keda_scaled_object: crate::keda::owner::owner(h).map(|o| o.scaled_object),
         }
     }
 
@@ -462,6 +473,7 @@ pub fn first_round(scope: &Scope) -> Vec<Request> {
             Request::Version,
             Request::ControllerManager,
             Request::Chain(super::chain_request::ChainRequest::ApiServices),
+            Request::list(Coll::ScaledObjects, ns),
         ],
         Scope::Namespace(_) | Scope::All => vec![
             Request::list(Coll::Hpas, ns),
@@ -480,6 +492,7 @@ pub fn first_round(scope: &Scope) -> Vec<Request> {
                 field_selector: "involvedObject.kind=HorizontalPodAutoscaler".into(),
             },
             Request::Chain(super::chain_request::ChainRequest::ApiServices),
+            Request::list(Coll::ScaledObjects, ns),
         ],
     }
 }
@@ -530,7 +543,37 @@ pub fn second_round(scope: &Scope, hpas: &[HpaNeeds], listed: &BTreeSet<Coll>) -
             }
         }
     }
+    keda_events(scope, hpas, &mut out);
     out.into_iter().collect()
+}
+
+/// The Events of the ScaledObjects behind KEDA's HPAs, with the second round: for one HPA, its
+/// ScaledObject's; for a fleet, one LIST of every ScaledObject's Events in the scope when any
+/// HPA is KEDA's (so the count does not grow with the HPAs). None when no HPA is KEDA's.
+fn keda_events(scope: &Scope, hpas: &[HpaNeeds], out: &mut BTreeSet<Request>) {
+    let kind = "involvedObject.kind=ScaledObject";
+    let field_selector = match scope {
+        Scope::One { namespace, name } => {
+            let Some(h) = hpas
+                .iter()
+                .find(|h| &h.namespace == namespace && &h.name == name)
+            else {
+                return;
+            };
+            let Some(so) = &h.keda_scaled_object else {
+                return;
+            };
+            format!("{kind},involvedObject.name={so},involvedObject.namespace={namespace}")
+        }
+        _ if hpas.iter().any(|h| h.keda_scaled_object.is_some()) => kind.to_string(),
+        _ => return,
+    };
+    out.insert(Request::List {
+        coll: Coll::Events,
+        namespace: scope.namespace().map(String::from),
+        label_selector: String::new(),
+        field_selector,
+    });
 }
 
 /// The third round of one HPA: what its target's selector picks (`have_pods`: the first
@@ -729,6 +772,7 @@ mod tests {
                 "version",
                 "list /api/v1/namespaces/kube-system/pods component=kube-controller-manager (optional)",
                 "list /apis/apiregistration.k8s.io/v1/apiservices (optional)",
+                "list /apis/keda.sh/v1alpha1/namespaces/shop/scaledobjects  page=Some(5000) rv=0",
             ]
         );
     }
@@ -824,6 +868,7 @@ mod tests {
                 "list /api/v1/namespaces/kube-system/pods component=kube-controller-manager (optional)",
                 "list /api/v1/namespaces/shop/events involvedObject.kind=HorizontalPodAutoscaler page=None rv=0",
                 "list /apis/apiregistration.k8s.io/v1/apiservices (optional)",
+                "list /apis/keda.sh/v1alpha1/namespaces/shop/scaledobjects  page=Some(5000) rv=0",
             ]
         );
         let all = show(&first_round(&Scope::All));
@@ -835,6 +880,10 @@ mod tests {
         assert_eq!(
             all[8],
             "list /api/v1/events involvedObject.kind=HorizontalPodAutoscaler page=None rv=0"
+        );
+        assert_eq!(
+            all[9],
+            "list /apis/keda.sh/v1alpha1/scaledobjects  page=Some(5000) rv=0"
         );
         assert_eq!(all.len(), 10);
     }
@@ -907,5 +956,60 @@ mod tests {
             "list /api/v1/events involvedObject.kind=Pod,reason=Nominated page=None rv=0 (optional)"
         );
         assert_eq!(all.len(), 8);
+    }
+
+    fn keda(ns: &str, name: &str, so: &str) -> HpaNeeds {
+        let h: HorizontalPodAutoscaler = serde_json::from_value(json!({
+            "metadata": {"name": name, "namespace": ns, "ownerReferences": [{"apiVersion": "keda.sh/v1alpha1",
+                "kind": "ScaledObject", "name": so, "uid": "u", "controller": true}]},
+            "spec": {"maxReplicas": 5, "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": so},
+                "metrics": [{"type": "External", "external": {"metric": {"name": "s0-prometheus",
+                    "selector": {"matchLabels": {"scaledobject.keda.sh/name": so}}},
+                    "target": {"type": "AverageValue", "averageValue": "10"}}}]}
+        }))
+        .expect("HPA");
+        HpaNeeds::of(&h)
+    }
+
+    #[test]
+    fn keda_s_hpa_adds_its_scaled_object_s_events_and_a_fleet_one_list() {
+        let scope = Scope::One {
+            namespace: "shop".into(),
+            name: "keda-hpa-orders".into(),
+        };
+        let hpas = [keda("shop", "keda-hpa-orders", "orders")];
+        assert_eq!(hpas[0].keda_scaled_object.as_deref(), Some("orders"));
+        assert_eq!(
+            show(&second_round(&scope, &hpas, &BTreeSet::new())),
+            [
+                "list /api/v1/namespaces/shop/events involvedObject.kind=ScaledObject,involvedObject.name=orders,involvedObject.namespace=shop page=None rv=0",
+                "get /apis/apps/v1/namespaces/shop/deployments/orders",
+                "external-metric shop s0-prometheus [scaledobject.keda.sh/name=orders]",
+            ]
+        );
+        // Not KEDA's: no ScaledObject events.
+        let plain = [hpa(
+            "shop",
+            "web",
+            ("apps/v1", "Deployment", "web"),
+            json!([]),
+        )];
+        assert!(!show(&second_round(&one(), &plain, &BTreeSet::new()))
+            .iter()
+            .any(|r| r.contains("ScaledObject")));
+        // A fleet: one LIST whatever the number of KEDA HPAs, none without one.
+        let listed = BTreeSet::from([Coll::Deployments]);
+        let many: Vec<HpaNeeds> = (0..30)
+            .map(|i| keda("a", &format!("keda-hpa-s{i}"), &format!("s{i}")))
+            .collect();
+        let events: Vec<String> = show(&second_round(&Scope::All, &many, &listed))
+            .into_iter()
+            .filter(|r| r.contains("events"))
+            .collect();
+        assert_eq!(
+            events,
+            ["list /api/v1/events involvedObject.kind=ScaledObject page=None rv=0"]
+        );
+        assert!(second_round(&Scope::All, &plain, &listed).is_empty());
     }
 }

@@ -36,6 +36,9 @@ pub struct Finding {
     /// `adapter-rules-unreadable`.
     /// `pending-pods`, `quota-exceeded`, `vpa-conflict`, `pdb-blocks-drain`,
     /// `limitrange-request`.
+    /// `at-max-satisfied`, `at-min-floor`, `at-min-satisfied`, `average-value-ratchet`, `keda-generated`,
+    /// `keda-unreadable`, `keda-owns-move`, `keda-fallback`, `keda-paused`, `keda-bad-field`,
+    /// `keda-conflict`.
     pub id: String,
     pub severity: Severity,
     pub message: String,

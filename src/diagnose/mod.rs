@@ -24,6 +24,7 @@
 //! | `chain.rs` | the metrics chain ([`crate::adapter`]): `keda-external-metrics-held`, `adapter-rule-no-match`, `adapter-rule-resource-missing`, `adapter-rules-unreadable` |
 //! | `capacity.rs` | replicas that do not appear: `pending-pods` (the scheduler's reasons, the node autoscaler's words), `quota-exceeded` (a ResourceQuota's FailedCreate, how many more pods fit) |
 //! | `others.rs` | other hands on the workload: `vpa-conflict`, `pdb-blocks-drain`, `limitrange-request` |
+//! | `keda.rs` | KEDA's layer: `keda-generated`, `keda-unreadable`, `keda-owns-move`, `keda-fallback`, `keda-paused`, `keda-bad-field`, `keda-conflict` |
 //!
 //! `finding.rs` (the [`Finding`] type and the helpers every check writes with) and `extras.rs`
 //! ([`Extras`]) are leaves: a check file imports from them (`super::finding::…`), never from
@@ -59,10 +60,11 @@ use crate::snapshot::{Pod, Snapshot};
 
 mod behavior;
 mod bounds;
-mod chain;
 mod capacity;
+mod chain;
 mod extras;
 mod finding;
+mod keda;
 mod metrics;
 mod next_scale;
 mod others;
@@ -115,6 +117,7 @@ pub fn diagnose(snap: &Snapshot, input: &Input, d: &Decision, x: &Extras) -> Vec
         out.push(f);
     }
     chain::chain(snap, input, d, &mut out);
+    keda::keda(snap, input, d, &mut out);
     out.sort_by_key(|f| f.severity);
     out
 }

@@ -54,6 +54,9 @@ pub struct FleetItem {
     #[serde(serialize_with = "crate::output::contract::embedded_explanation")]
     #[schemars(with = "Option<crate::output::contract::EmbeddedExplanation<'static>>")]
     pub decision: Option<Decision>,
+    /// The KEDA ScaledObject that generated the HPA, when KEDA manages it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub keda_scaled_object: Option<String>,
 }
 
 fn item_from(
@@ -94,6 +97,7 @@ fn item_from(
                 diagnostics: findings,
                 targets: super::fleet_targets::targets(specs, &d.metrics),
                 decision: Some(d),
+                keda_scaled_object: crate::keda::owner::owner(raw).map(|o| o.scaled_object),
             }
         }
         Err(e) => FleetItem {
@@ -118,6 +122,7 @@ fn item_from(
             diagnostics: vec![],
             targets: super::fleet_targets::targets(specs, &[]),
             decision: None,
+            keda_scaled_object: crate::keda::owner::owner(raw).map(|o| o.scaled_object),
         },
     }
 }

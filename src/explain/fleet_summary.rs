@@ -209,6 +209,11 @@ fn cause_words(id: &str) -> Option<&'static str> {
         "quota-exceeded" => "a ResourceQuota refuses new pods",
         "vpa-conflict" => "a VerticalPodAutoscaler rewrites the requests the HPA scales on",
         "pdb-blocks-drain" => "a PodDisruptionBudget blocks drains at minReplicas",
+        "keda-owns-move" => "KEDA deactivates the target over the HPA",
+        "keda-fallback" => "KEDA's fallback: the HPA reads a synthetic value",
+        "keda-paused" => "the ScaledObject is paused",
+        "keda-bad-field" => "a ScaledObject field cannot be read",
+        "keda-conflict" => "another autoscaler scales the same target",
         _ => return None,
     })
 }

@@ -147,7 +147,12 @@ pub fn cells(i: &FleetItem, cols: Cols, wide: bool) -> Vec<String> {
     }
     r.extend([
         i.name.clone(),
-        format!("{}/{}", i.target.kind, i.target.name),
+        format!("{}/{}", i.target.kind, i.target.name)
+            + if i.keda_scaled_object.is_some() {
+                " (KEDA)"
+            } else {
+                ""
+            },
         super::fleet_targets::cell(&i.targets, wide),
         opt(i.current_replicas),
         desired_cell(i, wide),

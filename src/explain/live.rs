@@ -89,6 +89,7 @@ pub fn explain_fetched(
     let findings = crate::diagnose::diagnose(&snap, &input, &d, &extras);
     let chain = crate::adapter::metrics_chain(&snap, &input, &d);
     let chain = Some(&chain).filter(|c| c.is_known());
+    let keda = crate::keda::view::section_for(&snap, &input.hpa.namespace, &input.hpa.name, d.now);
     d.assumptions.extend(fetched.notes.iter().cloned());
     let cmp = compare(&d, &fetched, context, opts);
     if !cmp.differences.is_empty() {
@@ -98,12 +99,14 @@ pub fn explain_fetched(
         ));
     }
     if let Some(sel) = &opts.select {
-        let doc = crate::output::contract::live_explanation(&d, Some(&cmp), &findings, chain);
+        let doc = crate::output::contract::live_explanation(&d, Some(&cmp), &findings, chain)
+            .with_keda(keda.as_ref());
         return Ok(sel.print(&doc)?);
     }
     Ok(match opts.output {
         f @ (OutputFormat::Json | OutputFormat::Yaml) => crate::output::document(
-            &crate::output::contract::live_explanation(&d, Some(&cmp), &findings, chain),
+            &crate::output::contract::live_explanation(&d, Some(&cmp), &findings, chain)
+                .with_keda(keda.as_ref()),
             f,
         )?,
         f => {
@@ -111,6 +114,7 @@ pub fn explain_fetched(
                 specs: &input.hpa.raw_metrics,
                 findings: &findings,
                 chain,
+                keda: keda.as_ref(),
             };
             crate::render::render_explain(&d, &cx, f, &opts.text_options())? + &text(&cmp)
         }

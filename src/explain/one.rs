@@ -166,14 +166,17 @@ pub fn render_one(
     let findings = crate::diagnose::diagnose(snap, &input, &d, extras);
     let chain = crate::adapter::metrics_chain(snap, &input, &d);
     let known = Some(&chain).filter(|c| c.is_known());
+    let keda = crate::keda::view::section_for(snap, &input.hpa.namespace, &input.hpa.name, d.now);
     if let Some(sel) = &opts.select {
-        let doc = crate::output::contract::live_explanation::<()>(&d, None, &findings, known);
+        let doc = crate::output::contract::live_explanation::<()>(&d, None, &findings, known)
+            .with_keda(keda.as_ref());
         return Ok(sel.print(&doc)?);
     }
     let cx = crate::render::Context {
         specs: &input.hpa.raw_metrics,
         findings: &findings,
         chain: known,
+        keda: keda.as_ref(),
     };
     crate::render::render_explain(&d, &cx, opts.output, &opts.text_options())
 }

@@ -15,6 +15,9 @@ use k8s_openapi::api::autoscaling::v2::{HorizontalPodAutoscaler, MetricTarget};
 use serde::Serialize;
 use serde_json::Value;
 
+// Trigger metadata keys that carry the scaling target (shared with `--redact`).
+use crate::snapshot::keda::THRESHOLD_KEYS;
+
 /// KEDA's default maxReplicaCount (`defaultHPAMaxReplicas`).
 pub const DEFAULT_MAX_REPLICAS: i64 = 100;
 /// KEDA's default cooldownPeriod in seconds (`defaultCooldownPeriod`).
@@ -26,21 +29,6 @@ pub const PAUSED: &str = "autoscaling.keda.sh/paused";
 pub const PAUSED_REPLICAS: &str = "autoscaling.keda.sh/paused-replicas";
 pub const PAUSED_SCALE_IN: &str = "autoscaling.keda.sh/paused-scale-in";
 pub const PAUSED_SCALE_OUT: &str = "autoscaling.keda.sh/paused-scale-out";
-
-/// Trigger metadata keys that carry the scaling target, most common first.
-const THRESHOLD_KEYS: &[&str] = &[
-    "threshold",
-    "targetValue",
-    "value",
-    "queueLength",
-    "lagThreshold",
-    "listLength",
-    "messageCount",
-    "targetPendingRequests",
-    "desiredReplicas",
-    "targetMetricValue",
-    "targetQueryValue",
-];
 
 /// Everything KEDA's layer tells about one generated HPA.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]

@@ -109,6 +109,9 @@ pub struct ExplanationBody<'a, L> {
     /// fails), when the snapshot or the cluster told it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub metrics_chain: Option<&'a crate::adapter::MetricsChain>,
+    /// KEDA's layer, when a ScaledObject generated the HPA or targets its target.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub keda: Option<&'a crate::keda::view::KedaSection>,
 }
 
 /// The `Explanation` of one HPA from a snapshot (no live comparison).
@@ -133,8 +136,17 @@ pub fn live_explanation<'a, L>(
             live_comparison,
             diagnostics,
             metrics_chain,
+            keda: None,
         },
     )
+}
+
+impl<'a, L> Document<ExplanationBody<'a, L>> {
+    /// The explanation with KEDA's section.
+    pub fn with_keda(mut self, keda: Option<&'a crate::keda::view::KedaSection>) -> Self {
+        self.body.keda = keda;
+        self
+    }
 }
 
 /// A decision trace inside another document (a fleet item's `decision`): an `Explanation`

@@ -11,6 +11,7 @@ pub mod layout;
 pub mod sort;
 
 mod chain;
+mod keda;
 mod sections;
 
 use std::fmt::Write as _;
@@ -57,6 +58,8 @@ pub struct Context<'a> {
     pub findings: &'a [Finding],
     /// The metrics chain behind each metric, when known (see [`crate::adapter`]).
     pub chain: Option<&'a crate::adapter::MetricsChain>,
+    /// KEDA's layer over the HPA, when there is one.
+    pub keda: Option<&'a crate::keda::view::KedaSection>,
 }
 
 /// Render a decision in the chosen format, without diagnostics (JSON/YAML: `diagnostics: []`), at
@@ -79,7 +82,8 @@ pub fn render_explain(
 ) -> anyhow::Result<String> {
     Ok(match format {
         OutputFormat::Json | OutputFormat::Yaml => crate::output::document(
-            &crate::output::contract::live_explanation::<()>(d, None, cx.findings, cx.chain),
+            &crate::output::contract::live_explanation::<()>(d, None, cx.findings, cx.chain)
+                .with_keda(cx.keda),
             format,
         )?,
         OutputFormat::Text => text(d, cx, o),
@@ -164,9 +168,11 @@ fn text(d: &Decision, cx: &Context, o: &TextOptions) -> String {
     };
     let mut out = String::new();
     out += &head(d, &st);
+    out += &keda::head(cx, &st);
     out += &sections::why(d, cx, &st);
     out += &sections::what_to_do(cx, &st);
     out += &sections::metrics(d, cx, &st);
+    out += &keda::metrics(cx, &st);
     out += &sections::pods(d, cx, &st);
     out += &sections::normalization(d, &st);
     out += &sections::memory_section(d, &st);

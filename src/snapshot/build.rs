@@ -245,6 +245,8 @@ impl Snapshot {
                 self.has_pod_metrics = true;
                 self.pod_metrics.push(item.typed(&ctx)?);
             }
+            // KEDA's ScaledObjects, kept whole (snapshot/keda.rs)
+            ("keda.sh/v1alpha1", "ScaledObject") => self.add_scaled_object(item, &ctx)?,
             (v, k) if PASSIVE_KINDS.contains(&(v, k)) || super::blockers::KINDS.contains(&(v, k)) => {
                 item.check::<item::KeptShape>(&ctx)?;
                 self.other.push(item.into_value(&ctx)?);

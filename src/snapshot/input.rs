@@ -413,7 +413,11 @@ impl Snapshot {
                     let mut items = Vec::new();
                     for &k in ix.external_by_metric.get(metric).into_iter().flatten() {
                         let v = &self.external_metrics[k];
-                        if sel.as_ref().is_some_and(|s| !s.matches(&v.metric_labels)) {
+                        // An item without labels is the server's answer to the selector
+                        // (KEDA's metrics server sends none): kept, as the controller keeps it.
+                        if !v.metric_labels.is_empty()
+                            && sel.as_ref().is_some_and(|s| !s.matches(&v.metric_labels))
+                        {
                             continue;
                         }
                         items.push(convert_external_value(v, &self.source)?);

@@ -23,6 +23,7 @@ mod error;
 mod index;
 mod input;
 mod item;
+pub mod keda;
 mod read;
 pub mod redact;
 mod shape;

@@ -187,6 +187,7 @@ fn reduce(v: Value, keys: &BTreeSet<String>) -> Result<Option<Value>, RedactErro
         ("v1" | "events.k8s.io/v1", "Event") => Some(event(&v)),
         ("apiregistration.k8s.io/v1", "APIService") => Some(apiservice(&v)),
         (a, k) if super::blockers::KINDS.contains(&(a, k)) => Some(blocker(&v, k, keys)),
+        ("keda.sh/v1alpha1", "ScaledObject") => Some(super::keda::redact_scaled_object(&v)),
         _ => other(&v, keys),
     };
     Ok(super::chain::with_redacted(reduced, chain))

@@ -129,6 +129,24 @@ struct HpaMeta {
     resource_version: Option<String>,
     #[serde(default)]
     labels: Option<BTreeMap<String, String>>,
+    /// Who generated the HPA (KEDA's ScaledObject); read leniently: a redacted file keeps no uid.
+    #[serde(default)]
+    owner_references: Option<Vec<HpaOwner>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct HpaOwner {
+    #[serde(default)]
+    api_version: String,
+    #[serde(default)]
+    kind: String,
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    uid: String,
+    #[serde(default)]
+    controller: Option<bool>,
 }
 
 impl From<Hpa> for k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler {
@@ -142,6 +160,20 @@ impl From<Hpa> for k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler {
                 generation: m.generation,
                 resource_version: m.resource_version,
                 labels: m.labels,
+                owner_references: m.owner_references.map(|refs| {
+                    refs.into_iter()
+                        .map(
+                            |r| k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference {
+                                api_version: r.api_version,
+                                kind: r.kind,
+                                name: r.name,
+                                uid: r.uid,
+                                controller: r.controller,
+                                block_owner_deletion: None,
+                            },
+                        )
+                        .collect()
+                }),
                 ..Default::default()
             },
             spec: h.spec,

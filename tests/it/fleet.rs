@@ -382,6 +382,7 @@ fn the_number_of_requests_does_not_grow_with_the_number_of_hpas() {
         "GET /apis/apps/v1/statefulsets?limit=5000&resourceVersion=0",
         "GET /apis/autoscaling.k8s.io/v1/verticalpodautoscalers?limit=5000&resourceVersion=0",
         "GET /apis/autoscaling/v2/horizontalpodautoscalers?limit=5000&resourceVersion=0",
+        "GET /apis/keda.sh/v1alpha1/scaledobjects?limit=5000&resourceVersion=0",
         "GET /apis/metrics.k8s.io/v1beta1/pods?",
         "GET /apis/metrics.k8s.io?",
         "GET /apis/policy/v1/poddisruptionbudgets?limit=5000&resourceVersion=0",

@@ -174,6 +174,8 @@ fn the_exact_requests_of_one_explain_and_none_writes() {
         "GET /api/v1/namespaces/shop/events?fieldSelector=involvedObject.kind=Pod,reason=TriggeredScaleUp&resourceVersion=0".into(),
         "GET /api/v1/namespaces/shop/events?fieldSelector=involvedObject.kind=Pod,reason=NotTriggerScaleUp&resourceVersion=0".into(),
         "GET /api/v1/namespaces/shop/events?fieldSelector=involvedObject.kind=Pod,reason=Nominated&resourceVersion=0".into(),
+        // KEDA's ScaledObjects (optional), in the first round
+        "GET /apis/keda.sh/v1alpha1/namespaces/shop/scaledobjects?limit=5000&resourceVersion=0".into(),
     ];
     want.sort();
     // the empty continue of the first page is not sent
@@ -459,7 +461,7 @@ fn live_comparison_names_the_differences() {
 
 #[test]
 fn independent_requests_run_concurrently() {
-    // 19 requests (8 of them the optional reads of what stops the replicas, with the second
+    // 20 requests (KEDA's ScaledObjects LIST and 8 the optional reads of what stops the replicas, with the second
     // round). The critical path is HPA -> target -> pods/PodMetrics/pods metric: the
     // independent reads of a round are in flight together. The server holds each request
     // 300 ms, so requests sent together overlap there whatever the machine's load; the test
@@ -467,7 +469,7 @@ fn independent_requests_run_concurrently() {
     let c = cluster("several-metrics.yaml", "latency");
     c.server.set_latency(Duration::from_millis(300));
     c.live_json("orders");
-    assert_eq!(c.server.requests().len(), 19);
+    assert_eq!(c.server.requests().len(), 20);
     let max = c.server.max_in_flight();
     assert!(
         max >= 3,

@@ -6,8 +6,8 @@
 mod support;
 
 mod architecture;
-mod chain;
 mod blockers;
+mod chain;
 mod contract;
 mod controller_cases;
 mod docs;
@@ -17,6 +17,7 @@ mod faults;
 mod fleet;
 mod history;
 mod hygiene;
+mod keda;
 mod live;
 mod memory;
 mod migrate;

@@ -2636,7 +2636,11 @@ fn external_metrics(st: &State, version: &str, rest: &[&str], rec: &RecordedRequ
     }
     let items = candidates
         .into_iter()
-        .filter(|m| labels.matches_labels(&string_map(m.item.get("metricLabels"))))
+        // An item without metricLabels answers any selector, as KEDA's metrics server does.
+        .filter(|m| {
+            m.item.get("metricLabels").is_none_or(Value::is_null)
+                || labels.matches_labels(&string_map(m.item.get("metricLabels")))
+        })
         .map(|m| m.item.clone())
         .collect();
     metric_list("ExternalMetricValueList", EXTERNAL, version, items)

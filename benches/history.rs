@@ -8,7 +8,7 @@
 use std::time::{Duration, Instant};
 
 use jiff::{SignedDuration, Timestamp};
-use kubectl_hpa::core::{History, Settings};
+use kubectl_hpa::{History, Settings};
 use kubectl_hpa::history::prom::{self, Grid};
 use kubectl_hpa::history::recorded::{Recorded, RecordedMetric, SeriesKind};
 use kubectl_hpa::history::run::replay_recorded;

@@ -308,6 +308,7 @@ mod tests {
             target_name: "web".into(),
             uses_resource,
             metrics,
+            keda_scaled_object: None,
         }
     }
 

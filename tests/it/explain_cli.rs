@@ -1343,7 +1343,12 @@ const README_EXEMPT: &[(&str, &str)] = &[
     ("--query", "a flag of the backtest, not a command"),
     ("kubectl hpa simulate web -n shop --hpa examples/backtest/hpa.yaml", "needs a Prometheus holding the recorded day (tests/it/simulate_backtest.rs runs backtests against a real one)"),
     ("kubectl hpa simulate web -n shop --prometheus", "needs a Prometheus (tests/it/simulate_backtest.rs)"),
-    ("kubectl hpa migrate", "the migrate section's k8s/, chart/ and overlays/ stand for the user's repository (tests/it/migrate.rs runs these forms on fixtures)"),
+    ("kubectl hpa migrate -f k8s/", "the migrate section's k8s/, chart/ and overlays/ stand for the user's repository (tests/it/migrate.rs runs these forms on fixtures)"),
+    ("kubectl hpa migrate -f chart/", "the migrate section's k8s/, chart/ and overlays/ stand for the user's repository (tests/it/migrate.rs runs these forms on fixtures)"),
+    ("kubectl hpa migrate -f - ", "the migrate section's k8s/, chart/ and overlays/ stand for the user's repository (tests/it/migrate.rs runs these forms on fixtures)"),
+    ("kubectl hpa migrate web -n shop", "reads and patches the user's cluster and k8s/ files (tests/it/migrate.rs runs these forms against a fake API server)"),
+    ("kubectl hpa migrate -A", "patches every namespace of the user's cluster (tests/it/migrate.rs runs it against a fake API server)"),
+    ("kubectl hpa history web -n shop --prometheus", "needs a Prometheus holding the night (tests/it/history/replay.rs runs recorded answers, and a real Prometheus when --ignored)"),
     ("kubectl kustomize", "needs kubectl and an overlay (tests/it/migrate.rs reads a manifest from stdin)"),
 ];
 

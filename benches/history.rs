@@ -8,11 +8,11 @@
 use std::time::{Duration, Instant};
 
 use jiff::{SignedDuration, Timestamp};
-use kubectl_hpa::{History, Settings};
 use kubectl_hpa::history::prom::{self, Grid};
 use kubectl_hpa::history::recorded::{Recorded, RecordedMetric, SeriesKind};
 use kubectl_hpa::history::run::replay_recorded;
 use kubectl_hpa::snapshot::Snapshot;
+use kubectl_hpa::{History, Settings};
 
 const DAYS: i64 = 7;
 const RUNS: usize = 5;

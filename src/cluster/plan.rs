@@ -883,9 +883,13 @@ mod tests {
         );
         assert_eq!(
             all[9],
+            "list /apis/apiregistration.k8s.io/v1/apiservices (optional)"
+        );
+        assert_eq!(
+            all[10],
             "list /apis/keda.sh/v1alpha1/scaledobjects  page=Some(5000) rv=0"
         );
-        assert_eq!(all.len(), 10);
+        assert_eq!(all.len(), 11);
     }
 
     #[test]

@@ -357,10 +357,16 @@ pub fn render_text_in(r: &Report, layout: Layout) -> String {
         }
     }
     let mut o = String::new();
-    o += &format!(
-        "Cluster: {}\nFiles: {}\n\n",
-        r.cluster_effect, r.files_effect
-    );
+    let cluster = format!("Cluster: {}", r.cluster_effect);
+    let files_line = format!("Files: {}", r.files_effect);
+    for line in [cluster, files_line] {
+        // offline, the header fits the width like the rest; the live report keeps one line each
+        o += &match r.mode {
+            Mode::Offline => crate::render::layout::wrap(&line, layout.width, "", "  "),
+            _ => format!("{line}\n"),
+        };
+    }
+    o += "\n";
     let mut seen = Vec::new();
     for w in &r.workloads {
         workload(w, r.mode, &mut seen, &mut o);

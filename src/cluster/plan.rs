@@ -611,12 +611,13 @@ pub fn third_round(hpa: &HpaNeeds, selector: &str, have_pods: bool) -> Vec<Reque
 }
 
 /// The Events of what stops the replicas: the Warnings of every object but the HPAs (whose
-/// Events the first round reads) — the scheduler's `FailedScheduling`, the cluster-autoscaler's
+/// Events the first round reads) and KEDA's ScaledObjects (read beside a KEDA HPA: listed twice,
+/// an Event would be shown twice) — the scheduler's `FailedScheduling`, the cluster-autoscaler's
 /// a ReplicaSet's `FailedCreate` — and the Normal ones the node autoscalers write on a pending
 /// pod (the cluster-autoscaler's `TriggeredScaleUp` and `NotTriggerScaleUp`, Karpenter's
 /// `Nominated`).
 pub const BLOCKER_EVENT_SELECTORS: [&str; 4] = [
-    "involvedObject.kind!=HorizontalPodAutoscaler,type=Warning",
+    "involvedObject.kind!=HorizontalPodAutoscaler,involvedObject.kind!=ScaledObject,type=Warning",
     "involvedObject.kind=Pod,reason=TriggeredScaleUp",
     "involvedObject.kind=Pod,reason=NotTriggerScaleUp",
     "involvedObject.kind=Pod,reason=Nominated",
@@ -944,7 +945,7 @@ mod tests {
                 "list /api/v1/namespaces/shop/limitranges  page=Some(5000) rv=0 (optional)",
                 "list /apis/policy/v1/namespaces/shop/poddisruptionbudgets  page=Some(5000) rv=0 (optional)",
                 "list /apis/autoscaling.k8s.io/v1/namespaces/shop/verticalpodautoscalers  page=Some(5000) rv=0 (optional)",
-                "list /api/v1/namespaces/shop/events involvedObject.kind!=HorizontalPodAutoscaler,type=Warning page=None rv=0 (optional)",
+                "list /api/v1/namespaces/shop/events involvedObject.kind!=HorizontalPodAutoscaler,involvedObject.kind!=ScaledObject,type=Warning page=None rv=0 (optional)",
                 "list /api/v1/namespaces/shop/events involvedObject.kind=Pod,reason=TriggeredScaleUp page=None rv=0 (optional)",
                 "list /api/v1/namespaces/shop/events involvedObject.kind=Pod,reason=NotTriggerScaleUp page=None rv=0 (optional)",
                 "list /api/v1/namespaces/shop/events involvedObject.kind=Pod,reason=Nominated page=None rv=0 (optional)",

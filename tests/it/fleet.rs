@@ -295,7 +295,7 @@ fn the_live_fleet_reads_events_and_infers_the_memory_the_drill_down_does() {
         events,
         [
             "GET /api/v1/events?fieldSelector=involvedObject.kind=HorizontalPodAutoscaler&resourceVersion=0",
-            "GET /api/v1/events?fieldSelector=involvedObject.kind!=HorizontalPodAutoscaler,type=Warning&resourceVersion=0",
+            "GET /api/v1/events?fieldSelector=involvedObject.kind!=HorizontalPodAutoscaler,involvedObject.kind!=ScaledObject,type=Warning&resourceVersion=0",
             "GET /api/v1/events?fieldSelector=involvedObject.kind=Pod,reason=TriggeredScaleUp&resourceVersion=0",
             "GET /api/v1/events?fieldSelector=involvedObject.kind=Pod,reason=NotTriggerScaleUp&resourceVersion=0",
             "GET /api/v1/events?fieldSelector=involvedObject.kind=Pod,reason=Nominated&resourceVersion=0",
@@ -367,7 +367,7 @@ fn the_number_of_requests_does_not_grow_with_the_number_of_hpas() {
     assert_eq!(bv["items"].as_array().map(Vec::len), Some(50));
     assert_eq!(small, big);
     let want = vec![
-        "GET /api/v1/events?fieldSelector=involvedObject.kind!=HorizontalPodAutoscaler,type=Warning&resourceVersion=0",
+        "GET /api/v1/events?fieldSelector=involvedObject.kind!=HorizontalPodAutoscaler,involvedObject.kind!=ScaledObject,type=Warning&resourceVersion=0",
         "GET /api/v1/events?fieldSelector=involvedObject.kind=HorizontalPodAutoscaler&resourceVersion=0",
         "GET /api/v1/events?fieldSelector=involvedObject.kind=Pod,reason=Nominated&resourceVersion=0",
         "GET /api/v1/events?fieldSelector=involvedObject.kind=Pod,reason=NotTriggerScaleUp&resourceVersion=0",
@@ -375,8 +375,8 @@ fn the_number_of_requests_does_not_grow_with_the_number_of_hpas() {
         "GET /api/v1/limitranges?limit=5000&resourceVersion=0",
         "GET /api/v1/namespaces/kube-system/pods?labelSelector=component=kube-controller-manager&limit=500",
         "GET /api/v1/pods?limit=5000&resourceVersion=0",
-        "GET /apis/apiregistration.k8s.io/v1/apiservices?",
         "GET /api/v1/resourcequotas?limit=5000&resourceVersion=0",
+        "GET /apis/apiregistration.k8s.io/v1/apiservices?",
         "GET /apis/apps/v1/deployments?limit=5000&resourceVersion=0",
         "GET /apis/apps/v1/replicasets?limit=5000&resourceVersion=0",
         "GET /apis/apps/v1/statefulsets?limit=5000&resourceVersion=0",

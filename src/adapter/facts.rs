@@ -139,10 +139,10 @@ struct ApiService<'a> {
 /// The chain of every metric of `input`'s HPA.
 pub fn metrics_chain(snap: &Snapshot, input: &Input, d: &Decision) -> MetricsChain {
     let ns = input.hpa.namespace.as_str();
+    // by the snapshot's index (cluster-scoped: no namespace), not a scan of the file per HPA
     let apiservices: Vec<ApiService<'_>> = snap
-        .other
-        .iter()
-        .filter(|o| o["apiVersion"] == "apiregistration.k8s.io/v1" && o["kind"] == "APIService")
+        .others_of("APIService", "")
+        .filter(|o| o["apiVersion"] == "apiregistration.k8s.io/v1")
         .filter_map(|o| {
             let name = o.pointer("/metadata/name")?.as_str()?;
             MetricsGroup::of_apiservice(name)?;
@@ -156,10 +156,7 @@ pub fn metrics_chain(snap: &Snapshot, input: &Input, d: &Decision) -> MetricsCha
         notes: notes(snap, ns),
         ..MetricsChain::default()
     };
-    let hpa = snap.hpas.iter().find(|h| {
-        h.metadata.namespace.as_deref().unwrap_or("default") == ns
-            && h.metadata.name.as_deref() == Some(input.hpa.name.as_str())
-    });
+    let hpa = snap.hpa(ns, &input.hpa.name).ok();
     let keda = hpa.and_then(|h| Some((h, crate::keda::owner::owner(h)?)));
     let negotiates = input.settings.kubernetes_version.at_least(37);
     for (i, spec) in input.hpa.metrics.iter().enumerate() {
@@ -308,11 +305,9 @@ fn deployment_behind<'a>(snap: &'a Snapshot, ns: &str, name: &str) -> Option<&'a
         .iter()
         .filter(|d| d.pointer("/metadata/namespace").and_then(Value::as_str) == Some(ns))
         .collect();
-    let service = snap.other.iter().find(|o| {
-        o["kind"] == "Service"
-            && o.pointer("/metadata/namespace").and_then(Value::as_str) == Some(ns)
-            && o.pointer("/metadata/name").and_then(Value::as_str) == Some(name)
-    });
+    let service = snap
+        .others_of("Service", ns)
+        .find(|o| o.pointer("/metadata/name").and_then(Value::as_str) == Some(name));
     let selector = service
         .and_then(|s| s.pointer("/spec/selector"))
         .and_then(Value::as_object)
@@ -354,15 +349,9 @@ fn keda_trigger(
     now: jiff::Timestamp,
 ) -> Option<KedaTrigger> {
     let ns = hpa.metadata.namespace.as_deref().unwrap_or("default");
-    let so = snap.other.iter().find(|o| {
-        o["apiVersion"] == crate::keda::owner::API_VERSION
-            && o["kind"] == "ScaledObject"
-            && o.pointer("/metadata/namespace")
-                .and_then(Value::as_str)
-                .unwrap_or("default")
-                == ns
-            && o.pointer("/metadata/name").and_then(Value::as_str) == Some(scaled_object)
-    });
+    let so = snap
+        .scaled_object(ns, scaled_object)
+        .filter(|o| o["apiVersion"] == crate::keda::owner::API_VERSION);
     let mut t = KedaTrigger {
         scaled_object: scaled_object.to_string(),
         trigger_index: None,

@@ -318,9 +318,8 @@ fn creators(snap: &Snapshot, input: &Input, x: &Extras) -> Vec<String> {
         );
         let prefix = format!("{}-", hpa.target_name);
         names.extend(
-            snap.other
-                .iter()
-                .filter(|e| e["kind"] == "Event" && e["reason"] == "FailedCreate")
+            snap.others_of("Event", &hpa.namespace)
+                .filter(|e| e["reason"] == "FailedCreate")
                 .filter_map(|e| {
                     let about = e.get("involvedObject").or_else(|| e.get("regarding"))?;
                     let name = about["name"].as_str()?;
@@ -336,7 +335,9 @@ fn creators(snap: &Snapshot, input: &Input, x: &Extras) -> Vec<String> {
                 .iter()
                 .filter(|r| {
                     r.namespace == hpa.namespace
-                        && r.owner == Some(("Deployment".into(), hpa.target_name.clone()))
+                        && r.owner
+                            .as_ref()
+                            .is_some_and(|(k, n)| k == "Deployment" && *n == hpa.target_name)
                 })
                 .map(|r| r.name.clone()),
         );
@@ -413,7 +414,7 @@ pub(super) fn quota_exceeded(
     let Some((creator, event, refusal)) = refused else {
         return;
     };
-    let quota = crate::snapshot::blockers::objects_of(&snap.other, "ResourceQuota", ns)
+    let quota = crate::snapshot::blockers::objects_of(snap, "ResourceQuota", ns)
         .find(|q| q.pointer("/metadata/name").and_then(Value::as_str) == Some(&refusal.quota));
     let (hard, used) = match quota {
         Some(q) => quota_numbers(q),

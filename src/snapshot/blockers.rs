@@ -35,22 +35,21 @@ pub fn kept_fields(kind: &str) -> (&'static [&'static str], &'static [&'static s
 }
 
 /// The objects of `kind` (one of [`KINDS`]) in namespace `ns` among a snapshot's kept objects
-/// (`Snapshot::other`), in file order.
+/// (`Snapshot::other`, by its index: not a scan of the file per HPA); an object written
+/// without a namespace is in `default`.
 pub fn objects_of<'a>(
-    other: &'a [Value],
+    snap: &'a super::Snapshot,
     kind: &'a str,
     ns: &'a str,
-) -> impl Iterator<Item = &'a Value> {
-    other.iter().filter(move |o| {
-        o["kind"] == kind
-            && KINDS
+) -> impl Iterator<Item = &'a Value> + 'a {
+    let unnamespaced = (ns == "default").then(|| snap.others_of(kind, ""));
+    snap.others_of(kind, ns)
+        .chain(unnamespaced.into_iter().flatten())
+        .filter(move |o| {
+            KINDS
                 .iter()
                 .any(|(v, k)| *k == kind && o["apiVersion"] == *v)
-            && o.pointer("/metadata/namespace")
-                .and_then(Value::as_str)
-                .unwrap_or("default")
-                == ns
-    })
+        })
 }
 
 /// What keeps a pod from a node, in the scheduler's families.

@@ -45,6 +45,11 @@ pub(crate) struct Index {
     pub external_by_metric: HashMap<String, Vec<usize>>,
     /// Events by involved object `(namespace, name)`: a range of `other` (sorted by it).
     pub events: HashMap<Key2, Range<usize>>,
+    /// The kept objects (`other`) by `(kind, namespace)` — the namespace of their metadata,
+    /// "" for cluster-scoped ones — in file order: the checks of each HPA (quotas, budgets,
+    /// VPAs, LimitRanges, FailedCreate Events, Services, ScaledObjects) read their namespace's
+    /// objects, not the whole file (`explain -A` stays linear in the number of HPAs).
+    pub other_by_kind: HashMap<Key2, Vec<usize>>,
     /// Pod position → the HPAs (positions) whose target's selector picks it (filled by the
     /// snapshot, which resolves targets: [`Index::add_selecting`]).
     pub selecting: HashMap<usize, Vec<usize>>,
@@ -155,6 +160,17 @@ impl Index {
                 .push(i);
         }
         ix.index_events(s.other);
+        for (i, o) in s.other.iter().enumerate() {
+            let kind = o.get("kind").and_then(Value::as_str).unwrap_or_default();
+            let ns = o
+                .pointer("/metadata/namespace")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            ix.other_by_kind
+                .entry((kind.to_string(), ns.to_string()))
+                .or_default()
+                .push(i);
+        }
         ix.newest_metric = newest_metric(s);
         ix
     }

@@ -117,6 +117,18 @@ impl Snapshot {
         ix
     }
 
+    /// The kept objects of `kind` whose metadata namespace is `ns` ("": cluster-scoped, or
+    /// written without a namespace), in file order — by index, not a scan of the file.
+    pub fn others_of<'a>(&'a self, kind: &str, ns: &str) -> impl Iterator<Item = &'a Value> + 'a {
+        let ix = self.index();
+        let at: Vec<usize> = ix
+            .other_by_kind
+            .get(&(kind.to_string(), ns.to_string()))
+            .cloned()
+            .unwrap_or_default();
+        at.into_iter().filter_map(move |i| self.other.get(i))
+    }
+
     /// The Events about object `namespace/name` (v1 and events.k8s.io/v1), in file order.
     pub fn events_for(&self, namespace: &str, name: &str) -> &[Value] {
         let ix = self.index();

@@ -10,7 +10,6 @@ use serde_json::{json, Map, Value};
 
 use super::build::Snapshot;
 use super::error::SnapshotError;
-use super::index::event_subject;
 use super::item::Item;
 
 /// The ScaledObject's apiVersion.
@@ -73,32 +72,19 @@ impl Snapshot {
         Ok(())
     }
 
-    /// The objects of `other` that are no Event (`other` is sorted with them first).
-    fn not_events(&self) -> &[Value] {
-        let end = self.other.partition_point(|v| event_subject(v).is_none());
-        &self.other[..end]
-    }
-
-    /// The ScaledObjects of namespace `ns`.
-    pub fn scaled_objects_in<'a>(&'a self, ns: &'a str) -> impl Iterator<Item = &'a Value> + 'a {
-        self.not_events().iter().filter(move |v| {
-            is_scaled_object(v) && {
-                let n = str_at(v, "/metadata/namespace");
-                n == ns || (n.is_empty() && ns == "default")
-            }
-        })
+    /// The ScaledObjects of namespace `ns` (by the snapshot's index; written without a
+    /// namespace: `default`).
+    pub fn scaled_objects_in<'a>(&'a self, ns: &str) -> impl Iterator<Item = &'a Value> + 'a {
+        let unnamespaced = (ns == "default").then(|| self.others_of(SCALED_OBJECT_KIND, ""));
+        self.others_of(SCALED_OBJECT_KIND, ns)
+            .chain(unnamespaced.into_iter().flatten())
+            .filter(|v| is_scaled_object(v))
     }
 
     /// The ScaledObject `ns/name`, when the snapshot holds it.
     pub fn scaled_object(&self, ns: &str, name: &str) -> Option<&Value> {
-        self.not_events().iter().find(|v| {
-            is_scaled_object(v)
-                && str_at(v, "/metadata/name") == name
-                && match str_at(v, "/metadata/namespace") {
-                    "" => ns == "default",
-                    n => n == ns,
-                }
-        })
+        self.scaled_objects_in(ns)
+            .find(|v| str_at(v, "/metadata/name") == name)
     }
 
     /// The Events about ScaledObject `ns/name`, oldest first as the snapshot holds them.

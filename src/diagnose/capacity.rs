@@ -414,7 +414,8 @@ pub(super) fn quota_exceeded(
     let Some((creator, event, refusal)) = refused else {
         return;
     };
-    let quota = crate::snapshot::blockers::objects_of(snap, "ResourceQuota", ns)
+    let quota = snap
+        .blocker_objects("ResourceQuota", ns)
         .find(|q| q.pointer("/metadata/name").and_then(Value::as_str) == Some(&refusal.quota));
     let (hard, used) = match quota {
         Some(q) => quota_numbers(q),

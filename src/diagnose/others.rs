@@ -82,8 +82,7 @@ pub(super) fn vpa_conflict(snap: &Snapshot, input: &Input, out: &mut Vec<Finding
     if util.is_empty() {
         return;
     }
-    for vpa in crate::snapshot::blockers::objects_of(snap, "VerticalPodAutoscaler", &hpa.namespace)
-    {
+    for vpa in snap.blocker_objects("VerticalPodAutoscaler", &hpa.namespace) {
         let r = &vpa["spec"]["targetRef"];
         if r["kind"] != hpa.target_kind.as_str() || r["name"] != hpa.target_name.as_str() {
             continue;
@@ -175,7 +174,7 @@ pub(super) fn pdb_blocks_drain(
 ) {
     let hpa = &input.hpa;
     let min = hpa.min_replicas.max(1);
-    for pdb in crate::snapshot::blockers::objects_of(snap, "PodDisruptionBudget", &hpa.namespace) {
+    for pdb in snap.blocker_objects("PodDisruptionBudget", &hpa.namespace) {
         let picked = selects(pdb, raw_pods);
         if picked == 0 {
             continue;
@@ -227,7 +226,7 @@ fn default_request(lr: &Value, res: &str) -> Option<(i64, &'static str)> {
 pub(super) fn limitrange_request(snap: &Snapshot, input: &Input, out: &mut Vec<Finding>) {
     let hpa = &input.hpa;
     for (res, pct) in utilization_resources(input) {
-        for lr in crate::snapshot::blockers::objects_of(snap, "LimitRange", &hpa.namespace) {
+        for lr in snap.blocker_objects("LimitRange", &hpa.namespace) {
             let Some((def, key)) = default_request(lr, &res) else {
                 continue;
             };

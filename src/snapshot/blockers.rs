@@ -5,8 +5,6 @@
 //! Insufficient cpu, 2 node(s) had untolerated taint {…}") and a `FailedCreate`'s "exceeded
 //! quota" — which `--redact` also writes back in place of the message (names and numbers only).
 
-use serde_json::Value;
-
 /// The kinds kept for these findings (beside Events, already kept).
 pub const KINDS: &[(&str, &str)] = &[
     ("v1", "ResourceQuota"),
@@ -32,24 +30,6 @@ pub fn kept_fields(kind: &str) -> (&'static [&'static str], &'static [&'static s
         "VerticalPodAutoscaler" => (&["targetRef", "updatePolicy", "resourcePolicy"], &[]),
         _ => (&[], &[]),
     }
-}
-
-/// The objects of `kind` (one of [`KINDS`]) in namespace `ns` among a snapshot's kept objects
-/// (`Snapshot::other`, by its index: not a scan of the file per HPA); an object written
-/// without a namespace is in `default`.
-pub fn objects_of<'a>(
-    snap: &'a super::Snapshot,
-    kind: &'a str,
-    ns: &'a str,
-) -> impl Iterator<Item = &'a Value> + 'a {
-    let unnamespaced = (ns == "default").then(|| snap.others_of(kind, ""));
-    snap.others_of(kind, ns)
-        .chain(unnamespaced.into_iter().flatten())
-        .filter(move |o| {
-            KINDS
-                .iter()
-                .any(|(v, k)| *k == kind && o["apiVersion"] == *v)
-        })
 }
 
 /// What keeps a pod from a node, in the scheduler's families.

@@ -129,6 +129,24 @@ impl Snapshot {
         at.into_iter().filter_map(move |i| self.other.get(i))
     }
 
+    /// The objects of `kind` (one of [`super::blockers::KINDS`]) in namespace `ns` among the
+    /// kept objects (by the index: not a scan of the file per HPA); an object written without a
+    /// namespace is in `default`.
+    pub fn blocker_objects<'a>(
+        &'a self,
+        kind: &'a str,
+        ns: &str,
+    ) -> impl Iterator<Item = &'a Value> + 'a {
+        let unnamespaced = (ns == "default").then(|| self.others_of(kind, ""));
+        self.others_of(kind, ns)
+            .chain(unnamespaced.into_iter().flatten())
+            .filter(move |o| {
+                super::blockers::KINDS
+                    .iter()
+                    .any(|(v, k)| *k == kind && o["apiVersion"] == *v)
+            })
+    }
+
     /// The Events about object `namespace/name` (v1 and events.k8s.io/v1), in file order.
     pub fn events_for(&self, namespace: &str, name: &str) -> &[Value] {
         let ix = self.index();

@@ -426,7 +426,9 @@ fn peak_rss_mb(c: Command) -> Option<f64> {
 fn big_fleet(dir: &Path) {
     let (namespaces, per_ns, pods) = BIG;
     let server = FakeApiServer::start(fleet(namespaces, per_ns, pods));
-    let kc = server.write_kubeconfig(&dir.join("big"));
+    let big = dir.join("big");
+    std::fs::create_dir_all(&big).expect("dir");
+    let kc = server.write_kubeconfig(&big);
     let kc: &Path = &kc;
     let hpas = namespaces * per_ns;
     println!(

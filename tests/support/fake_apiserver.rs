@@ -980,7 +980,7 @@ impl State {
                 && s.ns() == stored.ns()
                 && s.name() == stored.name()
         };
-        let found = match index.as_deref_mut() {
+        let found = match index {
             Some(index) => {
                 let key = (
                     stored.group.clone(),

@@ -158,7 +158,12 @@ struct Parser<'s, 'a> {
     toks: Vec<Tok>,
     at: usize,
     scope: &'s Scope<'a>,
+    /// How many parentheses enclose the operand being read (bounded: each one recurses).
+    depth: usize,
 }
+
+/// The deepest parenthesised pipeline an expression may have.
+const MAX_PARENS: usize = 64;
 
 impl Parser<'_, '_> {
     fn pipeline(&mut self) -> Result<Value, Unknown> {
@@ -220,8 +225,16 @@ impl Parser<'_, '_> {
         let t = self.toks[self.at].clone();
         self.at += 1;
         let mut v = match t {
+            Tok::Open if self.depth >= MAX_PARENS => {
+                return Err(Unknown(format!(
+                    "parentheses nested deeper than {MAX_PARENS}"
+                )))
+            }
             Tok::Open => {
-                let v = self.pipeline()?;
+                self.depth += 1;
+                let v = self.pipeline();
+                self.depth -= 1;
+                let v = v?;
                 if self.toks.get(self.at) != Some(&Tok::Close) {
                     return Err(Unknown("unbalanced parentheses".into()));
                 }
@@ -319,6 +332,7 @@ pub fn eval(expr: &str, scope: &Scope) -> Result<Value, Unknown> {
         toks: tokens(expr)?,
         at: 0,
         scope,
+        depth: 0,
     };
     if p.toks.is_empty() {
         return Err(Unknown("an empty pipeline".into()));

@@ -87,7 +87,13 @@ enum Stop {
 struct Parse<'p> {
     pieces: std::iter::Peekable<std::vec::IntoIter<Piece>>,
     defines: &'p mut BTreeMap<String, Vec<Node>>,
+    /// How many blocks enclose the list being parsed (bounded: parsing recurses per block).
+    depth: usize,
 }
+
+/// The deepest nesting of blocks (`if`/`with`/`range`/`define`) a template may have: parsing
+/// and rendering recurse per block, and a deeper template is not a chart's.
+const MAX_NESTING: usize = 64;
 
 fn quoted_name(s: &str) -> Result<(String, &str), Unknown> {
     let s = s.trim_start();
@@ -102,6 +108,17 @@ fn quoted_name(s: &str) -> Result<(String, &str), Unknown> {
 
 impl Parse<'_> {
     fn list(&mut self) -> Result<(Vec<Node>, Stop), Unknown> {
+        if self.depth >= MAX_NESTING {
+            return Err(Unknown(format!("blocks nested deeper than {MAX_NESTING}")));
+        }
+        self.depth += 1;
+        let r = self.nodes();
+        self.depth -= 1;
+        r
+    }
+
+    /// The nodes up to the `end`/`else` that closes this list, or the end of the template.
+    fn nodes(&mut self) -> Result<(Vec<Node>, Stop), Unknown> {
         let mut nodes = Vec::new();
         while let Some(p) = self.pieces.next() {
             let a = match p {
@@ -188,6 +205,7 @@ impl Templates {
             let mut p = Parse {
                 pieces: pieces(text)?.into_iter().peekable(),
                 defines: &mut t.defines,
+                depth: 0,
             };
             let nodes = match p.list()? {
                 (nodes, Stop::Eof) => nodes,
@@ -446,5 +464,49 @@ mod tests {
         ] {
             assert!(render(&[("t", bad)], json!({"a": 1})).is_err(), "{bad}");
         }
+    }
+
+    /// Bad chart templates are an `Unknown`, never a panic: every cut, insertion of a
+    /// delimiter or quote, and deletion at every position of a real template, and nesting far
+    /// deeper than any chart (it overflowed the stack before the nesting bound).
+    #[test]
+    fn mangled_and_deeply_nested_templates_are_unknown_not_a_panic() {
+        let t = "{{- define \"n\" -}}{{ .Release.Name }}{{- end }}\nspec:\n  {{- if not (.Values.a).b }}\n  replicas: {{ .Values.r | default 1 }}\n  {{- end }}\n  x: {{ include \"n\" . | quote }}\n  {{- range $i, $e := .Values.l }}{{ printf \"%d\" $i }}{{ else }}[]{{ end }}\n  {{- with .Values.w }}{{ toYaml . | nindent 2 }}{{ end }}\n";
+        let v = json!({"a": {"b": false}, "r": 2, "l": [1, 2], "w": {"k": "v"}});
+        let cuts = (0..=t.len()).filter(|&i| t.is_char_boundary(i));
+        for i in cuts {
+            let mut variants = vec![
+                t[..i].to_string(),
+                format!("{}{}", &t[..i], &t[(i + 1).min(t.len())..]),
+            ];
+            for ins in [
+                "{{", "}}", "-", "\"", "(", ")", "|", " ", "{{-", "-}}", "end", "else",
+            ] {
+                variants.push(format!("{}{ins}{}", &t[..i], &t[i..]));
+            }
+            for m in variants {
+                let _ = render(&[("t/d.yaml", m.as_str())], v.clone());
+            }
+        }
+        let deep_if = format!(
+            "{}x{}",
+            "{{ if .Values.a }}".repeat(100_000),
+            "{{ end }}".repeat(100_000)
+        );
+        let deep_parens = format!(
+            "{{{{ {}.Values.a{} }}}}",
+            "(".repeat(100_000),
+            ")".repeat(100_000)
+        );
+        for deep in [deep_if, deep_parens] {
+            let e = render(&[("t", deep.as_str())], v.clone()).unwrap_err();
+            assert!(e.0.contains("nested deeper than 64"), "{e:?}");
+        }
+        let fine = format!(
+            "{}x{}",
+            "{{ if .Values.r }}".repeat(60),
+            "{{ end }}".repeat(60)
+        );
+        assert_eq!(render(&[("t", fine.as_str())], v).unwrap()[0].1, "x");
     }
 }

@@ -20,80 +20,64 @@ use std::collections::BTreeMap;
 use regex::Regex;
 use serde::Deserialize;
 
-/// The adapter's configuration file (`--config`), as `pkg/config` reads it.
+/// The adapter's configuration file (`--config`), as `pkg/config` reads it. Every field of
+/// these types is optional: serde reads a missing `Option` field as `None`, so no field needs
+/// its own `default` (each rule list is read the same way).
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AdapterConfig {
-    #[serde(default)]
     pub rules: Option<Vec<DiscoveryRule>>,
-    #[serde(default)]
     pub external_rules: Option<Vec<DiscoveryRule>>,
-    #[serde(default)]
     pub resource_rules: Option<ResourceRules>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DiscoveryRule {
-    #[serde(default)]
     pub series_query: Option<String>,
-    #[serde(default)]
     pub series_filters: Option<Vec<RegexFilter>>,
-    #[serde(default)]
     pub resources: Option<ResourceMapping>,
-    #[serde(default)]
     pub name: Option<NameMapping>,
-    #[serde(default)]
     pub metrics_query: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RegexFilter {
-    #[serde(default)]
     pub is: Option<String>,
-    #[serde(default)]
     pub is_not: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ResourceMapping {
-    #[serde(default)]
     pub template: Option<String>,
-    #[serde(default)]
     pub overrides: Option<BTreeMap<String, GroupResource>>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct GroupResource {
-    #[serde(default)]
     pub group: Option<String>,
-    #[serde(default)]
     pub resource: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct NameMapping {
-    #[serde(default)]
     pub matches: Option<String>,
-    #[serde(default, rename = "as")]
+    #[serde(rename = "as")]
     pub as_: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ResourceRules {
-    #[serde(default)]
     pub cpu: Option<ResourceRule>,
-    #[serde(default)]
     pub memory: Option<ResourceRule>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ResourceRule {
-    #[serde(default)]
     pub container_query: Option<String>,
 }
 

@@ -42,6 +42,8 @@ pub struct Assembled {
     pub resource_metrics_failed: bool,
     /// The resource metrics API version discovery offered (see [`Negotiated`]).
     pub resource_metrics: Option<Negotiated>,
+    /// The metrics APIServices the metrics chain's LIST returned (`None`: it failed).
+    pub apiservices: Option<Vec<Value>>,
 }
 
 /// One namespace's List under construction.
@@ -257,6 +259,7 @@ pub fn assemble(
         l.errors.extend(chain.errors.iter().cloned());
     }
     out.notes.extend(chain.notes);
+    out.apiservices = chain.listed;
     out.lists = by_ns.into_iter().collect();
     Ok(out)
 }

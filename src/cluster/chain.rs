@@ -16,7 +16,7 @@ use super::failure::FetchError;
 use super::obj::{self, Obj};
 use super::plan::{HpaNeeds, MetricNeed, Request, Scope, PAGE_ONE};
 use super::transport::{in_ns, named, Conn, What};
-use crate::metrics_api::MetricsGroup;
+use crate::metrics_api::{MetricsApi, MetricsGroup};
 use crate::snapshot::{rules_config_map, selects_deployment, slim_deployment};
 
 use super::chain_request::APISERVICES;
@@ -229,6 +229,9 @@ async fn get(
 /// List gains, the failures under their fetch-errors keys, and a note for each failure.
 pub struct Taken {
     pub objects: Vec<Obj>,
+    /// The metrics APIServices the LIST returned (`None`: the LIST failed or was not made):
+    /// the APIService that explains a failed metrics read is looked up here, not read again.
+    pub listed: Option<Vec<Value>>,
     pub errors: Vec<(String, String)>,
     pub notes: Vec<String>,
 }
@@ -238,6 +241,8 @@ pub struct Taken {
 /// argument but `--config`) and the rules ConfigMaps (the rules key only).
 pub fn take(answers: &mut Answers) -> Taken {
     let mut objects = apiservices(answers);
+    let listed =
+        matches!(answers.get(&first_round()), Some(Ok(Body::Items(_)))).then(|| objects.clone());
     let (services, _) = second_answers(answers);
     objects.extend(services);
     objects.extend(adapters(answers).iter().map(slim_deployment));
@@ -273,9 +278,37 @@ pub fn take(answers: &mut Answers) -> Taken {
     }
     Taken {
         objects: objects.iter().map(obj::of_value).collect(),
+        listed,
         errors,
         notes,
     }
+}
+
+/// The APIService `name` among the listed ones: its availability and object (absent from a
+/// successful LIST: it does not exist).
+pub fn listed_apiservice(listed: &[Value], name: &str) -> (MetricsApi, Option<Value>) {
+    let found = listed
+        .iter()
+        .find(|v| v.pointer("/metadata/name").and_then(Value::as_str) == Some(name));
+    (MetricsApi::from_apiservice(found), found.cloned())
+}
+
+/// The APIService of a metrics API that tells (the first of its APIServices, the preferred
+/// version first, that exists) among the listed ones: its name, availability and object.
+pub fn listed_group_apiservice(
+    listed: &[Value],
+    group: MetricsGroup,
+) -> Option<(String, MetricsApi, Option<Value>)> {
+    let mut last = None;
+    for name in group.apiservices() {
+        let (api, obj) = listed_apiservice(listed, name);
+        let absent = api == MetricsApi::Absent;
+        last = Some((name.to_string(), api, obj));
+        if !absent {
+            break;
+        }
+    }
+    last
 }
 
 #[cfg(test)]

@@ -117,7 +117,12 @@ async fn run(
                 ),
                 assemble::negotiates(&assembled),
             );
-            Some((name.to_string(), metrics_apiservice(conn, name).await))
+            // the metrics chain's LIST holds it (one request saved); a GET when that LIST failed
+            let api = match &assembled.apiservices {
+                Some(listed) => chain::listed_apiservice(listed, name).0,
+                None => metrics_apiservice(conn, name).await,
+            };
+            Some((name.to_string(), api))
         }
         false => None,
     };
@@ -132,7 +137,8 @@ async fn run(
 /// Custom or external metrics that failed for us while their APIService is not `Available`:
 /// the controller's reads fail the same way (the aggregator answers 503), so the failure is
 /// its verdict, not ours. The APIService object joins the Lists that read the API (the
-/// diagnosis and a replay of the snapshot see it), with a note. One GET per API at most.
+/// diagnosis and a replay of the snapshot see it), with a note. Looked up in the metrics
+/// chain's APIServices LIST; one GET per API at most when that LIST failed.
 async fn unavailable_metrics_apis(conn: &Conn, a: &mut Assembled) {
     for group in [MetricsGroup::Custom, MetricsGroup::External] {
         let keys: Vec<Vec<String>> = a
@@ -148,9 +154,11 @@ async fn unavailable_metrics_apis(conn: &Conn, a: &mut Assembled) {
         if keys.iter().all(Vec::is_empty) {
             continue;
         }
-        let Some((name, MetricsApi::Unavailable { reason, message }, obj)) =
-            discovery::group_apiservice(conn, group).await
-        else {
+        let found = match &a.apiservices {
+            Some(listed) => chain::listed_group_apiservice(listed, group),
+            None => discovery::group_apiservice(conn, group).await,
+        };
+        let Some((name, MetricsApi::Unavailable { reason, message }, obj)) = found else {
             continue;
         };
         for ((_, list), keys) in a.lists.iter_mut().zip(&keys) {

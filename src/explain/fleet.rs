@@ -7,8 +7,9 @@
 //!
 //! An item (`items[]` of `-o json`) is `{namespace, name, target{kind,name}, currentReplicas,
 //! desiredReplicas, statusDesiredReplicas, minReplicas, maxReplicas, action, decidedBy, summary,
-//! warnings[], error, diagnostics[], decision}` where `decision` is the full `Explanation` of
-//! `explain NAME -o json` (null when the HPA could not be evaluated; `error` says why).
+//! warnings[], error, diagnostics[], decision, kedaScaledObject, keda, metricsChain}` where
+//! `decision` is the full `Explanation` of `explain NAME -o json` (null when the HPA could not
+//! be evaluated; `error` says why) and `keda`/`metricsChain` are its sections of the same name.
 
 use anyhow::Result;
 use k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler;
@@ -57,6 +58,12 @@ pub struct FleetItem {
     /// The KEDA ScaledObject that generated the HPA, when KEDA manages it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub keda_scaled_object: Option<String>,
+    /// KEDA's section, as in `explain NAME -o json` (absent when KEDA is not involved).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub keda: Option<crate::keda::view::KedaSection>,
+    /// The metrics chain, as in `explain NAME -o json` (absent when nothing of it is known).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub metrics_chain: Option<crate::adapter::MetricsChain>,
 }
 
 fn item_from(
@@ -78,6 +85,8 @@ fn item_from(
     match super::one::decide_request(opts, snap, req) {
         Ok((input, d)) => {
             let findings = diagnose::diagnose(snap, &input, &d, extras);
+            let chain = crate::adapter::metrics_chain(snap, &input, &d);
+            let keda = crate::keda::view::section(snap, raw, d.now);
             FleetItem {
                 context: None,
                 namespace: ns.into(),
@@ -98,6 +107,8 @@ fn item_from(
                 targets: super::fleet_targets::targets(specs, &d.metrics),
                 decision: Some(d),
                 keda_scaled_object: crate::keda::owner::owner(raw).map(|o| o.scaled_object),
+                keda,
+                metrics_chain: Some(chain).filter(|c| c.is_known()),
             }
         }
         Err(e) => FleetItem {
@@ -123,6 +134,8 @@ fn item_from(
             targets: super::fleet_targets::targets(specs, &[]),
             decision: None,
             keda_scaled_object: crate::keda::owner::owner(raw).map(|o| o.scaled_object),
+            keda: None,
+            metrics_chain: None,
         },
     }
 }

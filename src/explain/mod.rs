@@ -24,6 +24,10 @@ mod parallel;
 
 pub mod watch;
 
+// issue 28: bad or partial ScaledObjects, APIServices and rules ConfigMaps never panic
+#[cfg(test)]
+mod bad_crd_input;
+
 /// Options and decisions from the examples, for the unit tests of the feature.
 #[cfg(test)]
 pub(crate) mod testing {

@@ -464,17 +464,29 @@ fn resource_trigger(triggers: &[Value], name: &str) -> Option<usize> {
 fn read_trigger(t: &Value, i: usize, m: &mut MetricOrigin, notes: &mut Vec<String>) {
     let path = format!("spec.triggers[{i}]");
     m.trigger_type = t.get("type").and_then(Value::as_str).map(str::to_string);
-    if m.trigger_type.is_none() {
-        notes.push(format!("{path}.type is missing"));
+    match t.get("type") {
+        None | Some(Value::Null) => notes.push(format!("{path}.type is missing")),
+        Some(Value::String(_)) => {}
+        Some(other) => notes.push(format!("{path}.type is {other}, not a string")),
     }
     m.trigger_name = t.get("name").and_then(Value::as_str).map(str::to_string);
-    if let Some(mt) = t.get("metricType").and_then(Value::as_str) {
-        m.metric_type = mt.to_string();
+    match t.get("metricType") {
+        Some(Value::String(mt)) => m.metric_type = mt.to_string(),
+        None | Some(Value::Null) => {}
+        Some(other) => notes.push(format!(
+            "{path}.metricType is {other}, not a string: AverageValue (KEDA's default) assumed"
+        )),
     }
-    m.use_cached_metrics = t
-        .get("useCachedMetrics")
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
+    m.use_cached_metrics = match t.get("useCachedMetrics") {
+        Some(Value::Bool(b)) => *b,
+        None | Some(Value::Null) => false,
+        Some(other) => {
+            notes.push(format!(
+                "{path}.useCachedMetrics is {other}, not true or false: false assumed"
+            ));
+            false
+        }
+    };
     let meta = t.get("metadata").and_then(Value::as_object);
     let Some(meta) = meta else {
         notes.push(format!("{path}.metadata is missing: no threshold to show"));
@@ -518,6 +530,11 @@ fn read_trigger(t: &Value, i: usize, m: &mut MetricOrigin, notes: &mut Vec<Strin
 
 fn fallback(so: &Value, metrics: &[MetricOrigin], notes: &mut Vec<String>) -> Vec<FallbackState> {
     let spec_fb = so.pointer("/spec/fallback");
+    if let Some(f) = spec_fb.filter(|f| !f.is_object() && !f.is_null()) {
+        notes.push(format!(
+            "spec.fallback is {f}, not an object: its failureThreshold and replicas are unknown"
+        ));
+    }
     let threshold = spec_fb.and_then(|f| {
         int_field(
             f,
@@ -531,12 +548,24 @@ fn fallback(so: &Value, metrics: &[MetricOrigin], notes: &mut Vec<String>) -> Ve
         .and_then(|f| f.get("behavior"))
         .and_then(Value::as_str)
         .is_none_or(|b| b == "static");
-    let Some(health) = so.pointer("/status/health").and_then(Value::as_object) else {
-        return Vec::new();
+    let health = match so.pointer("/status/health") {
+        Some(Value::Object(h)) => h,
+        None | Some(Value::Null) => return Vec::new(),
+        Some(other) => {
+            notes.push(format!(
+                "status.health is {other}, not an object of metrics: fallback unknown"
+            ));
+            return Vec::new();
+        }
     };
     health
         .iter()
         .map(|(metric, h)| {
+            if !h.is_object() {
+                notes.push(format!(
+                    "status.health[{metric}] is {h}, not an object: its failures are unknown"
+                ));
+            }
             let failures = int_field(
                 h,
                 "numberOfFailures",
@@ -606,13 +635,10 @@ fn layer(
     )
     .unwrap_or(0);
     let idle = int_field(spec, "idleReplicaCount", "spec.idleReplicaCount", notes);
-    let cooldown = int_field(
-        spec,
-        "cooldownPeriod",
-        "spec.cooldownPeriod",
-        &mut Vec::new(),
-    )
-    .unwrap_or(DEFAULT_COOLDOWN_SECONDS);
+    let cooldown_set = int_field(spec, "cooldownPeriod", "spec.cooldownPeriod", notes);
+    // a cooldownPeriod that cannot be read leaves the time left unknown (not the default's)
+    let cooldown_bad = spec.get("cooldownPeriod").is_some() && cooldown_set.is_none();
+    let cooldown = cooldown_set.unwrap_or(DEFAULT_COOLDOWN_SECONDS);
     let current = hpa
         .status
         .as_ref()
@@ -622,7 +648,16 @@ fn layer(
         .iter()
         .find(|c| c.type_ == "Active")
         .map(|c| c.status == "True");
-    let last_active = so.pointer("/status/lastActiveTime").and_then(Value::as_str);
+    let last_active = match so.pointer("/status/lastActiveTime") {
+        Some(Value::String(s)) => Some(s.as_str()),
+        None | Some(Value::Null) => None,
+        Some(other) => {
+            notes.push(format!(
+                "status.lastActiveTime is {other}, not a time: cooldown left unknown"
+            ));
+            None
+        }
+    };
     let last_active = last_active.and_then(|s| match s.parse::<jiff::Timestamp>() {
         Ok(t) => Some(t),
         Err(_) => {
@@ -635,7 +670,7 @@ fn layer(
     let rest = idle.unwrap_or(0);
     let scales_to_rest = min == 0 || idle.is_some();
     let cooldown_left = match (active, last_active) {
-        (Some(false), Some(t)) if scales_to_rest => {
+        (Some(false), Some(t)) if scales_to_rest && !cooldown_bad => {
             Some((cooldown - now.duration_since(t).as_secs()).max(0))
         }
         _ => None,

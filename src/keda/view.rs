@@ -122,11 +122,7 @@ pub fn section_for(
     name: &str,
     now: jiff::Timestamp,
 ) -> Option<KedaSection> {
-    let hpa = snap.hpas.iter().find(|h| {
-        h.metadata.namespace.as_deref().unwrap_or("default") == ns
-            && h.metadata.name.as_deref() == Some(name)
-    })?;
-    section(snap, hpa, now)
+    section(snap, snap.hpa(ns, name).ok()?, now)
 }
 
 /// The newest Events about ScaledObject `ns/name`.
@@ -203,14 +199,10 @@ fn conflicts(
         });
     }
     let keda_involved = mine.is_some() || !out.is_empty();
-    for other in &snap.hpas {
-        let other_ns = other.metadata.namespace.as_deref().unwrap_or("default");
+    // by the snapshot's index of HPAs by target, not a scan of every HPA per HPA
+    for other in snap.hpas_on_target(ns, &target.0, &target.1) {
         let other_name = other.metadata.name.as_deref().unwrap_or_default();
-        let t = &other.spec.scale_target_ref;
-        if other_ns != ns
-            || other_name == name
-            || (t.kind.as_str(), t.name.as_str()) != (target.0.as_str(), target.1.as_str())
-        {
+        if other_name == name {
             continue;
         }
         if !keda_involved && owner(other).is_none() {

@@ -50,6 +50,9 @@ pub(crate) struct Index {
     /// VPAs, LimitRanges, FailedCreate Events, Services, ScaledObjects) read their namespace's
     /// objects, not the whole file (`explain -A` stays linear in the number of HPAs).
     pub other_by_kind: HashMap<Key2, Vec<usize>>,
+    /// HPAs (positions, in file order) by `(namespace, scaleTargetRef.kind, .name)`: the other
+    /// autoscalers of a target (KEDA's conflicts) without a scan of every HPA per HPA.
+    pub hpas_by_target: HashMap<(String, String, String), Vec<usize>>,
     /// Pod position → the HPAs (positions) whose target's selector picks it (filled by the
     /// snapshot, which resolves targets: [`Index::add_selecting`]).
     pub selecting: HashMap<usize, Vec<usize>>,
@@ -120,6 +123,11 @@ impl Index {
                 ns_or_default(h.metadata.namespace.as_deref()),
                 h.metadata.name.clone().unwrap_or_default(),
             );
+            let r = &h.spec.scale_target_ref;
+            ix.hpas_by_target
+                .entry((key.0.clone(), r.kind.clone(), r.name.clone()))
+                .or_default()
+                .push(i);
             ix.hpas.entry(key).or_insert(i);
         }
         for (i, p) in s.pods.iter().enumerate() {

@@ -54,6 +54,24 @@ fn is_scaled_object(v: &Value) -> bool {
 }
 
 impl Snapshot {
+    /// The HPAs of namespace `ns` whose `scaleTargetRef` is `kind`/`name`, in file order (by
+    /// the snapshot's index: not a scan of every HPA per HPA).
+    pub fn hpas_on_target<'a>(
+        &'a self,
+        ns: &str,
+        kind: &str,
+        name: &str,
+    ) -> impl Iterator<Item = &'a k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler> + 'a
+    {
+        let at: Vec<usize> = self
+            .index()
+            .hpas_by_target
+            .get(&(ns.to_string(), kind.to_string(), name.to_string()))
+            .cloned()
+            .unwrap_or_default();
+        at.into_iter().filter_map(move |i| self.hpas.get(i))
+    }
+
     /// Keep a ScaledObject as it is (only a name is required: one without a spec is still
     /// KEDA's word that the HPA is generated).
     pub(super) fn add_scaled_object(

@@ -299,6 +299,29 @@ fn one_broken_chain_across_50_hpas_is_one_cause_in_the_fleet() {
         "{problems}"
     );
     assert!(problems.contains("50 HPAs"), "{problems}");
+    // The fleet's JSON items carry the same typed section as `explain NAME -o json`.
+    let v = ok_json(
+        &c.run(&["explain", "-n", "shop", "--now", NOW, "-o", "json"]),
+        "fleet json",
+    );
+    let items = v["items"].as_array().expect("items");
+    assert_eq!(items.len(), 50);
+    for item in items {
+        assert_eq!(
+            item["metricsChain"]["kedaConflict"]["adapter"], "datadog",
+            "{item}"
+        );
+        assert_eq!(
+            item["metricsChain"]["metrics"][0]["kedaTrigger"]["triggerIndex"], 0,
+            "{item}"
+        );
+    }
+    assert_eq!(
+        items[0]["metricsChain"],
+        c.json("keda-hpa-orders-0")["metricsChain"]
+    );
+    c.server.clear_requests();
+    ok(&c.run(&["explain", "-n", "shop", "--now", NOW]), "fleet");
     // The chain's reads do not grow with the HPAs: one APIService LIST, one Service.
     let paths = c.paths();
     let count = |p: &str| paths.iter().filter(|x| *x == p).count();

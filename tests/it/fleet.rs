@@ -483,12 +483,13 @@ fn metrics_api_missing_vs_unavailable() {
         .filter_map(|f| f["id"].as_str())
         .collect();
     assert!(ids.contains(&"metrics-api-missing"), "{ids:?}");
-    assert!(c
+    // The metrics chain's APIServices LIST says it is missing: no GET by name.
+    assert!(!c
         .server
         .requests()
         .iter()
-        .any(|r| r.path == "/apis/apiregistration.k8s.io/v1/apiservices/v1beta1.metrics.k8s.io"));
-    // The fleet says it too, with one APIService GET in all.
+        .any(|r| r.path.contains("apiservices/")));
+    // The fleet says it too, without an APIService GET.
     c.server.clear_requests();
     let f = ok_json(
         &c.run(&["explain", "-n", "team-00", "--now", NOW, "-o", "json"]),
@@ -501,8 +502,38 @@ fn metrics_api_missing_vs_unavailable() {
             .iter()
             .filter(|r| r.path.contains("apiservices/"))
             .count(),
-        1
+        0
     );
+    // When that LIST is refused, one GET by name tells.
+    c.server.inject(
+        fake_apiserver::PathMatch::exact("/apis/apiregistration.k8s.io/v1/apiservices"),
+        fake_apiserver::Fault::Status(403),
+    );
+    c.server.clear_requests();
+    let v = ok_json(
+        &c.run(&[
+            "explain", "app-000", "-n", "team-00", "--now", NOW, "-o", "json",
+        ]),
+        "single, LIST refused",
+    );
+    assert!(
+        v["diagnostics"]
+            .as_array()
+            .is_some_and(|d| d.iter().any(|f| f["id"] == "metrics-api-missing")),
+        "{v}"
+    );
+    let gets: Vec<String> = c
+        .server
+        .requests()
+        .into_iter()
+        .map(|r| r.path)
+        .filter(|p| p.contains("apiservices/"))
+        .collect();
+    assert_eq!(
+        gets,
+        ["/apis/apiregistration.k8s.io/v1/apiservices/v1beta1.metrics.k8s.io"]
+    );
+    c.server.clear_faults();
 
     // An APIService that is not Available: the group answers 503.
     let mut objects = objects;

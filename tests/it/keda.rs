@@ -323,6 +323,12 @@ fn a_fleet_reads_scaled_objects_once_whatever_the_number_of_hpas() {
                     .is_some_and(|s| s.starts_with("orders")),
                 "{item}"
             );
+            // KEDA's typed section, as `explain NAME -o json` gives it.
+            assert_eq!(
+                item["keda"]["owner"]["scaledObject"], item["kedaScaledObject"],
+                "{item}"
+            );
+            assert!(item["keda"]["facts"].is_object(), "{item}");
         }
         let text = ok(
             &run(

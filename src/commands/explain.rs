@@ -10,6 +10,7 @@ use crate::explain::fleet_contexts::{self as contexts, progress};
 use crate::explain::{fleet_watch, live, one, overview, watch};
 use crate::output::Outcome;
 use crate::snapshot::Snapshot;
+use serde_json::Value;
 use tokio::runtime::Runtime;
 
 /// What `explain` does, from its flags (and, offline, from the snapshot's HPAs).
@@ -51,17 +52,37 @@ pub fn run_selected(
 }
 
 /// `explain web api`: each NAME explained in turn, as `kubectl describe` does with several
-/// names; the text one after the other, JSON and YAML as a v1 `List` of the explanations.
+/// names; the text one after the other, JSON and YAML as a v1 `List` of the explanations;
+/// `-o name|jsonpath|custom-columns` select from that `List` of the typed documents.
 fn run_several(opts: &ExplainOptions, rt: &Runtime, w: &mut dyn std::io::Write) -> Result<String> {
     let mut one = opts.each_name();
+    if let Some(sel) = &opts.select {
+        let mut items = Vec::new();
+        for name in &opts.names {
+            one.name = Some(name.clone());
+            items.push(document(&one, rt, w)?);
+        }
+        return Ok(sel.apply(&crate::cli::list(items))?);
+    }
     let mut outs = Vec::new();
     for name in &opts.names {
         one.name = Some(name.clone());
         outs.push(run(&one, rt, w)?);
     }
-    match &opts.select {
-        Some(sel) => Ok(sel.apply(&crate::cli::several_list(&outs)?)?),
-        None => crate::cli::join_several(opts.output, outs),
+    crate::cli::join_several(opts.output, outs)
+}
+
+/// The explanation of NAME as a JSON value, turned from the typed document.
+fn document(opts: &ExplainOptions, rt: &Runtime, w: &mut dyn std::io::Write) -> Result<Value> {
+    match mode(opts)? {
+        Mode::OfflineOne { snap, extras, name } => one::document(opts, &snap, &extras, &name),
+        Mode::LiveOne(name) => {
+            let (context, namespace, fetched) = fetch_one(opts, rt, &name)?;
+            live::document_fetched(opts, &name, &context, namespace, fetched)
+        }
+        // NAME in several contexts is itself a `List` of each context's explanation, which
+        // `explain_each` assembles as JSON text (src/explain/fleet_contexts.rs).
+        _ => Ok(serde_json::from_str(&run(opts, rt, w)?)?),
     }
 }
 
@@ -118,17 +139,26 @@ pub fn mode(opts: &ExplainOptions) -> Result<Mode> {
 
 /// Live `explain NAME`: fetch → decide and compare → output.
 fn live_one(opts: &ExplainOptions, rt: &Runtime, name: &str) -> Result<String> {
+    let (context, namespace, fetched) = fetch_one(opts, rt, name)?;
+    live::explain_fetched(opts, name, &context, namespace, fetched)
+}
+
+/// What live `explain NAME` reads: the context, the namespace and the fetched objects.
+fn fetch_one(
+    opts: &ExplainOptions,
+    rt: &Runtime,
+    name: &str,
+) -> Result<(String, String, cluster::Fetched)> {
     if opts.all_namespaces {
         bail!("-A/--all-namespaces lists a fleet (kubectl hpa explain -A); to explain one HPA use NAME -n NAMESPACE");
     }
     let progress = progress(opts);
-    let (context, namespace, fetched) = rt.block_on(async {
+    rt.block_on(async {
         let conn = cluster::connect(&opts.kube).await?;
         let ns = conn.namespace.clone();
         let f = cluster::fetch_hpa_with(&conn, &ns, name, &progress).await?;
-        Ok::<_, anyhow::Error>((conn.context.clone(), ns, f))
-    })?;
-    live::explain_fetched(opts, name, &context, namespace, fetched)
+        Ok((conn.context.clone(), ns, f))
+    })
 }
 
 /// Live fleet overview: fetch (requests that do not grow with the HPAs) → decide each → output.

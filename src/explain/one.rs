@@ -105,7 +105,8 @@ impl<'a> Request<'a> {
     }
 }
 
-/// Compute the decision for one HPA of a snapshot.
+/// Compute the decision for one HPA of a snapshot (the unit tests).
+#[cfg(test)]
 pub fn decide_from_snapshot(
     opts: &ExplainOptions,
     snap: &Snapshot,

@@ -42,12 +42,7 @@ pub struct KubeFlags {
     )]
     pub as_user: Option<String>,
     /// Group to impersonate for the operation (repeatable)
-    #[arg(
-        long = "as-group",
-        global = true,
-        help_heading = "Connection",
-        value_name = "GROUP"
-    )]
+    #[arg(long, global = true, help_heading = "Connection", value_name = "GROUP")]
     pub as_group: Vec<String>,
     /// The length of time to wait before giving up on a single server request (e.g. 1s, 2m; 0 = no timeout; default: none, with --watch about the sync period)
     #[arg(long = "request-timeout", global = true, help_heading = "Connection", value_name = "DURATION", value_parser = request_timeout_value)]

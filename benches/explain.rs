@@ -6,7 +6,7 @@
 use std::time::{Duration, Instant};
 
 use kubectl_hpa::render_decision as render;
-use kubectl_hpa::snapshot::Snapshot;
+use kubectl_hpa::Snapshot;
 use kubectl_hpa::{evaluate, History, OutputFormat, Settings};
 use serde_json::{json, Value};
 

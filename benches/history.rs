@@ -11,7 +11,7 @@ use jiff::{SignedDuration, Timestamp};
 use kubectl_hpa::history::prom::{self, Grid};
 use kubectl_hpa::history::recorded::{Recorded, RecordedMetric, SeriesKind};
 use kubectl_hpa::history::run::replay_recorded;
-use kubectl_hpa::snapshot::Snapshot;
+use kubectl_hpa::Snapshot;
 use kubectl_hpa::{History, Settings};
 
 const DAYS: i64 = 7;

@@ -319,12 +319,17 @@ pub fn join_several(format: OutputFormat, outs: Vec<String>) -> anyhow::Result<S
 }
 
 /// The v1 `List` of the explanations of several NAMEs, each given as JSON.
-pub fn several_list(outs: &[String]) -> anyhow::Result<serde_json::Value> {
+fn several_list(outs: &[String]) -> anyhow::Result<serde_json::Value> {
     let items = outs
         .iter()
         .map(|o| serde_json::from_str::<serde_json::Value>(o))
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items}))
+    Ok(list(items))
+}
+
+/// A v1 `List` of these items.
+pub fn list(items: Vec<serde_json::Value>) -> serde_json::Value {
+    serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items})
 }
 
 impl ExplainOptions {

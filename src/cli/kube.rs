@@ -42,12 +42,7 @@ pub struct KubeFlags {
     )]
     pub as_user: Option<String>,
     /// Group to impersonate for the operation (repeatable)
-    #[arg(
-        long = "as-group",
-        global = true,
-        help_heading = "Connection",
-        value_name = "GROUP"
-    )]
+    #[arg(long, global = true, help_heading = "Connection", value_name = "GROUP")]
     pub as_group: Vec<String>,
     /// The length of time to wait before giving up on a single server request (e.g. 1s, 2m; 0 = no timeout; default: none, with --watch about the sync period)
     #[arg(long = "request-timeout", global = true, help_heading = "Connection", value_name = "DURATION", value_parser = request_timeout_value)]
@@ -65,43 +60,19 @@ pub struct KubeFlags {
     #[arg(long, global = true, help_heading = "Connection", value_name = "TOKEN")]
     pub token: Option<String>,
     /// Do not check the server's certificate (insecure)
-    #[arg(
-        long = "insecure-skip-tls-verify",
-        global = true,
-        help_heading = "Connection"
-    )]
+    #[arg(long, global = true, help_heading = "Connection")]
     pub insecure_skip_tls_verify: bool,
     /// Path to a cert file for the certificate authority (over the kubeconfig cluster's)
-    #[arg(
-        long = "certificate-authority",
-        global = true,
-        help_heading = "Connection",
-        value_name = "FILE"
-    )]
+    #[arg(long, global = true, help_heading = "Connection", value_name = "FILE")]
     pub certificate_authority: Option<PathBuf>,
     /// Path to a client certificate file for TLS (over the kubeconfig user's)
-    #[arg(
-        long = "client-certificate",
-        global = true,
-        help_heading = "Connection",
-        value_name = "FILE"
-    )]
+    #[arg(long, global = true, help_heading = "Connection", value_name = "FILE")]
     pub client_certificate: Option<PathBuf>,
     /// Path to a client key file for TLS (over the kubeconfig user's)
-    #[arg(
-        long = "client-key",
-        global = true,
-        help_heading = "Connection",
-        value_name = "FILE"
-    )]
+    #[arg(long, global = true, help_heading = "Connection", value_name = "FILE")]
     pub client_key: Option<PathBuf>,
     /// Server name to use for server certificate validation (default: the server URL's host)
-    #[arg(
-        long = "tls-server-name",
-        global = true,
-        help_heading = "Connection",
-        value_name = "NAME"
-    )]
+    #[arg(long, global = true, help_heading = "Connection", value_name = "NAME")]
     pub tls_server_name: Option<String>,
     /// Log level: 6 or more writes each API request (method, URL, status, time) to stderr
     #[arg(

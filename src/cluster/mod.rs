@@ -32,11 +32,10 @@ mod writes;
 use jiff::Timestamp;
 use k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler;
 
-pub use assemble::{SERVER_VERSION_ANNOTATION, SOURCE_ANNOTATION};
-pub use connect::{connect, context_names, list_names, names};
+pub use connect::{connect, context_names, list_names};
 pub use discovery::metrics_apiservice;
-pub use failure::{ApiFailure, Error, Failure, FetchError};
-pub use options::{ConnectOptions, DefaultTimeout};
+pub use failure::{ApiFailure, Error};
+pub use options::ConnectOptions;
 pub use plan::Scope;
 pub use progress::Progress;
 pub use transport::Conn;
@@ -66,7 +65,6 @@ pub struct FleetFetched {
     pub lists: Vec<(String, String)>,
     /// What could not be read besides metrics, in words.
     pub notes: Vec<String>,
-    pub server_version: Option<String>,
     /// The resource metrics APIService the controller reads through, by name, read only when
     /// the PodMetrics LIST failed.
     pub metrics_api: Option<(String, MetricsApi)>,
@@ -238,7 +236,6 @@ pub async fn fetch_fleet(
             .map(|(ns, l)| (ns, l.finish(&origin, version)))
             .collect(),
         notes: a.notes,
-        server_version: a.server_version,
         metrics_api,
     })
 }

@@ -3,34 +3,14 @@
 
 use anyhow::{bail, Result};
 
-use crate::cli::{ExplainOptions, Source};
+use crate::cli::ExplainOptions;
 use crate::cluster;
-use crate::diagnose::Extras;
 use crate::explain::fleet_contexts::{self as contexts, progress};
+use crate::explain::mode::{mode, Mode};
 use crate::explain::{fleet_watch, live, one, overview, watch};
 use crate::output::Outcome;
-use crate::snapshot::Snapshot;
+use serde_json::Value;
 use tokio::runtime::Runtime;
-
-/// What `explain` does, from its flags (and, offline, from the snapshot's HPAs).
-pub enum Mode {
-    /// One HPA of a snapshot file.
-    OfflineOne {
-        snap: Snapshot,
-        extras: Extras,
-        name: String,
-    },
-    /// Every HPA of a snapshot file (of `-n`, or all with `-A`).
-    OfflineFleet { snap: Snapshot, extras: Extras },
-    /// One HPA of the cluster, compared with its live status.
-    LiveOne(String),
-    /// Every HPA of a namespace of the cluster (or all with `-A`).
-    LiveFleet,
-    /// Re-evaluate every sync period: one HPA (NAME) or the fleet.
-    Watch(Option<String>),
-    /// Several contexts: the fleet of each, or NAME in each.
-    Contexts(Vec<String>, Option<String>),
-}
 
 /// Run `explain`; the outcome flags our own failures (exit 3). What `-o name`, `-o jsonpath=…`
 /// and `-o custom-columns=…` print the features select from the typed document (a fleet watch
@@ -51,17 +31,37 @@ pub fn run_selected(
 }
 
 /// `explain web api`: each NAME explained in turn, as `kubectl describe` does with several
-/// names; the text one after the other, JSON and YAML as a v1 `List` of the explanations.
+/// names; the text one after the other, JSON and YAML as a v1 `List` of the explanations;
+/// `-o name|jsonpath|custom-columns` select from that `List` of the typed documents.
 fn run_several(opts: &ExplainOptions, rt: &Runtime, w: &mut dyn std::io::Write) -> Result<String> {
     let mut one = opts.each_name();
+    if let Some(sel) = &opts.select {
+        let mut items = Vec::new();
+        for name in &opts.names {
+            one.name = Some(name.clone());
+            items.push(document(&one, rt, w)?);
+        }
+        return Ok(sel.apply(&crate::cli::list(items))?);
+    }
     let mut outs = Vec::new();
     for name in &opts.names {
         one.name = Some(name.clone());
         outs.push(run(&one, rt, w)?);
     }
-    match &opts.select {
-        Some(sel) => Ok(sel.apply(&crate::cli::several_list(&outs)?)?),
-        None => crate::cli::join_several(opts.output, outs),
+    crate::cli::join_several(opts.output, outs)
+}
+
+/// The explanation of NAME as a JSON value, turned from the typed document.
+fn document(opts: &ExplainOptions, rt: &Runtime, w: &mut dyn std::io::Write) -> Result<Value> {
+    match mode(opts)? {
+        Mode::OfflineOne { snap, extras, name } => one::document(opts, &snap, &extras, &name),
+        Mode::LiveOne(name) => {
+            let (context, namespace, fetched) = fetch_one(opts, rt, &name)?;
+            live::document_fetched(opts, &name, &context, namespace, fetched)
+        }
+        // NAME in several contexts is itself a `List` of each context's explanation, which
+        // `explain_each` assembles as JSON text (src/explain/fleet_contexts.rs).
+        _ => Ok(serde_json::from_str(&run(opts, rt, w)?)?),
     }
 }
 
@@ -79,56 +79,28 @@ pub fn run(opts: &ExplainOptions, rt: &Runtime, w: &mut dyn std::io::Write) -> R
     }
 }
 
-/// The mode of these options; offline, the snapshot file is read to choose.
-pub fn mode(opts: &ExplainOptions) -> Result<Mode> {
-    let path = match &opts.source {
-        Source::Cluster if opts.watch => return Ok(Mode::Watch(opts.name.clone())),
-        Source::Cluster => {
-            return Ok(match (contexts::contexts(opts)?, &opts.name) {
-                (Some(cs), n) => Mode::Contexts(cs, n.clone()),
-                (None, Some(n)) => Mode::LiveOne(n.clone()),
-                (None, None) => Mode::LiveFleet,
-            })
-        }
-        Source::Snapshot(path) => path,
-    };
-    let (snap, extras) = one::read_snapshot_file(path)?;
-    if let Some(n) = &opts.name {
-        let name = n.clone();
-        return Ok(Mode::OfflineOne { snap, extras, name });
-    }
-    let names = snap.hpa_names(opts.namespace.as_deref());
-    let fleet_flags = opts.selector.is_some() || opts.sort_by.is_some();
-    match names.as_slice() {
-        [one] if !opts.all_namespaces && !fleet_flags => {
-            let name = one
-                .split_once('/')
-                .map(|(_, n)| n.to_string())
-                .unwrap_or_default();
-            Ok(Mode::OfflineOne { snap, extras, name })
-        }
-        [] if snap.hpas.is_empty() && !fleet_flags => bail!(
-            "{}: the snapshot holds no HorizontalPodAutoscaler",
-            snap.source
-        ),
-        // Several HPAs and no NAME (or -A, -l, --sort-by): the fleet overview.
-        _ => Ok(Mode::OfflineFleet { snap, extras }),
-    }
-}
-
 /// Live `explain NAME`: fetch → decide and compare → output.
 fn live_one(opts: &ExplainOptions, rt: &Runtime, name: &str) -> Result<String> {
+    let (context, namespace, fetched) = fetch_one(opts, rt, name)?;
+    live::explain_fetched(opts, name, &context, namespace, fetched)
+}
+
+/// What live `explain NAME` reads: the context, the namespace and the fetched objects.
+fn fetch_one(
+    opts: &ExplainOptions,
+    rt: &Runtime,
+    name: &str,
+) -> Result<(String, String, cluster::Fetched)> {
     if opts.all_namespaces {
         bail!("-A/--all-namespaces lists a fleet (kubectl hpa explain -A); to explain one HPA use NAME -n NAMESPACE");
     }
     let progress = progress(opts);
-    let (context, namespace, fetched) = rt.block_on(async {
+    rt.block_on(async {
         let conn = cluster::connect(&opts.kube).await?;
         let ns = conn.namespace.clone();
         let f = cluster::fetch_hpa_with(&conn, &ns, name, &progress).await?;
-        Ok::<_, anyhow::Error>((conn.context.clone(), ns, f))
-    })?;
-    live::explain_fetched(opts, name, &context, namespace, fetched)
+        Ok((conn.context.clone(), ns, f))
+    })
 }
 
 /// Live fleet overview: fetch (requests that do not grow with the HPAs) → decide each → output.

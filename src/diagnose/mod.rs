@@ -74,12 +74,8 @@ mod requests;
 mod snapshot;
 mod target;
 
-pub use crate::metrics_api::{MetricsApi, MetricsGroup, METRICS_APISERVICE};
-pub use extras::{Extras, ReplicaSetInfo, RolloutInfo};
+pub use extras::Extras;
 pub use finding::{Finding, Severity};
-pub use next_scale::{thresholds, ProposalModel};
-pub use requests::injected_by;
-pub use target::target_missing;
 
 /// Every finding for one HPA, errors first.
 pub fn diagnose(snap: &Snapshot, input: &Input, d: &Decision, x: &Extras) -> Vec<Finding> {

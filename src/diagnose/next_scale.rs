@@ -91,6 +91,7 @@ impl ProposalModel {
     }
 
     /// The value at which the ratio is 1.
+    #[cfg(test)]
     fn pivot(self) -> f64 {
         match self {
             ProposalModel::Ratio { denom, .. } => denom,
@@ -103,7 +104,9 @@ impl ProposalModel {
 }
 
 /// The smallest integer value that proposes more than `current` and the largest that proposes
-/// less, asking the core's own proposal functions (no second copy of the rules here).
+/// less, asking the core's own proposal functions (no second copy of the rules here). Only
+/// the unit tests ask it now.
+#[cfg(test)]
 pub fn thresholds(
     current: i32,
     model: ProposalModel,

@@ -71,8 +71,41 @@ pub fn explain_fetched(
     name: &str,
     context: &str,
     namespace: String,
-    mut fetched: Fetched,
+    fetched: Fetched,
 ) -> Result<String> {
+    let (e, cmp) = explained(opts, name, context, namespace, fetched)?;
+    if let Some(sel) = &opts.select {
+        return Ok(sel.print(&e.document(Some(&cmp)))?);
+    }
+    Ok(match opts.output {
+        f @ (OutputFormat::Json | OutputFormat::Yaml) => {
+            crate::output::document(&e.document(Some(&cmp)), f)?
+        }
+        _ => e.render(opts)? + &text(&cmp),
+    })
+}
+
+/// The document of live `explain NAME` as a JSON value (what several NAMEs'
+/// `-o name|jsonpath|custom-columns` select from, in a `List`).
+pub fn document_fetched(
+    opts: &ExplainOptions,
+    name: &str,
+    context: &str,
+    namespace: String,
+    fetched: Fetched,
+) -> Result<Value> {
+    let (e, cmp) = explained(opts, name, context, namespace, fetched)?;
+    Ok(serde_json::to_value(e.document(Some(&cmp)))?)
+}
+
+/// The explanation of the fetched HPA and its comparison with the live status.
+fn explained(
+    opts: &ExplainOptions,
+    name: &str,
+    context: &str,
+    namespace: String,
+    mut fetched: Fetched,
+) -> Result<(super::one::Explained, LiveComparison)> {
     // The list is read as a snapshot file is, then freed.
     let snap = Snapshot::from_text(
         &std::mem::take(&mut fetched.list),
@@ -85,40 +118,17 @@ pub fn explain_fetched(
         name,
         history: &opts.history,
     };
-    let (input, mut d) = super::one::decide_request(opts, &snap, req)?;
-    let findings = crate::diagnose::diagnose(&snap, &input, &d, &extras);
-    let chain = crate::adapter::metrics_chain(&snap, &input, &d);
-    let chain = Some(&chain).filter(|c| c.is_known());
-    let keda = crate::keda::view::section_for(&snap, &input.hpa.namespace, &input.hpa.name, d.now);
+    let mut e = super::one::explain(opts, &snap, &extras, req)?;
+    let d = &mut e.decision;
     d.assumptions.extend(fetched.notes.iter().cloned());
-    let cmp = compare(&d, &fetched, context, opts);
+    let cmp = compare(d, &fetched, context, opts);
     if !cmp.differences.is_empty() {
         d.assumptions.push(format!(
             "the HPA's live status differs from this recomputation in {} place(s); the likely reasons are listed under liveComparison",
             cmp.differences.len()
         ));
     }
-    if let Some(sel) = &opts.select {
-        let doc = crate::output::contract::live_explanation(&d, Some(&cmp), &findings, chain)
-            .with_keda(keda.as_ref());
-        return Ok(sel.print(&doc)?);
-    }
-    Ok(match opts.output {
-        f @ (OutputFormat::Json | OutputFormat::Yaml) => crate::output::document(
-            &crate::output::contract::live_explanation(&d, Some(&cmp), &findings, chain)
-                .with_keda(keda.as_ref()),
-            f,
-        )?,
-        f => {
-            let cx = crate::render::Context {
-                specs: &input.hpa.raw_metrics,
-                findings: &findings,
-                chain,
-                keda: keda.as_ref(),
-            };
-            crate::render::render_explain(&d, &cx, f, &opts.text_options())? + &text(&cmp)
-        }
-    })
+    Ok((e, cmp))
 }
 
 fn text(c: &LiveComparison) -> String {

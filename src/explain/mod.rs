@@ -5,7 +5,8 @@
 //! direction only: `fleet_targets` ← `fleet` ← `fleet_summary` ← `fleet_table` ←
 //! `overview`/`fleet_watch`/`fleet_contexts` (several kubeconfig contexts), `one` ← `fleet`,
 //! `live` ← `fleet_contexts`;
-//! `one` ← `live`, `watch` ← `fleet_watch`; `sort` stands alone.
+//! `one` ← `live`, `watch` ← `fleet_watch`; `one`/`fleet_contexts` ← `mode` (which way a
+//! command line runs); `sort` stands alone.
 //!
 //! Every mode decides through [`one::decide_with_input`]: a fleet row, a live explain and a
 //! watch line give the decision `explain NAME --snapshot FILE` gives for the same objects. The
@@ -18,6 +19,7 @@ pub mod fleet_table;
 pub mod fleet_targets;
 pub mod fleet_watch;
 pub mod live;
+pub mod mode;
 pub mod one;
 pub mod overview;
 mod parallel;

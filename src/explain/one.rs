@@ -105,7 +105,8 @@ impl<'a> Request<'a> {
     }
 }
 
-/// Compute the decision for one HPA of a snapshot.
+/// Compute the decision for one HPA of a snapshot (the unit tests).
+#[cfg(test)]
 pub fn decide_from_snapshot(
     opts: &ExplainOptions,
     snap: &Snapshot,
@@ -155,6 +156,83 @@ pub fn decide_request(
     Ok((input, d))
 }
 
+/// One HPA explained: the decision and what the document and the text show beside it (live
+/// adds its comparison with the status to these).
+pub struct Explained {
+    pub input: crate::core::Input,
+    pub decision: Decision,
+    pub findings: Vec<crate::diagnose::Finding>,
+    /// Shown only when something is known of the chain ([`Explained::chain`]).
+    chain: crate::adapter::MetricsChain,
+    pub keda: Option<crate::keda::view::KedaSection>,
+}
+
+impl Explained {
+    /// The metrics chain when something is known of it.
+    pub fn chain(&self) -> Option<&crate::adapter::MetricsChain> {
+        Some(&self.chain).filter(|c| c.is_known())
+    }
+
+    /// The explanation document (JSON and YAML print it; `-o name|jsonpath|custom-columns`
+    /// select from it), with the live comparison when there is one.
+    pub fn document<'a, L>(
+        &'a self,
+        live: Option<&'a L>,
+    ) -> crate::output::contract::Document<crate::output::contract::ExplanationBody<'a, L>> {
+        crate::output::contract::live_explanation(
+            &self.decision,
+            live,
+            &self.findings,
+            self.chain(),
+        )
+        .with_keda(self.keda.as_ref())
+    }
+
+    /// The text (or `-o wide`), JSON or YAML of the explanation, without a live comparison.
+    pub fn render(&self, opts: &ExplainOptions) -> Result<String> {
+        let cx = crate::render::Context {
+            specs: &self.input.hpa.raw_metrics,
+            findings: &self.findings,
+            chain: self.chain(),
+            keda: self.keda.as_ref(),
+        };
+        crate::render::render_explain(&self.decision, &cx, opts.output, &opts.text_options())
+    }
+}
+
+/// Decide a [`Request`] and add the diagnostics, the metrics chain and the KEDA section.
+pub fn explain(
+    opts: &ExplainOptions,
+    snap: &Snapshot,
+    extras: &Extras,
+    req: Request,
+) -> Result<Explained> {
+    let (input, decision) = decide_request(opts, snap, req)?;
+    let findings = crate::diagnose::diagnose(snap, &input, &decision, extras);
+    let chain = crate::adapter::metrics_chain(snap, &input, &decision);
+    let (ns, name) = (&input.hpa.namespace, &input.hpa.name);
+    let keda = crate::keda::view::section_for(snap, ns, name, decision.now);
+    Ok(Explained {
+        input,
+        decision,
+        findings,
+        chain,
+        keda,
+    })
+}
+
+/// The explanation document of one HPA of a snapshot file, as a JSON value (what several NAMEs'
+/// `-o name|jsonpath|custom-columns` select from, in a `List`).
+pub fn document(
+    opts: &ExplainOptions,
+    snap: &Snapshot,
+    extras: &Extras,
+    name: &str,
+) -> Result<serde_json::Value> {
+    let e = explain(opts, snap, extras, Request::of(opts, name))?;
+    Ok(serde_json::to_value(e.document::<()>(None))?)
+}
+
 /// The text, JSON or YAML of one HPA of a snapshot file: decision, diagnostics, trace.
 pub fn render_one(
     opts: &ExplainOptions,
@@ -162,23 +240,11 @@ pub fn render_one(
     extras: &Extras,
     name: &str,
 ) -> Result<String> {
-    let (input, d) = decide_with_input(opts, snap, name)?;
-    let findings = crate::diagnose::diagnose(snap, &input, &d, extras);
-    let chain = crate::adapter::metrics_chain(snap, &input, &d);
-    let known = Some(&chain).filter(|c| c.is_known());
-    let keda = crate::keda::view::section_for(snap, &input.hpa.namespace, &input.hpa.name, d.now);
-    if let Some(sel) = &opts.select {
-        let doc = crate::output::contract::live_explanation::<()>(&d, None, &findings, known)
-            .with_keda(keda.as_ref());
-        return Ok(sel.print(&doc)?);
+    let e = explain(opts, snap, extras, Request::of(opts, name))?;
+    match &opts.select {
+        Some(sel) => Ok(sel.print(&e.document::<()>(None))?),
+        None => e.render(opts),
     }
-    let cx = crate::render::Context {
-        specs: &input.hpa.raw_metrics,
-        findings: &findings,
-        chain: known,
-        keda: keda.as_ref(),
-    };
-    crate::render::render_explain(&d, &cx, opts.output, &opts.text_options())
 }
 
 #[cfg(test)]

@@ -18,8 +18,6 @@ use serde_json::Value;
 // Trigger metadata keys that carry the scaling target (shared with `--redact`).
 use crate::snapshot::keda::THRESHOLD_KEYS;
 
-/// KEDA's default maxReplicaCount (`defaultHPAMaxReplicas`).
-pub const DEFAULT_MAX_REPLICAS: i64 = 100;
 /// KEDA's default cooldownPeriod in seconds (`defaultCooldownPeriod`).
 pub const DEFAULT_COOLDOWN_SECONDS: i64 = 300;
 /// The External metric KEDA generates for `advanced.scalingModifiers`.

@@ -36,17 +36,10 @@ pub use annotations::{
     TAKEN_AT_ANNOTATION, TAKEN_FOR_ANNOTATION,
 };
 pub use build::Snapshot;
-pub use chain::{
-    holds_rules, rules_config_map, selects_deployment, slim_deployment, ChainObjects,
-    CHAIN_KEY_PREFIX,
-};
-pub use convert::{HpaNote, NoteKind};
+pub use chain::{rules_config_map, selects_deployment, slim_deployment, CHAIN_KEY_PREFIX};
+pub use convert::NoteKind;
 pub use error::SnapshotError;
 pub use input::TargetStatus;
-pub use read::STDIN;
 pub use shape::from_json as from_json_maps_only;
-pub use to_core::{
-    convert_external_value, convert_metric_value, convert_pod, convert_pod_metrics, Workload,
-    WorkloadStatus,
-};
+pub use to_core::Workload;
 pub use wire::Pod;

@@ -8,7 +8,7 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, Time};
 use serde::{Deserialize, Serialize};
 
-pub use crate::metrics_api::{Meta, OwnerReference};
+pub use crate::metrics_api::Meta;
 
 /// A Pod: names, requests, phase, start time and conditions.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

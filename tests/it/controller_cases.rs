@@ -92,11 +92,11 @@ fn explain_via_library(args: &[String]) -> Result<Value, String> {
     let (Source::Snapshot(paths), Some(name)) = (&opts.source, &opts.name) else {
         return Err("a case names its HPA and its snapshot".into());
     };
-    let (snap, extras) = kubectl_hpa::explain::one::read_snapshot_file(paths.as_slice())
-        .map_err(|e| e.to_string())?;
-    let (input, d) = kubectl_hpa::explain::one::decide_with_input(&opts, &snap, name)
-        .map_err(|e| e.to_string())?;
-    let findings = kubectl_hpa::diagnose::diagnose(&snap, &input, &d, &extras);
+    let (snap, extras) =
+        kubectl_hpa::read_snapshot_file(paths.as_slice()).map_err(|e| e.to_string())?;
+    let (input, d) =
+        kubectl_hpa::decide_with_input(&opts, &snap, name).map_err(|e| e.to_string())?;
+    let findings = kubectl_hpa::diagnose(&snap, &input, &d, &extras);
     serde_json::to_value(kubectl_hpa::explanation(&d, &findings)).map_err(|e| e.to_string())
 }
 

@@ -1216,6 +1216,55 @@ fn kubectl_habits_version_several_names_f_and_request_timeout() {
     assert!(err.contains("--request-timeout"), "{err}");
 }
 
+/// Several NAMEs' `-o jsonpath`/`-o name` select from the typed documents, as one NAME's do: a
+/// float serde_json's default parser reads back one unit in the last place away
+/// (0.09090909090909091 → …093) prints as `-o json` and one NAME print it.
+#[test]
+fn several_names_select_from_the_typed_documents() {
+    let snaps = [
+        "--snapshot",
+        "examples/scale-up-cpu.yaml",
+        "--snapshot",
+        "examples/hold-within-tolerance.yaml",
+    ];
+    let tol = "0.09090909090909091";
+    let mut args = vec!["explain", "web", "api", "-n", "shop", "--tolerance", tol];
+    args.extend(snaps);
+    let selected = |extra: &[&str]| {
+        let mut a = args.clone();
+        a.extend(extra);
+        let out = run(&a);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let path = "jsonpath={.items[*].tolerance.up} {.items[1].settings.tolerance}";
+    assert_eq!(selected(&["-o", path]), format!("{tol} {tol} {tol}"));
+    let one = run(&[
+        "explain",
+        "api",
+        "-n",
+        "shop",
+        "--tolerance",
+        tol,
+        snaps[0],
+        snaps[1],
+        snaps[2],
+        snaps[3],
+        "-o",
+        "jsonpath={.tolerance.up}",
+    ]);
+    assert_eq!(String::from_utf8_lossy(&one.stdout), tol);
+    assert_eq!(
+        selected(&["-o", "name"]),
+        "horizontalpodautoscaler.autoscaling/web\nhorizontalpodautoscaler.autoscaling/api\n"
+    );
+}
+
 // --- Help and README examples that copy (issue 32) ---------------------------------------------
 
 /// The help of each command this test owns, at 80 columns. Regenerate with

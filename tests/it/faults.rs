@@ -2,6 +2,7 @@
 //! and a request of ours that still fails is never the controller's verdict.
 
 use crate::support::binary;
+use crate::support::cluster::FakeCluster as Cluster;
 use crate::support::fake_apiserver;
 
 use std::path::PathBuf;
@@ -15,22 +16,8 @@ use serde_json::{json, Value};
 /// The PodMetrics LIST of one explain in namespace `shop`.
 const POD_METRICS: &str = "/apis/metrics.k8s.io/v1beta1/namespaces/shop/pods";
 
-struct Cluster {
-    server: FakeApiServer,
-    kubeconfig: PathBuf,
-}
-
+/// This file's questions to a fake cluster (`FakeCluster::example`, `run` come from support).
 impl Cluster {
-    fn example(file: &str, tag: &str) -> Cluster {
-        let server = FakeApiServer::from_snapshot_file(example(file));
-        let kubeconfig = server.write_kubeconfig(&tmpdir(tag));
-        Cluster { server, kubeconfig }
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        run(args, Some(&self.kubeconfig))
-    }
-
     /// `explain web -o json`: the verdict.
     fn web_verdict(&self, extra: &[&str]) -> (Output, Value) {
         let mut a = vec!["explain", "web", "-n", "shop", "--now", NOW, "-o", "json"];
@@ -659,9 +646,7 @@ fn migrate_cluster(tag: &str) -> Cluster {
         write_mode: WriteMode::AcceptPatches,
         ..Options::default()
     };
-    let server = FakeApiServer::start_with(vec![hpa, deployment], opts);
-    let kubeconfig = server.write_kubeconfig(&tmpdir(tag));
-    Cluster { server, kubeconfig }
+    Cluster::serving(FakeApiServer::start_with(vec![hpa, deployment], opts), tag)
 }
 
 /// How many writes the server received.

@@ -2,10 +2,10 @@
 //! example snapshot as cluster contents.
 
 use crate::support::binary;
+use crate::support::cluster::{offline_explain_json, FakeCluster as Cluster};
 use crate::support::fake_apiserver;
 
 use std::path::{Path, PathBuf};
-use std::process::Output;
 use std::time::{Duration, Instant};
 
 use binary::*;
@@ -16,49 +16,8 @@ use serde_json::Value;
 const HPAS: &str = "/apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers";
 
 /// A fake cluster serving an example, with a kubeconfig for it.
-struct Cluster {
-    server: FakeApiServer,
-    kubeconfig: PathBuf,
-}
-
 fn cluster(file: &str, tag: &str) -> Cluster {
-    let server = FakeApiServer::from_snapshot_file(example(file));
-    let kubeconfig = server.write_kubeconfig(&tmpdir(tag));
-    Cluster { server, kubeconfig }
-}
-
-impl Cluster {
-    fn run(&self, args: &[&str]) -> Output {
-        run(args, Some(&self.kubeconfig))
-    }
-    fn live_json(&self, name: &str) -> Value {
-        ok_json(
-            &self.run(&["explain", name, "-n", "shop", "--now", NOW, "-o", "json"]),
-            &format!("live explain {name}"),
-        )
-    }
-}
-
-fn offline_json(name: &str, file: &Path) -> Value {
-    let f = file.to_string_lossy().to_string();
-    ok_json(
-        &run(
-            &[
-                "explain",
-                name,
-                "-n",
-                "shop",
-                "--snapshot",
-                &f,
-                "--now",
-                NOW,
-                "-o",
-                "json",
-            ],
-            None,
-        ),
-        &format!("offline explain {name} {f}"),
-    )
+    Cluster::example(file, tag)
 }
 
 /// The parts of a decision that must agree between live and offline.
@@ -84,8 +43,8 @@ fn decision(v: &Value) -> Value {
 fn live_explain_gives_the_offline_decision_for_every_example() {
     for (name, file) in EXAMPLES {
         let c = cluster(file, name);
-        let live = c.live_json(name);
-        let offline = offline_json(name, &example(file));
+        let live = c.explain_json(name);
+        let offline = offline_explain_json(&example(file), name);
         assert_eq!(
             decision(&live),
             decision(&offline),
@@ -109,8 +68,8 @@ fn snapshot_then_offline_explain_replays_the_live_decision() {
         assert!(text.contains("kubectl-hpa.dev/taken-at"), "{file}: {text}");
         let path = tmpdir(&format!("snapfile-{name}")).join("snap.yaml");
         std::fs::write(&path, &text).expect("write snapshot");
-        let replay = offline_json(name, &path);
-        let live = c.live_json(name);
+        let replay = offline_explain_json(&path, name);
+        let live = c.explain_json(name);
         assert_eq!(
             decision(&replay),
             decision(&live),
@@ -142,7 +101,7 @@ fn summary(r: &RecordedRequest) -> String {
 #[test]
 fn the_exact_requests_of_one_explain_and_none_writes() {
     let c = cluster("several-metrics.yaml", "requests");
-    c.live_json("orders");
+    c.explain_json("orders");
     let mut got: Vec<String> = c.server.requests().iter().map(summary).collect();
     got.sort();
     let sel = "app=orders";
@@ -195,7 +154,7 @@ fn the_exact_requests_of_one_explain_and_none_writes() {
 #[test]
 fn a_custom_resource_target_is_read_through_discovery_and_its_scale() {
     let c = cluster("custom-resource-scale.yaml", "crd");
-    let live = c.live_json("checkout");
+    let live = c.explain_json("checkout");
     assert_eq!(live["desiredReplicas"], 7);
     let paths: Vec<String> = c.server.requests().iter().map(|r| r.path.clone()).collect();
     assert!(
@@ -274,7 +233,7 @@ fn a_missing_metrics_api_is_recorded_as_the_controller_words_it() {
         e.starts_with("unable to fetch metrics from resource metrics API: "),
         "{e}"
     );
-    let live = c.live_json("web");
+    let live = c.explain_json("web");
     assert_eq!(
         live["verdict"]["action"], "CannotScale",
         "{}",
@@ -446,7 +405,7 @@ fn impersonation_flags_are_sent() {
 fn live_comparison_names_the_differences() {
     // scale-up-cpu: the status says desired 3 from the previous sync; we recompute 5.
     let c = cluster("scale-up-cpu.yaml", "cmp");
-    let v = c.live_json("web");
+    let v = c.explain_json("web");
     let cmp = &v["liveComparison"];
     assert_eq!(cmp["computedDesiredReplicas"], 5);
     assert_eq!(cmp["desiredMatches"], false, "{cmp}");
@@ -468,7 +427,7 @@ fn independent_requests_run_concurrently() {
     // counts the overlap instead of timing the run (a timed test fails on a loaded machine).
     let c = cluster("several-metrics.yaml", "latency");
     c.server.set_latency(Duration::from_millis(300));
-    c.live_json("orders");
+    c.explain_json("orders");
     assert_eq!(c.server.requests().len(), 20);
     let max = c.server.max_in_flight();
     assert!(
@@ -521,7 +480,7 @@ fn pods_are_listed_in_pages() {
 #[test]
 fn simulate_takes_a_live_hpa_and_its_first_tick_is_live_explain() {
     let c = cluster("scale-up-cpu.yaml", "simulate-live");
-    let explain = c.live_json("web");
+    let explain = c.explain_json("web");
     let sim = ok_json(
         &c.run(&[
             "simulate",
@@ -641,9 +600,7 @@ fn variant(file: &str, tag: &str, f: impl FnOnce(&mut Vec<Value>)) -> (Cluster, 
             .to_string(),
     )
     .expect("write variant");
-    let server = FakeApiServer::start(objects);
-    let kubeconfig = server.write_kubeconfig(&tmpdir(tag));
-    (Cluster { server, kubeconfig }, path)
+    (Cluster::with(objects, tag), path)
 }
 
 fn hpa_mut<'a>(objects: &'a mut [Value], name: &str) -> &'a mut Value {
@@ -688,7 +645,7 @@ fn two_entries_on_one_external_metric_are_read_once_and_not_summed() {
             "metadata": {}, "items": [{"metricName": "queue_depth", "metricLabels": {"queue": "orders"},
             "timestamp": NOW, "value": "12"}]}));
     });
-    let live = c.live_json("web");
+    let live = c.explain_json("web");
     // 12 against Value 10: ceil(1.2 × 3) = 4; against AverageValue 4: 12 / (4 × 3) = 1.0 → 3.
     // Summed twice it would be 24: 8 (limited to 6) and 6.
     assert_eq!(live["desiredReplicas"], 4, "{}", live["verdict"]);
@@ -706,7 +663,10 @@ fn two_entries_on_one_external_metric_are_read_once_and_not_summed() {
         1,
         "one request per distinct metric and selector"
     );
-    assert_eq!(decision(&live), decision(&offline_json("web", &file)));
+    assert_eq!(
+        decision(&live),
+        decision(&offline_explain_json(&file, "web"))
+    );
 }
 
 #[test]
@@ -715,7 +675,7 @@ fn a_missing_target_is_failed_get_scale_live_and_offline() {
         o.retain(|x| x["kind"] != "Deployment" && x["kind"] != "ReplicaSet");
     });
     let want = "the HPA controller was unable to get the target's current scale: deployments.apps \"web\" not found";
-    let live = c.live_json("web");
+    let live = c.explain_json("web");
     assert_eq!(
         live["verdict"]["decidedBy"], "FailedGetScale",
         "{}",
@@ -743,8 +703,11 @@ fn a_missing_target_is_failed_get_scale_live_and_offline() {
     );
     let taken_file = file.with_file_name("taken.json");
     std::fs::write(&taken_file, taken).expect("write snapshot");
-    assert_eq!(decision(&live), decision(&offline_json("web", &taken_file)));
-    let offline = offline_json("web", &file);
+    assert_eq!(
+        decision(&live),
+        decision(&offline_explain_json(&taken_file, "web"))
+    );
+    let offline = offline_explain_json(&file, "web");
     assert_eq!(
         offline["verdict"]["decidedBy"], "NotInSnapshot",
         "{}",
@@ -769,8 +732,8 @@ fn an_extensions_v1beta1_target_is_not_the_apps_v1_deployment() {
     });
     let text = "no matches for kind \"Deployment\" in group \"extensions\"";
     for (how, v) in [
-        ("live", c.live_json("web")),
-        ("offline", offline_json("web", &file)),
+        ("live", c.explain_json("web")),
+        ("offline", offline_explain_json(&file, "web")),
     ] {
         assert_eq!(
             v["verdict"]["decidedBy"], "FailedGetScale",
@@ -1296,11 +1259,10 @@ fn a_custom_resource_target_maps_by_group_and_kind_over_the_served_versions() {
     );
     let server = FakeApiServer::start(objects);
     server.unserve("argoproj.io/v1beta1");
-    let kubeconfig = server.write_kubeconfig(&tmpdir("crd-versions"));
-    let c = Cluster { server, kubeconfig };
-    let live = c.live_json("checkout");
+    let c = Cluster::serving(server, "crd-versions");
+    let live = c.explain_json("checkout");
     let original = cluster("custom-resource-scale.yaml", "crd-versions-original");
-    let original = original.live_json("checkout");
+    let original = original.explain_json("checkout");
     assert_eq!(live["verdict"], original["verdict"], "{live}");
     assert_eq!(live["currentReplicas"], 4, "{live}");
     assert_eq!(live["desiredReplicas"], 7, "{live}");
@@ -1471,10 +1433,8 @@ fn the_controller_managers_tolerance_read_from_its_pod_changes_the_verdict() {
         "--horizontal-pod-autoscaler-sync-period",
         "30s",
     ]));
-    let server = FakeApiServer::start(objects);
-    let kubeconfig = server.write_kubeconfig(&tmpdir("kcm-flags"));
-    let c = Cluster { server, kubeconfig };
-    let live = c.live_json("api");
+    let c = Cluster::with(objects, "kcm-flags");
+    let live = c.explain_json("api");
     assert_eq!(live["desiredReplicas"], 5, "{live}");
     let s = &live["settings"];
     assert_eq!(s["tolerance"], 0.05, "{s}");
@@ -1535,7 +1495,7 @@ fn the_controller_managers_tolerance_read_from_its_pod_changes_the_verdict() {
     assert!(!text.contains("bind-address"), "{text}");
     let path = tmpdir("kcm-flags-snap").join("snap.yaml");
     std::fs::write(&path, &text).expect("write snapshot");
-    let replay = offline_json("api", &path);
+    let replay = offline_explain_json(&path, "api");
     assert_eq!(decision(&replay), decision(&live));
     assert_eq!(replay["settings"]["toleranceSource"], s["toleranceSource"]);
 }

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::process::Output;
 
 use fake_apiserver::{FakeApiServer, Fault, Options, PathMatch, RecordedRequest, WriteMode};
-use kubectl_hpa::migrate::manifest::{EditAction, Manifest, ObjectRef};
+use kubectl_hpa::{EditAction, Manifest, ObjectRef};
 use serde_json::{json, Value};
 
 mod corpus;
@@ -43,7 +43,7 @@ fn web() -> Vec<ObjectRef> {
 
 // ------------------------------------------------------------------ manifest edits
 
-fn edit_golden(file: &str) -> kubectl_hpa::migrate::manifest::FileEdit {
+fn edit_golden(file: &str) -> kubectl_hpa::FileEdit {
     let text = std::fs::read_to_string(data("manifests").join(file)).unwrap();
     let m = Manifest::parse(file, &text).unwrap_or_else(|e| panic!("{e}"));
     let e = m.plan(&web());
@@ -55,7 +55,7 @@ fn edit_golden(file: &str) -> kubectl_hpa::migrate::manifest::FileEdit {
     e
 }
 
-fn removed_lines(e: &kubectl_hpa::migrate::manifest::FileEdit) -> Vec<(usize, usize)> {
+fn removed_lines(e: &kubectl_hpa::FileEdit) -> Vec<(usize, usize)> {
     e.occurrences
         .iter()
         .filter_map(|o| match o.action {
@@ -1842,7 +1842,8 @@ fn three_workloads_are_concise_with_risks_once() {
 
 #[test]
 fn fleet_apply_shows_the_plan_and_sends_nothing_when_declined() {
-    use kubectl_hpa::migrate::{report::Mode, session, Options};
+    use kubectl_hpa::{migrate_session, needs_confirmation};
+    use kubectl_hpa::{MigrateMode as Mode, MigrateOptions as Options};
     let c = cluster("confirm", csa_cluster());
     let opts = Options {
         name: None,
@@ -1855,18 +1856,18 @@ fn fleet_apply_shows_the_plan_and_sends_nothing_when_declined() {
         write: false,
         yes: false,
         stdin_is_tty: true,
-        kube: kubectl_hpa::cluster::ConnectOptions {
+        kube: kubectl_hpa::ConnectOptions {
             kubeconfig: Some(c.kubeconfig.clone()),
             ..Default::default()
         },
     };
-    assert!(session::needs_confirmation(&opts));
+    assert!(needs_confirmation(&opts));
     let mut shown = Vec::new();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap();
-    let r = session::run(&rt, &opts, &mut std::io::empty(), &mut |plan| {
+    let r = migrate_session(&rt, &opts, &mut std::io::empty(), &mut |plan| {
         shown.push(plan.cluster_effect.clone());
         false
     })
@@ -1882,7 +1883,7 @@ fn fleet_apply_shows_the_plan_and_sends_nothing_when_declined() {
         r.errors
     );
     assert!(c.patches().is_empty(), "declined: nothing sent");
-    let r = session::run(&rt, &opts, &mut std::io::empty(), &mut |_| true).unwrap();
+    let r = migrate_session(&rt, &opts, &mut std::io::empty(), &mut |_| true).unwrap();
     assert!(r.errors.is_empty(), "{:?}", r.errors);
     assert_eq!(c.patches().len(), 2);
 }

@@ -17,7 +17,7 @@ use super::*;
 
 use std::path::Path;
 
-use kubectl_hpa::migrate::{chart, files, renderer::Templates};
+use kubectl_hpa::{read_manifests, scan_chart, Templates};
 
 /// Each source and its true `[high]` findings (`id: file:line`), nothing else.
 const CORPUS: &[(&str, &[&str])] = &[
@@ -155,12 +155,12 @@ const SWITCHES: &[(&str, &[&str])] = &[
 /// switches; returns how many guards were applied.
 fn render_with_guards(path: &Path, switches: &[&str]) -> usize {
     let dir = path.display().to_string();
-    let src = files::read(&[path.to_path_buf()], true, &mut std::io::empty());
+    let src = read_manifests(&[path.to_path_buf()], true, &mut std::io::empty());
     assert!(src.errors.is_empty(), "{dir}: {:?}", src.errors);
     let [c] = src.charts.as_slice() else {
         panic!("{dir}: one chart, not {}", src.charts.len())
     };
-    let report = chart::scan(c);
+    let report = scan_chart(c);
     let mut templates = c.templates.clone();
     let mut guards = 0;
     for t in &report.replicas {

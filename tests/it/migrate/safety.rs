@@ -284,10 +284,10 @@ fn a_file_changed_between_read_and_write_is_not_overwritten() {
 /// replaced stops the run, and the first is put back.
 #[test]
 fn a_late_change_puts_back_the_files_already_replaced() {
-    use kubectl_hpa::migrate::{files, report::FileReport, write};
+    use kubectl_hpa::{read_manifests, write_edits_with, FileReport};
     let r = web_repo("late");
     r.file("k8s/api.yaml", &WEB.replace("name: web", "name: api"));
-    let src = files::read(&[r.dir.join("k8s")], false, &mut std::io::empty());
+    let src = read_manifests(&[r.dir.join("k8s")], false, &mut std::io::empty());
     let targets = ["api", "web"].map(|n| ObjectRef {
         group: "apps".into(),
         kind: "Deployment".into(),
@@ -304,7 +304,7 @@ fn a_late_change_puts_back_the_files_already_replaced() {
         .collect();
     let web = r.dir.join("k8s/web.yaml");
     let theirs = format!("{WEB}# theirs\n");
-    let done = write::write_edits_with(&mut reports, &src.origins, &mut |target| {
+    let done = write_edits_with(&mut reports, &src.origins, &mut |target| {
         if target == web {
             std::fs::write(target, &theirs).unwrap();
         }

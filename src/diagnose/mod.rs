@@ -59,6 +59,7 @@ use crate::core::{Decision, Input};
 use crate::snapshot::{Pod, Snapshot};
 
 mod behavior;
+mod blocker_facts;
 mod bounds;
 mod capacity;
 mod chain;
@@ -75,6 +76,7 @@ mod snapshot;
 mod target;
 
 pub use crate::metrics_api::{MetricsApi, MetricsGroup, METRICS_APISERVICE};
+pub use blocker_facts::{Capacity, OtherHands};
 pub use extras::{Extras, ReplicaSetInfo, RolloutInfo};
 pub use finding::{Finding, Severity};
 pub use next_scale::{thresholds, ProposalModel};
@@ -112,7 +114,7 @@ pub fn diagnose(snap: &Snapshot, input: &Input, d: &Decision, x: &Extras) -> Vec
     capacity::quota_exceeded(snap, input, d, x, &mut out);
     others::vpa_conflict(snap, input, &mut out);
     others::pdb_blocks_drain(snap, input, &raw_pods, &mut out);
-    others::limitrange_request(snap, input, &mut out);
+    others::limitrange_request(snap, input, &raw_pods, &mut out);
     if let Some(f) = next_scale::next_scale(input, d) {
         out.push(f);
     }
@@ -120,6 +122,26 @@ pub fn diagnose(snap: &Snapshot, input: &Input, d: &Decision, x: &Extras) -> Vec
     keda::keda(snap, input, d, &mut out);
     out.sort_by_key(|f| f.severity);
     out
+}
+
+/// The typed sections of what stops the replicas (`capacity`, `otherHands` of an
+/// Explanation): the facts the blockers' findings are worded from.
+pub fn blocker_sections(
+    snap: &Snapshot,
+    input: &Input,
+    d: &Decision,
+    x: &Extras,
+) -> (Option<Capacity>, Option<OtherHands>) {
+    let ns = input.hpa.namespace.as_str();
+    let raw_pods: BTreeMap<&str, &Pod> = input
+        .pods
+        .iter()
+        .filter_map(|p| snap.pod(ns, &p.name).map(|r| (p.name.as_str(), r)))
+        .collect();
+    (
+        capacity::capacity(snap, input, d, x),
+        others::other_hands(snap, input, &raw_pods, d.now),
+    )
 }
 
 /// Tests: HPA `shop/name` of `snap` evaluated at the examples' time (2026-03-01T12:00:00Z) by the

@@ -90,6 +90,7 @@ pub fn explain_fetched(
     let chain = crate::adapter::metrics_chain(&snap, &input, &d);
     let chain = Some(&chain).filter(|c| c.is_known());
     let keda = crate::keda::view::section_for(&snap, &input.hpa.namespace, &input.hpa.name, d.now);
+    let (capacity, other_hands) = crate::diagnose::blocker_sections(&snap, &input, &d, &extras);
     d.assumptions.extend(fetched.notes.iter().cloned());
     let cmp = compare(&d, &fetched, context, opts);
     if !cmp.differences.is_empty() {
@@ -100,13 +101,15 @@ pub fn explain_fetched(
     }
     if let Some(sel) = &opts.select {
         let doc = crate::output::contract::live_explanation(&d, Some(&cmp), &findings, chain)
-            .with_keda(keda.as_ref());
+            .with_keda(keda.as_ref())
+            .with_blockers(capacity.as_ref(), other_hands.as_ref());
         return Ok(sel.print(&doc)?);
     }
     Ok(match opts.output {
         f @ (OutputFormat::Json | OutputFormat::Yaml) => crate::output::document(
             &crate::output::contract::live_explanation(&d, Some(&cmp), &findings, chain)
-                .with_keda(keda.as_ref()),
+                .with_keda(keda.as_ref())
+                .with_blockers(capacity.as_ref(), other_hands.as_ref()),
             f,
         )?,
         f => {
@@ -115,6 +118,8 @@ pub fn explain_fetched(
                 findings: &findings,
                 chain,
                 keda: keda.as_ref(),
+                capacity: capacity.as_ref(),
+                other_hands: other_hands.as_ref(),
             };
             crate::render::render_explain(&d, &cx, f, &opts.text_options())? + &text(&cmp)
         }

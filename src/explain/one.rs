@@ -167,9 +167,11 @@ pub fn render_one(
     let chain = crate::adapter::metrics_chain(snap, &input, &d);
     let known = Some(&chain).filter(|c| c.is_known());
     let keda = crate::keda::view::section_for(snap, &input.hpa.namespace, &input.hpa.name, d.now);
+    let (capacity, other_hands) = crate::diagnose::blocker_sections(snap, &input, &d, extras);
     if let Some(sel) = &opts.select {
         let doc = crate::output::contract::live_explanation::<()>(&d, None, &findings, known)
-            .with_keda(keda.as_ref());
+            .with_keda(keda.as_ref())
+            .with_blockers(capacity.as_ref(), other_hands.as_ref());
         return Ok(sel.print(&doc)?);
     }
     let cx = crate::render::Context {
@@ -177,6 +179,8 @@ pub fn render_one(
         findings: &findings,
         chain: known,
         keda: keda.as_ref(),
+        capacity: capacity.as_ref(),
+        other_hands: other_hands.as_ref(),
     };
     crate::render::render_explain(&d, &cx, opts.output, &opts.text_options())
 }

@@ -481,3 +481,36 @@ fn explain_watch_ticks_at_the_sync_period_of_the_clusters_controller() {
         t.elapsed()
     );
 }
+
+/// The fleet's watch ticks at the cluster's sync period too (as `explain NAME --watch`).
+#[test]
+fn the_fleet_watch_ticks_at_the_sync_period_of_the_clusters_controller() {
+    let mut objects = load_snapshot_value("other-hands.yaml");
+    objects.push(json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "kube-controller-manager-cp1", "namespace": "kube-system",
+                     "labels": {"component": "kube-controller-manager"}},
+        "spec": {"containers": [{"name": "kube-controller-manager",
+            "command": ["kube-controller-manager", "--horizontal-pod-autoscaler-sync-period=1s"]}]},
+        "status": {"phase": "Running"}}));
+    let server = FakeApiServer::start(objects);
+    let kc = server.write_kubeconfig(&tmpdir("blk-fleet-watch"));
+    let t = std::time::Instant::now();
+    let text = ok(
+        &run(
+            &["explain", "-A", "--watch", "--watch-count", "3"],
+            Some(&kc),
+        ),
+        "explain -A --watch",
+    );
+    assert!(
+        text.contains("The controller's sync period is 1s (cluster: pod kube-system/kube-controller-manager-cp1): watching every 1s instead."),
+        "{text}"
+    );
+    assert!(text.contains("stopped after 3 evaluation(s)"), "{text}");
+    // Three evaluations one second apart, not the CLI's default 15 s.
+    assert!(
+        t.elapsed() < std::time::Duration::from_secs(12),
+        "{:?}",
+        t.elapsed()
+    );
+}

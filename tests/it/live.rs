@@ -170,10 +170,8 @@ fn the_exact_requests_of_one_explain_and_none_writes() {
         "GET /api/v1/namespaces/shop/limitranges?limit=5000&resourceVersion=0".into(),
         "GET /apis/policy/v1/namespaces/shop/poddisruptionbudgets?limit=5000&resourceVersion=0".into(),
         "GET /apis/autoscaling.k8s.io/v1/namespaces/shop/verticalpodautoscalers?limit=5000&resourceVersion=0".into(),
-        "GET /api/v1/namespaces/shop/events?fieldSelector=involvedObject.kind!=HorizontalPodAutoscaler,involvedObject.kind!=ScaledObject,type=Warning&resourceVersion=0".into(),
-        "GET /api/v1/namespaces/shop/events?fieldSelector=involvedObject.kind=Pod,reason=TriggeredScaleUp&resourceVersion=0".into(),
-        "GET /api/v1/namespaces/shop/events?fieldSelector=involvedObject.kind=Pod,reason=NotTriggerScaleUp&resourceVersion=0".into(),
-        "GET /api/v1/namespaces/shop/events?fieldSelector=involvedObject.kind=Pod,reason=Nominated&resourceVersion=0".into(),
+        "GET /api/v1/namespaces/shop/events?fieldSelector=involvedObject.kind!=HorizontalPodAutoscaler,type=Warning&resourceVersion=0".into(),
+        "GET /api/v1/namespaces/shop/events?fieldSelector=involvedObject.kind=Pod,type=Normal,reason!=Scheduled,reason!=Pulling,reason!=Pulled,reason!=Created,reason!=Started,reason!=Killing&resourceVersion=0".into(),
         // KEDA's ScaledObjects (optional), in the first round
         "GET /apis/keda.sh/v1alpha1/namespaces/shop/scaledobjects?limit=5000&resourceVersion=0".into(),
     ];

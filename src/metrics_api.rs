@@ -200,8 +200,8 @@ pub struct ExternalMetricValue {
     pub value: String,
 }
 
-/// `metadata` as the evaluation reads it (the rest — managedFields, annotations — is skipped
-/// while parsing).
+/// `metadata` as the evaluation reads it (the rest — managedFields, most annotations — is
+/// skipped while parsing).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Meta {
@@ -217,6 +217,38 @@ pub struct Meta {
     pub owner_references: Option<Vec<OwnerReference>>,
     #[serde(default)]
     pub deletion_timestamp: Option<Time>,
+    /// Of the annotations, only `kubernetes.io/limit-ranger` (which requests a LimitRange set);
+    /// absent when the object has not that one.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "kept_annotations"
+    )]
+    pub annotations: Option<KeptAnnotations>,
+}
+
+/// The annotations the snapshot reads (every other one is skipped while parsing).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct KeptAnnotations {
+    /// The LimitRanger admission plugin's record: `LimitRanger plugin set: cpu, memory request
+    /// for container app; cpu limit for container app`.
+    #[serde(rename = "kubernetes.io/limit-ranger")]
+    pub limit_ranger: String,
+}
+
+/// `annotations` without the `kubernetes.io/limit-ranger` one read as absent.
+fn kept_annotations<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<KeptAnnotations>, D::Error> {
+    #[derive(Deserialize)]
+    struct Any {
+        #[serde(default, rename = "kubernetes.io/limit-ranger")]
+        limit_ranger: Option<String>,
+    }
+    let any: Option<Any> = Option::deserialize(d)?;
+    Ok(any
+        .and_then(|a| a.limit_ranger)
+        .map(|limit_ranger| KeptAnnotations { limit_ranger }))
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::answers::{answer_for_target, Answers, Body, Negotiated, Target, Workloads};
 use super::failure::{ApiFailure, Failure, FetchError, Unmapped};
 use super::obj::{self, Obj};
-use super::plan::{Coll, HpaNeeds, Request, Scope};
+use super::plan::{Coll, HpaNeeds, Request, Scope, NODE_AUTOSCALER_REASONS};
 use crate::snapshot::{
     external_metric_key, object_metric_key, pods_metric_key, scale_error_key, scale_not_found_key,
     FETCH_ERRORS_ANNOTATION, OWN_FAILURES_ANNOTATION, TAKEN_AT_ANNOTATION,
@@ -121,6 +121,16 @@ impl NsList {
         if !held {
             self.items.push(Entry::Object(o.clone()));
         }
+    }
+
+    /// Drop an object whose identity (apiVersion group, kind, namespace, name) an earlier
+    /// item of the List has, as `Snapshot::drop_replaced` does for merged files.
+    fn keep_one_per_identity(&mut self) {
+        let mut seen = std::collections::HashSet::new();
+        self.items.retain(|e| match e {
+            Entry::Object(o) => obj::identity(o).is_none_or(|id| seen.insert(id)),
+            Entry::Metric(_) => true,
+        });
     }
 
     /// The first object of the List (the HPA a one-HPA List is about).
@@ -260,6 +270,9 @@ pub fn assemble(
     }
     out.notes.extend(chain.notes);
     out.apiservices = chain.listed;
+    // Two LISTs may return one object (an Event a ScaledObject's LIST and a Warnings' LIST
+    // both select): the List holds it once.
+    by_ns.values_mut().for_each(NsList::keep_one_per_identity);
     out.lists = by_ns.into_iter().collect();
     Ok(out)
 }
@@ -356,6 +369,15 @@ fn optional(
     notes: &mut Vec<String>,
 ) {
     match got {
+        // Of the Events, the Warnings and the node autoscalers' Normal ones (see
+        // `BLOCKER_EVENT_SELECTORS`: the server cannot select these alone).
+        Ok(items) if coll == Coll::Events => {
+            let kept = items
+                .into_iter()
+                .filter(|o| obj::warning_or_reason(o, &NODE_AUTOSCALER_REASONS))
+                .collect();
+            push_by_ns(by_ns, kept, |_| true)
+        }
         Ok(items) => push_by_ns(by_ns, items, |_| true),
         Err(e) if e.api().and_then(|f| f.code()) == Some(404) => {}
         Err(e) => {

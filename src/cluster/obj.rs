@@ -55,6 +55,59 @@ pub fn head(o: &RawValue) -> Head {
     }
 }
 
+/// What identifies an object, borrowed from its text (strings with escapes read as owned).
+#[derive(Deserialize, Default)]
+struct IdWire<'a> {
+    #[serde(default, borrow, rename = "apiVersion")]
+    api_version: Option<std::borrow::Cow<'a, str>>,
+    #[serde(default, borrow)]
+    kind: Option<std::borrow::Cow<'a, str>>,
+    #[serde(default, borrow)]
+    metadata: Option<IdMetaWire<'a>>,
+    /// An Event's type and reason.
+    #[serde(default, borrow, rename = "type")]
+    type_: Option<std::borrow::Cow<'a, str>>,
+    #[serde(default, borrow)]
+    reason: Option<std::borrow::Cow<'a, str>>,
+}
+
+#[derive(Deserialize, Default)]
+struct IdMetaWire<'a> {
+    #[serde(default, borrow)]
+    namespace: Option<std::borrow::Cow<'a, str>>,
+    #[serde(default, borrow)]
+    name: Option<std::borrow::Cow<'a, str>>,
+}
+
+/// An object's identity as `Snapshot::drop_replaced` keys a merged file's: its apiVersion's
+/// group (`apps` of `apps/v1`, empty for the core group: two versions of one object are one),
+/// kind, namespace and name. `None`: not an object with a kind and a name (never merged).
+pub fn identity(o: &RawValue) -> Option<[String; 4]> {
+    let w: IdWire = serde_json::from_str(o.get()).ok()?;
+    let md = w.metadata?;
+    let (kind, name) = (w.kind?, md.name?);
+    let group = w
+        .api_version
+        .as_deref()
+        .and_then(|v| v.split_once('/'))
+        .map_or("", |(g, _)| g)
+        .to_string();
+    Some([
+        group,
+        kind.into_owned(),
+        md.namespace.map(|n| n.into_owned()).unwrap_or_default(),
+        name.into_owned(),
+    ])
+}
+
+/// Is an Event a Warning, or a Normal one of `reasons`?
+pub fn warning_or_reason(o: &RawValue, reasons: &[&str]) -> bool {
+    serde_json::from_str::<IdWire>(o.get()).is_ok_and(|w| {
+        w.type_.as_deref() == Some("Warning")
+            || w.reason.as_deref().is_some_and(|r| reasons.contains(&r))
+    })
+}
+
 /// The text of a `Value` (a GET's answer joining a List).
 pub fn of_value(v: &Value) -> Obj {
     // A Value always serializes, and to valid JSON.
@@ -135,6 +188,48 @@ mod tests {
 
     fn obj(v: Value) -> Obj {
         of_value(&v)
+    }
+
+    #[test]
+    fn an_objects_identity_is_its_group_kind_namespace_and_name() {
+        let id = |v: Value| identity(&obj(v));
+        let ev = json!({"apiVersion": "v1", "kind": "Event", "metadata": {"namespace": "shop", "name": "web.1"}});
+        assert_eq!(
+            id(ev),
+            Some(["".into(), "Event".into(), "shop".into(), "web.1".into()])
+        );
+        // Two versions of one object are one; another group's kind is another object.
+        let v1 = json!({"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler", "metadata": {"namespace": "a", "name": "b"}});
+        let v2 = json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"namespace": "a", "name": "b"}});
+        assert_eq!(id(v1), id(v2));
+        assert_eq!(id(json!({"kind": "Event", "metadata": {}})), None);
+        assert_eq!(
+            RawValue::from_string(
+                r#"{"apiVersion":"v1","kind":"Event","metadata":{"name":"n\u00e9"}}"#.into()
+            )
+            .ok()
+            .and_then(|o| identity(&o))
+            .map(|i| i[3].clone()),
+            Some("né".to_string())
+        );
+    }
+
+    #[test]
+    fn of_the_events_a_warning_or_a_reason_asked_for() {
+        let ev = |t: &str, r: &str| obj(json!({"kind": "Event", "type": t, "reason": r}));
+        let reasons = ["TriggeredScaleUp", "Nominated"];
+        assert!(warning_or_reason(
+            &ev("Warning", "FailedScheduling"),
+            &reasons
+        ));
+        assert!(warning_or_reason(
+            &ev("Normal", "TriggeredScaleUp"),
+            &reasons
+        ));
+        assert!(!warning_or_reason(
+            &ev("Normal", "SuccessfulAttachVolume"),
+            &reasons
+        ));
     }
 
     #[test]

@@ -610,18 +610,22 @@ pub fn third_round(hpa: &HpaNeeds, selector: &str, have_pods: bool) -> Vec<Reque
     out.into_iter().collect()
 }
 
-/// The Events of what stops the replicas: the Warnings of every object but the HPAs (whose
-/// Events the first round reads) and KEDA's ScaledObjects (read beside a KEDA HPA: listed twice,
-/// an Event would be shown twice) — the scheduler's `FailedScheduling`, the cluster-autoscaler's
-/// a ReplicaSet's `FailedCreate` — and the Normal ones the node autoscalers write on a pending
-/// pod (the cluster-autoscaler's `TriggeredScaleUp` and `NotTriggerScaleUp`, Karpenter's
-/// `Nominated`).
-pub const BLOCKER_EVENT_SELECTORS: [&str; 4] = [
-    "involvedObject.kind!=HorizontalPodAutoscaler,involvedObject.kind!=ScaledObject,type=Warning",
-    "involvedObject.kind=Pod,reason=TriggeredScaleUp",
-    "involvedObject.kind=Pod,reason=NotTriggerScaleUp",
-    "involvedObject.kind=Pod,reason=Nominated",
+/// The Events of what stops the replicas, in two LISTs (a field selector ANDs its terms, so the
+/// Warnings and the Normal Events of a few reasons cannot be one): the Warnings of every object
+/// but the HPAs (whose Events the first round reads) — the scheduler's `FailedScheduling`, a
+/// ReplicaSet's `FailedCreate` — and the Normal Events of pods but the kubelet's and the
+/// scheduler's everyday ones, of which the assembly keeps the node autoscalers'
+/// ([`NODE_AUTOSCALER_REASONS`]). An Event another LIST also returns (a ScaledObject's, read
+/// beside a KEDA HPA) is kept once: the assembly keeps one object per identity.
+pub const BLOCKER_EVENT_SELECTORS: [&str; 2] = [
+    "involvedObject.kind!=HorizontalPodAutoscaler,type=Warning",
+    "involvedObject.kind=Pod,type=Normal,reason!=Scheduled,reason!=Pulling,reason!=Pulled,reason!=Created,reason!=Started,reason!=Killing",
 ];
+
+/// The Normal Events the node autoscalers write on a pending pod: the cluster-autoscaler's
+/// `TriggeredScaleUp` and `NotTriggerScaleUp`, Karpenter's `Nominated`.
+pub const NODE_AUTOSCALER_REASONS: [&str; 3] =
+    ["TriggeredScaleUp", "NotTriggerScaleUp", "Nominated"];
 
 /// The optional reads of what stops the replicas or fights over them, for the scope's
 /// namespace (every namespace for `-A`): ResourceQuotas, LimitRanges, PodDisruptionBudgets,
@@ -945,10 +949,8 @@ mod tests {
                 "list /api/v1/namespaces/shop/limitranges  page=Some(5000) rv=0 (optional)",
                 "list /apis/policy/v1/namespaces/shop/poddisruptionbudgets  page=Some(5000) rv=0 (optional)",
                 "list /apis/autoscaling.k8s.io/v1/namespaces/shop/verticalpodautoscalers  page=Some(5000) rv=0 (optional)",
-                "list /api/v1/namespaces/shop/events involvedObject.kind!=HorizontalPodAutoscaler,involvedObject.kind!=ScaledObject,type=Warning page=None rv=0 (optional)",
-                "list /api/v1/namespaces/shop/events involvedObject.kind=Pod,reason=TriggeredScaleUp page=None rv=0 (optional)",
-                "list /api/v1/namespaces/shop/events involvedObject.kind=Pod,reason=NotTriggerScaleUp page=None rv=0 (optional)",
-                "list /api/v1/namespaces/shop/events involvedObject.kind=Pod,reason=Nominated page=None rv=0 (optional)",
+                "list /api/v1/namespaces/shop/events involvedObject.kind!=HorizontalPodAutoscaler,type=Warning page=None rv=0 (optional)",
+                "list /api/v1/namespaces/shop/events involvedObject.kind=Pod,type=Normal,reason!=Scheduled,reason!=Pulling,reason!=Pulled,reason!=Created,reason!=Started,reason!=Killing page=None rv=0 (optional)",
             ]
         );
         let all = show(&blocker_reads(&Scope::All));
@@ -957,10 +959,10 @@ mod tests {
             "list /api/v1/resourcequotas  page=Some(5000) rv=0 (optional)"
         );
         assert_eq!(
-            all[7],
-            "list /api/v1/events involvedObject.kind=Pod,reason=Nominated page=None rv=0 (optional)"
+            all[5],
+            "list /api/v1/events involvedObject.kind=Pod,type=Normal,reason!=Scheduled,reason!=Pulling,reason!=Pulled,reason!=Created,reason!=Started,reason!=Killing page=None rv=0 (optional)"
         );
-        assert_eq!(all.len(), 8);
+        assert_eq!(all.len(), 6);
     }
 
     fn keda(ns: &str, name: &str, so: &str) -> HpaNeeds {

@@ -18,6 +18,9 @@ use crate::snapshot::blockers::{
 };
 use crate::snapshot::Snapshot;
 
+use super::blocker_facts::{
+    Capacity, NodeAutoscalerEvent, PendingPods, QuotaRefused, RolloutSurge, SchedulingReason,
+};
 use super::extras::Extras;
 use super::finding::{finding, list_some, Finding, Severity};
 
@@ -66,36 +69,49 @@ fn newest<'a>(snap: &'a Snapshot, ns: &str, name: &str, reason: &str) -> Option<
         .max_by_key(|e| last_time(e))
 }
 
-/// What the cluster's node autoscaler said about the pending pods, newest first per reason.
-fn autoscaler_words(snap: &Snapshot, ns: &str, pods: &[&str], now: Timestamp) -> Vec<String> {
+/// What the cluster's node autoscaler said about the pending pods, newest per reason.
+fn autoscaler_events(snap: &Snapshot, ns: &str, pods: &[&str]) -> Vec<NodeAutoscalerEvent> {
     let mut out = Vec::new();
-    for (reason, who) in [
-        ("TriggeredScaleUp", "the cluster-autoscaler is adding nodes"),
-        ("Nominated", "Karpenter nominated a node"),
-        (
-            "NotTriggerScaleUp",
-            "the cluster-autoscaler will not add a node",
-        ),
-    ] {
+    for (reason, who) in AUTOSCALER_REASONS {
         let e = pods
             .iter()
             .filter_map(|p| newest(snap, ns, p, reason))
             .max_by_key(|e| last_time(e));
         if let Some(e) = e {
-            let when = last_time(e)
-                .map(|t| format!(", {}", time_ago(t, now)))
-                .unwrap_or_default();
-            out.push(format!("{who} ({reason}{when}: {})", message_of(e)));
+            out.push(NodeAutoscalerEvent {
+                reason: reason.to_string(),
+                says: who.to_string(),
+                message: message_of(e),
+                last_seen: last_time(e),
+            });
         }
     }
     out
 }
 
+/// The node autoscalers' Event reasons on pods, and what each means.
+const AUTOSCALER_REASONS: [(&str, &str); 3] = [
+    ("TriggeredScaleUp", "the cluster-autoscaler is adding nodes"),
+    ("Nominated", "Karpenter nominated a node"),
+    (
+        "NotTriggerScaleUp",
+        "the cluster-autoscaler will not add a node",
+    ),
+];
+
+impl NodeAutoscalerEvent {
+    /// `the cluster-autoscaler is adding nodes (TriggeredScaleUp, 2m ago: …)`.
+    fn words(&self, now: Timestamp) -> String {
+        let when = self
+            .last_seen
+            .map(|t| format!(", {}", time_ago(t, now)))
+            .unwrap_or_default();
+        format!("{} ({}{when}: {})", self.says, self.reason, self.message)
+    }
+}
+
 /// What to do about pods the scheduler cannot place, by the families of its reasons.
-fn scheduling_action(f: Option<&SchedulingFailure>, per_pod: &str, coming: bool) -> String {
-    let families: Vec<Unfit> = f
-        .map(|f| f.reasons.iter().map(|r| r.family).collect())
-        .unwrap_or_default();
+fn scheduling_action(families: &[Unfit], per_pod: &str, coming: bool) -> String {
     let mut steps = Vec::new();
     if coming {
         steps.push(
@@ -168,9 +184,69 @@ fn per_pod_requests(input: &Input) -> BTreeMap<String, i64> {
 
 /// `pending-pods`: after a scale-up the target's pods wait for a node.
 pub(super) fn pending_pods(snap: &Snapshot, input: &Input, out: &mut Vec<Finding>) {
-    let Ok(scale) = &input.scale else { return };
-    let hpa = &input.hpa;
-    let ns = hpa.namespace.as_str();
+    let Some(p) = pending_facts(snap, input) else {
+        return;
+    };
+    let mut msg = format!(
+        "{} of the target's pods are Pending ({}): spec.replicas is {} but {} are ready",
+        p.count,
+        list_some(&p.pods, 3),
+        p.spec_replicas,
+        p.ready_pods
+    );
+    match &p.scheduler_says {
+        Some(text) => {
+            msg += &format!(
+                "; the scheduler says \"{text}\" ({} pod(s))",
+                p.pods_with_that_reading
+            )
+        }
+        None => msg += "; no FailedScheduling Event on them (they may be pulling images or waiting on volumes)",
+    }
+    for w in &p.node_autoscaler {
+        msg += &format!("; {}", w.words(input.now));
+    }
+    let mut details = Map::new();
+    details.insert("pendingPods".into(), json!(p.count));
+    details.insert("readyPods".into(), json!(p.ready_pods));
+    details.insert("specReplicas".into(), json!(p.spec_replicas));
+    details.insert("unscheduledPods".into(), json!(p.unscheduled_pods));
+    if let (Some(available), Some(total)) = (p.nodes_available, p.nodes) {
+        details.insert("nodesAvailable".into(), json!(available));
+        details.insert("nodes".into(), json!(total));
+        details.insert("reasons".into(), json!(p.reasons));
+    }
+    let words: Vec<String> = p
+        .node_autoscaler
+        .iter()
+        .map(|w| w.words(input.now))
+        .collect();
+    details.insert("nodeAutoscaler".into(), json!(words));
+    let action = scheduling_action(
+        &p.families,
+        &per_pod_words(&per_pod_requests(input)),
+        p.nodes_coming,
+    );
+    out.push(Finding {
+        details: Some(Value::Object(details)),
+        ..finding(
+            "pending-pods",
+            if p.nodes_coming {
+                Severity::Info
+            } else {
+                Severity::Warning
+            },
+            msg,
+            action,
+        )
+    });
+}
+
+/// The target's Pending pods after a scale-up, and why (`None`: none pending, or every
+/// replica asked for is ready).
+pub(super) fn pending_facts(snap: &Snapshot, input: &Input) -> Option<PendingPods> {
+    let scale = input.scale.as_ref().ok()?;
+    let ns = input.hpa.namespace.as_str();
     let pending: Vec<&str> = input
         .pods
         .iter()
@@ -183,7 +259,7 @@ pub(super) fn pending_pods(snap: &Snapshot, input: &Input, out: &mut Vec<Finding
         .filter(|p| p.ready.as_ref().is_some_and(|r| r.status == "True"))
         .count() as i32;
     if pending.is_empty() || scale.spec_replicas <= ready {
-        return;
+        return None;
     }
     // The scheduler's newest word on each pod; the most common reading first.
     let mut readings: BTreeMap<String, (usize, Option<SchedulingFailure>)> = BTreeMap::new();
@@ -198,58 +274,38 @@ pub(super) fn pending_pods(snap: &Snapshot, input: &Input, out: &mut Vec<Finding
         }
     }
     let top = readings.iter().max_by_key(|(_, (n, _))| *n);
-    let autoscaler = autoscaler_words(snap, ns, &pending, input.now);
-    let coming = autoscaler
-        .iter()
-        .any(|w| w.contains("(TriggeredScaleUp") || w.contains("(Nominated"));
-    let per_pod = per_pod_requests(input);
-    let mut msg = format!(
-        "{} of the target's pods are Pending ({}): spec.replicas is {} but {ready} are ready",
-        pending.len(),
-        list_some(
-            &pending.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
-            3
-        ),
-        scale.spec_replicas
-    );
-    match top {
-        Some((text, (n, _))) => msg += &format!("; the scheduler says \"{text}\" ({n} pod(s))"),
-        None => msg += "; no FailedScheduling Event on them (they may be pulling images or waiting on volumes)",
-    }
-    for w in &autoscaler {
-        msg += &format!("; {w}");
-    }
-    let mut details = Map::new();
-    details.insert("pendingPods".into(), json!(pending.len()));
-    details.insert("readyPods".into(), json!(ready));
-    details.insert("specReplicas".into(), json!(scale.spec_replicas));
-    details.insert("unscheduledPods".into(), json!(unscheduled));
-    if let Some((_, (_, Some(f)))) = top {
-        let reasons: Vec<Value> = f
-            .reasons
-            .iter()
-            .map(|r| json!({"nodes": r.nodes, "reason": r.text, "family": format!("{:?}", r.family).to_lowercase()}))
-            .collect();
-        details.insert("nodesAvailable".into(), json!(f.available));
-        details.insert("nodes".into(), json!(f.total));
-        details.insert("reasons".into(), Value::Array(reasons));
-    }
-    details.insert("nodeAutoscaler".into(), json!(autoscaler));
     let parsed = top.and_then(|(_, (_, f))| f.as_ref());
-    let action = scheduling_action(parsed, &per_pod_words(&per_pod), coming);
-    out.push(Finding {
-        details: Some(Value::Object(details)),
-        ..finding(
-            "pending-pods",
-            if coming {
-                Severity::Info
-            } else {
-                Severity::Warning
-            },
-            msg,
-            action,
-        )
-    });
+    let node_autoscaler = autoscaler_events(snap, ns, &pending);
+    Some(PendingPods {
+        count: pending.len(),
+        pods: pending.iter().map(|s| s.to_string()).collect(),
+        ready_pods: ready,
+        spec_replicas: scale.spec_replicas,
+        unscheduled_pods: unscheduled,
+        scheduler_says: top.map(|(t, _)| t.clone()),
+        pods_with_that_reading: top.map_or(0, |(_, (n, _))| *n),
+        nodes_available: parsed.map(|f| f.available),
+        nodes: parsed.map(|f| f.total),
+        reasons: parsed
+            .map(|f| {
+                f.reasons
+                    .iter()
+                    .map(|r| SchedulingReason {
+                        nodes: r.nodes,
+                        reason: r.text.clone(),
+                        family: format!("{:?}", r.family).to_lowercase(),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+        families: parsed
+            .map(|f| f.reasons.iter().map(|r| r.family).collect())
+            .unwrap_or_default(),
+        nodes_coming: node_autoscaler
+            .iter()
+            .any(|w| w.reason == "TriggeredScaleUp" || w.reason == "Nominated"),
+        node_autoscaler,
+    })
 }
 
 /// How many more pods of `per_pod` requests fit in a quota (`hard` − `used`, milli-units, by
@@ -397,9 +453,73 @@ pub(super) fn quota_exceeded(
     x: &Extras,
     out: &mut Vec<Finding>,
 ) {
+    let Some(q) = quota_facts(snap, input, d, x) else {
+        return;
+    };
+    let ns = input.hpa.namespace.as_str();
+    let full: Vec<String> = q
+        .hard
+        .iter()
+        .filter(|(k, _)| q.refusal.limited.iter().any(|(l, _)| l == *k))
+        .map(|(k, h)| {
+            format!(
+                "{k} {} used of {h}",
+                q.used.get(k).cloned().unwrap_or_else(|| show_key(k, 0))
+            )
+        })
+        .collect();
+    let when = q
+        .last_seen
+        .map(|t| format!(", latest {}", time_ago(t, input.now)))
+        .unwrap_or_default();
+    let fits = match (&q.pods_that_fit, &q.binding_key) {
+        (Some(n), Some(key)) => format!("{n} more pod(s) fit ({key} binds first)"),
+        _ => "how many more pods fit is unknown (the quota counts no request the pods make)".into(),
+    };
+    let msg = format!(
+        "ResourceQuota {} refuses the target's new pods ({}): {} — FailedCreate on {} ({} time(s){when}); {fits}{}; the HPA wants {}, {} exist",
+        q.quota,
+        if full.is_empty() { "full".to_string() } else { full.join(", ") },
+        q.refusal.text(),
+        q.refused_by,
+        q.refusals,
+        per_pod_words(&q.per_pod_milli),
+        q.wanted,
+        q.existing,
+    );
+    let action = quota_action(
+        &q.refusal,
+        &q.hard_milli,
+        &q.used_milli,
+        &q.per_pod_milli,
+        q.missing_pods,
+        ns,
+    );
+    let mut details = Map::new();
+    details.insert("quota".into(), json!(q.quota));
+    details.insert("refusedBy".into(), json!(q.refused_by));
+    details.insert("missingPods".into(), json!(q.missing_pods));
+    if let (Some(n), Some(key)) = (&q.pods_that_fit, &q.binding_key) {
+        details.insert("podsThatFit".into(), json!(n));
+        details.insert("bindingKey".into(), json!(key));
+    }
+    out.push(Finding {
+        details: Some(Value::Object(details)),
+        ..finding("quota-exceeded", Severity::Warning, msg, action)
+    });
+}
+
+/// The newest quota refusal of the target's new pods, with the quota's numbers (`None`: no
+/// `FailedCreate` "exceeded quota" Event on the target or its ReplicaSets).
+pub(super) fn quota_facts(
+    snap: &Snapshot,
+    input: &Input,
+    d: &Decision,
+    x: &Extras,
+) -> Option<QuotaRefused> {
     let hpa = &input.hpa;
     let ns = hpa.namespace.as_str();
-    let refused: Option<(String, &Value, QuotaRefusal)> = creators(snap, input, x)
+    let (creator, event, refusal) = creators(snap, input, x)
         .into_iter()
         .filter_map(|w| {
             let e = snap
@@ -410,10 +530,7 @@ pub(super) fn quota_exceeded(
                 .max_by_key(|(e, _)| last_time(e))?;
             Some((w, e.0, e.1))
         })
-        .max_by_key(|(_, e, _)| last_time(e));
-    let Some((creator, event, refusal)) = refused else {
-        return;
-    };
+        .max_by_key(|(_, e, _)| last_time(e))?;
     let quota = snap
         .blocker_objects("ResourceQuota", ns)
         .find(|q| q.pointer("/metadata/name").and_then(Value::as_str) == Some(&refusal.quota));
@@ -439,49 +556,56 @@ pub(super) fn quota_exceeded(
         .map(|s| i64::from(s.spec_replicas))
         .unwrap_or(0)
         .max(d.desired_replicas.map(i64::from).unwrap_or(0));
-    let missing = (wanted - existing).max(0);
     let fit = pods_that_fit(&hard, &used, &per_pod);
-    let full: Vec<String> = hard
-        .iter()
-        .filter(|(k, _)| refusal.limited.iter().any(|(l, _)| l == *k))
-        .map(|(k, h)| {
-            format!(
-                "{k} {} used of {}",
-                show_key(k, used.get(k).copied().unwrap_or(0)),
-                show_key(k, *h)
-            )
-        })
-        .collect();
-    let when = last_time(event)
-        .map(|t| format!(", latest {}", time_ago(t, input.now)))
-        .unwrap_or_default();
-    let fits = match &fit {
-        Some((n, key)) => format!("{n} more pod(s) fit ({key} binds first)"),
-        None => {
-            "how many more pods fit is unknown (the quota counts no request the pods make)".into()
-        }
+    let shown = |m: &BTreeMap<String, i64>| -> BTreeMap<String, String> {
+        m.iter()
+            .map(|(k, v)| (k.clone(), show_key(k, *v)))
+            .collect()
     };
-    let msg = format!(
-        "ResourceQuota {} refuses the target's new pods ({}): {} — FailedCreate on {creator} ({} time(s){when}); {fits}{}; the HPA wants {wanted}, {existing} exist",
-        refusal.quota,
-        if full.is_empty() { "full".to_string() } else { full.join(", ") },
-        refusal.text(),
-        count_of(event),
-        per_pod_words(&per_pod),
-    );
-    let action = quota_action(&refusal, &hard, &used, &per_pod, missing, ns);
-    let mut details = Map::new();
-    details.insert("quota".into(), json!(refusal.quota));
-    details.insert("refusedBy".into(), json!(creator));
-    details.insert("missingPods".into(), json!(missing));
-    if let Some((n, key)) = &fit {
-        details.insert("podsThatFit".into(), json!(n));
-        details.insert("bindingKey".into(), json!(key));
-    }
-    out.push(Finding {
-        details: Some(Value::Object(details)),
-        ..finding("quota-exceeded", Severity::Warning, msg, action)
-    });
+    Some(QuotaRefused {
+        quota: refusal.quota.clone(),
+        refused_by: creator,
+        refusals: count_of(event),
+        last_seen: last_time(event),
+        from_quota_object: quota.is_some(),
+        hard: shown(&hard),
+        used: shown(&used),
+        per_pod_requests: per_pod
+            .iter()
+            .map(|(r, v)| (r.clone(), Unit::of_resource(r).show(*v)))
+            .collect(),
+        pods_that_fit: fit.as_ref().map(|f| f.0),
+        binding_key: fit.map(|f| f.1),
+        wanted,
+        existing,
+        missing_pods: (wanted - existing).max(0),
+        refusal,
+        hard_milli: hard,
+        used_milli: used,
+        per_pod_milli: per_pod,
+    })
+}
+
+/// A rollout in progress: `status.replicas` above `spec.replicas` (the surge pods, which the
+/// controller counts as current for some metrics).
+pub(super) fn rollout_facts(input: &Input) -> Option<RolloutSurge> {
+    let s = input.scale.as_ref().ok()?;
+    (s.status_replicas > s.spec_replicas).then(|| RolloutSurge {
+        spec_replicas: s.spec_replicas,
+        status_replicas: s.status_replicas,
+        surge_pods: s.status_replicas - s.spec_replicas,
+    })
+}
+
+/// The `capacity` section of an Explanation: what keeps the replicas asked for from appearing
+/// (`None`: nothing does).
+pub fn capacity(snap: &Snapshot, input: &Input, d: &Decision, x: &Extras) -> Option<Capacity> {
+    let c = Capacity {
+        pending_pods: pending_facts(snap, input),
+        quota: quota_facts(snap, input, d, x),
+        rollout: rollout_facts(input),
+    };
+    (c.pending_pods.is_some() || c.quota.is_some() || c.rollout.is_some()).then_some(c)
 }
 
 #[cfg(test)]

@@ -59,6 +59,7 @@ use crate::core::{Decision, Input};
 use crate::snapshot::{Pod, Snapshot};
 
 mod behavior;
+mod blocker_facts;
 mod bounds;
 mod capacity;
 mod chain;
@@ -74,6 +75,7 @@ mod requests;
 mod snapshot;
 mod target;
 
+pub use blocker_facts::{Capacity, OtherHands};
 pub use extras::Extras;
 pub use finding::{Finding, Severity};
 
@@ -108,7 +110,7 @@ pub fn diagnose(snap: &Snapshot, input: &Input, d: &Decision, x: &Extras) -> Vec
     capacity::quota_exceeded(snap, input, d, x, &mut out);
     others::vpa_conflict(snap, input, &mut out);
     others::pdb_blocks_drain(snap, input, &raw_pods, &mut out);
-    others::limitrange_request(snap, input, &mut out);
+    others::limitrange_request(snap, input, &raw_pods, &mut out);
     if let Some(f) = next_scale::next_scale(input, d) {
         out.push(f);
     }
@@ -116,6 +118,26 @@ pub fn diagnose(snap: &Snapshot, input: &Input, d: &Decision, x: &Extras) -> Vec
     keda::keda(snap, input, d, &mut out);
     out.sort_by_key(|f| f.severity);
     out
+}
+
+/// The typed sections of what stops the replicas (`capacity`, `otherHands` of an
+/// Explanation): the facts the blockers' findings are worded from.
+pub fn blocker_sections(
+    snap: &Snapshot,
+    input: &Input,
+    d: &Decision,
+    x: &Extras,
+) -> (Option<Capacity>, Option<OtherHands>) {
+    let ns = input.hpa.namespace.as_str();
+    let raw_pods: BTreeMap<&str, &Pod> = input
+        .pods
+        .iter()
+        .filter_map(|p| snap.pod(ns, &p.name).map(|r| (p.name.as_str(), r)))
+        .collect();
+    (
+        capacity::capacity(snap, input, d, x),
+        others::other_hands(snap, input, &raw_pods, d.now),
+    )
 }
 
 /// Tests: HPA `shop/name` of `snap` evaluated at the examples' time (2026-03-01T12:00:00Z) by the

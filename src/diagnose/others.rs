@@ -14,8 +14,12 @@ use crate::core::model::MetricSpec;
 use crate::core::Input;
 use crate::display::units::Unit;
 use crate::labels::Selector;
+use crate::snapshot::blockers::limit_ranger_requests;
 use crate::snapshot::{Pod, Snapshot};
 
+use super::blocker_facts::{
+    LimitRangeRequest, OtherAutoscaler, OtherHands, PdbOnTarget, VpaOnTarget,
+};
 use super::finding::{finding, list_some, Finding, Severity};
 
 /// The VPA update modes that change running pods' requests (`Off` and `Initial` do not).
@@ -74,30 +78,47 @@ fn vpa_controls(vpa: &Value) -> Option<(String, BTreeSet<String>)> {
     Some((mode.to_string(), controlled))
 }
 
+/// The VPAs targeting the HPA's target, with the resource each rewrites that the HPA scales on
+/// as a utilization.
+pub(super) fn vpas_on_target(snap: &Snapshot, input: &Input) -> Vec<VpaOnTarget> {
+    let hpa = &input.hpa;
+    let util = utilization_resources(input);
+    snap.blocker_objects("VerticalPodAutoscaler", &hpa.namespace)
+        .filter(|vpa| {
+            let r = &vpa["spec"]["targetRef"];
+            r["kind"] == hpa.target_kind.as_str() && r["name"] == hpa.target_name.as_str()
+        })
+        .map(|vpa| {
+            let mode = vpa
+                .pointer("/spec/updatePolicy/updateMode")
+                .and_then(Value::as_str)
+                .unwrap_or("Auto")
+                .to_string();
+            let controlled: Vec<String> = vpa_controls(vpa)
+                .map(|(_, c)| c.into_iter().collect())
+                .unwrap_or_default();
+            let conflicts_on = util.keys().find(|r| controlled.contains(r)).cloned();
+            VpaOnTarget {
+                name: name_of(vpa).to_string(),
+                update_mode: mode,
+                controlled_resources: controlled,
+                conflicts_on,
+            }
+        })
+        .collect()
+}
+
 /// `vpa-conflict`: a VPA in an updating mode sets the requests of a resource the HPA scales on
 /// as a utilization.
 pub(super) fn vpa_conflict(snap: &Snapshot, input: &Input, out: &mut Vec<Finding>) {
     let hpa = &input.hpa;
     let util = utilization_resources(input);
-    if util.is_empty() {
-        return;
-    }
-    for vpa in snap.blocker_objects("VerticalPodAutoscaler", &hpa.namespace) {
-        let r = &vpa["spec"]["targetRef"];
-        if r["kind"] != hpa.target_kind.as_str() || r["name"] != hpa.target_name.as_str() {
-            continue;
-        }
-        let Some((mode, controlled)) = vpa_controls(vpa) else {
+    for v in vpas_on_target(snap, input) {
+        let Some(res) = &v.conflicts_on else {
             continue;
         };
-        let both: Vec<(&String, &i32)> = util
-            .iter()
-            .filter(|(res, _)| controlled.contains(*res))
-            .collect();
-        let Some((res, pct)) = both.first() else {
-            continue;
-        };
-        let name = name_of(vpa);
+        let pct = util.get(res).copied().unwrap_or_default();
+        let (name, mode) = (&v.name, &v.update_mode);
         let keep: Vec<&str> = ["cpu", "memory"]
             .into_iter()
             .filter(|r| *r != res.as_str())
@@ -165,6 +186,33 @@ fn plain(v: &Value) -> String {
     v.as_str().map_or_else(|| v.to_string(), String::from)
 }
 
+/// The PDBs selecting the target's pods, and what each keeps at minReplicas.
+pub(super) fn pdbs_on_target(
+    snap: &Snapshot,
+    input: &Input,
+    raw_pods: &BTreeMap<&str, &Pod>,
+) -> Vec<PdbOnTarget> {
+    let hpa = &input.hpa;
+    let min = hpa.min_replicas.max(1);
+    snap.blocker_objects("PodDisruptionBudget", &hpa.namespace)
+        .filter_map(|pdb| {
+            let picked = selects(pdb, raw_pods);
+            if picked == 0 {
+                return None;
+            }
+            let (kept, rule) = kept_at(pdb, min)?;
+            Some(PdbOnTarget {
+                name: name_of(pdb).to_string(),
+                rule,
+                selected_pods: picked,
+                min_replicas: min,
+                pods_kept_at_min: kept,
+                blocks_drain_at_min: kept >= min,
+            })
+        })
+        .collect()
+}
+
 /// `pdb-blocks-drain`: at minReplicas the budget allows no eviction.
 pub(super) fn pdb_blocks_drain(
     snap: &Snapshot,
@@ -173,19 +221,17 @@ pub(super) fn pdb_blocks_drain(
     out: &mut Vec<Finding>,
 ) {
     let hpa = &input.hpa;
-    let min = hpa.min_replicas.max(1);
-    for pdb in snap.blocker_objects("PodDisruptionBudget", &hpa.namespace) {
-        let picked = selects(pdb, raw_pods);
-        if picked == 0 {
+    for p in pdbs_on_target(snap, input, raw_pods) {
+        if !p.blocks_drain_at_min {
             continue;
         }
-        let Some((kept, said)) = kept_at(pdb, min) else {
-            continue;
-        };
-        if kept < min {
-            continue;
-        }
-        let name = name_of(pdb);
+        let (name, said, kept, min, picked) = (
+            &p.name,
+            &p.rule,
+            p.pods_kept_at_min,
+            p.min_replicas,
+            p.selected_pods,
+        );
         out.push(Finding {
             details: Some(json!({"pdb": name, "minReplicas": min, "podsKeptAtMin": kept, "selectedPods": picked})),
             ..finding(
@@ -221,11 +267,40 @@ fn default_request(lr: &Value, res: &str) -> Option<(i64, &'static str)> {
         })
 }
 
-/// `limitrange-request`: the request the utilization is a share of equals a LimitRange's
-/// default — the template most likely sets none and the LimitRange supplies it at admission.
-pub(super) fn limitrange_request(snap: &Snapshot, input: &Input, out: &mut Vec<Finding>) {
+/// The containers whose `res` request the LimitRanger admission plugin set, by the target's
+/// pods' `kubernetes.io/limit-ranger` annotation (`None`: no pod carries the annotation, so it
+/// cannot say).
+fn set_by_limit_ranger(raw_pods: &BTreeMap<&str, &Pod>, res: &str) -> Option<Vec<String>> {
+    let annotated: Vec<&str> = raw_pods
+        .values()
+        .filter_map(|p| Some(p.metadata.annotations.as_ref()?.limit_ranger.as_str()))
+        .collect();
+    if annotated.is_empty() {
+        return None;
+    }
+    let mut containers: Vec<String> = annotated
+        .iter()
+        .flat_map(|a| limit_ranger_requests(a))
+        .filter(|(r, _)| r == res)
+        .map(|(_, c)| c)
+        .collect();
+    containers.sort();
+    containers.dedup();
+    Some(containers)
+}
+
+/// The LimitRanges whose default is the request a utilization target is a share of: exactly
+/// the containers the pods' `kubernetes.io/limit-ranger` annotation names, else (no pod
+/// carries it: an older snapshot) those whose request equals the default.
+pub(super) fn limitranges_supplying(
+    snap: &Snapshot,
+    input: &Input,
+    raw_pods: &BTreeMap<&str, &Pod>,
+) -> Vec<LimitRangeRequest> {
     let hpa = &input.hpa;
-    for (res, pct) in utilization_resources(input) {
+    let mut out = Vec::new();
+    for (res, _) in utilization_resources(input) {
+        let set = set_by_limit_ranger(raw_pods, &res);
         for lr in snap.blocker_objects("LimitRange", &hpa.namespace) {
             let Some((def, key)) = default_request(lr, &res) else {
                 continue;
@@ -235,6 +310,7 @@ pub(super) fn limitrange_request(snap: &Snapshot, input: &Input, out: &mut Vec<F
                 .iter()
                 .flat_map(|p| &p.containers)
                 .filter(|c| c.requests.get(&res) == Some(def))
+                .filter(|c| set.as_ref().is_none_or(|s| s.contains(&c.name)))
                 .map(|c| c.name.clone())
                 .collect();
             containers.sort();
@@ -242,33 +318,155 @@ pub(super) fn limitrange_request(snap: &Snapshot, input: &Input, out: &mut Vec<F
             if containers.is_empty() {
                 continue;
             }
-            let name = name_of(lr);
-            let shown = Unit::of_resource(&res).show(def);
-            out.push(Finding {
-                details: Some(json!({"limitRange": name, "resource": res, "defaultRequest": shown, "containers": containers})),
-                ..finding(
-                    "limitrange-request",
-                    Severity::Info,
-                    format!(
-                        "the {res} request the {pct} % target is a share of ({shown} for {}) is LimitRange {name}'s {key}: if the pod template sets none, the LimitRange supplies it at admission, and a change to the LimitRange changes this HPA's scale at the pods' next restart",
-                        list_some(&containers, 3)
-                    ),
-                    format!(
-                        "set resources.requests.{res} in the pod template so the target means what you chose (kubectl set resources {}/{} -n {} -c {} --requests={res}={shown})",
-                        hpa.target_kind.to_lowercase(),
-                        hpa.target_name,
-                        hpa.namespace,
-                        containers[0]
-                    ),
-                )
+            out.push(LimitRangeRequest {
+                name: name_of(lr).to_string(),
+                resource: res.clone(),
+                default_request: Unit::of_resource(&res).show(def),
+                field: key.to_string(),
+                containers,
+                confirmed: set.is_some(),
             });
         }
     }
+    out
+}
+
+/// `limitrange-request`: the request the utilization is a share of is a LimitRange's default —
+/// set at admission (the pods' `kubernetes.io/limit-ranger` annotation says which container's),
+/// or, without that annotation, equal to it.
+pub(super) fn limitrange_request(
+    snap: &Snapshot,
+    input: &Input,
+    raw_pods: &BTreeMap<&str, &Pod>,
+    out: &mut Vec<Finding>,
+) {
+    let hpa = &input.hpa;
+    let util = utilization_resources(input);
+    for l in limitranges_supplying(snap, input, raw_pods) {
+        let (name, res, shown, key) = (&l.name, &l.resource, &l.default_request, &l.field);
+        let pct = util.get(res).copied().unwrap_or_default();
+        let containers = &l.containers;
+        let how = if l.confirmed {
+            format!(
+                "the LimitRanger admission plugin set it on {} (the pods' kubernetes.io/limit-ranger annotation): the pod template sets none",
+                list_some(containers, 3)
+            )
+        } else {
+            "if the pod template sets none, the LimitRange supplies it at admission".to_string()
+        };
+        out.push(Finding {
+            details: Some(json!({"limitRange": name, "resource": res, "defaultRequest": shown, "containers": containers, "confirmed": l.confirmed})),
+            ..finding(
+                "limitrange-request",
+                Severity::Info,
+                format!(
+                    "the {res} request the {pct} % target is a share of ({shown} for {}) is LimitRange {name}'s {key}: {how}, and a change to the LimitRange changes this HPA's scale at the pods' next restart",
+                    list_some(containers, 3)
+                ),
+                format!(
+                    "set resources.requests.{res} in the pod template so the target means what you chose (kubectl set resources {}/{} -n {} -c {} --requests={res}={shown})",
+                    hpa.target_kind.to_lowercase(),
+                    hpa.target_name,
+                    hpa.namespace,
+                    containers[0]
+                ),
+            )
+        });
+    }
+}
+
+/// Other HPAs selecting the target's pods (the controller's AmbiguousSelector) and KEDA
+/// ScaledObjects on the same target.
+fn other_autoscalers(snap: &Snapshot, input: &Input, now: jiff::Timestamp) -> Vec<OtherAutoscaler> {
+    let hpa = &input.hpa;
+    let mut out: Vec<OtherAutoscaler> = input
+        .other_hpas_selecting
+        .iter()
+        .map(|n| OtherAutoscaler {
+            kind: "HorizontalPodAutoscaler".into(),
+            name: n.clone(),
+        })
+        .collect();
+    if let Some(k) = crate::keda::view::section_for(snap, &hpa.namespace, &hpa.name, now) {
+        for c in k.conflicts {
+            let o = OtherAutoscaler {
+                kind: c.kind,
+                name: c.name,
+            };
+            if !out.contains(&o) {
+                out.push(o);
+            }
+        }
+    }
+    out
+}
+
+/// The `otherHands` section of an Explanation (`None`: no other hand on the workload).
+pub fn other_hands(
+    snap: &Snapshot,
+    input: &Input,
+    raw_pods: &BTreeMap<&str, &Pod>,
+    now: jiff::Timestamp,
+) -> Option<OtherHands> {
+    let o = OtherHands {
+        vpas: vpas_on_target(snap, input),
+        pdbs: pdbs_on_target(snap, input, raw_pods),
+        limit_ranges: limitranges_supplying(snap, input, raw_pods),
+        autoscalers: other_autoscalers(snap, input, now),
+    };
+    (o != OtherHands::default()).then_some(o)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The LimitRanges supplying `api`'s cpu request in other-hands.yaml, its pods'
+    /// `kubernetes.io/limit-ranger` annotation set to `annotation` (`None`: removed).
+    fn supplying(annotation: Option<&str>) -> Vec<LimitRangeRequest> {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/other-hands.yaml");
+        let mut doc: Value =
+            crate::yaml::from_str(&std::fs::read_to_string(path).expect("example")).expect("yaml");
+        for item in doc["items"].as_array_mut().into_iter().flatten() {
+            if item["kind"] == "Pod" {
+                item["metadata"]["annotations"] = match annotation {
+                    Some(a) => json!({"kubernetes.io/limit-ranger": a}),
+                    None => json!({"kubectl.kubernetes.io/last-applied-configuration": "{}"}),
+                };
+            }
+        }
+        let snap = Snapshot::from_owned(doc, "other-hands").expect("snapshot");
+        let (input, _) = super::super::evaluated(&snap, "api");
+        let raw: BTreeMap<&str, &Pod> = input
+            .pods
+            .iter()
+            .filter_map(|p| snap.pod("shop", &p.name).map(|r| (p.name.as_str(), r)))
+            .collect();
+        limitranges_supplying(&snap, &input, &raw)
+    }
+
+    #[test]
+    fn the_limit_rangers_annotation_decides_which_requests_a_limitrange_supplied() {
+        let set = supplying(Some(
+            "LimitRanger plugin set: cpu request for container api",
+        ));
+        assert_eq!(
+            set.iter()
+                .map(|l| (l.name.as_str(), l.containers.clone(), l.confirmed))
+                .collect::<Vec<_>>(),
+            [("defaults", vec!["api".to_string()], true)]
+        );
+        // The annotation names memory only: the cpu request is the template's own.
+        assert!(supplying(Some(
+            "LimitRanger plugin set: memory request for container api"
+        ))
+        .is_empty());
+        // No annotation to read (an older snapshot): the request equal to the default, unconfirmed.
+        let guessed = supplying(None);
+        assert_eq!(guessed.len(), 1);
+        assert!(!guessed[0].confirmed);
+    }
 
     #[test]
     fn a_budget_keeps_its_pods_by_count_or_share() {

@@ -133,7 +133,7 @@ pub fn run(
     rt: &tokio::runtime::Runtime,
     w: &mut dyn std::io::Write,
 ) -> Result<String> {
-    let period = Duration::from_nanos(opts.settings.sync_period.as_nanos().max(1) as u64);
+    let mut period = Duration::from_nanos(opts.settings.sync_period.as_nanos().max(1) as u64);
     let conn = rt.block_on(cluster::connect(&opts.kube))?;
     let ns = (!opts.all_namespaces).then(|| conn.namespace.clone());
     let json = matches!(opts.output, OutputFormat::Json | OutputFormat::Yaml);
@@ -172,6 +172,11 @@ pub fn run(
                 }
                 let changed = state.observe(&items);
                 open &= out(w, &change_lines(opts, &changed, n == 0)?);
+                // Tick with the controller: its sync period, read from the cluster (the same
+                // settings for every HPA), as `explain NAME --watch` does.
+                if let Some(d) = items.iter().find_map(|i| i.decision.as_ref()) {
+                    open &= super::watch::retick(w, d, &mut period, json);
+                }
             }
         }
         n += 1;

@@ -165,6 +165,9 @@ pub struct Explained {
     /// Shown only when something is known of the chain ([`Explained::chain`]).
     chain: crate::adapter::MetricsChain,
     pub keda: Option<crate::keda::view::KedaSection>,
+    /// What keeps the replicas from appearing, and the other hands on the workload.
+    pub capacity: Option<crate::diagnose::Capacity>,
+    pub other_hands: Option<crate::diagnose::OtherHands>,
 }
 
 impl Explained {
@@ -186,6 +189,7 @@ impl Explained {
             self.chain(),
         )
         .with_keda(self.keda.as_ref())
+        .with_blockers(self.capacity.as_ref(), self.other_hands.as_ref())
     }
 
     /// The text (or `-o wide`), JSON or YAML of the explanation, without a live comparison.
@@ -195,6 +199,8 @@ impl Explained {
             findings: &self.findings,
             chain: self.chain(),
             keda: self.keda.as_ref(),
+            capacity: self.capacity.as_ref(),
+            other_hands: self.other_hands.as_ref(),
         };
         crate::render::render_explain(&self.decision, &cx, opts.output, &opts.text_options())
     }
@@ -212,12 +218,16 @@ pub fn explain(
     let chain = crate::adapter::metrics_chain(snap, &input, &decision);
     let (ns, name) = (&input.hpa.namespace, &input.hpa.name);
     let keda = crate::keda::view::section_for(snap, ns, name, decision.now);
+    let (capacity, other_hands) =
+        crate::diagnose::blocker_sections(snap, &input, &decision, extras);
     Ok(Explained {
         input,
         decision,
         findings,
         chain,
         keda,
+        capacity,
+        other_hands,
     })
 }
 

@@ -262,7 +262,7 @@ pub fn run(
 /// The watch ticks with the controller: at the sync period of the decision's settings (the
 /// cluster's own, when its kube-controller-manager's flags were read; a `--sync-period` given
 /// still wins), said in a line when it changes the period. `false`: stdout is closed.
-fn retick(w: &mut dyn Write, d: &Decision, period: &mut Duration, json: bool) -> bool {
+pub(super) fn retick(w: &mut dyn Write, d: &Decision, period: &mut Duration, json: bool) -> bool {
     let synced = Duration::from_nanos(d.settings.sync_period.as_nanos().max(1) as u64);
     let changed = synced != *period;
     *period = synced;

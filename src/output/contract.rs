@@ -112,6 +112,14 @@ pub struct ExplanationBody<'a, L> {
     /// KEDA's layer, when a ScaledObject generated the HPA or targets its target.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub keda: Option<&'a crate::keda::view::KedaSection>,
+    /// What keeps the replicas asked for from appearing: Pending pods and why, a ResourceQuota's
+    /// refusal and how many more pods fit, a rollout's surge.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<&'a crate::diagnose::Capacity>,
+    /// Other hands on the same workload: VPAs, PDBs, LimitRanges supplying requests, other
+    /// HPAs and ScaledObjects.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub other_hands: Option<&'a crate::diagnose::OtherHands>,
 }
 
 /// The `Explanation` of one HPA from a snapshot (no live comparison).
@@ -137,6 +145,8 @@ pub fn live_explanation<'a, L>(
             diagnostics,
             metrics_chain,
             keda: None,
+            capacity: None,
+            other_hands: None,
         },
     )
 }
@@ -145,6 +155,17 @@ impl<'a, L> Document<ExplanationBody<'a, L>> {
     /// The explanation with KEDA's section.
     pub fn with_keda(mut self, keda: Option<&'a crate::keda::view::KedaSection>) -> Self {
         self.body.keda = keda;
+        self
+    }
+
+    /// The explanation with the typed sections of what stops the replicas.
+    pub fn with_blockers(
+        mut self,
+        capacity: Option<&'a crate::diagnose::Capacity>,
+        other_hands: Option<&'a crate::diagnose::OtherHands>,
+    ) -> Self {
+        self.body.capacity = capacity;
+        self.body.other_hands = other_hands;
         self
     }
 }

@@ -60,6 +60,10 @@ pub struct Context<'a> {
     pub chain: Option<&'a crate::adapter::MetricsChain>,
     /// KEDA's layer over the HPA, when there is one.
     pub keda: Option<&'a crate::keda::view::KedaSection>,
+    /// What keeps the replicas from appearing (JSON/YAML `capacity`).
+    pub capacity: Option<&'a crate::diagnose::Capacity>,
+    /// Other hands on the workload (JSON/YAML `otherHands`).
+    pub other_hands: Option<&'a crate::diagnose::OtherHands>,
 }
 
 /// Render a decision in the chosen format, without diagnostics (JSON/YAML: `diagnostics: []`), at
@@ -83,7 +87,8 @@ pub fn render_explain(
     Ok(match format {
         OutputFormat::Json | OutputFormat::Yaml => crate::output::document(
             &crate::output::contract::live_explanation::<()>(d, None, cx.findings, cx.chain)
-                .with_keda(cx.keda),
+                .with_keda(cx.keda)
+                .with_blockers(cx.capacity, cx.other_hands),
             format,
         )?,
         OutputFormat::Text => text(d, cx, o),

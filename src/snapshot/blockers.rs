@@ -231,9 +231,47 @@ pub fn redacted_message(reason: &str, message: &str) -> Option<String> {
     }
 }
 
+/// The requests the LimitRanger admission plugin set, as `(resource, container)` pairs, read
+/// from a pod's `kubernetes.io/limit-ranger` annotation: `LimitRanger plugin set: cpu, memory
+/// request for container app; cpu limit for container app` → (cpu, app), (memory, app). Init
+/// containers' and limits' entries are left out (the utilization is a share of the regular
+/// containers' requests).
+pub fn limit_ranger_requests(annotation: &str) -> Vec<(String, String)> {
+    let Some(rest) = annotation.trim().strip_prefix("LimitRanger plugin set:") else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for part in rest.split(';') {
+        let Some((resources, container)) = part.trim().split_once(" request for container ") else {
+            continue;
+        };
+        let container = container.trim();
+        for r in resources.split(',') {
+            let r = r.trim();
+            if !r.is_empty() && !container.is_empty() {
+                out.push((r.to_string(), container.to_string()));
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_limit_rangers_annotation_names_each_request_it_set() {
+        let got = limit_ranger_requests(
+            "LimitRanger plugin set: cpu, memory request for container app; cpu, memory limit for container app; memory request for init container setup; cpu request for container sidecar",
+        );
+        let got: Vec<(&str, &str)> = got.iter().map(|(r, c)| (r.as_str(), c.as_str())).collect();
+        assert_eq!(got, [("cpu", "app"), ("memory", "app"), ("cpu", "sidecar")]);
+        assert!(limit_ranger_requests("something else: cpu request for container a").is_empty());
+        assert!(
+            limit_ranger_requests("LimitRanger plugin set: cpu limit for container a").is_empty()
+        );
+    }
 
     #[test]
     fn the_schedulers_message_is_read_into_counts_and_families() {

@@ -86,6 +86,21 @@ fn pending_pods_are_summarised_with_the_schedulers_reasons_and_the_autoscalers_w
     assert!(a.contains("toleration"), "{a}");
     assert_eq!(f["details"]["reasons"][0]["family"], "insufficient");
     assert_eq!(f["details"]["pendingPods"], 2);
+    // The same facts, typed: the Explanation's `capacity.pendingPods`.
+    let p = &v["capacity"]["pendingPods"];
+    assert_eq!(
+        (&p["count"], &p["readyPods"], &p["specReplicas"]),
+        (&json!(2), &json!(4), &json!(8)),
+        "{p}"
+    );
+    assert_eq!(
+        p["reasons"][0],
+        json!({"nodes": 3, "reason": "Insufficient cpu", "family": "insufficient"})
+    );
+    assert_eq!(p["reasons"][1]["family"], "taint");
+    assert_eq!(p["podsWithThatReading"], 2);
+    assert_eq!(p["nodeAutoscaler"][0]["reason"], "NotTriggerScaleUp");
+    assert_eq!(p["nodesComing"], false);
 }
 
 #[test]
@@ -114,6 +129,22 @@ fn a_quota_refusal_says_how_many_more_pods_fit_and_what_to_raise() {
         "{a}"
     );
     assert_eq!(f["details"]["podsThatFit"], 0);
+    // Typed: `capacity.quota`, the quota's used/hard in the user's units.
+    let q = &v["capacity"]["quota"];
+    assert_eq!(
+        (&q["quota"], &q["refusedBy"], &q["refusals"]),
+        (&json!("compute"), &json!("web-6d8f9c7b5"), &json!(7)),
+        "{q}"
+    );
+    assert_eq!(q["hard"]["requests.cpu"], "3", "{q}");
+    assert_eq!(q["used"]["requests.cpu"], "3", "{q}");
+    assert_eq!(q["perPodRequests"]["cpu"], "500m", "{q}");
+    assert_eq!(
+        (&q["podsThatFit"], &q["bindingKey"], &q["missingPods"]),
+        (&json!(0), &json!("requests.cpu"), &json!(2)),
+        "{q}"
+    );
+    assert_eq!(q["fromQuotaObject"], true);
     // The decision is the controller's: it holds at 8.
     assert_eq!(v["desiredReplicas"], 8);
 }
@@ -144,9 +175,66 @@ fn a_vpa_a_budget_and_a_limitrange_on_the_same_workload_are_named() {
     let lr = finding(&v, "limitrange-request");
     let m = lr["message"].as_str().expect("message");
     assert!(
-        m.contains("(250m for api) is LimitRange defaults's defaultRequest"),
+        m.contains("(250m for api) is LimitRange defaults's defaultRequest: the LimitRanger admission plugin set it on api (the pods' kubernetes.io/limit-ranger annotation)"),
         "{m}"
     );
+    // Typed: `otherHands`.
+    let o = &v["otherHands"];
+    assert_eq!(
+        o["vpas"],
+        json!([{"name": "api", "updateMode": "Auto", "controlledResources": ["cpu", "memory"], "conflictsOn": "cpu"}])
+    );
+    assert_eq!(
+        o["pdbs"],
+        json!([{"name": "api", "rule": "minAvailable 2", "selectedPods": 2, "minReplicas": 2, "podsKeptAtMin": 2, "blocksDrainAtMin": true}])
+    );
+    assert_eq!(
+        o["limitRanges"],
+        json!([{"name": "defaults", "resource": "cpu", "defaultRequest": "250m", "field": "defaultRequest", "containers": ["api"], "confirmed": true}])
+    );
+    assert!(o.get("autoscalers").is_none(), "{o}");
+}
+
+/// The pods' `kubernetes.io/limit-ranger` annotation (kept by the live read) says exactly
+/// which request the LimitRange set: one naming only memory means the cpu request the target
+/// is a share of is the template's own, equal to the default or not.
+#[test]
+fn the_limit_rangers_annotation_says_which_request_came_from_the_limitrange() {
+    let mut objects = load_snapshot_value("other-hands.yaml");
+    for o in objects.iter_mut() {
+        if o["kind"] == "Pod" {
+            o["metadata"]["annotations"] = json!({
+                "kubernetes.io/limit-ranger": "LimitRanger plugin set: memory request for container api",
+                "kubectl.kubernetes.io/last-applied-configuration": "{}",
+            });
+        }
+    }
+    let server = FakeApiServer::start(objects);
+    let kc = server.write_kubeconfig(&tmpdir("blk-ranger"));
+    let v = ok_json(
+        &run(
+            &["explain", "api", "-n", "shop", "--now", NOW, "-o", "json"],
+            Some(&kc),
+        ),
+        "live explain",
+    );
+    assert!(
+        !ids(&v).contains(&"limitrange-request".to_string()),
+        "{:?}",
+        ids(&v)
+    );
+    assert!(
+        v["otherHands"].get("limitRanges").is_none(),
+        "{}",
+        v["otherHands"]
+    );
+    // The snapshot keeps that annotation only: offline says the same.
+    let text = ok(
+        &run(&["snapshot", "api", "-n", "shop"], Some(&kc)),
+        "snapshot",
+    );
+    assert!(text.contains("memory request for container api"), "{text}");
+    assert!(!text.contains("last-applied-configuration"), "{text}");
 }
 
 #[test]
@@ -254,6 +342,16 @@ fn live_the_file_and_the_redacted_snapshot_give_the_same_findings() {
         assert_eq!(facts(&found[0]), facts(&v), "{file}: offline vs live");
         assert_eq!(facts(&found[1]), facts(&v), "{file}: redacted vs live");
         assert_eq!(found[1]["desiredReplicas"], v["desiredReplicas"]);
+        for section in ["capacity", "otherHands"] {
+            assert_eq!(
+                found[0][section], v[section],
+                "{file}: {section} offline vs live"
+            );
+            assert_eq!(
+                found[1][section], v[section],
+                "{file}: {section} redacted vs live"
+            );
+        }
     }
 }
 
@@ -377,6 +475,39 @@ fn explain_watch_ticks_at_the_sync_period_of_the_clusters_controller() {
         text.contains("The controller's sync period is 1s (cluster: pod kube-system/kube-controller-manager-cp1): watching every 1s instead."),
         "{text}"
     );
+    assert!(
+        t.elapsed() < std::time::Duration::from_secs(12),
+        "{:?}",
+        t.elapsed()
+    );
+}
+
+/// The fleet's watch ticks at the cluster's sync period too (as `explain NAME --watch`).
+#[test]
+fn the_fleet_watch_ticks_at_the_sync_period_of_the_clusters_controller() {
+    let mut objects = load_snapshot_value("other-hands.yaml");
+    objects.push(json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "kube-controller-manager-cp1", "namespace": "kube-system",
+                     "labels": {"component": "kube-controller-manager"}},
+        "spec": {"containers": [{"name": "kube-controller-manager",
+            "command": ["kube-controller-manager", "--horizontal-pod-autoscaler-sync-period=1s"]}]},
+        "status": {"phase": "Running"}}));
+    let server = FakeApiServer::start(objects);
+    let kc = server.write_kubeconfig(&tmpdir("blk-fleet-watch"));
+    let t = std::time::Instant::now();
+    let text = ok(
+        &run(
+            &["explain", "-A", "--watch", "--watch-count", "3"],
+            Some(&kc),
+        ),
+        "explain -A --watch",
+    );
+    assert!(
+        text.contains("The controller's sync period is 1s (cluster: pod kube-system/kube-controller-manager-cp1): watching every 1s instead."),
+        "{text}"
+    );
+    assert!(text.contains("stopped after 3 evaluation(s)"), "{text}");
+    // Three evaluations one second apart, not the CLI's default 15 s.
     assert!(
         t.elapsed() < std::time::Duration::from_secs(12),
         "{:?}",

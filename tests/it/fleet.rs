@@ -281,7 +281,7 @@ fn the_live_fleet_reads_events_and_infers_the_memory_the_drill_down_does() {
         let text = ok(&c.run(&args), "fleet text");
         assert!(!text.contains("(4–8)"), "{text}");
     }
-    // One Events LIST per scope (and the four of what stops the replicas), not one per HPA.
+    // One Events LIST per scope (and the two of what stops the replicas), not one per HPA.
     c.server.clear_requests();
     c.run(&["explain", "-A", "--now", NOW]);
     let events: Vec<String> = c
@@ -295,10 +295,8 @@ fn the_live_fleet_reads_events_and_infers_the_memory_the_drill_down_does() {
         events,
         [
             "GET /api/v1/events?fieldSelector=involvedObject.kind=HorizontalPodAutoscaler&resourceVersion=0",
-            "GET /api/v1/events?fieldSelector=involvedObject.kind!=HorizontalPodAutoscaler,involvedObject.kind!=ScaledObject,type=Warning&resourceVersion=0",
-            "GET /api/v1/events?fieldSelector=involvedObject.kind=Pod,reason=TriggeredScaleUp&resourceVersion=0",
-            "GET /api/v1/events?fieldSelector=involvedObject.kind=Pod,reason=NotTriggerScaleUp&resourceVersion=0",
-            "GET /api/v1/events?fieldSelector=involvedObject.kind=Pod,reason=Nominated&resourceVersion=0",
+            "GET /api/v1/events?fieldSelector=involvedObject.kind!=HorizontalPodAutoscaler,type=Warning&resourceVersion=0",
+            "GET /api/v1/events?fieldSelector=involvedObject.kind=Pod,type=Normal,reason!=Scheduled,reason!=Pulling,reason!=Pulled,reason!=Created,reason!=Started,reason!=Killing&resourceVersion=0",
         ]
     );
 }
@@ -367,11 +365,9 @@ fn the_number_of_requests_does_not_grow_with_the_number_of_hpas() {
     assert_eq!(bv["items"].as_array().map(Vec::len), Some(50));
     assert_eq!(small, big);
     let want = vec![
-        "GET /api/v1/events?fieldSelector=involvedObject.kind!=HorizontalPodAutoscaler,involvedObject.kind!=ScaledObject,type=Warning&resourceVersion=0",
+        "GET /api/v1/events?fieldSelector=involvedObject.kind!=HorizontalPodAutoscaler,type=Warning&resourceVersion=0",
         "GET /api/v1/events?fieldSelector=involvedObject.kind=HorizontalPodAutoscaler&resourceVersion=0",
-        "GET /api/v1/events?fieldSelector=involvedObject.kind=Pod,reason=Nominated&resourceVersion=0",
-        "GET /api/v1/events?fieldSelector=involvedObject.kind=Pod,reason=NotTriggerScaleUp&resourceVersion=0",
-        "GET /api/v1/events?fieldSelector=involvedObject.kind=Pod,reason=TriggeredScaleUp&resourceVersion=0",
+        "GET /api/v1/events?fieldSelector=involvedObject.kind=Pod,type=Normal,reason!=Scheduled,reason!=Pulling,reason!=Pulled,reason!=Created,reason!=Started,reason!=Killing&resourceVersion=0",
         "GET /api/v1/limitranges?limit=5000&resourceVersion=0",
         "GET /api/v1/namespaces/kube-system/pods?labelSelector=component=kube-controller-manager&limit=500",
         "GET /api/v1/pods?limit=5000&resourceVersion=0",

@@ -374,8 +374,7 @@ fn creators(snap: &Snapshot, input: &Input, x: &Extras) -> Vec<String> {
         );
         let prefix = format!("{}-", hpa.target_name);
         names.extend(
-            snap.others_of("Event", &hpa.namespace)
-                .filter(|e| e["reason"] == "FailedCreate")
+            snap.events_of_reason(&hpa.namespace, "FailedCreate")
                 .filter_map(|e| {
                     let about = e.get("involvedObject").or_else(|| e.get("regarding"))?;
                     let name = about["name"].as_str()?;
@@ -387,13 +386,12 @@ fn creators(snap: &Snapshot, input: &Input, x: &Extras) -> Vec<String> {
                 }),
         );
         names.extend(
-            x.replica_sets
+            x.replica_sets_in(&hpa.namespace)
                 .iter()
                 .filter(|r| {
-                    r.namespace == hpa.namespace
-                        && r.owner
-                            .as_ref()
-                            .is_some_and(|(k, n)| k == "Deployment" && *n == hpa.target_name)
+                    r.owner
+                        .as_ref()
+                        .is_some_and(|(k, n)| k == "Deployment" && *n == hpa.target_name)
                 })
                 .map(|r| r.name.clone()),
         );

@@ -162,6 +162,16 @@ impl Extras {
         self.replica_sets.get(i)
     }
 
+    /// The ReplicaSets of namespace `ns` (sorted lists: a binary search, not a scan of the
+    /// file's ReplicaSets per HPA).
+    pub(super) fn replica_sets_in(&self, ns: &str) -> &[ReplicaSetInfo] {
+        let start = self
+            .replica_sets
+            .partition_point(|r| r.namespace.as_str() < ns);
+        let len = self.replica_sets[start..].partition_point(|r| r.namespace == ns);
+        &self.replica_sets[start..start + len]
+    }
+
     /// The Deployment `ns/name`.
     pub(super) fn deployment(&self, ns: &str, name: &str) -> Option<&RolloutInfo> {
         let i = self

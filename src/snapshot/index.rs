@@ -2,7 +2,7 @@
 //! events and the other HPAs selecting its pods in time proportional to its own objects:
 //! `explain -A` over a whole cluster stays linear in the number of HPAs.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ops::Range;
 
 use serde_json::Value;
@@ -41,6 +41,10 @@ pub(crate) struct Index {
     pub pod_by_name: HashMap<Key2, usize>,
     pub workloads: HashMap<Key2, Vec<usize>>,
     pub pod_metrics_by_ns: HashMap<String, Vec<usize>>,
+    /// `(namespace, key, value)` → PodMetrics carrying that label (the selector picks them).
+    pub pod_metrics_by_label: HashMap<(String, String, String), Vec<usize>>,
+    /// `(namespace, name)` → PodMetrics without labels (picked by their pod's name).
+    pub pod_metrics_unlabelled: HashMap<Key2, Vec<usize>>,
     pub custom_by_metric: HashMap<String, Vec<usize>>,
     pub external_by_metric: HashMap<String, Vec<usize>>,
     /// Events by involved object `(namespace, name)`: a range of `other` (sorted by it).
@@ -53,6 +57,10 @@ pub(crate) struct Index {
     /// HPAs (positions, in file order) by `(namespace, scaleTargetRef.kind, .name)`: the other
     /// autoscalers of a target (KEDA's conflicts) without a scan of every HPA per HPA.
     pub hpas_by_target: HashMap<(String, String, String), Vec<usize>>,
+    /// The Events by `(namespace, reason)` (namespace of their metadata), in the order of
+    /// [`Index::other_by_kind`]: a check reading one reason (`FailedCreate`) of its namespace
+    /// does not read every Event of the namespace per HPA.
+    pub events_by_reason: HashMap<Key2, Vec<usize>>,
     /// Pod position → the HPAs (positions) whose target's selector picks it (filled by the
     /// snapshot, which resolves targets: [`Index::add_selecting`]).
     pub selecting: HashMap<usize, Vec<usize>>,
@@ -150,10 +158,23 @@ impl Index {
                 .push(i);
         }
         for (i, m) in s.pod_metrics.iter().enumerate() {
-            ix.pod_metrics_by_ns
-                .entry(ns_or_default(m.metadata.namespace.as_deref()))
-                .or_default()
-                .push(i);
+            let ns = ns_or_default(m.metadata.namespace.as_deref());
+            match &m.metadata.labels {
+                Some(labels) => {
+                    for (k, v) in labels {
+                        ix.pod_metrics_by_label
+                            .entry((ns.clone(), k.clone(), v.clone()))
+                            .or_default()
+                            .push(i);
+                    }
+                }
+                None => ix
+                    .pod_metrics_unlabelled
+                    .entry((ns.clone(), m.metadata.name.clone().unwrap_or_default()))
+                    .or_default()
+                    .push(i),
+            }
+            ix.pod_metrics_by_ns.entry(ns).or_default().push(i);
         }
         for (i, m) in s.custom_metrics.iter().enumerate() {
             ix.custom_by_metric
@@ -178,6 +199,12 @@ impl Index {
                 .entry((kind.to_string(), ns.to_string()))
                 .or_default()
                 .push(i);
+            if let ("Event", Some(reason)) = (kind, o.get("reason").and_then(Value::as_str)) {
+                ix.events_by_reason
+                    .entry((ns.to_string(), reason.to_string()))
+                    .or_default()
+                    .push(i);
+            }
         }
         ix.newest_metric = newest_metric(s);
         ix
@@ -210,40 +237,91 @@ impl Index {
     /// selector requires a label value, else by scanning the namespace.
     pub fn select(&self, pods: &[Pod], ns: &str, sel: &Selector) -> Vec<usize> {
         let empty = BTreeMap::new();
-        let mut best: Option<Vec<usize>> = None;
-        for r in &sel.requirements {
-            let candidates: Vec<usize> = match r {
-                Requirement::Equals(k, v) => self.label(ns, k, v).to_vec(),
-                Requirement::In(k, vs) => {
-                    let mut c: Vec<usize> = vs
-                        .iter()
-                        .flat_map(|v| self.label(ns, k, v))
-                        .copied()
-                        .collect();
-                    c.sort_unstable();
-                    c.dedup();
-                    c
-                }
-                _ => continue,
-            };
-            if best.as_ref().is_none_or(|b| candidates.len() < b.len()) {
-                best = Some(candidates);
-            }
-        }
-        let pool = match best {
-            Some(b) => b,
-            None => self.pods_by_ns.get(ns).cloned().unwrap_or_default(),
-        };
+        let pool = by_label(&self.pods_by_label, ns, sel)
+            .unwrap_or_else(|| self.pods_by_ns.get(ns).cloned().unwrap_or_default());
         pool.into_iter()
-            .filter(|&i| sel.matches(pods[i].metadata.labels.as_ref().unwrap_or(&empty)))
+            .filter(|&i| counted_match(sel, pods[i].metadata.labels.as_ref().unwrap_or(&empty)))
             .collect()
     }
 
-    fn label(&self, ns: &str, k: &str, v: &str) -> &[usize] {
-        self.pods_by_label
-            .get(&(ns.to_string(), k.to_string(), v.to_string()))
-            .map_or(&[], Vec::as_slice)
+    /// The PodMetrics of `ns` that `sel` picks, in snapshot order: those carrying labels by the
+    /// selector, those without by the names of the `selected` pods (the pods `sel` picks).
+    pub fn select_pod_metrics(
+        &self,
+        metrics: &[PodMetrics],
+        ns: &str,
+        sel: &Selector,
+        selected: &HashSet<&str>,
+    ) -> Vec<usize> {
+        let pool = match by_label(&self.pod_metrics_by_label, ns, sel) {
+            Some(mut pool) => {
+                for name in selected {
+                    let unlabelled = self
+                        .pod_metrics_unlabelled
+                        .get(&(ns.to_string(), name.to_string()));
+                    pool.extend(unlabelled.into_iter().flatten());
+                }
+                pool.sort_unstable();
+                pool.dedup();
+                pool
+            }
+            None => self.pod_metrics_by_ns.get(ns).cloned().unwrap_or_default(),
+        };
+        pool.into_iter()
+            .filter(|&i| {
+                let m = &metrics[i].metadata;
+                match &m.labels {
+                    Some(l) => counted_match(sel, l),
+                    None => selected.contains(m.name.as_deref().unwrap_or("")),
+                }
+            })
+            .collect()
     }
+}
+
+/// The candidates a selector's narrowest required label value allows (sorted), through a
+/// `(namespace, key, value)` index; `None` when it requires no value (`!tier`, `app`).
+fn by_label(
+    index: &HashMap<(String, String, String), Vec<usize>>,
+    ns: &str,
+    sel: &Selector,
+) -> Option<Vec<usize>> {
+    let label = |k: &str, v: &str| {
+        index
+            .get(&(ns.to_string(), k.to_string(), v.to_string()))
+            .map_or(&[][..], Vec::as_slice)
+    };
+    let mut best: Option<Vec<usize>> = None;
+    for r in &sel.requirements {
+        let candidates: Vec<usize> = match r {
+            Requirement::Equals(k, v) => label(k, v).to_vec(),
+            Requirement::In(k, vs) => {
+                let mut c: Vec<usize> = vs.iter().flat_map(|v| label(k, v)).copied().collect();
+                c.sort_unstable();
+                c.dedup();
+                c
+            }
+            _ => continue,
+        };
+        if best.as_ref().is_none_or(|b| candidates.len() < b.len()) {
+            best = Some(candidates);
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+thread_local! {
+    /// How many objects the lookups tested against a selector on this thread (tests: the
+    /// per-HPA lookups must read the HPA's own objects, not its namespace's).
+    pub(crate) static MATCHED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// `sel.matches(labels)`, counted in tests ([`MATCHED`]).
+fn counted_match(sel: &Selector, labels: &BTreeMap<String, String>) -> bool {
+    #[cfg(test)]
+    MATCHED.with(|c| c.set(c.get() + 1));
+    sel.matches(labels)
 }
 
 #[cfg(test)]

@@ -129,6 +129,23 @@ impl Snapshot {
         at.into_iter().filter_map(move |i| self.other.get(i))
     }
 
+    /// The Events (v1 and events.k8s.io/v1) whose metadata namespace is `ns` and whose
+    /// `reason` is `reason`, in the order of [`Snapshot::others_of`] — by index: a check of
+    /// each HPA reads its reason's Events, not every Event of the namespace.
+    pub fn events_of_reason<'a>(
+        &'a self,
+        ns: &str,
+        reason: &str,
+    ) -> impl Iterator<Item = &'a Value> + 'a {
+        let ix = self.index();
+        let at: Vec<usize> = ix
+            .events_by_reason
+            .get(&(ns.to_string(), reason.to_string()))
+            .cloned()
+            .unwrap_or_default();
+        at.into_iter().filter_map(move |i| self.other.get(i))
+    }
+
     /// The objects of `kind` (one of [`super::blockers::KINDS`]) in namespace `ns` among the
     /// kept objects (by the index: not a scan of the file per HPA); an object written without a
     /// namespace is in `default`.
@@ -383,16 +400,12 @@ impl Snapshot {
             .filter_map(|&i| self.pods[i].metadata.name.as_deref())
             .collect();
         let mut usages = Vec::new();
-        for &i in ix.pod_metrics_by_ns.get(namespace).into_iter().flatten() {
-            let m = &self.pod_metrics[i];
-            let pod_name = m.metadata.name.as_deref().unwrap_or("");
-            let chosen = match &m.metadata.labels {
-                Some(l) => sel.matches(l),
-                None => selected_names.contains(pod_name),
-            };
-            if chosen {
-                usages.push(convert_pod_metrics(m, namespace, &self.source)?);
-            }
+        for i in ix.select_pod_metrics(&self.pod_metrics, namespace, sel, &selected_names) {
+            usages.push(convert_pod_metrics(
+                &self.pod_metrics[i],
+                namespace,
+                &self.source,
+            )?);
         }
         Ok(usages)
     }
@@ -740,6 +753,70 @@ items:
         assert_eq!(reasons, ["X", "Y"]);
         assert!(s.events_for("shop", "other").is_empty());
         assert_eq!(s.other.len(), 3, "events stay in `other` too");
+    }
+
+    /// `n` HPAs in one namespace, each over 4 pods with labelled PodMetrics (the bench's shape).
+    fn one_namespace(n: usize) -> Snapshot {
+        let mut items = Vec::new();
+        for h in 0..n {
+            let app = format!("app-{h}");
+            items.push(serde_json::json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+                "metadata": {"name": app, "namespace": "shop"},
+                "spec": {"maxReplicas": 9, "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": app}}}));
+            items.push(serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment",
+                "metadata": {"name": app, "namespace": "shop"},
+                "spec": {"replicas": 4, "selector": {"matchLabels": {"app": app}}}, "status": {"replicas": 4}}));
+            for p in 0..4 {
+                let pod = format!("{app}-{p}");
+                let labels = serde_json::json!({"app": app, "pod-template-hash": "5d4f"});
+                items.push(serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+                    "metadata": {"name": pod, "namespace": "shop", "labels": labels}}));
+                items.push(
+                    serde_json::json!({"apiVersion": "metrics.k8s.io/v1beta1", "kind": "PodMetrics",
+                    "metadata": {"name": pod, "namespace": "shop", "labels": labels},
+                    "timestamp": "2026-03-01T11:59:30Z", "window": "30s",
+                    "containers": [{"name": "app", "usage": {"cpu": "50m"}}]}),
+                );
+            }
+        }
+        let doc = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items});
+        Snapshot::from_text(&doc.to_string(), "f").expect("snapshot")
+    }
+
+    /// The selector tests of reading every HPA of the file (its pods, their PodMetrics).
+    fn matches_for_every_hpa(snap: &Snapshot) -> usize {
+        let before = super::super::index::MATCHED.with(|c| c.get());
+        for h in &snap.hpas {
+            let name = h.metadata.name.as_deref().expect("name");
+            let input = snap
+                .input_for(
+                    "shop",
+                    name,
+                    Settings::default(),
+                    History::default(),
+                    ts("2026-03-01T12:00:00Z"),
+                )
+                .expect("input");
+            assert_eq!(input.pod_metrics.map(|m| m.len()), Ok(4), "{name}");
+        }
+        super::super::index::MATCHED.with(|c| c.get()) - before
+    }
+
+    #[test]
+    fn each_hpa_reads_its_own_pods_and_metrics_not_its_namespace_s() {
+        // Issue 27 item 4: offline `explain -A` is linear in the file. Counted, not timed: the
+        // objects tested against a selector grow with the HPAs, not with HPAs × namespace.
+        let small = matches_for_every_hpa(&one_namespace(25));
+        let big = matches_for_every_hpa(&one_namespace(100));
+        assert!(small > 0);
+        assert!(
+            big <= 100 * 16,
+            "{big} selector tests for 100 HPAs of 4 pods each"
+        );
+        assert!(
+            big * 10 <= small * 45,
+            "4× the HPAs: {small} → {big} selector tests"
+        );
     }
 
     #[test]

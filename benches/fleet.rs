@@ -240,16 +240,35 @@ fn main() {
     five_contexts(&dir);
 }
 
-/// `FLEET_BENCH_SERVE=1`: serve the big fleet (2,000 HPAs, 8,000 pods, 20 ms per request)
-/// until killed, to profile by hand; prints the kubeconfig.
+/// `FLEET_BENCH_SERVE=1` (or `2000`): serve the big fleet (2,000 HPAs, 8,000 pods, 20 ms per
+/// request) until killed, to profile by hand; prints the kubeconfig. `FLEET_BENCH_SERVE=500`:
+/// the 500-HPA fleet; `FLEET_BENCH_SERVE=five`: five servers of 500 HPAs, a kubeconfig with
+/// contexts c0…c4.
 fn serve_for_profiling() {
-    let (namespaces, per_ns, pods) = BIG;
-    let server = FakeApiServer::start(fleet(namespaces, per_ns, pods));
+    let what = std::env::var("FLEET_BENCH_SERVE").unwrap_or_default();
     let dir = std::env::temp_dir().join(format!("kubectl-hpa-bench-serve-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("dir");
-    let kc = server.write_kubeconfig(&dir);
-    server.set_latency(LATENCY);
-    println!("{}", kc.display());
+    let _servers = match what.as_str() {
+        "five" => {
+            let servers: Vec<FakeApiServer> =
+                (0..5).map(|_| FakeApiServer::start(objects())).collect();
+            for s in &servers {
+                s.set_latency(LATENCY);
+            }
+            println!("{}", five_kubeconfig(&dir, &servers).display());
+            servers
+        }
+        _ => {
+            let (namespaces, per_ns, pods) = match what.as_str() {
+                "500" => (NAMESPACES, PER_NS, 2),
+                _ => BIG,
+            };
+            let server = FakeApiServer::start(fleet(namespaces, per_ns, pods));
+            server.set_latency(LATENCY);
+            println!("{}", server.write_kubeconfig(&dir).display());
+            vec![server]
+        }
+    };
     std::thread::sleep(Duration::from_secs(3600));
 }
 
@@ -318,10 +337,8 @@ fn print_floor(
     );
 }
 
-/// Five contexts of 500 HPAs each (five servers): `explain -A` over the five beside the slowest
-/// single context; the floor of the slowest context's server.
-fn five_contexts(dir: &Path) {
-    let servers: Vec<FakeApiServer> = (0..5).map(|_| FakeApiServer::start(objects())).collect();
+/// A kubeconfig with one context per server (c0, c1, …), in `dir/five`.
+fn five_kubeconfig(dir: &Path, servers: &[FakeApiServer]) -> PathBuf {
     let mut y = String::from("apiVersion: v1\nkind: Config\nclusters:\n");
     for (k, s) in servers.iter().enumerate() {
         y += &format!("- name: c{k}\n  cluster:\n    server: {}\n", s.url());
@@ -335,6 +352,14 @@ fn five_contexts(dir: &Path) {
     std::fs::create_dir_all(&five).expect("dir");
     let kc = five.join("kubeconfig");
     std::fs::write(&kc, y).expect("kubeconfig");
+    kc
+}
+
+/// Five contexts of 500 HPAs each (five servers): `explain -A` over the five beside the slowest
+/// single context; the floor of the slowest context's server.
+fn five_contexts(dir: &Path) {
+    let servers: Vec<FakeApiServer> = (0..5).map(|_| FakeApiServer::start(objects())).collect();
+    let kc = five_kubeconfig(dir, &servers);
     for s in &servers {
         s.set_latency(LATENCY);
     }

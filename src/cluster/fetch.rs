@@ -317,6 +317,18 @@ async fn round(
     answers.map.extend(reqs.into_iter().zip(got));
 }
 
+/// The requests sent first: the plan's first round and, for a fleet, its optional reads of
+/// what stops the replicas — they need nothing of the first round, so they go with it, after
+/// its own requests (the permits are taken in order), and a fleet without custom metrics or
+/// custom-resource targets has no second round to wait for. One HPA's go with its second.
+fn first_requests(scope: &Scope) -> Vec<Request> {
+    let mut first = plan::first_round(scope);
+    if !matches!(scope, Scope::One { .. }) {
+        first.extend(plan::blocker_reads(scope));
+    }
+    first
+}
+
 /// Fetch everything a scope needs, round by round; the answers and the HPAs read.
 pub async fn fetch(
     conn: &Conn,
@@ -327,7 +339,7 @@ pub async fn fetch(
     let negotiated = OnceCell::new();
     round(
         conn,
-        plan::first_round(scope),
+        first_requests(scope),
         &mut answers,
         &negotiated,
         progress,
@@ -356,7 +368,7 @@ pub async fn fetch(
     }
     let mut second = plan::second_round(scope, &hpas, &listed);
     second.extend(super::chain::second_round(&answers, scope, &hpas));
-    second.extend(plan::blocker_reads(scope));
+    second.extend(plan::blocker_reads(scope)); // one HPA's (a fleet's were sent already)
     round(conn, second, &mut answers, &negotiated, progress).await;
     // The adapters' rules ConfigMaps: beside one HPA's pods, else the one additional round.
     let mut chain_third = super::chain::third_round(&answers);
@@ -511,6 +523,26 @@ mod tests {
             Some(Ok(Body::Items(i))) => i.iter().map(|v| obj::head(v).name).collect(),
             other => panic!("{r:?}: {other:?}"),
         }
+    }
+
+    #[test]
+    fn a_fleet_sends_its_optional_reads_with_the_first_round() {
+        for scope in [Scope::All, Scope::Namespace("shop".into())] {
+            let first = first_requests(&scope);
+            assert_eq!(
+                first[..plan::first_round(&scope).len()],
+                plan::first_round(&scope)
+            );
+            for r in plan::blocker_reads(&scope) {
+                assert!(first.contains(&r), "{r:?} not in the first round");
+            }
+        }
+        // One HPA: the first round only (its reads go with the second).
+        let one = Scope::One {
+            namespace: "shop".into(),
+            name: "web".into(),
+        };
+        assert_eq!(first_requests(&one), plan::first_round(&one));
     }
 
     #[test]

@@ -223,7 +223,7 @@ impl Conn {
         what: What<'_>,
         kind: &str,
     ) -> Result<Value, ApiFailure> {
-        let decode = |b: &[u8]| {
+        let decode = |_: &str, b: &[u8]| {
             let v: Value = serde_json::from_slice(b)?;
             match super::shape::wrong_value(&v, kind, false) {
                 Some(why) => Err(serde::de::Error::custom(why)),
@@ -397,7 +397,7 @@ impl Conn {
             }
             return Err((status_failure(code, &body), hint));
         }
-        decode(&body).map_err(|e| (unreadable(&content_type, &body, &e), None))
+        decode(&content_type, &body).map_err(|e| (unreadable(&content_type, &body, &e), None))
     }
 
     /// A LIST, paged with `limit`/`continue` when `page` is given; the items with
@@ -427,17 +427,76 @@ impl Conn {
         Ok(items.iter().map(|o| obj::to_value(o)).collect())
     }
 
-    /// One page of a LIST: its continue token and its items, each read by `reduce`.
+    /// One page of a LIST: its continue token and its items, each read by `reduce` (see
+    /// [`Conn::page_started`]).
     pub(super) async fn page(
         &self,
         path: &str,
         query: &[(&str, String)],
         item_type: (&str, &str),
         what: What<'_>,
-        reduce: &Reduce,
+        reduce: &'static Reduce,
     ) -> Result<(String, Vec<Obj>), ApiFailure> {
-        let decode = move |b: &[u8]| read_page(b, reduce, item_type);
-        self.get_as(path, query, what, &decode).await
+        let (next, items) = self
+            .page_started(path, query, item_type, what, reduce)
+            .await?;
+        Ok((next, items.await?))
+    }
+
+    /// One page of a LIST, read off the runtime's thread (`spawn_blocking`, on the other
+    /// core): its continue token as soon as the page is scanned, and its items still being
+    /// read by `reduce` — the runtime goes on with the next page and the other requests (the
+    /// other contexts') meanwhile.
+    async fn page_started(
+        &self,
+        path: &str,
+        query: &[(&str, String)],
+        item_type: (&str, &str),
+        what: What<'_>,
+        reduce: &'static Reduce,
+    ) -> Result<(String, Reading), ApiFailure> {
+        let keep = |content_type: &str, b: &[u8]| Ok((content_type.to_string(), b.to_vec()));
+        let failure = Failing {
+            verb: what.verb,
+            resource: what.resource.to_string(),
+            object: what.object.clone(),
+            server: self.server.clone(),
+        };
+        let (content_type, body) = self.get_as(path, query, what, &keep).await?;
+        let (api_version, kind) = (item_type.0.to_string(), item_type.1.to_string());
+        let (token, scanned) = tokio::sync::oneshot::channel();
+        let unreadable_as = failure.clone();
+        let items = tokio::task::spawn_blocking(move || {
+            let unread = |e: serde_json::Error| {
+                Box::new(unreadable_as.failure(unreadable(&content_type, &body, &e)))
+            };
+            let (next, raw) = match scan_page(&body, &kind) {
+                Ok(page) => page,
+                Err(e) => {
+                    let _ = token.send(Err(unread(e)));
+                    return Ok(vec![]);
+                }
+            };
+            let _ = token.send(Ok(next));
+            let item_type = (api_version.as_str(), kind.as_str());
+            raw.into_iter()
+                .map(|r| reduce(r, item_type))
+                .collect::<serde_json::Result<Vec<Obj>>>()
+                .map_err(unread)
+        });
+        let reading = Reading {
+            items,
+            failure: failure.clone(),
+        };
+        match scanned.await {
+            Ok(Ok(next)) => Ok((next, reading)),
+            Ok(Err(f)) => Err(*f),
+            // The reading ended without a word: its own error says why.
+            Err(_) => Err(match reading.await {
+                Err(f) => f,
+                Ok(_) => failure.failure(Failure::Other("the answer was not read".into())),
+            }),
+        }
     }
 
     /// [`Conn::list`], each item read by `reduce` from its JSON text as its page arrives (to
@@ -451,9 +510,10 @@ impl Conn {
         page: Option<u32>,
         item_type: (&str, &str),
         what: What<'_>,
-        reduce: &Reduce,
+        reduce: &'static Reduce,
     ) -> Result<Vec<Obj>, ApiFailure> {
-        let mut items = Vec::new();
+        // Each page's items are read while the next page is asked for.
+        let mut reading = Vec::new();
         let mut cont = String::new();
         let mut pages = 0;
         loop {
@@ -470,9 +530,15 @@ impl Conn {
                 resource: what.resource,
                 object: what.object.clone(),
             };
-            let (next, mut got) = self.page(path, &q, item_type, what_now, reduce).await?;
-            items.append(&mut got);
+            let (next, items) = self
+                .page_started(path, &q, item_type, what_now, reduce)
+                .await?;
+            reading.push(items);
             if page.is_none() || next.is_empty() {
+                let mut items = Vec::new();
+                for r in reading {
+                    items.append(&mut r.await?);
+                }
                 return Ok(items);
             }
             pages += 1;
@@ -542,8 +608,8 @@ impl Conn {
 /// the item has none (LIST items usually have neither): one read of the item does both.
 pub(super) type Reduce = dyn Fn(&RawValue, (&str, &str)) -> serde_json::Result<Obj> + Sync;
 
-/// Reads a body from its bytes.
-type Decode<'a, T> = dyn Fn(&[u8]) -> serde_json::Result<T> + Sync + 'a;
+/// Reads a body from its bytes (and its content type).
+type Decode<'a, T> = dyn Fn(&str, &[u8]) -> serde_json::Result<T> + Sync + 'a;
 
 /// An item kept whole, typed.
 pub(super) fn whole(item: &RawValue, item_type: (&str, &str)) -> serde_json::Result<Obj> {
@@ -574,26 +640,77 @@ struct ListMetaWire {
     cont: Option<String>,
 }
 
+/// A page's continue token and its items' text, not yet read (a page of another kind, or a
+/// `Status`, is an error).
+fn scan_page<'a>(body: &'a [u8], kind: &str) -> serde_json::Result<(String, Vec<&'a RawValue>)> {
+    let page: PageWire = serde_json::from_slice(body)?;
+    let text = |r: Option<&RawValue>| r.and_then(|r| serde_json::from_str::<String>(r.get()).ok());
+    let (status, message, reason) = (text(page.status), text(page.message), text(page.reason));
+    let status = (status.as_deref(), message.as_deref(), reason.as_deref());
+    if let Some(why) = super::shape::wrong_kind(page.kind.as_deref(), kind, true, status) {
+        return Err(serde::de::Error::custom(why));
+    }
+    let next = page.metadata.and_then(|m| m.cont).unwrap_or_default();
+    Ok((next, page.items.unwrap_or_default()))
+}
+
 /// A page's continue token and its items, each read by `reduce`, typed.
+#[cfg(test)]
 fn read_page(
     body: &[u8],
     reduce: &Reduce,
     item_type: (&str, &str),
 ) -> serde_json::Result<(String, Vec<Obj>)> {
-    let page: PageWire = serde_json::from_slice(body)?;
-    let text = |r: Option<&RawValue>| r.and_then(|r| serde_json::from_str::<String>(r.get()).ok());
-    let (status, message, reason) = (text(page.status), text(page.message), text(page.reason));
-    let status = (status.as_deref(), message.as_deref(), reason.as_deref());
-    if let Some(why) = super::shape::wrong_kind(page.kind.as_deref(), item_type.1, true, status) {
-        return Err(serde::de::Error::custom(why));
-    }
-    let next = page.metadata.and_then(|m| m.cont).unwrap_or_default();
-    let raw = page.items.unwrap_or_default();
+    let (next, raw) = scan_page(body, item_type.1)?;
     let mut items = Vec::with_capacity(raw.len());
     for r in raw {
         items.push(reduce(r, item_type)?);
     }
     Ok((next, items))
+}
+
+/// What a failed request was, for its [`ApiFailure`] (a page read after its answer).
+#[derive(Clone)]
+struct Failing {
+    verb: &'static str,
+    resource: String,
+    object: String,
+    server: String,
+}
+
+impl Failing {
+    fn failure(&self, failure: Failure) -> ApiFailure {
+        ApiFailure {
+            verb: self.verb,
+            resource: self.resource.clone(),
+            object: self.object.clone(),
+            server: self.server.clone(),
+            failure,
+            attempts: 1,
+        }
+    }
+}
+
+/// The items of a page still being read (see [`Conn::page_started`]).
+struct Reading {
+    items: tokio::task::JoinHandle<Result<Vec<Obj>, Box<ApiFailure>>>,
+    failure: Failing,
+}
+
+impl std::future::IntoFuture for Reading {
+    type Output = Result<Vec<Obj>, ApiFailure>;
+    type IntoFuture = std::pin::Pin<Box<dyn std::future::Future<Output = Self::Output> + Send>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(async move {
+            match self.items.await {
+                Ok(items) => items.map_err(|f| *f),
+                Err(e) => Err(self
+                    .failure
+                    .failure(Failure::Other(format!("reading the answer: {e}")))),
+            }
+        })
+    }
 }
 
 /// The wait before sending again a request whose connection was reset or closed unanswered.

@@ -50,7 +50,7 @@ impl Conn {
             .patch(path.trim_start_matches('/'), &pp, &patch)
             .map_err(|e| fail(Failure::Other(e.to_string())))?;
         *req.body_mut() = body.as_bytes().to_vec();
-        self.send(req, false, fail, &|b| serde_json::from_slice(b))
+        self.send(req, false, fail, &|_, b| serde_json::from_slice(b))
             .await
     }
 }

@@ -57,12 +57,13 @@ async fn connect_each(opts: &ExplainOptions, contexts: &[String]) -> Vec<Result<
     conns
 }
 
-/// What one context answered.
+/// What one context answered: its HPAs evaluated (or why it could not be read), its notes.
 struct Answer {
     context: String,
     server: Option<String>,
     scope: String,
-    fetched: Result<FleetFetched, String>,
+    evaluated: Result<Vec<FleetItem>, String>,
+    notes: Vec<String>,
 }
 
 /// The scope of one context: `-A`, `-n`, else the context's own namespace.
@@ -78,29 +79,98 @@ fn scope_of(opts: &ExplainOptions, conn: Option<&Conn>) -> (Option<String>, Stri
     (Some(ns.clone()), format!("namespace {ns}"))
 }
 
-/// Every context's fleet, fetched concurrently once connected.
+/// A context's fetch, handed to the evaluation as soon as it is done.
+type Done = (usize, Result<FleetFetched, String>);
+
+/// Every context's fleet, fetched concurrently once connected; each fetch is sent on `done`
+/// as it completes (so the first contexts are evaluated while the others are still read).
+/// The servers and scopes, in the order of `contexts`.
 async fn fetch_each(
     opts: &ExplainOptions,
     contexts: &[String],
     progress: &Progress,
-) -> Vec<Answer> {
+    done: std::sync::mpsc::Sender<Done>,
+) -> Vec<(Option<String>, String)> {
     let conns = connect_each(opts, contexts).await;
-    let fetches = contexts.iter().zip(&conns).map(|(c, conn)| async move {
-        let (ns, scope) = scope_of(opts, conn.as_ref().ok());
-        let fetched = match conn {
-            Ok(conn) => cluster::fetch_fleet(conn, ns.as_deref(), progress)
-                .await
-                .map_err(|e| one_line(&e.to_string())),
-            Err(e) => Err(e.clone()),
-        };
-        Answer {
-            context: c.clone(),
-            server: conn.as_ref().ok().map(|c| c.server.clone()),
-            scope,
-            fetched,
+    let fetches = conns.iter().enumerate().map(|(k, conn)| {
+        let done = done.clone();
+        async move {
+            let (ns, scope) = scope_of(opts, conn.as_ref().ok());
+            let fetched = match conn {
+                Ok(conn) => cluster::fetch_fleet(conn, ns.as_deref(), progress)
+                    .await
+                    .map_err(|e| one_line(&e.to_string())),
+                Err(e) => Err(e.clone()),
+            };
+            // The receiver lives until every fetch is done.
+            let _ = done.send((k, fetched));
+            (conn.as_ref().ok().map(|c| c.server.clone()), scope)
         }
     });
     futures::future::join_all(fetches).await
+}
+
+/// A context's items (or why it could not be read) and its notes.
+type Evaluated = (Result<Vec<FleetItem>, String>, Vec<String>);
+
+/// Each context's fetch evaluated as it arrives (on this thread; the evaluation of one
+/// context runs its namespaces on every core): its items, context set, and its notes.
+fn evaluate_each(
+    opts: &ExplainOptions,
+    contexts: &[String],
+    done: std::sync::mpsc::Receiver<Done>,
+) -> Result<Vec<Evaluated>> {
+    let mut out: Vec<_> = contexts.iter().map(|_| (Ok(vec![]), vec![])).collect();
+    for (k, fetched) in done {
+        let context = &contexts[k];
+        out[k] = match fetched {
+            Ok(f) => {
+                let notes = f
+                    .notes
+                    .iter()
+                    .map(|n| format!("context {context}: {n}"))
+                    .collect();
+                let mut mine = evaluate_fetched(opts, context, f)?;
+                for i in &mut mine {
+                    i.context = Some(context.clone());
+                }
+                (Ok(mine), notes)
+            }
+            Err(e) => (Err(e), vec![]),
+        };
+    }
+    Ok(out)
+}
+
+/// Fetch every context (on the runtime) while the ones fetched are evaluated (on a thread of
+/// their own): the CPU work of one context overlaps the others' reading.
+fn read_each(
+    opts: &ExplainOptions,
+    rt: &Runtime,
+    contexts: &[String],
+    progress: &Progress,
+) -> Result<Vec<Answer>> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let (heads, evaluated) = std::thread::scope(|s| {
+        let evaluation = s.spawn(|| evaluate_each(opts, contexts, rx));
+        let heads = rt.block_on(fetch_each(opts, contexts, progress, tx));
+        let evaluated = evaluation
+            .join()
+            .unwrap_or_else(|_| Err(anyhow::anyhow!("the evaluation of the contexts failed")));
+        (heads, evaluated)
+    });
+    Ok(contexts
+        .iter()
+        .zip(heads)
+        .zip(evaluated?)
+        .map(|((c, (server, scope)), (evaluated, notes))| Answer {
+            context: c.clone(),
+            server,
+            scope,
+            evaluated,
+            notes,
+        })
+        .collect())
 }
 
 /// The fleet overview of several contexts (see the module's documentation).
@@ -110,15 +180,15 @@ pub fn run(
     contexts: &[String],
     progress: &Progress,
 ) -> Result<String> {
-    let answers = rt.block_on(fetch_each(opts, contexts, progress));
-    if answers.iter().all(|a| a.fetched.is_err()) {
+    let answers = read_each(opts, rt, contexts, progress)?;
+    if answers.iter().all(|a| a.evaluated.is_err()) {
         let why: Vec<String> = answers
             .iter()
             .map(|a| {
                 format!(
                     "{}: {}",
                     a.context,
-                    a.fetched.as_ref().err().unwrap_or(&String::new())
+                    a.evaluated.as_ref().err().unwrap_or(&String::new())
                 )
             })
             .collect();
@@ -128,17 +198,9 @@ pub fn run(
     let mut notes: Vec<String> = Vec::new();
     let mut report = Vec::new();
     for a in answers {
-        let (hpas, error) = match a.fetched {
-            Ok(f) => {
-                notes.extend(
-                    f.notes
-                        .iter()
-                        .map(|n| format!("context {}: {n}", a.context)),
-                );
-                let mut mine = evaluate_fetched(opts, &a.context, f)?;
-                for i in &mut mine {
-                    i.context = Some(a.context.clone());
-                }
+        let (hpas, error) = match a.evaluated {
+            Ok(mine) => {
+                notes.extend(a.notes);
                 let n = mine.len();
                 items.extend(mine);
                 (n, None)
@@ -186,12 +248,20 @@ fn render(
         None => items,
     };
     if matches!(opts.output, OutputFormat::Json | OutputFormat::Yaml) {
-        let shown: Vec<FleetItem> = items
-            .iter()
-            .filter(|i| !opts.problems || super::fleet_summary::needs_attention(i))
-            .cloned()
-            .collect();
-        let doc = crate::output::contract::fleet_of_contexts(scope, source, notes, &shown, report);
+        // Cloned only when some are left out (each item holds its whole decision).
+        let kept: Vec<FleetItem>;
+        let shown = match opts.problems {
+            true => {
+                kept = items
+                    .iter()
+                    .filter(|i| super::fleet_summary::needs_attention(i))
+                    .cloned()
+                    .collect();
+                &kept[..]
+            }
+            false => items,
+        };
+        let doc = crate::output::contract::fleet_of_contexts(scope, source, notes, shown, report);
         return Ok(crate::output::document(&doc, opts.output)?);
     }
     Ok(super::fleet_table::render_with(

@@ -115,16 +115,24 @@ pub fn render_fleet(
     };
     match opts.output {
         OutputFormat::Json | OutputFormat::Yaml => {
-            let shown: Vec<FleetItem> = items
-                .iter()
-                .filter(|i| !opts.problems || needs_attention(i))
-                .cloned()
-                .collect();
+            // Cloned only when some are left out (each item holds its whole decision).
+            let kept: Vec<FleetItem>;
+            let shown = match opts.problems {
+                true => {
+                    kept = items
+                        .iter()
+                        .filter(|i| needs_attention(i))
+                        .cloned()
+                        .collect();
+                    &kept[..]
+                }
+                false => items,
+            };
             if let Some(sel) = &opts.select {
-                let doc = crate::output::contract::fleet(scope, source, notes, &shown);
+                let doc = crate::output::contract::fleet(scope, source, notes, shown);
                 return Ok(sel.print(&doc)?);
             }
-            fleet_document(&shown, opts.output, scope, source, notes)
+            fleet_document(shown, opts.output, scope, source, notes)
         }
         _ => Ok(super::fleet_table::render(items, opts, notes, &scope)),
     }

@@ -10,17 +10,12 @@
 //! `-- --ignored`; `RECORD_PROMETHEUS=1` re-records the answers).
 
 use std::fmt::Write as _;
-use std::io::{Read, Write};
-use std::net::TcpStream;
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 
 use jiff::Timestamp;
 use serde_json::Value;
 
 use crate::support::binary::{cmd, example, ok, ok_json, tmpdir};
-use crate::support::prometheus::{recording_requested, PromStandin};
+use crate::support::prometheus::{prometheus, recording_requested, PromStandin};
 
 const T0: &str = "2026-11-01T00:00:00Z";
 const TO: &str = "2026-11-01T01:39:45Z";
@@ -376,91 +371,6 @@ fn explain_at_a_scale_event_decides_the_recorded_change(url: &str) {
         }
         assert!(text.contains("replayed at"), "{text}");
     }
-}
-
-/// A Prometheus server on 127.0.0.1 serving a backfilled TSDB; killed on drop.
-struct Prometheus {
-    child: Child,
-    url: String,
-}
-
-impl Drop for Prometheus {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn prometheus(tag: &str, openmetrics: &str) -> Prometheus {
-    let have = |b: &str| {
-        Command::new(b)
-            .arg("--version")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
-    };
-    assert!(
-        have("prometheus") && have("promtool"),
-        "the prometheus and promtool binaries are missing (Debian: apt-get install prometheus); \
-         .ci/run installs them"
-    );
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("prometheus-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let om = dir.join("data.om");
-    std::fs::write(&om, openmetrics).unwrap();
-    let data = dir.join("data");
-    let out = Command::new("promtool")
-        .args(["tsdb", "create-blocks-from", "openmetrics"])
-        .arg(&om)
-        .arg(&data)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "promtool: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let config = dir.join("prometheus.yml");
-    std::fs::write(&config, "global:\n  scrape_interval: 1m\n").unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let log_path = dir.join("prometheus.log");
-    let log = std::fs::File::create(&log_path).unwrap();
-    let child = Command::new("prometheus")
-        .arg(format!("--config.file={}", config.display()))
-        .arg(format!("--storage.tsdb.path={}", data.display()))
-        .arg(format!("--web.listen-address=127.0.0.1:{port}"))
-        .arg("--storage.tsdb.retention.time=100y")
-        .stdout(log.try_clone().unwrap())
-        .stderr(log)
-        .spawn()
-        .expect("prometheus starts");
-    let p = Prometheus {
-        child,
-        url: format!("http://127.0.0.1:{port}"),
-    };
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while Instant::now() < deadline {
-        if let Ok(mut s) = TcpStream::connect(("127.0.0.1", port)) {
-            let _ = s.write_all(b"GET /-/ready HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-            let mut buf = String::new();
-            let _ = s.read_to_string(&mut buf);
-            if buf.starts_with("HTTP/1.1 200") {
-                return p;
-            }
-        }
-        std::thread::sleep(Duration::from_millis(200));
-    }
-    panic!(
-        "prometheus did not become ready: {}",
-        std::fs::read_to_string(&log_path).unwrap_or_default()
-    );
 }
 
 macro_rules! against_both {

@@ -52,7 +52,9 @@ pub fn run(opts: &HistoryOptions, rt: &tokio::runtime::Runtime) -> Result<String
                 .next()
                 .map_or("", |m| &m.name);
             let title = format!("{namespace}/{}: recorded and replayed", opts.name);
-            let svg = history::chart::render(&title, metric, &r.syncs, template.settings.tolerance);
+            let (syncs, changes) = (&r.syncs, &r.section.changes);
+            let svg =
+                history::chart::render(&title, metric, syncs, changes, template.settings.tolerance);
             std::fs::write(path, svg)
                 .map_err(|e| anyhow!("--chart {}: cannot write: {e}", path.display()))?;
         }

@@ -279,6 +279,11 @@ fn every_scale_event_is_explained_and_the_manual_scale_is_not(url: &str) {
         svg.contains("recorded") && svg.contains("replayed"),
         "the two panels"
     );
+    roxmltree::Document::parse(&svg).expect("the chart is well-formed XML");
+    // Each scale event is marked with its reason.
+    for reason in ["3 → 6 explained", "4 → 8 not explained: manual scale"] {
+        assert!(svg.contains(reason), "{reason} marked on the chart");
+    }
     let first = text.lines().next().unwrap();
     assert!(
         first.starts_with(

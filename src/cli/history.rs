@@ -47,7 +47,7 @@ pub struct HistoryArgs {
     #[arg(short = 'o', long = "output", value_parser = crate::output::only(&[Format::Text, Format::Json, Format::Yaml]), default_value = "text")]
     pub output: Format,
     #[command(flatten)]
-    pub prom: PrometheusFlags,
+    pub prom: ReplayFlags,
     /// Also draw the replay as an SVG chart into FILE (replicas recorded and replayed, the
     /// metric against its target and tolerance band, the scale events)
     #[arg(
@@ -139,28 +139,38 @@ impl HistoryArgs {
     }
 }
 
-/// The Prometheus a replay reads and how: `history --prometheus` and `explain --at`.
+/// The Prometheus a run reads: one set of flags for `simulate --prometheus` (a backtest),
+/// `history --prometheus` and `explain --at`.
 #[derive(Debug, Clone, Args)]
 pub struct PrometheusFlags {
-    /// Replay the controller over what this Prometheus recorded (http://HOST:PORT): the HPA's
-    /// kube-state-metrics series, its Ready pods and its metrics
-    #[arg(long, value_name = "URL", help_heading = "Replay")]
+    /// Read what this Prometheus recorded (http://HOST:PORT): history and explain --at replay
+    /// the controller over the HPA's kube-state-metrics series, its Ready pods and its
+    /// metrics; simulate backtests over its metrics' load
+    #[arg(long, value_name = "URL", help_heading = "Prometheus")]
     pub prometheus: Option<String>,
     /// The PromQL of a metric's load, e.g. rps=sum(rate(http_requests_total[2m])) (repeatable; required for Pods, Object and External metrics)
     #[arg(
         long,
         value_name = "METRIC=PROMQL",
         requires = "prometheus",
-        help_heading = "Replay"
+        help_heading = "Prometheus"
     )]
     pub query: Vec<String>,
+}
+
+/// The flags of a replay (`history --prometheus`, `explain --at`): the Prometheus, and the
+/// window of the CPU rate read from it.
+#[derive(Debug, Clone, Args)]
+pub struct ReplayFlags {
+    #[command(flatten)]
+    pub prom: PrometheusFlags,
     /// The window of the CPU rate read from cAdvisor (Go duration; at least two scrape
     /// intervals) [default: four sync periods, 60s]
     #[arg(
         long,
         value_name = "DURATION",
         requires = "prometheus",
-        help_heading = "Replay"
+        help_heading = "Prometheus"
     )]
     pub rate_window: Option<String>,
 }
@@ -175,13 +185,14 @@ pub struct PrometheusOptions {
     pub rate_window: Option<jiff::SignedDuration>,
 }
 
-impl PrometheusFlags {
+impl ReplayFlags {
     /// `None` without `--prometheus`; a bad value is a usage error naming the flag.
     pub fn resolve(&self) -> Result<Option<PrometheusOptions>, UsageError> {
-        let Some(url) = &self.prometheus else {
+        let Some(url) = &self.prom.prometheus else {
             return Ok(None);
         };
         let queries = self
+            .prom
             .query
             .iter()
             .map(|q| {
@@ -227,11 +238,11 @@ pub struct AtArgs {
         long,
         value_name = "RFC3339|-DURATION",
         allow_hyphen_values = true,
-        help_heading = "Replay"
+        help_heading = "Prometheus"
     )]
     pub at: Option<String>,
     #[command(flatten)]
-    pub prom: PrometheusFlags,
+    pub prom: ReplayFlags,
 }
 
 /// `--at`, resolved.

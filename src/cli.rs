@@ -254,6 +254,8 @@ pub struct ExplainArgs {
     #[arg(long, value_name = "N", hide = true)]
     pub watch_count: Option<u32>,
     #[command(flatten)]
+    pub at: history::AtArgs,
+    #[command(flatten)]
     pub controller: ControllerFlags,
     #[command(flatten)]
     pub kube: KubeFlags,
@@ -303,6 +305,8 @@ pub struct ExplainOptions {
     pub sort_by: Option<crate::render::sort::SortBy>,
     /// `--problems`: only the fleet's rows that need someone.
     pub problems: bool,
+    /// `--at TIME --prometheus URL`: the decision of a past sync, replayed.
+    pub at: Option<history::AtOptions>,
 }
 
 /// The explanations of several NAMEs as one output: the texts one after the other, JSON and
@@ -844,6 +848,9 @@ impl ExplainArgs {
                 .transpose()
                 .map_err(|e| UsageError(format!("--sort-by: {e}")))?,
             problems: self.problems,
+            at: self
+                .at
+                .resolve(self.name.len(), self.watch || self.watch_count.is_some())?,
         })
     }
 

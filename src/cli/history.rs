@@ -46,27 +46,8 @@ pub struct HistoryArgs {
     /// Output format
     #[arg(short = 'o', long = "output", value_parser = crate::output::only(&[Format::Text, Format::Json, Format::Yaml]), default_value = "text")]
     pub output: Format,
-    /// Replay the controller over what this Prometheus recorded (http://HOST:PORT): the HPA's
-    /// kube-state-metrics series, its Ready pods and its metrics
-    #[arg(long, value_name = "URL", help_heading = "Replay")]
-    pub prometheus: Option<String>,
-    /// The PromQL of a metric's load, e.g. rps=sum(rate(http_requests_total[2m])) (repeatable; required for Pods, Object and External metrics)
-    #[arg(
-        long,
-        value_name = "METRIC=PROMQL",
-        requires = "prometheus",
-        help_heading = "Replay"
-    )]
-    pub query: Vec<String>,
-    /// The window of the CPU rate read from cAdvisor (Go duration; at least two scrape
-    /// intervals) [default: four sync periods, 60s]
-    #[arg(
-        long,
-        value_name = "DURATION",
-        requires = "prometheus",
-        help_heading = "Replay"
-    )]
-    pub rate_window: Option<String>,
+    #[command(flatten)]
+    pub prom: ReplayFlags,
     /// Also draw the replay as an SVG chart into FILE (replicas recorded and replayed, the
     /// metric against its target and tolerance band, the scale events)
     #[arg(
@@ -96,14 +77,10 @@ pub struct HistoryOptions {
     pub output: Format,
     pub width: usize,
     pub kube: KubeFlags,
-    /// `--prometheus`.
-    pub prometheus: Option<String>,
-    /// `--query NAME=PROMQL`, split.
-    pub queries: Vec<(String, String)>,
+    /// `--prometheus` and the flags of its reads.
+    pub prometheus: Option<PrometheusOptions>,
     /// The controller settings of the flags (before the snapshot's release evidence).
     pub settings: crate::core::Settings,
-    /// `--rate-window`.
-    pub rate_window: Option<jiff::SignedDuration>,
     /// `--chart`.
     pub chart: Option<PathBuf>,
 }
@@ -155,38 +132,158 @@ impl HistoryArgs {
             output: self.output,
             width: env.columns.unwrap_or(crate::render::DEFAULT_WIDTH),
             kube: self.kube.clone(),
-            prometheus: self.prometheus.clone(),
-            queries: self
-                .query
-                .iter()
-                .map(|q| {
-                    q.split_once('=')
-                        .map(|(n, p)| (n.trim().to_string(), p.trim().to_string()))
-                        .filter(|(n, p)| !n.is_empty() && !p.is_empty())
-                        .ok_or_else(|| {
-                            UsageError(format!(
-                                "--query {q:?}: expected METRIC=PROMQL, e.g. --query http_requests=sum(rate(http_requests_total[2m]))"
-                            ))
-                        })
-                })
-                .collect::<Result<_, _>>()?,
+            prometheus: self.prom.resolve()?,
             settings: super::resolve_settings(&self.controller)?,
             chart: self.chart.clone(),
-            rate_window: self
-                .rate_window
-                .as_deref()
-                .map(|s| {
-                    crate::duration::parse_go_duration(s)
-                        .ok()
-                        .filter(|n| *n >= 1_000_000_000)
-                        .map(jiff::SignedDuration::from_nanos)
-                        .ok_or_else(|| {
-                            UsageError(format!(
-                                "--rate-window: invalid duration {s:?}: use Go syntax such as 30s or 1m (at least 1s)"
-                            ))
-                        })
-                })
-                .transpose()?,
         })
+    }
+}
+
+/// The Prometheus a run reads: one set of flags for `simulate --prometheus` (a backtest),
+/// `history --prometheus` and `explain --at`.
+#[derive(Debug, Clone, Args)]
+pub struct PrometheusFlags {
+    /// Read what this Prometheus recorded (http://HOST:PORT): history and explain --at replay
+    /// the controller over the HPA's kube-state-metrics series, its Ready pods and its
+    /// metrics; simulate backtests over its metrics' load
+    #[arg(long, value_name = "URL", help_heading = "Prometheus")]
+    pub prometheus: Option<String>,
+    /// The PromQL of a metric's load, e.g. rps=sum(rate(http_requests_total[2m])) (repeatable; required for Pods, Object and External metrics)
+    #[arg(
+        long,
+        value_name = "METRIC=PROMQL",
+        requires = "prometheus",
+        help_heading = "Prometheus"
+    )]
+    pub query: Vec<String>,
+}
+
+/// The flags of a replay (`history --prometheus`, `explain --at`): the Prometheus, and the
+/// window of the CPU rate read from it.
+#[derive(Debug, Clone, Args)]
+pub struct ReplayFlags {
+    #[command(flatten)]
+    pub prom: PrometheusFlags,
+    /// The window of the CPU rate read from cAdvisor (Go duration; at least two scrape
+    /// intervals) [default: four sync periods, 60s]
+    #[arg(
+        long,
+        value_name = "DURATION",
+        requires = "prometheus",
+        help_heading = "Prometheus"
+    )]
+    pub rate_window: Option<String>,
+}
+
+/// The Prometheus of a replay, resolved.
+#[derive(Debug, Clone)]
+pub struct PrometheusOptions {
+    pub url: String,
+    /// `--query NAME=PROMQL`, split.
+    pub queries: Vec<(String, String)>,
+    /// `--rate-window`.
+    pub rate_window: Option<jiff::SignedDuration>,
+}
+
+impl ReplayFlags {
+    /// `None` without `--prometheus`; a bad value is a usage error naming the flag.
+    pub fn resolve(&self) -> Result<Option<PrometheusOptions>, UsageError> {
+        let Some(url) = &self.prom.prometheus else {
+            return Ok(None);
+        };
+        let queries = self
+            .prom
+            .query
+            .iter()
+            .map(|q| {
+                q.split_once('=')
+                    .map(|(n, p)| (n.trim().to_string(), p.trim().to_string()))
+                    .filter(|(n, p)| !n.is_empty() && !p.is_empty())
+                    .ok_or_else(|| {
+                        UsageError(format!(
+                            "--query {q:?}: expected METRIC=PROMQL, e.g. --query http_requests=sum(rate(http_requests_total[2m]))"
+                        ))
+                    })
+            })
+            .collect::<Result<_, _>>()?;
+        let rate_window = self
+            .rate_window
+            .as_deref()
+            .map(|s| {
+                crate::duration::parse_go_duration(s)
+                    .ok()
+                    .filter(|n| *n >= 1_000_000_000)
+                    .map(jiff::SignedDuration::from_nanos)
+                    .ok_or_else(|| {
+                        UsageError(format!(
+                            "--rate-window: invalid duration {s:?}: use Go syntax such as 30s or 1m (at least 1s)"
+                        ))
+                    })
+            })
+            .transpose()?;
+        Ok(Some(PrometheusOptions {
+            url: url.clone(),
+            queries,
+            rate_window,
+        }))
+    }
+}
+
+/// `explain NAME --at TIME`: the decision of a past sync, replayed from Prometheus.
+#[derive(Debug, Clone, Args)]
+pub struct AtArgs {
+    /// Explain the decision of the sync at this past time (RFC3339, or -DURATION before now:
+    /// -2h), replayed from what --prometheus recorded
+    #[arg(
+        long,
+        value_name = "RFC3339|-DURATION",
+        allow_hyphen_values = true,
+        help_heading = "Prometheus"
+    )]
+    pub at: Option<String>,
+    #[command(flatten)]
+    pub prom: ReplayFlags,
+}
+
+/// `--at`, resolved.
+#[derive(Debug, Clone)]
+pub struct AtOptions {
+    pub at: Timestamp,
+    pub prometheus: PrometheusOptions,
+}
+
+impl AtArgs {
+    /// `None` without `--at`; `--at` without `--prometheus` (or with `--watch`, several NAMEs, no
+    /// NAME) is a one-line usage error saying what is needed.
+    pub fn resolve(&self, names: usize, watch: bool) -> Result<Option<AtOptions>, UsageError> {
+        let prometheus = self.prom.resolve()?;
+        let Some(at) = &self.at else {
+            return match prometheus {
+                Some(_) => Err("--prometheus is read by --at TIME (the decision of a past sync); without --at, explain reads the cluster as it is now".into()),
+                None => Ok(None),
+            };
+        };
+        let at = match at.strip_prefix('-') {
+            Some(d) => {
+                let ns = crate::duration::parse_go_duration(d)
+                    .ok()
+                    .filter(|n| *n > 0)
+                    .ok_or_else(|| UsageError(format!("--at {at:?}: expected an RFC3339 time or -DURATION before now, e.g. --at 2026-03-01T03:12:00Z or --at -2h")))?;
+                Timestamp::now()
+                    .checked_sub(jiff::SignedDuration::from_nanos(ns))
+                    .map_err(|e| UsageError(format!("--at {at:?}: {e}")))?
+            }
+            None => time("--at", &Some(at.clone()))?.unwrap_or_else(Timestamp::now),
+        };
+        let Some(prometheus) = prometheus else {
+            return Err("--at replays the controller over what Prometheus recorded: give --prometheus URL too (e.g. http://127.0.0.1:9090 after kubectl port-forward -n monitoring svc/prometheus 9090)".into());
+        };
+        if watch {
+            return Err("--at explains one past sync; it cannot be used with --watch".into());
+        }
+        if names != 1 {
+            return Err("--at explains one HPA's past sync: give one NAME".into());
+        }
+        Ok(Some(AtOptions { at, prometheus }))
     }
 }

@@ -136,9 +136,8 @@ pub struct SimulateArgs {
     /// Value of an Object or External metric, e.g. queue_depth=step:10:200:5m (repeatable)
     #[arg(long, value_name = "METRIC=LOAD", help_heading = "Load")]
     pub value: Vec<String>,
-    /// Read the load of the HPA's metrics from this Prometheus (http://HOST:PORT)
-    #[arg(long, value_name = "URL", help_heading = "Backtest")]
-    pub prometheus: Option<String>,
+    #[command(flatten)]
+    pub prom: super::history::PrometheusFlags,
     /// How far back the replay starts [default: 24h]
     #[arg(
         long,
@@ -157,14 +156,6 @@ pub struct SimulateArgs {
         help_heading = "Backtest"
     )]
     pub until: Option<String>,
-    /// The PromQL of a metric's load, e.g. http_requests=sum(rate(http_requests_total{namespace="shop"}[2m])) (repeatable; required for Pods, Object and External metrics)
-    #[arg(
-        long,
-        value_name = "METRIC=PROMQL",
-        requires = "prometheus",
-        help_heading = "Backtest"
-    )]
-    pub query: Vec<String>,
     /// How recorded series are read between points [default: linear]
     #[arg(long, value_enum, help_heading = "Load")]
     pub interpolation: Option<Interpolation>,

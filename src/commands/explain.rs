@@ -20,9 +20,10 @@ pub fn run_selected(
     rt: &Runtime,
     w: &mut dyn std::io::Write,
 ) -> Result<Outcome> {
-    let text = match opts.names.len() > 1 {
-        true => run_several(opts, rt, w)?,
-        false => run(opts, rt, w)?,
+    let text = match (&opts.at, opts.names.len() > 1) {
+        (Some(at), _) => crate::history::at::explain(opts, at, rt)?,
+        (None, true) => run_several(opts, rt, w)?,
+        (None, false) => run(opts, rt, w)?,
     };
     Ok(Outcome {
         text,

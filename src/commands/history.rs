@@ -5,15 +5,19 @@ use anyhow::{anyhow, Result};
 use jiff::Timestamp;
 
 use crate::cli::history::HistoryOptions;
-use crate::cluster;
 use crate::history::{self, evidence, run as replay, Window};
 use crate::output::contract::{Document, Kind};
 use crate::output::Format;
-use crate::snapshot::Snapshot;
 
 /// Run `history` and return its output.
 pub fn run(opts: &HistoryOptions, rt: &tokio::runtime::Runtime) -> Result<String> {
-    let (snap, namespace, live) = load(opts, rt)?;
+    let (snap, namespace, live) = history::source::load(
+        &opts.snapshot,
+        opts.namespace.as_deref(),
+        &opts.kube,
+        &opts.name,
+        rt,
+    )?;
     let e = evidence::from_snapshot(&snap, &namespace, &opts.name).map_err(|m| anyhow!(m))?;
     let now = opts
         .now
@@ -26,17 +30,17 @@ pub fn run(opts: &HistoryOptions, rt: &tokio::runtime::Runtime) -> Result<String
     let to = opts.to.unwrap_or(now);
     let from = opts.from.or(opts.since.map(|s| evidence::since(to, s)));
     let mut h = history::build(&e, Window { from, to });
-    if let Some(url) = &opts.prometheus {
+    if let Some(p) = &opts.prometheus {
         // The replay needs a start: the window asked for, else the last hour.
         let from = from.unwrap_or_else(|| evidence::since(to, 3600));
         let template =
             replay::template(&snap, (&namespace, &opts.name), &opts.settings, live, from)?;
         let req = replay::Request {
-            prometheus: url,
-            queries: &opts.queries,
+            prometheus: &p.url,
+            queries: &p.queries,
             from,
             to,
-            rate_window: opts.rate_window,
+            rate_window: p.rate_window,
         };
         let r = replay::replay_window(&template, &req)?;
         if let Some(path) = &opts.chart {
@@ -48,7 +52,9 @@ pub fn run(opts: &HistoryOptions, rt: &tokio::runtime::Runtime) -> Result<String
                 .next()
                 .map_or("", |m| &m.name);
             let title = format!("{namespace}/{}: recorded and replayed", opts.name);
-            let svg = history::chart::render(&title, metric, &r.syncs, template.settings.tolerance);
+            let (syncs, changes) = (&r.syncs, &r.section.changes);
+            let svg =
+                history::chart::render(&title, metric, syncs, changes, template.settings.tolerance);
             std::fs::write(path, svg)
                 .map_err(|e| anyhow!("--chart {}: cannot write: {e}", path.display()))?;
         }
@@ -64,49 +70,4 @@ pub fn run(opts: &HistoryOptions, rt: &tokio::runtime::Runtime) -> Result<String
             None => history::text::render(&h, now, opts.width),
         },
     })
-}
-
-/// The snapshot holding the HPA, its namespace, and whether it is live.
-fn load(opts: &HistoryOptions, rt: &tokio::runtime::Runtime) -> Result<(Snapshot, String, bool)> {
-    if !opts.snapshot.is_empty() {
-        let (snap, _) = crate::explain::one::read_snapshot_file(&opts.snapshot)?;
-        let ns = match &opts.namespace {
-            Some(ns) => ns.clone(),
-            None => only_namespace_of(&snap, &opts.name)?,
-        };
-        return Ok((snap, ns, false));
-    }
-    let (ns, fetched) = rt.block_on(async {
-        let conn = cluster::connect(&opts.kube).await?;
-        let ns = conn.namespace.clone();
-        let f = cluster::fetch_hpa(&conn, &ns, &opts.name).await?;
-        Ok::<_, anyhow::Error>((ns, f))
-    })?;
-    let snap = Snapshot::from_text(&fetched.list, "the cluster")?;
-    Ok((snap, ns, true))
-}
-
-/// Offline without `-n`: the namespace of the one HPA of that name in the file.
-fn only_namespace_of(snap: &Snapshot, name: &str) -> Result<String> {
-    let found: Vec<String> = snap
-        .hpa_names(None)
-        .into_iter()
-        .filter(|n| n.split_once('/').is_some_and(|(_, x)| x == name))
-        .collect();
-    match found.as_slice() {
-        [one] => Ok(one
-            .split_once('/')
-            .map(|(ns, _)| ns.to_string())
-            .unwrap_or_default()),
-        [] => Err(anyhow!(
-            "{}: no HorizontalPodAutoscaler named {name:?} (it holds: {})",
-            snap.source,
-            snap.hpa_names(None).join(", ")
-        )),
-        many => Err(anyhow!(
-            "{}: several HPAs are named {name:?} ({}): give -n NAMESPACE",
-            snap.source,
-            many.join(", ")
-        )),
-    }
 }

@@ -1,14 +1,23 @@
 //! `history --chart FILE.svg`: the replicas recorded against the replayed ones, the metric
-//! against its target and tolerance band, each scale event marked — drawn by `simulate`'s SVG
-//! module, one panel for what happened and one for what the replayed controller decided.
+//! against its target and tolerance band, each scale event marked with its reason (`3 → 6
+//! explained`, `4 → 8 not explained: manual scale`) — drawn by `simulate`'s SVG module, one
+//! panel for what happened and one for what the replayed controller decided.
 
 use crate::simulate::engine::{MetricTick, TickRecord};
-use crate::simulate::svg::{self, Panel, Track};
+use crate::simulate::svg::{self, Mark, Panel, Track};
 
+use super::matching::{verdict_words, ReplayedChange};
 use super::replay::ReplaySync;
 
-/// The chart of `syncs`, `tolerance` the controller's (the band around the target).
-pub fn render(title: &str, metric: &str, syncs: &[ReplaySync], tolerance: f64) -> String {
+/// The chart of `syncs`, `tolerance` the controller's (the band around the target), the
+/// recorded `changes` marked on the recorded panel with their verdict.
+pub fn render(
+    title: &str,
+    metric: &str,
+    syncs: &[ReplaySync],
+    changes: &[ReplayedChange],
+    tolerance: f64,
+) -> String {
     let n = syncs.len() as u64;
     let (mut recorded, mut replayed) = (Track::new(n), Track::new(n));
     let mut r = TickRecord {
@@ -43,19 +52,91 @@ pub fn render(title: &str, metric: &str, syncs: &[ReplaySync], tolerance: f64) -
         (Some(a), Some(b)) => b.time.duration_since(a.time).as_secs_f64(),
         _ => 0.0,
     };
+    let start = syncs.first().map(|s| s.time);
+    let marks = changes
+        .iter()
+        .map(|c| Mark {
+            seconds: start.map_or(0.0, |t| c.time.duration_since(t).as_secs_f64()),
+            label: format!("{} → {} {}", c.from, c.to, verdict_words(c)),
+        })
+        .collect();
     let panels = [
         Panel {
             title: "recorded: the controller's desired replicas, the Ready pods".into(),
             track: &recorded,
             metric_label: label.clone(),
             band,
+            marks,
         },
         Panel {
             title: "replayed: what the controller's algorithm decides on the recorded data".into(),
             track: &replayed,
             metric_label: label.clone(),
             band,
+            marks: Vec::new(),
         },
     ];
     svg::render(title, &label, total, &panels)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::matching::match_changes;
+    use jiff::Timestamp;
+
+    /// A metric name with markup in it, and a manual scale: the SVG parses as XML, each
+    /// recorded change is marked with its reason, the title escaped.
+    #[test]
+    fn every_change_is_marked_with_its_reason_and_the_svg_parses() {
+        let t0: Timestamp = "2026-01-01T00:00:00Z".parse().unwrap();
+        // (recorded current, recorded desired, replayed): the controller scales 2 → 4, the
+        // replicas move to 7 by hand, the controller scales back to 4.
+        let rows = [(2, 2, 2), (2, 4, 4), (4, 4, 4), (7, 4, 4), (4, 4, 4)];
+        let syncs: Vec<ReplaySync> = rows
+            .iter()
+            .enumerate()
+            .map(|(k, &(current, desired, replayed))| ReplaySync {
+                time: t0 + jiff::SignedDuration::from_secs(15 * k as i64),
+                current,
+                current_recorded: true,
+                desired: Some(desired),
+                replayed,
+                rule: "MetricProposal",
+                metric: Some(60.0),
+                target: Some(50.0),
+                unit: "%",
+                ready: Some(current),
+                min: 1,
+                max: 10,
+                missing: false,
+            })
+            .collect();
+        let changes = match_changes(&syncs, 4);
+        assert_eq!(changes.len(), 3, "{changes:#?}");
+        let svg = render("ns/<web> & \"x\"", "q<&\"", &syncs, &changes, 0.1);
+        let doc = roxmltree::Document::parse(&svg).expect("well-formed XML");
+        let labels: Vec<&str> = doc
+            .descendants()
+            .filter(|n| n.attribute("class") == Some("mark-label"))
+            .filter_map(|n| n.text())
+            .collect();
+        assert_eq!(
+            labels,
+            [
+                "2 → 4 explained",
+                "4 → 7 not explained: manual scale",
+                "7 → 4 explained"
+            ]
+        );
+        let title = doc
+            .descendants()
+            .find(|n| n.attribute("class") == Some("chart-title"))
+            .and_then(|n| n.text());
+        assert_eq!(title, Some("ns/<web> & \"x\""));
+        assert!(
+            svg.contains("q&lt;&amp;&quot;"),
+            "the metric's label escaped"
+        );
+    }
 }

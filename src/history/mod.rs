@@ -9,6 +9,7 @@
 //! Pure: [`build`] reads plain values and returns the [`ScaleHistory`] document; the text is
 //! [`text::render`]. The command (`commands/history.rs`) only loads and prints.
 
+pub mod at;
 pub mod chart;
 pub mod evidence;
 pub mod flaps;
@@ -20,6 +21,7 @@ pub mod replay_text;
 pub mod replayed;
 pub mod rows;
 pub mod run;
+pub mod source;
 pub mod text;
 
 use jiff::Timestamp;

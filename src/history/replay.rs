@@ -42,7 +42,10 @@ pub struct ReplaySync {
 }
 
 /// The syncs before the window that build the controller's memory: the longest stabilization
-/// window or policy period of the HPA's behavior (the defaults: 300 s down, 60 s of policies up).
+/// window or policy period of the HPA's behavior (the defaults: 300 s down, 60 s of policies up),
+/// and one sync more, so that the memory the replay starts from (one recommendation at the
+/// lead's first sync) has left every window by the window's first sync (without `behavior`, a
+/// record exactly at the cutoff still counts).
 pub fn lead(input: &Input) -> SignedDuration {
     let b = input.hpa.behavior.clone().unwrap_or_default();
     let mut secs: i64 = input.settings.downscale_stabilization.as_secs().max(0);
@@ -52,7 +55,7 @@ pub fn lead(input: &Input) -> SignedDuration {
             secs = secs.max(p.period_seconds as i64);
         }
     }
-    SignedDuration::from_secs(secs.max(300))
+    SignedDuration::from_secs(secs.max(300)) + input.settings.sync_period.abs()
 }
 
 /// Replay every sync of `rec` from `template` (the HPA, its settings and pods as a snapshot
@@ -335,5 +338,67 @@ pub fn value_and_target(c: &Calculation) -> (Option<f64>, Option<f64>) {
             Some(*target_milli as f64 / 1000.0),
         ),
         _ => (None, None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::recorded::RecordedMetric;
+    use crate::snapshot::Snapshot;
+
+    /// 10 replicas whose load fell to 1 core (20 % of 10 × 500m: a proposal of 4) long before:
+    /// every sync of the lead recommends 4, the desired replicas recorded at its start are 10.
+    fn steady_low(template: &Input, at: Timestamp) -> Recorded {
+        let step = SignedDuration::from_secs(15);
+        let grid = crate::history::prom::Grid::new(at, at, step, lead(template));
+        let n = grid.len();
+        Recorded {
+            start: grid.start,
+            step,
+            window_start: n - 1,
+            desired: vec![Some(10); n],
+            current: vec![Some(10); n],
+            min: vec![Some(2); n],
+            max: vec![Some(10); n],
+            ready: vec![Some(10); n],
+            metrics: vec![Some(RecordedMetric {
+                name: "cpu".into(),
+                kind: SeriesKind::Total,
+                query: "cpu".into(),
+                values: vec![Some(1.0); n],
+                request: vec![Some(0.5); n],
+            })],
+        }
+    }
+
+    /// The memory the replay starts from (a recommendation of the recorded 10 at the lead's
+    /// first sync) must be out of the scale-down window by the window's first sync: the
+    /// controller counts a record exactly at the cutoff, so a lead of exactly 300 s held the
+    /// scale-down at 10.
+    #[test]
+    fn the_starting_memory_has_left_the_window_at_the_first_sync() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/scale-up-cpu.yaml");
+        let snap = Snapshot::read_sources(&[path.into()]).unwrap();
+        let at: Timestamp = "2026-11-01T01:00:00Z".parse().unwrap();
+        let template = snap
+            .input_for(
+                "shop",
+                "web",
+                crate::core::Settings::default(),
+                History::default(),
+                at,
+            )
+            .unwrap();
+        assert_eq!(lead(&template), SignedDuration::from_secs(315));
+        let rec = steady_low(&template, at);
+        let (input, d) = decision_at(&template, &rec, rec.window_start).unwrap();
+        assert_eq!(input.now, at);
+        assert_eq!(
+            (d.current_replicas, d.desired_replicas),
+            (Some(10), Some(4)),
+            "{:?}",
+            d.verdict
+        );
     }
 }

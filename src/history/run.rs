@@ -59,8 +59,16 @@ pub fn metric_window(step: SignedDuration) -> usize {
     (60_i64.max(4 * s) / s) as usize
 }
 
-/// Read what the controller read over `[from, to]` and replay it.
-pub fn replay_window(template: &Input, req: &Request<'_>) -> Result<Replayed, ReplayError> {
+/// What Prometheus answered for a window, on the sync grid.
+struct Read {
+    recorded: Recorded,
+    queries: prom::Queries,
+    notes: Vec<String>,
+    time: Duration,
+}
+
+/// Read what the controller read over `[from, to]` (and the lead before it).
+fn read(template: &Input, req: &Request<'_>) -> Result<Read, ReplayError> {
     let step = template.settings.sync_period;
     let grid = Grid::new(req.from, req.to, step, replay::lead(template));
     if req.to < req.from || grid.is_empty() {
@@ -74,7 +82,23 @@ pub fn replay_window(template: &Input, req: &Request<'_>) -> Result<Replayed, Re
     let mut notes = Vec::new();
     let t = Instant::now();
     let recorded = prom::fetch(&endpoint, &queries, &grid, &mut notes)?;
-    let prometheus_time = t.elapsed();
+    Ok(Read {
+        recorded,
+        queries,
+        notes,
+        time: t.elapsed(),
+    })
+}
+
+/// Read what the controller read over `[from, to]` and replay it.
+pub fn replay_window(template: &Input, req: &Request<'_>) -> Result<Replayed, ReplayError> {
+    let step = template.settings.sync_period;
+    let Read {
+        recorded,
+        queries,
+        notes,
+        time: prometheus_time,
+    } = read(template, req)?;
     let t = Instant::now();
     let window = req.rate_window.map_or(metric_window(step), |w| {
         metric_window(step)
@@ -96,15 +120,50 @@ pub fn replay_window(template: &Input, req: &Request<'_>) -> Result<Replayed, Re
     })
 }
 
-/// The pure part: replay `recorded` and match its changes.
-pub fn replay_recorded(
-    template: &Input,
-    recorded: &Recorded,
-    (prometheus, window): (&str, usize),
-    queries: &prom::Queries,
-    notes: Vec<String>,
-) -> (Replay, Vec<ReplaySync>) {
-    let syncs = replay::replay(template, recorded);
+/// One past sync replayed in full (`explain --at`).
+#[derive(Debug, Clone)]
+pub struct AtSync {
+    /// The core's input of that sync (the recorded world on the template's HPA).
+    pub input: Input,
+    /// The full decision, step by step, with the memory the syncs before it built.
+    pub decision: crate::core::Decision,
+    /// What kube-state-metrics recorded at that sync: the target's replicas and the desired
+    /// replicas the HPA's status held.
+    pub recorded_current: Option<i32>,
+    pub recorded_desired: Option<i32>,
+    /// The syncs replayed before it, and the queries read.
+    pub lead_syncs: usize,
+    pub queries: Vec<String>,
+    pub notes: Vec<String>,
+}
+
+/// The decision of the sync at `req.from` (`req.to` is ignored): the lead's syncs build the
+/// controller's memory, then that sync is evaluated with the full trace.
+pub fn decision_at(template: &Input, req: &Request<'_>) -> Result<AtSync, ReplayError> {
+    let req = Request {
+        to: req.from,
+        ..req.clone()
+    };
+    let r = read(template, &req)?;
+    let k = r.recorded.window_start;
+    let (input, decision) =
+        replay::decision_at(template, &r.recorded, k).ok_or(ReplayError::EmptyWindow {
+            from: req.from,
+            to: req.to,
+        })?;
+    Ok(AtSync {
+        input,
+        decision,
+        recorded_current: r.recorded.current.get(k).copied().flatten(),
+        recorded_desired: r.recorded.desired.get(k).copied().flatten(),
+        lead_syncs: k,
+        queries: query_list(&r.queries),
+        notes: r.notes,
+    })
+}
+
+/// Every query of a replay, in the order the document lists them.
+fn query_list(queries: &prom::Queries) -> Vec<String> {
     let mut list = vec![
         queries.desired.clone(),
         queries.current.clone(),
@@ -116,6 +175,19 @@ pub fn replay_recorded(
         list.push(m.query.clone());
         list.extend(m.request.clone());
     }
+    list
+}
+
+/// The pure part: replay `recorded` and match its changes.
+pub fn replay_recorded(
+    template: &Input,
+    recorded: &Recorded,
+    (prometheus, window): (&str, usize),
+    queries: &prom::Queries,
+    notes: Vec<String>,
+) -> (Replay, Vec<ReplaySync>) {
+    let syncs = replay::replay(template, recorded);
+    let list = query_list(queries);
     let section = replayed::section(&syncs, window, recorded.step, prometheus, list, notes);
     (section, syncs)
 }

@@ -281,7 +281,7 @@ pub fn parse_requests(s: &str) -> Result<Resources> {
 
 /// A backtest's range, or `None` without `--prometheus`.
 fn backtest(args: &SimulateArgs) -> Result<Option<Backtest>> {
-    let Some(url) = &args.prometheus else {
+    let Some(url) = &args.prom.prometheus else {
         return Ok(None);
     };
     if args.now.is_some() || args.duration.is_some() {
@@ -315,7 +315,7 @@ fn backtest(args: &SimulateArgs) -> Result<Option<Backtest>> {
             go(since)
         )
         .replace("--until  minus", "--until minus"),
-        queries: args.query.clone(),
+        queries: args.prom.query.clone(),
     }))
 }
 

@@ -229,6 +229,7 @@ pub fn svg_chart(plan: &Plan, configs: &[Config], summaries: &[Summary]) -> Stri
                     None => "no metric".into(),
                 },
                 band,
+                marks: Vec::new(),
             })
         })
         .collect();

@@ -83,6 +83,17 @@ pub struct Panel<'a> {
     /// The metric's name and unit (`cpu (%)`).
     pub metric_label: String,
     pub band: Option<Band>,
+    /// Events marked on the replicas plot with their label (`history --chart`: each recorded
+    /// scale event and its reason).
+    pub marks: Vec<Mark>,
+}
+
+/// An event marked on a panel's replicas plot: a line at its time, its label beside it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mark {
+    /// Seconds from the chart's start.
+    pub seconds: f64,
+    pub label: String,
 }
 
 /// A round upper bound for an axis: 1, 2 or 5 × 10^k, at least `v`.
@@ -428,6 +439,7 @@ fn replicas_plot(
         out,
         r##"<path class="events" data-events="scale-down" d="{downs}" fill="#72b7b2"/>"##
     );
+    marks(out, &p, &panel.marks);
     out.push_str("</g>\n");
     legend(
         out,
@@ -441,9 +453,50 @@ fn replicas_plot(
     );
 }
 
+/// The panel's marks: a dashed line across the plot at each event, its label on one of four
+/// rows (so that events a sync apart stay readable), the label again as the line's tooltip.
+fn marks(out: &mut String, p: &Plot, marks: &[Mark]) {
+    for (i, m) in marks.iter().enumerate() {
+        let x = p.x(m.seconds);
+        let label = esc(&m.label);
+        let _ = writeln!(
+            out,
+            r##"<g class="mark" data-seconds="{}" data-label="{label}"><line x1="{x:.1}" x2="{x:.1}" y1="{:.1}" y2="{:.1}" stroke="#888" stroke-dasharray="2 2"><title>{label}</title></line><text class="mark-label" x="{:.1}" y="{:.1}" font-size="9">{label}</text></g>"##,
+            num(m.seconds),
+            p.top,
+            p.top + p.height,
+            x + 3.0,
+            p.top + 11.0 + 10.0 * (i % 4) as f64,
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Titles and labels with markup (a custom metric named `q<&"`) give well-formed XML.
+    #[test]
+    fn titles_and_labels_are_escaped() {
+        let mut track = Track::new(2);
+        track.add(&TickRecord::default());
+        let panel = Panel {
+            title: "[a<b] & \"c\"".into(),
+            track: &track,
+            metric_label: "q<&\"".into(),
+            band: None,
+            marks: vec![Mark {
+                seconds: 1.0,
+                label: "1 → 2 <&\"".into(),
+            }],
+        };
+        let svg = render("ns/<web> & \"x\"", "q<&\"", 30.0, &[panel]);
+        let doc = roxmltree::Document::parse(&svg).expect("well-formed XML");
+        let texts: Vec<&str> = doc.descendants().filter_map(|n| n.text()).collect();
+        for want in ["ns/<web> & \"x\"", "load: q<&\"", "1 → 2 <&\""] {
+            assert!(texts.contains(&want), "{want} in {texts:?}");
+        }
+    }
 
     #[test]
     fn nice_bounds() {

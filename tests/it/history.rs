@@ -180,4 +180,40 @@ fn a_bad_since_is_a_usage_error() {
         stderr(&out)
     );
 }
+
+/// `explain --at` replays from Prometheus: without `--prometheus` (or with a bad time) it is
+/// one line saying what is needed, exit 2.
+#[test]
+fn explain_at_without_prometheus_says_what_is_needed() {
+    let file = example("scale-up-cpu.yaml");
+    let base = [
+        "explain",
+        "web",
+        "-n",
+        "shop",
+        "--snapshot",
+        file.to_str().unwrap(),
+    ];
+    for (extra, says) in [
+        (
+            &["--at", "-2h"][..],
+            "--at replays the controller over what Prometheus recorded: give --prometheus URL",
+        ),
+        (
+            &["--at", "yesterday", "--prometheus", "http://127.0.0.1:9"][..],
+            "--at: invalid RFC3339 time \"yesterday\"",
+        ),
+        (
+            &["--prometheus", "http://127.0.0.1:9"][..],
+            "--prometheus is read by --at TIME",
+        ),
+    ] {
+        let args: Vec<String> = base.iter().chain(extra).map(|s| s.to_string()).collect();
+        let out = run_args(&args, None);
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        let err = stderr(&out);
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        assert!(err.contains(says), "{err}");
+    }
+}
 mod replay;

@@ -11,9 +11,12 @@
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::Path;
 use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use std::time::Instant;
 
 use serde_json::{json, Value};
 
@@ -205,4 +208,97 @@ fn serve(
 /// Prometheus' error shape.
 fn error_body(msg: &str) -> String {
     json!({ "status": "error", "errorType": "internal", "error": msg }).to_string()
+}
+
+// The real server the `real::` tests start (simulate_backtest.rs, history/replay.rs).
+
+/// A Prometheus server on 127.0.0.1 serving a backfilled TSDB; killed on drop.
+pub struct Prometheus {
+    child: Child,
+    pub url: String,
+}
+
+impl Drop for Prometheus {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn have(binary: &str) -> bool {
+    Command::new(binary)
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Start Prometheus on `openmetrics` data; the binaries must be there (the test was asked for).
+pub fn prometheus(tag: &str, openmetrics: &str) -> Prometheus {
+    assert!(
+        have("prometheus") && have("promtool"),
+        "the prometheus and promtool binaries are missing (Debian: apt-get install prometheus; \
+         macOS: brew install prometheus); .ci/run installs them"
+    );
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("prometheus-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let om = dir.join("data.om");
+    std::fs::write(&om, openmetrics).unwrap();
+    let data = dir.join("data");
+    let out = Command::new("promtool")
+        .args(["tsdb", "create-blocks-from", "openmetrics"])
+        .arg(&om)
+        .arg(&data)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "promtool: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let config = dir.join("prometheus.yml");
+    std::fs::write(&config, "global:\n  scrape_interval: 1m\n").unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let log = std::fs::File::create(dir.join("prometheus.log")).unwrap();
+    let child = Command::new("prometheus")
+        .arg(format!("--config.file={}", config.display()))
+        .arg(format!("--storage.tsdb.path={}", data.display()))
+        .arg(format!("--web.listen-address=127.0.0.1:{port}"))
+        .arg("--storage.tsdb.retention.time=100y")
+        .stdout(log.try_clone().unwrap())
+        .stderr(log)
+        .spawn()
+        .expect("prometheus starts");
+    let p = Prometheus {
+        child,
+        url: format!("http://127.0.0.1:{port}"),
+    };
+    wait_ready(port, &dir.join("prometheus.log"));
+    p
+}
+
+fn wait_ready(port: u16, log: &Path) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while Instant::now() < deadline {
+        if let Ok(mut s) = TcpStream::connect(("127.0.0.1", port)) {
+            let _ = s.write_all(b"GET /-/ready HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+            let mut buf = String::new();
+            let _ = s.read_to_string(&mut buf);
+            if buf.starts_with("HTTP/1.1 200") {
+                return;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    panic!(
+        "prometheus did not become ready: {}",
+        std::fs::read_to_string(log).unwrap_or_default()
+    );
 }

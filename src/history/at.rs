@@ -47,6 +47,8 @@ pub fn explain(
         findings: &[],
         chain: None,
         keda: None,
+        capacity: None,
+        other_hands: None,
     };
     crate::render::render_explain(&d, &cx, opts.output, &opts.text_options())
 }

@@ -22,6 +22,8 @@ pub enum Standing {
     ScalingDown,
     /// Held at, or scaling up to, `maxReplicas`.
     AtMax,
+    /// Held at `minReplicas` (whether the floor bites is the `at-min-*` note).
+    AtMin,
     CannotScale,
     Disabled,
     Unknown,
@@ -32,12 +34,14 @@ pub enum Standing {
 impl Standing {
     pub fn of(i: &FleetItem) -> Standing {
         let at_max = i.desired_replicas.is_some() && i.desired_replicas == i.max_replicas;
+        let at_min = i.desired_replicas.is_some() && i.desired_replicas == i.min_replicas;
         match i.action {
             None => Standing::NotEvaluated,
             Some(Action::Unknown) => Standing::Unknown,
             Some(Action::CannotScale) => Standing::CannotScale,
             Some(Action::Disabled) => Standing::Disabled,
             Some(Action::Hold | Action::ScaleUp) if at_max => Standing::AtMax,
+            Some(Action::Hold) if at_min => Standing::AtMin,
             Some(Action::ScaleUp) => Standing::ScalingUp,
             Some(Action::ScaleDown) => Standing::ScalingDown,
             Some(_) => Standing::Holding,
@@ -50,6 +54,7 @@ impl Standing {
             Standing::ScalingUp => "scaling up",
             Standing::ScalingDown => "scaling down",
             Standing::AtMax => "at max",
+            Standing::AtMin => "at min",
             Standing::CannotScale => "cannot scale",
             Standing::Disabled => "disabled",
             Standing::Unknown => "unknown",
@@ -82,14 +87,20 @@ pub struct Cause {
 
 /// The causes of the error and warning findings: errors first, then the most HPAs first.
 pub fn causes(items: &[FleetItem]) -> Vec<Cause> {
+    causes_where(items, |s| s != Severity::Info)
+}
+
+/// The causes of the findings whose severity `keep` accepts: errors first, then warnings, then
+/// notes, then the most HPAs first.
+fn causes_where(items: &[FleetItem], keep: impl Fn(Severity) -> bool) -> Vec<Cause> {
     let mut by: BTreeMap<(u8, &str), (Cause, BTreeSet<&str>)> = BTreeMap::new();
     for i in items {
-        for f in i
-            .diagnostics
-            .iter()
-            .filter(|f| f.severity != Severity::Info)
-        {
-            let rank = u8::from(f.severity != Severity::Error);
+        for f in i.diagnostics.iter().filter(|f| keep(f.severity)) {
+            let rank = match f.severity {
+                Severity::Error => 0,
+                Severity::Warning => 1,
+                Severity::Info => 2,
+            };
             let (c, ns) = by.entry((rank, f.id.as_str())).or_insert_with(|| {
                 let c = Cause {
                     severity: f.severity,
@@ -214,18 +225,44 @@ fn cause_words(id: &str) -> Option<&'static str> {
         "keda-paused" => "the ScaledObject is paused",
         "keda-bad-field" => "a ScaledObject field cannot be read",
         "keda-conflict" => "another autoscaler scales the same target",
+        "at-min-floor" => "floored at minReplicas: more pods than the load needs",
+        "at-min-satisfied" => "at minReplicas, which is what the metrics want",
+        "at-max-satisfied" => "at maxReplicas, but the cap does not bite",
+        "limitrange-request" => "a LimitRange supplies the requests utilization is computed from",
         _ => return None,
     })
 }
 
-/// The problems, one line per cause (wrapped to `width`); nothing when there are none.
+/// The problems, one line per cause (wrapped to `width`), then the notes of the bounds and
+/// the requests that are not problems (at minReplicas, a cap that does not bite, requests a
+/// LimitRange supplied), one line per cause too; nothing when there are none.
 pub fn causes_text(items: &[FleetItem], width: usize) -> String {
-    let causes = causes(items);
+    let notes = causes_where(items, |s| s == Severity::Info);
+    let notes: Vec<Cause> = notes
+        .into_iter()
+        .filter(|c| FLEET_NOTES.contains(&c.id.as_str()))
+        .collect();
+    let mut out = cause_lines("Problems", &causes(items), width);
+    out += &cause_lines("Notes (nothing to fix unless intended)", &notes, width);
+    out
+}
+
+/// The info findings the fleet lists after its problems: the bounds (issue 29) and the
+/// LimitRange's requests. Other info findings stay in `-o wide` and JSON.
+const FLEET_NOTES: [&str; 4] = [
+    "at-min-floor",
+    "at-max-satisfied",
+    "at-min-satisfied",
+    "limitrange-request",
+];
+
+/// A heading and one line per cause; nothing when there are no causes.
+fn cause_lines(heading: &str, causes: &[Cause], width: usize) -> String {
     if causes.is_empty() {
         return String::new();
     }
-    let mut out = String::from("\nProblems\n");
-    for c in &causes {
+    let mut out = format!("\n{heading}\n");
+    for c in causes {
         let named = match cause_words(&c.id) {
             Some(w) => format!("[{}] {} ({w})", c.severity.as_str(), c.id),
             None => format!("[{}] {}", c.severity.as_str(), c.id),
@@ -317,5 +354,36 @@ mod tests {
         // One HPA: its own message.
         let one = causes_text(&items[..1], 200);
         assert!(one.contains("team-00/app-000: the metrics of app-000 are 10m old"));
+    }
+
+    /// Issue 29: the fleet flags HPAs held at minReplicas, and lists the bounds' notes (at
+    /// min, floored or satisfied) once per cause after the problems, not as problems.
+    #[test]
+    fn at_min_is_counted_and_its_note_is_one_line_per_cause() {
+        let mut items: Vec<FleetItem> = (0..40)
+            .map(|k| stale("team-00", &format!("app-{k:02}")))
+            .collect();
+        for i in &mut items {
+            i.action = Some(Action::Hold);
+            i.desired_replicas = i.min_replicas;
+            i.diagnostics = vec![Finding {
+                id: "at-min-floor".into(),
+                severity: Severity::Info,
+                message: "the metrics want 1 (-50 %); floored at minReplicas 2".into(),
+                action: "nothing to fix if the floor is intended".into(),
+                details: None,
+            }];
+            i.warnings.clear();
+        }
+        assert_eq!(Standing::of(&items[0]), Standing::AtMin);
+        assert!(!needs_attention(&items[0]));
+        assert_eq!(
+            summary_line(&items, "s", 200),
+            "s: 40 HPAs: 40 at min; no problems\n"
+        );
+        assert_eq!(
+            causes_text(&items, 200),
+            "\nNotes (nothing to fix unless intended)\n  [info] at-min-floor (floored at minReplicas: more pods than the load needs): 40 HPAs in 1 namespace: team-00/app-00, team-00/app-01, team-00/app-02 and 37 more\n"
+        );
     }
 }

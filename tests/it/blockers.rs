@@ -389,6 +389,44 @@ fn the_redacted_snapshot_keeps_the_controller_managers_hpa_flags() {
     assert_eq!(v["settings"]["tolerance"], 0.3);
 }
 
+/// Issue 29: the fleet flags an HPA held at minReplicas in its summary, and the notes of the
+/// bounds and of the LimitRange's requests follow the problems, one line per cause.
+#[test]
+fn the_fleet_flags_at_min_and_lists_the_bounds_notes_once_per_cause() {
+    let file = example("other-hands.yaml");
+    let text = ok(
+        &run(
+            &[
+                "explain",
+                "-A",
+                "--now",
+                NOW,
+                "--snapshot",
+                file.to_str().unwrap(),
+            ],
+            None,
+        ),
+        "explain -A",
+    );
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.starts_with("all namespaces: 1 HPA: 1 at min;"),
+        "{text}"
+    );
+    let notes = flat
+        .split("Notes (nothing to fix unless intended)")
+        .nth(1)
+        .expect(&text);
+    assert!(
+        notes.contains(
+            "[info] at-min-satisfied (at minReplicas, which is what the metrics want): shop/api"
+        ),
+        "{text}"
+    );
+    assert!(notes.contains("[info] limitrange-request"), "{text}");
+    assert!(!flat.contains("Problems [info]"), "{text}");
+}
+
 #[test]
 fn twenty_hpas_refused_by_one_quota_are_one_line_of_the_fleet() {
     let mut objects = vec![json!({"apiVersion": "v1", "kind": "ResourceQuota",

@@ -5,17 +5,8 @@
 
 use serde_json::json;
 
-use crate::adapter::facts::{MetricLink, MetricsChain, RulesFacts};
-use crate::core::{Decision, Input};
-use crate::snapshot::Snapshot;
-
 use super::finding::{finding, Finding, Severity};
-
-/// The chain's findings for one HPA.
-pub(super) fn chain(snap: &Snapshot, input: &Input, d: &Decision, out: &mut Vec<Finding>) {
-    let chain = crate::adapter::metrics_chain(snap, input, d);
-    findings(&chain, &input.hpa.namespace, out);
-}
+use crate::adapter::facts::{MetricLink, MetricsChain, RulesFacts};
 
 /// The findings of a chain (`ns`: the HPA's namespace, for the commands).
 pub(super) fn findings(chain: &MetricsChain, ns: &str, out: &mut Vec<Finding>) {
@@ -158,7 +149,7 @@ mod tests {
         let (input, d) = crate::diagnose::evaluated(&snap, name);
         let c = crate::adapter::metrics_chain(&snap, &input, &d);
         let mut out = Vec::new();
-        chain(&snap, &input, &d, &mut out);
+        findings(&c, &input.hpa.namespace, &mut out);
         (c, out)
     }
 

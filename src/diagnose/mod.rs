@@ -81,6 +81,19 @@ pub use finding::{Finding, Severity};
 
 /// Every finding for one HPA, errors first.
 pub fn diagnose(snap: &Snapshot, input: &Input, d: &Decision, x: &Extras) -> Vec<Finding> {
+    let chain = crate::adapter::metrics_chain(snap, input, d);
+    diagnose_with_chain(snap, input, d, x, &chain)
+}
+
+/// [`diagnose`] with the HPA's metrics chain already built (the explanation shows the same
+/// chain in its section, so it is built once per HPA).
+pub fn diagnose_with_chain(
+    snap: &Snapshot,
+    input: &Input,
+    d: &Decision,
+    x: &Extras,
+    chain: &crate::adapter::MetricsChain,
+) -> Vec<Finding> {
     let mut out = Vec::new();
     let hpa = &input.hpa;
     let ns = hpa.namespace.as_str();
@@ -114,7 +127,7 @@ pub fn diagnose(snap: &Snapshot, input: &Input, d: &Decision, x: &Extras) -> Vec
     if let Some(f) = next_scale::next_scale(input, d) {
         out.push(f);
     }
-    chain::chain(snap, input, d, &mut out);
+    chain::findings(chain, &input.hpa.namespace, &mut out);
     keda::keda(snap, input, d, &mut out);
     out.sort_by_key(|f| f.severity);
     out

@@ -84,8 +84,8 @@ fn item_from(
     };
     match super::one::decide_request(opts, snap, req) {
         Ok((input, d)) => {
-            let findings = diagnose::diagnose(snap, &input, &d, extras);
             let chain = crate::adapter::metrics_chain(snap, &input, &d);
+            let findings = diagnose::diagnose_with_chain(snap, &input, &d, extras, &chain);
             let keda = crate::keda::view::section(snap, raw, d.now);
             FleetItem {
                 context: None,

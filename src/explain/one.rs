@@ -214,8 +214,8 @@ pub fn explain(
     req: Request,
 ) -> Result<Explained> {
     let (input, decision) = decide_request(opts, snap, req)?;
-    let findings = crate::diagnose::diagnose(snap, &input, &decision, extras);
     let chain = crate::adapter::metrics_chain(snap, &input, &decision);
+    let findings = crate::diagnose::diagnose_with_chain(snap, &input, &decision, extras, &chain);
     let (ns, name) = (&input.hpa.namespace, &input.hpa.name);
     let keda = crate::keda::view::section_for(snap, ns, name, decision.now);
     let (capacity, other_hands) =

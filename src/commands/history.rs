@@ -58,6 +58,8 @@ pub fn run(opts: &HistoryOptions, rt: &tokio::runtime::Runtime) -> Result<String
             std::fs::write(path, svg)
                 .map_err(|e| anyhow!("--chart {}: cannot write: {e}", path.display()))?;
         }
+        let turns = r.section.summary.max_direction_changes_per_hour;
+        h.tuning = history::tuning::propose(&template, &r.recorded, turns);
         h.source = "prometheus".into();
         h.replay = Some(r.section);
     }
@@ -66,7 +68,10 @@ pub fn run(opts: &HistoryOptions, rt: &tokio::runtime::Runtime) -> Result<String
             crate::output::document(&Document::new(Kind::History, &h), f)?
         }
         _ => match &h.replay {
-            Some(r) => history::replay_text::render(&h.namespace, &h.name, r, now, opts.width),
+            Some(r) => {
+                let (ns, name) = (&h.namespace, &h.name);
+                history::replay_text::render(ns, name, (r, &h.tuning), now, opts.width)
+            }
             None => history::text::render(&h, now, opts.width),
         },
     })

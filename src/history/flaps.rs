@@ -60,3 +60,26 @@ pub fn max_per_hour(turns: &[Timestamp]) -> u32 {
     }
     best
 }
+
+/// The direction of a change of `delta` replicas.
+pub fn direction(delta: i32) -> ScaleDirection {
+    match delta.signum() {
+        1 => ScaleDirection::Up,
+        -1 => ScaleDirection::Down,
+        _ => ScaleDirection::Unknown,
+    }
+}
+
+/// The turns that belong to some one-hour span holding [`FLAPPING_TURNS_PER_HOUR`] or more:
+/// the flaps. A load that rises and falls once makes one turn and no flap.
+pub fn flapping_turns(turns: &[Timestamp]) -> u32 {
+    let hour = SignedDuration::from_hours(1);
+    let n = FLAPPING_TURNS_PER_HOUR as usize;
+    let mut flap = vec![false; turns.len()];
+    for j in 0..turns.len().saturating_sub(n - 1) {
+        if turns[j + n - 1].duration_since(turns[j]) < hour {
+            flap[j..j + n].iter_mut().for_each(|f| *f = true);
+        }
+    }
+    flap.iter().filter(|f| **f).count() as u32
+}

@@ -23,6 +23,8 @@ pub mod rows;
 pub mod run;
 pub mod source;
 pub mod text;
+pub mod tuning;
+pub mod tuning_text;
 
 use jiff::Timestamp;
 use schemars::JsonSchema;
@@ -82,6 +84,9 @@ pub struct ScaleHistory {
     /// The controller replayed over the series Prometheus recorded (`--prometheus`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replay: Option<replayed::Replay>,
+    /// Flapping and the smallest change of `spec.behavior` that stops it, re-simulated over the
+    /// recorded load (`--prometheus`).
+    pub tuning: tuning::Tuning,
 }
 
 /// The window of the document: `from` is null when it reaches as far as the Events do.
@@ -130,6 +135,11 @@ pub fn build(e: &Evidence, window: Window) -> ScaleHistory {
     rows::check_latest(&mut kept, e, &mut notes);
     let summary = flaps::summary(&kept);
     let periods = periods(&e.conditions);
+    let turns = summary.max_direction_changes_per_hour;
+    let tuning = match summary.flapping {
+        true => tuning::Tuning::needs_prometheus(turns),
+        false => tuning::Tuning::no_flapping(turns),
+    };
     if kept.is_empty() {
         notes.push(
             "no scale event in the window: the API server keeps Events for 1 h by default \
@@ -151,6 +161,7 @@ pub fn build(e: &Evidence, window: Window) -> ScaleHistory {
         periods,
         notes,
         replay: None,
+        tuning,
     }
 }
 

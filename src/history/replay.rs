@@ -131,7 +131,7 @@ fn first_memory(rec: &Recorded, template: &Input) -> History {
 
 /// The pod every replayed pod is a copy of: the containers of the template's first pod, their
 /// requests replaced by the recorded ones where recorded.
-fn pod_template(template: &Input, rec: &Recorded) -> PodInfo {
+pub(super) fn pod_template(template: &Input, rec: &Recorded) -> PodInfo {
     let mut pod = template.pods.first().cloned().unwrap_or_else(|| PodInfo {
         name: String::new(),
         phase: "Running".into(),

@@ -7,26 +7,28 @@ use jiff::{SignedDuration, Timestamp};
 use super::matching::{verdict_words, ReplayedChange, Verdict};
 use super::replayed::Replay;
 use super::rows::ScaleDirection;
+use super::tuning::Tuning;
 use crate::display::fit;
 use crate::display::units::{duration, time};
 use crate::render::layout::wrap;
 
 /// The replay's text, as of `now`, in `width` columns.
-pub fn render(ns: &str, name: &str, r: &Replay, now: Timestamp, width: usize) -> String {
+pub fn render(
+    ns: &str,
+    name: &str,
+    (r, tuning): (&Replay, &Tuning),
+    now: Timestamp,
+    width: usize,
+) -> String {
     let mut out = wrap(&headline(ns, name, r, now), width, "", "  ");
     if r.summary.flapping {
-        out.push_str(&wrap(
-            &format!(
-                "Flapping: the direction turned {} times within one hour. A longer \
-                 scaleDown.stabilizationWindowSeconds (or a slower scale-down policy) stops it; \
-                 try one with `kubectl hpa simulate` first.",
-                r.summary.max_direction_changes_per_hour
-            ),
-            width,
-            "",
-            "  ",
-        ));
+        let words = format!(
+            "Flapping: the direction turned {} times within one hour ({} or more is flapping).",
+            r.summary.max_direction_changes_per_hour, tuning.flapping_threshold_per_hour
+        );
+        out.push_str(&wrap(&words, width, "", "  "));
     }
+    out.push_str(&super::tuning_text::render(ns, name, tuning, width));
     if !r.changes.is_empty() {
         out.push('\n');
         out.push_str(&table(&r.changes, now, width));

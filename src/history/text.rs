@@ -14,12 +14,16 @@ pub fn render(h: &ScaleHistory, now: Timestamp, width: usize) -> String {
     let mut out = wrap(&headline(h, now), width, "", "  ");
     if h.summary.flapping {
         let words = format!(
-            "Flapping: the direction turned {} times within one hour. A longer \
-             scaleDown.stabilizationWindowSeconds (or a slower scale-down policy) stops it; try \
-             one with `kubectl hpa simulate` first.",
-            h.summary.max_direction_changes_per_hour
+            "Flapping: the direction turned {} times within one hour ({} or more is flapping).",
+            h.summary.max_direction_changes_per_hour, h.tuning.flapping_threshold_per_hour
         );
         out.push_str(&wrap(&words, width, "", "  "));
+        out.push_str(&super::tuning_text::render(
+            &h.namespace,
+            &h.name,
+            &h.tuning,
+            width,
+        ));
     }
     if !h.rows.is_empty() {
         out.push('\n');

@@ -217,3 +217,4 @@ fn explain_at_without_prometheus_says_what_is_needed() {
     }
 }
 mod replay;
+mod tuning;

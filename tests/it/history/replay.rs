@@ -23,25 +23,35 @@ const TO: &str = "2026-11-01T01:39:45Z";
 const MANUAL_TICK: usize = 340;
 
 /// One sync of the simulated run (its CSV row).
-struct Tick {
-    offset: i64,
-    load: f64,
-    before: i32,
-    after: i32,
-    ready: i32,
+pub(super) struct Tick {
+    pub offset: i64,
+    pub load: f64,
+    pub before: i32,
+    pub after: i32,
+    pub ready: i32,
+    pub over_target: bool,
 }
 
-fn t0() -> i64 {
+pub(super) fn t0() -> i64 {
     T0.parse::<Timestamp>().unwrap().as_second()
 }
 
 /// The scenario's decisions: `simulate` over the demand, one row per 15 s sync.
 fn scenario() -> Vec<Tick> {
+    simulated(
+        &example("scale-up-cpu.yaml"),
+        "time,value\n0,0.75\n1200,4\n3600,1\n6000,1\n",
+        "100m",
+    )
+}
+
+/// `simulate` of HPA shop/web in `snap` over the CPU demand `csv` (step interpolation) for
+/// `minutes`, from T0: one row per sync.
+pub(super) fn simulated(snap: &std::path::Path, csv: &str, minutes: &str) -> Vec<Tick> {
     let dir = tmpdir("history-replay");
     let demand = dir.join("demand.csv");
-    std::fs::write(&demand, "time,value\n0,0.75\n1200,4\n3600,1\n6000,1\n").unwrap();
+    std::fs::write(&demand, csv).unwrap();
     let load = format!("cpu=csv:{}", demand.display());
-    let snap = example("scale-up-cpu.yaml");
     let out = cmd(
         &[
             "simulate",
@@ -55,7 +65,7 @@ fn scenario() -> Vec<Tick> {
             "--interpolation",
             "step",
             "--duration",
-            "100m",
+            minutes,
             "--now",
             T0,
             "-o",
@@ -69,12 +79,13 @@ fn scenario() -> Vec<Tick> {
     let mut lines = text.lines();
     let head: Vec<&str> = lines.next().unwrap().split(',').collect();
     let col = |n: &str| head.iter().position(|h| *h == n).unwrap();
-    let (o, l, b, a, r) = (
+    let (o, l, b, a, r, x) = (
         col("offset_seconds"),
         col("load_cpu"),
         col("replicas_before"),
         col("replicas"),
         col("ready"),
+        col("over_target"),
     );
     lines
         .map(|line| {
@@ -85,16 +96,20 @@ fn scenario() -> Vec<Tick> {
                 before: f[b].parse().unwrap(),
                 after: f[a].parse().unwrap(),
                 ready: f[r].parse().unwrap(),
+                over_target: f[x] == "true",
             }
         })
         .collect()
 }
 
-/// What kube-state-metrics and cAdvisor would have recorded of `ticks`, with the manual scale
-/// injected; from 10 minutes before T0 (the replay's lead reads the syncs before the window).
-fn openmetrics(ticks: &[Tick]) -> String {
+/// One recorded sync: (offset, load, replicas, desired replicas, Ready pods).
+type Row = (i64, f64, i32, i32, i32);
+
+/// The rows kube-state-metrics and cAdvisor would have recorded of `ticks`, from 10 minutes
+/// before T0 (the replay's lead reads the syncs before the window).
+pub(super) fn rows(ticks: &[Tick]) -> Vec<Row> {
     let first = &ticks[0];
-    let mut rows: Vec<(i64, f64, i32, i32, i32)> = (1..=40)
+    let mut rows: Vec<Row> = (1..=40)
         .rev()
         .map(|i| (-15 * i, first.load, first.before, first.before, first.ready))
         .collect();
@@ -103,6 +118,13 @@ fn openmetrics(ticks: &[Tick]) -> String {
             .iter()
             .map(|t| (t.offset, t.load, t.before, t.after, t.ready)),
     );
+    rows
+}
+
+/// What kube-state-metrics and cAdvisor would have recorded of `ticks`, with the manual scale
+/// injected.
+fn openmetrics(ticks: &[Tick]) -> String {
+    let mut rows = rows(ticks);
     // The manual scale: the replicas are 8 at this sync (and its pods Ready), the HPA's desired
     // replicas the 4 it wrote before; the controller then scales back to 4.
     let m = 40 + MANUAL_TICK;
@@ -113,6 +135,11 @@ fn openmetrics(ticks: &[Tick]) -> String {
     );
     rows[m].2 = 8;
     rows[m].4 = 8;
+    series(&rows)
+}
+
+/// The OpenMetrics text of `rows` (what `promtool tsdb create-blocks-from openmetrics` reads).
+pub(super) fn series(rows: &[Row]) -> String {
     let mut s = String::new();
     let hpa = "namespace=\"shop\",horizontalpodautoscaler=\"web\"";
     for (name, pick) in [
@@ -125,7 +152,7 @@ fn openmetrics(ticks: &[Tick]) -> String {
         ("kube_horizontalpodautoscaler_spec_max_replicas", 11),
     ] {
         let _ = writeln!(s, "# TYPE {name} gauge");
-        for r in &rows {
+        for r in rows {
             let v = match pick {
                 2 => r.2,
                 3 => r.3,
@@ -138,7 +165,7 @@ fn openmetrics(ticks: &[Tick]) -> String {
     let pod = |i: usize| format!("web-6d8f7b9c54-p{i:04}");
     let _ = writeln!(s, "# TYPE kube_pod_status_ready gauge");
     for i in 0..10 {
-        for r in &rows {
+        for r in rows {
             let v = i32::from((i as i32) < r.4);
             let _ = writeln!(
                 s,
@@ -150,7 +177,7 @@ fn openmetrics(ticks: &[Tick]) -> String {
     }
     let _ = writeln!(s, "# TYPE kube_pod_container_resource_requests gauge");
     for i in 0..3 {
-        for r in &rows {
+        for r in rows {
             let _ = writeln!(
                 s,
                 "kube_pod_container_resource_requests{{namespace=\"shop\",pod=\"{}\",container=\"web\",resource=\"cpu\",unit=\"core\"}} 0.5 {}",
@@ -164,7 +191,7 @@ fn openmetrics(ticks: &[Tick]) -> String {
     let _ = writeln!(s, "# TYPE container_cpu_usage_seconds counter");
     let mut counter = 1000.0;
     let mut prev = rows[0].1;
-    for r in &rows {
+    for r in rows {
         counter += prev * 15.0;
         prev = r.1;
         let _ = writeln!(
@@ -179,6 +206,11 @@ fn openmetrics(ticks: &[Tick]) -> String {
 }
 
 fn history(url: &str, extra: &[&str]) -> std::process::Output {
+    history_until(url, TO, extra)
+}
+
+/// `history web` from T0 to `to` on `--prometheus url`.
+pub(super) fn history_until(url: &str, to: &str, extra: &[&str]) -> std::process::Output {
     let snap = example("scale-up-cpu.yaml");
     let mut args = vec![
         "history",
@@ -192,9 +224,9 @@ fn history(url: &str, extra: &[&str]) -> std::process::Output {
         "--from",
         T0,
         "--to",
-        TO,
+        to,
         "--now",
-        TO,
+        to,
         // The series are scraped every 15 s: a rate over two scrapes is the sample the
         // simulated controller read.
         "--rate-window",

@@ -22,7 +22,7 @@ pub(crate) mod display;
 pub(crate) mod duration;
 pub(crate) mod events;
 pub(crate) mod explain;
-pub mod history;
+pub(crate) mod history;
 pub(crate) mod keda;
 pub(crate) mod labels;
 pub(crate) mod metrics_api;
@@ -43,6 +43,9 @@ pub use cli::{Cli, Command, Environment, OutputFormat, Source};
 pub use commands::simulate::{execute as run_simulate, SimulateArgs};
 /// The controller's algorithm on one input (the explain bench).
 pub use core::{evaluate, History, Settings};
+/// The history bench's one entry point (`history` is private).
+#[doc(hidden)]
+pub use history::bench::HistoryBench;
 /// The contract: the explanation document, its apiVersion and the schema's path and text.
 pub use output::contract::{explanation, API_VERSION, SCHEMA_PATH};
 /// A decision rendered in a format (the explain bench).

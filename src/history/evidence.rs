@@ -28,8 +28,6 @@ pub fn from_snapshot(snap: &Snapshot, namespace: &str, name: &str) -> Result<Evi
     Ok(Evidence {
         namespace: namespace.to_string(),
         name: name.to_string(),
-        min_replicas: hpa.spec.min_replicas.unwrap_or(1),
-        max_replicas: hpa.spec.max_replicas,
         target_replicas,
         last_scale_time: status.and_then(|s| s.last_scale_time.as_ref()).map(|t| t.0),
         conditions,

@@ -10,6 +10,7 @@
 //! [`text::render`]. The command (`commands/history.rs`) only loads and prints.
 
 pub mod at;
+pub mod bench;
 pub mod chart;
 pub mod evidence;
 pub mod flaps;
@@ -37,8 +38,6 @@ use crate::core::RescaleRecord;
 pub struct Evidence {
     pub namespace: String,
     pub name: String,
-    pub min_replicas: i32,
-    pub max_replicas: i32,
     /// The workload's `spec.replicas` now, when the target was read.
     pub target_replicas: Option<i32>,
     /// `status.lastScaleTime`.

@@ -54,10 +54,6 @@ impl Recorded {
         self.desired.len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.desired.is_empty()
-    }
-
     /// The time of sync `k`.
     pub fn time(&self, k: usize) -> Timestamp {
         crate::core::clock::saturating_add(

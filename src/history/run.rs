@@ -1,8 +1,6 @@
 //! `history --prometheus`: plan the queries, read them, replay the controller and match the
-//! recorded changes. The only I/O is the Prometheus reads of `simulate`'s client; the time they
-//! take is measured apart from the replay's own.
-
-use std::time::{Duration, Instant};
+//! recorded changes. The only I/O is the Prometheus reads of `simulate`'s client (the replay's
+//! own time is measured by `benches/history.rs`, without them).
 
 use jiff::{SignedDuration, Timestamp};
 
@@ -47,9 +45,6 @@ pub struct Replayed {
     pub section: Replay,
     pub syncs: Vec<ReplaySync>,
     pub recorded: Recorded,
-    /// Time spent waiting for Prometheus, and replaying.
-    pub prometheus_time: Duration,
-    pub replay_time: Duration,
 }
 
 /// The metric window in syncs: what "explained earlier/later" allows (the CPU rate's window,
@@ -64,7 +59,6 @@ struct Read {
     recorded: Recorded,
     queries: prom::Queries,
     notes: Vec<String>,
-    time: Duration,
 }
 
 /// Read what the controller read over `[from, to]` (and the lead before it).
@@ -80,13 +74,11 @@ fn read(template: &Input, req: &Request<'_>) -> Result<Read, ReplayError> {
     let endpoint = Endpoint::parse(req.prometheus)?;
     let queries = prom::plan(template, req.queries, &grid, req.rate_window)?;
     let mut notes = Vec::new();
-    let t = Instant::now();
     let recorded = prom::fetch(&endpoint, &queries, &grid, &mut notes)?;
     Ok(Read {
         recorded,
         queries,
         notes,
-        time: t.elapsed(),
     })
 }
 
@@ -97,9 +89,7 @@ pub fn replay_window(template: &Input, req: &Request<'_>) -> Result<Replayed, Re
         recorded,
         queries,
         notes,
-        time: prometheus_time,
     } = read(template, req)?;
-    let t = Instant::now();
     let window = req.rate_window.map_or(metric_window(step), |w| {
         metric_window(step)
             .min((w.as_secs().max(1) as usize).div_ceil(step.as_secs().max(1) as usize))
@@ -115,8 +105,6 @@ pub fn replay_window(template: &Input, req: &Request<'_>) -> Result<Replayed, Re
         section,
         syncs,
         recorded,
-        prometheus_time,
-        replay_time: t.elapsed(),
     })
 }
 

@@ -24,8 +24,6 @@ fn evidence(records: &[RescaleRecord]) -> Evidence {
     Evidence {
         namespace: "shop".into(),
         name: "web".into(),
-        min_replicas: 1,
-        max_replicas: 10,
         target_replicas: None,
         last_scale_time: None,
         conditions: vec![],
@@ -245,7 +243,6 @@ fn the_evidence_is_read_from_a_snapshot_file() {
     let text = std::fs::read_to_string(path).unwrap();
     let snap = crate::snapshot::Snapshot::from_text(&text, path).unwrap();
     let e = evidence::from_snapshot(&snap, "shop", "frontend").unwrap();
-    assert_eq!((e.min_replicas, e.max_replicas), (2, 16));
     assert_eq!(e.target_replicas, Some(8));
     assert_eq!(e.rescales.len(), 2);
     let h = build(&e, all());

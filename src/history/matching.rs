@@ -266,6 +266,26 @@ mod tests {
         );
     }
 
+    /// The converse of "explained later": the replay decided the size two syncs before the
+    /// recorded change and no longer at it nor after (the load turned back in between).
+    #[test]
+    fn a_size_the_replay_decided_two_syncs_before_is_explained_earlier() {
+        let s = syncs(&[(3, 3, 3), (3, 3, 6), (3, 3, 3), (3, 6, 3), (6, 6, 3)]);
+        let c = match_changes(&s, 2);
+        assert_eq!(c.len(), 1, "{c:#?}");
+        assert_eq!(
+            (c[0].from, c[0].to, c[0].verdict, c[0].offset_syncs),
+            (3, 6, Verdict::ExplainedEarlier, Some(-2))
+        );
+        assert_eq!(verdict_words(&c[0]), "explained earlier (2 sync(s))");
+        // One sync before is within one sync: explained.
+        let s = syncs(&[(3, 3, 3), (3, 3, 3), (3, 3, 6), (3, 6, 3), (6, 6, 3)]);
+        assert_eq!(match_changes(&s, 2)[0].verdict, Verdict::Explained);
+        // Outside the window: not explained.
+        let s = syncs(&[(3, 3, 6), (3, 3, 3), (3, 3, 3), (3, 6, 3), (6, 6, 3)]);
+        assert_eq!(match_changes(&s, 2)[0].verdict, Verdict::NotExplained);
+    }
+
     #[test]
     fn replicas_that_move_while_desired_stays_are_a_manual_scale() {
         let s = syncs(&[(4, 4, 4), (4, 4, 4), (8, 4, 4), (4, 4, 4)]);

@@ -216,5 +216,6 @@ fn explain_at_without_prometheus_says_what_is_needed() {
         assert!(err.contains(says), "{err}");
     }
 }
+mod offsets;
 mod replay;
 mod tuning;

@@ -37,7 +37,7 @@ pub(super) fn t0() -> i64 {
 }
 
 /// The scenario's decisions: `simulate` over the demand, one row per 15 s sync.
-fn scenario() -> Vec<Tick> {
+pub(super) fn scenario() -> Vec<Tick> {
     simulated(
         &example("scale-up-cpu.yaml"),
         "time,value\n0,0.75\n1200,4\n3600,1\n6000,1\n",

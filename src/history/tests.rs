@@ -132,6 +132,18 @@ fn direction_turns_within_an_hour_are_flapping() {
     assert_eq!(h.summary.direction_changes, 4);
     assert_eq!(h.summary.max_direction_changes_per_hour, 4);
     assert!(h.summary.flapping);
+    // Events only: the flapping is seen, the load to re-simulate is not.
+    assert_eq!(h.tuning.outcome, tuning::TuningOutcome::NotEnoughData);
+    assert!(
+        h.tuning.message.contains("give --prometheus URL"),
+        "{}",
+        h.tuning.message
+    );
+    let text = text::render(&h, t("12:00:00"), 80);
+    assert!(
+        text.contains("Tuning: flapping (4 direction changes"),
+        "{text}"
+    );
     let spread = [
         rec(6, CPU_UP, "08:00:00", "08:00:00", 1),
         rec(3, DOWN, "09:30:00", "09:30:00", 1),
@@ -143,6 +155,7 @@ fn direction_turns_within_an_hour_are_flapping() {
         !h.summary.flapping,
         "two turns 90 minutes apart are not flapping"
     );
+    assert_eq!(h.tuning.outcome, tuning::TuningOutcome::NoFlapping);
 }
 
 #[test]

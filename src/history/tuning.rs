@@ -147,7 +147,7 @@ impl Tuning {
             TuningOutcome::NotEnoughData,
             format!(
                 "flapping ({turns} direction changes within one hour), but a tuning proposal \
-                 re-simulates the recorded load: give --prometheus URL (or --prometheus-service)"
+                 re-simulates the recorded load: give --prometheus URL"
             ),
         )
     }

@@ -309,28 +309,6 @@ pub struct ExplainOptions {
     pub at: Option<history::AtOptions>,
 }
 
-/// The explanations of several NAMEs as one output: the texts one after the other, JSON and
-/// YAML as a v1 `List` of the explanations (each given as JSON, see [`ExplainOptions::each_name`]).
-pub fn join_several(format: OutputFormat, outs: Vec<String>) -> anyhow::Result<String> {
-    if !format.is_document() {
-        return Ok(outs.join("\n"));
-    }
-    let list = several_list(&outs)?;
-    Ok(match format {
-        OutputFormat::Yaml => crate::yaml::to_string(&list)?,
-        _ => format!("{}\n", serde_json::to_string_pretty(&list)?),
-    })
-}
-
-/// The v1 `List` of the explanations of several NAMEs, each given as JSON.
-fn several_list(outs: &[String]) -> anyhow::Result<serde_json::Value> {
-    let items = outs
-        .iter()
-        .map(|o| serde_json::from_str::<serde_json::Value>(o))
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(list(items))
-}
-
 /// A v1 `List` of these items.
 pub fn list(items: Vec<serde_json::Value>) -> serde_json::Value {
     serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items})
@@ -338,7 +316,7 @@ pub fn list(items: Vec<serde_json::Value>) -> serde_json::Value {
 
 impl ExplainOptions {
     /// The options of one of several NAMEs: JSON when the whole is a document (the List is
-    /// assembled by [`join_several`]), and no selection (`-o name|jsonpath=…` select from the
+    /// assembled from the typed documents), and no selection (`-o name|jsonpath=…` select from the
     /// List).
     pub fn each_name(&self) -> ExplainOptions {
         let mut one = self.clone();

@@ -32,37 +32,42 @@ pub fn run_selected(
 }
 
 /// `explain web api`: each NAME explained in turn, as `kubectl describe` does with several
-/// names; the text one after the other, JSON and YAML as a v1 `List` of the explanations;
-/// `-o name|jsonpath|custom-columns` select from that `List` of the typed documents.
+/// names; the text one after the other, JSON and YAML as a v1 `List` of the typed explanation
+/// documents, from which `-o name|jsonpath|custom-columns` select.
 fn run_several(opts: &ExplainOptions, rt: &Runtime, w: &mut dyn std::io::Write) -> Result<String> {
     let mut one = opts.each_name();
-    if let Some(sel) = &opts.select {
+    if opts.select.is_some() || opts.output.is_document() {
         let mut items = Vec::new();
         for name in &opts.names {
             one.name = Some(name.clone());
-            items.push(document(&one, rt, w)?);
+            items.push(document(&one, rt)?);
         }
-        return Ok(sel.apply(&crate::cli::list(items))?);
+        let list = crate::cli::list(items);
+        return Ok(match &opts.select {
+            Some(sel) => sel.apply(&list)?,
+            None => crate::output::document(&list, opts.output)?,
+        });
     }
     let mut outs = Vec::new();
     for name in &opts.names {
         one.name = Some(name.clone());
         outs.push(run(&one, rt, w)?);
     }
-    crate::cli::join_several(opts.output, outs)
+    Ok(outs.join("\n"))
 }
 
-/// The explanation of NAME as a JSON value, turned from the typed document.
-fn document(opts: &ExplainOptions, rt: &Runtime, w: &mut dyn std::io::Write) -> Result<Value> {
+/// The explanation of NAME as a JSON value, turned from the typed document (NAME in several
+/// contexts: the `List` of each context's).
+fn document(opts: &ExplainOptions, rt: &Runtime) -> Result<Value> {
     match mode(opts)? {
         Mode::OfflineOne { snap, extras, name } => one::document(opts, &snap, &extras, &name),
         Mode::LiveOne(name) => {
             let (context, namespace, fetched) = fetch_one(opts, rt, &name)?;
             live::document_fetched(opts, &name, &context, namespace, fetched)
         }
-        // NAME in several contexts is itself a `List` of each context's explanation, which
-        // `explain_each` assembles as JSON text (src/explain/fleet_contexts.rs).
-        _ => Ok(serde_json::from_str(&run(opts, rt, w)?)?),
+        Mode::Contexts(cs, Some(n)) => contexts::documents_each(opts, rt, &cs, &n, &progress(opts)),
+        // A NAME is given: the other modes (a fleet, a watch) are not reached.
+        _ => bail!("several NAMEs are explained one HPA at a time"),
     }
 }
 

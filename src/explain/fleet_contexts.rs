@@ -323,8 +323,10 @@ fn one_line(s: &str) -> String {
 }
 
 /// `explain NAME` in each context, in turn: the explanations one after the other (each under
-/// `==> context NAME <==`), JSON and YAML as a v1 `List`. A context that cannot be read or
-/// lacks the HPA is one line on stderr (exit 3); none readable: one error (exit 1).
+/// `==> context NAME <==`); JSON and YAML print, and `-o name|jsonpath=…|custom-columns=…`
+/// select from, the v1 `List` of the typed documents ([`documents_each`]). A context that
+/// cannot be read or lacks the HPA is one line on stderr (exit 3); none readable: one error
+/// (exit 1).
 pub fn explain_each(
     opts: &ExplainOptions,
     rt: &Runtime,
@@ -332,6 +334,45 @@ pub fn explain_each(
     name: &str,
     progress: &Progress,
 ) -> Result<String> {
+    if opts.select.is_some() || opts.output.is_document() {
+        let list = documents_each(opts, rt, contexts, name, progress)?;
+        return Ok(match &opts.select {
+            Some(sel) => sel.apply(&list)?,
+            None => crate::output::document(&list, opts.output)?,
+        });
+    }
+    let texts = each_context(opts, rt, contexts, name, progress, |c, server, ns, f| {
+        let text = super::live::explain_fetched(opts, name, c, ns, f)?;
+        Ok(format!("==> context {c} ({server}) <==\n{text}"))
+    })?;
+    Ok(texts.join("\n"))
+}
+
+/// `explain NAME` in each context as a v1 `List` of the typed explanation documents, turned
+/// into a JSON value once (never printed and parsed back).
+pub fn documents_each(
+    opts: &ExplainOptions,
+    rt: &Runtime,
+    contexts: &[String],
+    name: &str,
+    progress: &Progress,
+) -> Result<serde_json::Value> {
+    let items = each_context(opts, rt, contexts, name, progress, |c, _, ns, f| {
+        super::live::document_fetched(opts, name, c, ns, f)
+    })?;
+    Ok(crate::cli::list(items))
+}
+
+/// NAME fetched in each context in turn and handed to `explained`; the contexts that fail are
+/// one line each on stderr (exit 3), none that succeeds is one error.
+fn each_context<T>(
+    opts: &ExplainOptions,
+    rt: &Runtime,
+    contexts: &[String],
+    name: &str,
+    progress: &Progress,
+    explained: impl Fn(&str, String, String, cluster::Fetched) -> Result<T>,
+) -> Result<Vec<T>> {
     if opts.all_namespaces {
         bail!("-A/--all-namespaces lists a fleet (kubectl hpa explain -A); to explain one HPA use NAME -n NAMESPACE");
     }
@@ -346,11 +387,8 @@ pub fn explain_each(
             let f = cluster::fetch_hpa_with(&conn, &ns, name, progress).await?;
             Ok::<_, anyhow::Error>((conn.server.clone(), ns, f))
         });
-        match one.and_then(|(server, ns, f)| {
-            super::live::explain_fetched(opts, name, c, ns, f).map(|t| (server, t))
-        }) {
-            Ok((_, text)) if opts.output.is_document() => outs.push(text),
-            Ok((server, text)) => outs.push(format!("==> context {c} ({server}) <==\n{text}")),
+        match one.and_then(|(server, ns, f)| explained(c, server, ns, f)) {
+            Ok(out) => outs.push(out),
             Err(e) => failed.push(format!("context {c}: {}", one_line(&format!("{e:#}")))),
         }
     }
@@ -361,5 +399,5 @@ pub fn explain_each(
         crate::output::stderr_line(&format!("error: {f}"));
         opts.own_failures.note();
     }
-    crate::cli::join_several(opts.output, outs)
+    Ok(outs)
 }

@@ -81,7 +81,7 @@ fn explain(doc: Value, name: &str) -> Result<(Value, String), String> {
         super::one::render_one(&json_opts, &snap, &extras, name).map_err(|e| format!("{e:#}"))?;
     let text =
         super::one::render_one(&text_opts, &snap, &extras, name).map_err(|e| format!("{e:#}"))?;
-    Ok((serde_json::from_str(&json).expect("JSON"), text))
+    Ok((serde_json::from_str(&json.text).expect("JSON"), text.text))
 }
 
 /// The position in the List of the first item of `kind` (and `name`, when given).

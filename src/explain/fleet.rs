@@ -153,9 +153,18 @@ fn warning_ids(findings: &[Finding]) -> Vec<String> {
 /// Does `-l/--selector` pick this HPA (by its own labels)? Everything without a selector.
 pub fn selected(opts: &ExplainOptions, h: &HorizontalPodAutoscaler) -> bool {
     let none = std::collections::BTreeMap::new();
-    opts.selector
+    opts.read
+        .selector
         .as_ref()
         .is_none_or(|s| s.matches(h.metadata.labels.as_ref().unwrap_or(&none)))
+}
+
+/// Some HPA's decision says that a request of ours failed (exit 3; see
+/// [`super::one::own_failure`]).
+pub fn own_failure(items: &[FleetItem]) -> bool {
+    items
+        .iter()
+        .any(|i| i.decided_by == Some(Rule::FetchFailed))
 }
 
 /// An HPA's own memory, by namespace and name (what the fleet watch kept); None: `--history`.
@@ -203,7 +212,7 @@ pub fn evaluate_snapshot_with(
         let (ns, name) = key(h);
         match memory(&ns, &name) {
             Some(m) => item_from(opts, &m, snap, extras, h),
-            None => item_from(opts, &opts.history, snap, extras, h),
+            None => item_from(opts, &opts.decide.history, snap, extras, h),
         }
     })
 }

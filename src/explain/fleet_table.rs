@@ -26,7 +26,7 @@ const MIN_SUMMARY: usize = 16;
 /// The whole text of the fleet overview of `scope` (`all namespaces`, `namespace shop`): the
 /// summary, the table, the problems (per cause; per HPA in `-o wide`), the notes, a footer.
 pub fn render(items: &[FleetItem], opts: &ExplainOptions, notes: &[String], scope: &str) -> String {
-    let width = opts.width.max(MIN_WIDTH);
+    let width = opts.view.width.max(MIN_WIDTH);
     render_with(items, opts, notes, &summary_line(items, scope, width))
 }
 
@@ -47,24 +47,24 @@ pub fn render_with(
     notes: &[String],
     summary: &str,
 ) -> String {
-    let wide = opts.output == OutputFormat::Wide;
+    let wide = opts.view.output == OutputFormat::Wide;
     let all_ns = items
         .iter()
         .map(|i| &i.namespace)
         .collect::<std::collections::BTreeSet<_>>()
         .len()
         > 1
-        || opts.all_namespaces;
+        || opts.read.all_namespaces;
     let contexts = several_contexts(items);
-    let width = opts.width.max(MIN_WIDTH);
+    let width = opts.view.width.max(MIN_WIDTH);
     let mut out = String::new();
-    if !opts.no_headers {
+    if !opts.view.no_headers {
         out += summary;
         out += "\n";
     }
     // --problems: the summary counts the whole scope, the rest shows the rows that need someone.
     let shown: Vec<FleetItem>;
-    let items = match opts.problems {
+    let items = match opts.view.problems {
         true => {
             shown = items
                 .iter()
@@ -291,13 +291,13 @@ fn table_and_left_out(
     opts: &ExplainOptions,
     cols: Cols,
 ) -> (String, Vec<&'static str>) {
-    let wide = opts.output == OutputFormat::Wide;
+    let wide = opts.view.output == OutputFormat::Wide;
     let all_header = headers(cols);
     let all_rows: Vec<Vec<String>> = items.iter().map(|i| cells(i, cols, wide)).collect();
     let dropped = if wide {
         Vec::new()
     } else {
-        left_out(&all_header, &all_rows, opts.width)
+        left_out(&all_header, &all_rows, opts.view.width)
     };
     let keep: Vec<bool> = all_header.iter().map(|h| !dropped.contains(h)).collect();
     let kept = |r: Vec<String>| -> Vec<String> {
@@ -314,7 +314,7 @@ fn table_and_left_out(
         .collect();
     let reason_col = header.iter().position(|h| *h == "REASON").unwrap_or(0);
     let mut rows: Vec<Vec<String>> = all_rows.into_iter().map(kept).collect();
-    let room = reason_room(&column_widths(&header, &rows), reason_col, opts.width);
+    let room = reason_room(&column_widths(&header, &rows), reason_col, opts.view.width);
     if !wide {
         for (r, i) in rows.iter_mut().zip(items) {
             r[reason_col] = short_reason(i, &r[reason_col], room);
@@ -336,18 +336,18 @@ fn table_and_left_out(
         c.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(least)));
     }
     for (r, i) in rows.into_iter().zip(items) {
-        let color = if opts.color { row_color(i) } else { None };
+        let color = if opts.view.color { row_color(i) } else { None };
         t.add_row(r.into_iter().map(|c| match color {
             Some(color) => Cell::new(c).fg(color),
             None => Cell::new(c),
         }));
     }
-    if opts.color {
+    if opts.view.color {
         t.enforce_styling();
     }
     let text = t
         .lines()
-        .skip(usize::from(opts.no_headers))
+        .skip(usize::from(opts.view.no_headers))
         .map(|l| trim_line(&l) + "\n")
         .collect();
     (text, dropped)
@@ -497,12 +497,12 @@ mod tests {
         assert!(lines
             .iter()
             .all(|l| l.chars().count() <= 100 && l == &l.trim_end()));
-        opts.no_headers = true;
+        opts.view.no_headers = true;
         let t = table(std::slice::from_ref(&web), &opts, true);
         assert!(t.starts_with("shop        web   "), "{t}");
         assert_eq!(t.lines().count(), 1);
         assert!(!t.contains('\u{1b}'));
-        opts.color = true;
+        opts.view.color = true;
         let t = table(std::slice::from_ref(&web), &opts, true);
         assert!(t.contains("\u{1b}[38;5;2mshop"), "{t:?}");
         assert!(t.ends_with("MetricProposal\u{1b}[39m\n"), "{t:?}");
@@ -528,8 +528,8 @@ mod tests {
     #[test]
     fn wide_keeps_one_line_per_hpa_past_the_width() {
         let (mut opts, web) = web();
-        opts.output = OutputFormat::Wide;
-        opts.width = 80;
+        opts.view.output = OutputFormat::Wide;
+        opts.view.width = 80;
         let t = render(std::slice::from_ref(&web), &opts, &["a note".into()], "s");
         let (summary, t) = t.split_once("\n\n").expect("summary first");
         assert_eq!(summary, "s: 1 HPA: 1 scaling up; no problems");

@@ -88,14 +88,14 @@ impl FleetWatch {
 
 /// The lines for the changed rows: table rows (the header only the first time) or JSON lines.
 pub fn change_lines(opts: &ExplainOptions, changed: &[FleetItem], first: bool) -> Result<String> {
-    let mut changed = match &opts.sort_by {
+    let mut changed = match &opts.view.sort_by {
         Some(key) => key.sorted(changed),
         None => changed.to_vec(),
     };
-    if opts.problems {
+    if opts.view.problems {
         changed.retain(super::fleet_summary::needs_attention);
     }
-    if let Some(crate::cli::Select::CustomColumns(c)) = &opts.select {
+    if let Some(crate::cli::Select::CustomColumns(c)) = &opts.view.select {
         let items: Vec<serde_json::Value> = changed
             .iter()
             .filter_map(|i| serde_json::to_value(i).ok())
@@ -105,20 +105,20 @@ pub fn change_lines(opts: &ExplainOptions, changed: &[FleetItem], first: bool) -
             false => c.render_items(&items, first),
         });
     }
-    if opts.output.is_document() {
+    if opts.view.output.is_document() {
         let mut s = String::new();
         for i in &changed {
             let event = crate::output::contract::fleet_watch_event(i);
-            s += &crate::output::stream_item(&event, opts.output)?;
+            s += &crate::output::stream_item(&event, opts.view.output)?;
         }
         return Ok(s);
     }
     if changed.is_empty() {
         return Ok(String::new());
     }
-    let table = super::fleet_table::table(&changed, opts, opts.all_namespaces);
+    let table = super::fleet_table::table(&changed, opts, opts.read.all_namespaces);
     // The header once, on the first table (unless --no-headers already left it out).
-    Ok(match first || opts.no_headers {
+    Ok(match first || opts.view.no_headers {
         true => table,
         false => table
             .split_once('\n')
@@ -132,20 +132,22 @@ pub fn run(
     opts: &ExplainOptions,
     rt: &tokio::runtime::Runtime,
     w: &mut dyn std::io::Write,
-) -> Result<String> {
-    let mut period = Duration::from_nanos(opts.settings.sync_period.as_nanos().max(1) as u64);
-    let conn = rt.block_on(cluster::connect(&opts.kube))?;
-    let ns = (!opts.all_namespaces).then(|| conn.namespace.clone());
-    let json = matches!(opts.output, OutputFormat::Json | OutputFormat::Yaml);
+) -> Result<crate::output::Outcome> {
+    let mut period =
+        Duration::from_nanos(opts.decide.settings.sync_period.as_nanos().max(1) as u64);
+    let conn = rt.block_on(cluster::connect(&opts.read.kube))?;
+    let ns = (!opts.read.all_namespaces).then(|| conn.namespace.clone());
+    let json = matches!(opts.view.output, OutputFormat::Json | OutputFormat::Yaml);
     let mut state = FleetWatch::default();
     let started = Instant::now();
     let mut n: u32 = 0;
+    let mut own_failure = false;
     let mut open = true;
     if !json {
         open &= out(w, &format!(
             "Watching the HPAs of {} every {} (sync period); a row is printed when its decision changes.\n",
             ns.as_deref().map_or("all namespaces".to_string(), |n| format!("namespace {n}")),
-            crate::duration::format_go_duration(opts.settings.sync_period.as_nanos() as i64)
+            crate::duration::format_go_duration(opts.decide.settings.sync_period.as_nanos() as i64)
         ));
     }
     loop {
@@ -167,6 +169,7 @@ pub fn run(
                 format!("{e:#}").replace('\n', " ")
             )),
             Ok(items) => {
+                own_failure |= super::fleet::own_failure(&items);
                 if n == 0 && items.is_empty() && !json {
                     open &= out(w, "No HorizontalPodAutoscalers found yet; a row is printed when one appears.\n");
                 }
@@ -181,15 +184,15 @@ pub fn run(
         }
         n += 1;
         if !open || stdout_closed() {
-            return Ok(String::new());
+            return Ok(super::watch::watched(own_failure));
         }
-        if opts.watch_count.is_some_and(|c| n >= c) {
+        if opts.watch.count.is_some_and(|c| n >= c) {
             break;
         }
         std::thread::sleep(period.saturating_sub(tick.elapsed()));
     }
     super::watch::stopped(w, json, n, started);
-    Ok(String::new())
+    Ok(super::watch::watched(own_failure))
 }
 
 #[cfg(test)]
@@ -262,7 +265,7 @@ mod tests {
         let later = change_lines(&opts, &rows[..1], false).expect("text");
         assert!(later.starts_with("web "), "{later}");
         assert_eq!(change_lines(&opts, &[], false).expect("none"), "");
-        opts.output = OutputFormat::Json;
+        opts.view.output = OutputFormat::Json;
         let json = change_lines(&opts, &rows, true).expect("json");
         let lines: Vec<serde_json::Value> = json
             .lines()

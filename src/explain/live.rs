@@ -15,6 +15,7 @@ use serde_json::Value;
 use crate::cli::{ExplainOptions, OutputFormat};
 use crate::cluster::Fetched;
 use crate::core::Decision;
+use crate::output::Outcome;
 use crate::snapshot::Snapshot;
 
 /// One `status.currentMetrics` entry next to ours.
@@ -72,16 +73,18 @@ pub fn explain_fetched(
     context: &str,
     namespace: String,
     fetched: Fetched,
-) -> Result<String> {
+) -> Result<Outcome> {
     let (e, cmp) = explained(opts, name, context, namespace, fetched)?;
-    if let Some(sel) = &opts.select {
-        return Ok(sel.print(&e.document(Some(&cmp)))?);
-    }
-    Ok(match opts.output {
-        f @ (OutputFormat::Json | OutputFormat::Yaml) => {
+    let text = match (&opts.view.select, opts.view.output) {
+        (Some(sel), _) => sel.print(&e.document(Some(&cmp)))?,
+        (None, f @ (OutputFormat::Json | OutputFormat::Yaml)) => {
             crate::output::document(&e.document(Some(&cmp)), f)?
         }
         _ => e.render(opts)? + &text(&cmp),
+    };
+    Ok(Outcome {
+        text,
+        own_failure: super::one::own_failure(&e.decision),
     })
 }
 
@@ -93,9 +96,10 @@ pub fn document_fetched(
     context: &str,
     namespace: String,
     fetched: Fetched,
-) -> Result<Value> {
+) -> Result<(Value, bool)> {
     let (e, cmp) = explained(opts, name, context, namespace, fetched)?;
-    Ok(serde_json::to_value(e.document(Some(&cmp)))?)
+    let own = super::one::own_failure(&e.decision);
+    Ok((serde_json::to_value(e.document(Some(&cmp)))?, own))
 }
 
 /// The explanation of the fetched HPA and its comparison with the live status.
@@ -116,7 +120,7 @@ fn explained(
     let req = super::one::Request {
         namespace: Some(&namespace),
         name,
-        history: &opts.history,
+        history: &opts.decide.history,
     };
     let mut e = super::one::explain(opts, &snap, &extras, req)?;
     let d = &mut e.decision;
@@ -222,7 +226,7 @@ fn compare(d: &Decision, f: &Fetched, context: &str, opts: &ExplainOptions) -> L
         metrics: &metrics,
         desired_matches,
         written_at,
-        history_given: opts.history_given(),
+        history_given: opts.decide.history_given(),
     };
     let mut causes = missing_conditions_cause(&conditions, f.hpa.status.is_some());
     if !differences.is_empty() {

@@ -10,6 +10,7 @@ use jiff::Timestamp;
 use crate::cli::{ExplainOptions, Source};
 use crate::core::{evaluate_with_memory, Decision, Evidence, History, HistoryMode, Settings};
 use crate::diagnose::Extras;
+use crate::output::Outcome;
 use crate::snapshot::Snapshot;
 
 /// Read a snapshot file and the diagnostic context it holds (the file is parsed once).
@@ -21,7 +22,7 @@ pub fn read_snapshot_file(paths: &[PathBuf]) -> Result<(Snapshot, Extras)> {
 
 /// Where "now" came from, for the assumptions list.
 fn resolve_now(opts: &ExplainOptions, snap: &Snapshot) -> (Timestamp, String) {
-    if let Some(t) = opts.now {
+    if let Some(t) = opts.decide.now {
         return (t, format!("evaluated at {t} (--now)"));
     }
     if let Some(t) = snap.taken_at {
@@ -44,7 +45,7 @@ fn resolve_now(opts: &ExplainOptions, snap: &Snapshot) -> (Timestamp, String) {
 
 /// Pick the namespace of NAME in a snapshot when `-n` is not given.
 fn resolve_namespace(opts: &ExplainOptions, snap: &Snapshot, name: &str) -> String {
-    if let Some(ns) = &opts.namespace {
+    if let Some(ns) = &opts.read.namespace {
         return ns.clone();
     }
     let matching: Vec<String> = snap
@@ -66,16 +67,20 @@ fn resolve_namespace(opts: &ExplainOptions, snap: &Snapshot, name: &str) -> Stri
 /// `/version` (live) or the version the snapshot recorded (offline), else the newest release;
 /// `--feature-gates` checked against that release.
 pub fn settings_for(opts: &ExplainOptions, snap: &Snapshot) -> Result<Settings> {
-    let evidence = snap.server_version.as_deref().map(|v| match opts.source {
-        Source::Cluster => Evidence::Server(v),
-        Source::Snapshot(_) => Evidence::Snapshot(v),
-    });
+    let evidence = snap
+        .server_version
+        .as_deref()
+        .map(|v| match opts.read.source {
+            Source::Cluster => Evidence::Server(v),
+            Source::Snapshot(_) => Evidence::Snapshot(v),
+        });
     let mut s = opts
+        .decide
         .settings
         .for_cluster(evidence, snap.controller_flags.as_ref())
         .map_err(|e| anyhow::Error::new(crate::cli::UsageError(format!("--feature-gates: {e}"))))?;
     if evidence.is_none()
-        && opts.source == Source::Cluster
+        && opts.read.source == Source::Cluster
         && s.requested.kubernetes_version.is_none()
     {
         s.kubernetes_version_source += " (the server's /version could not be read)";
@@ -100,7 +105,7 @@ impl<'a> Request<'a> {
         Request {
             namespace: None,
             name,
-            history: &opts.history,
+            history: &opts.decide.history,
         }
     }
 }
@@ -150,10 +155,13 @@ pub fn decide_request(
     d.assumptions.insert(0, now_note);
     // What the file or fetch adds: our own failed reads, conversions, missing metrics.
     snap.amend(&input, &mut d);
-    if d.verdict.decided_by == crate::core::Rule::FetchFailed {
-        opts.own_failures.note();
-    }
     Ok((input, d))
+}
+
+/// The decision says that a request of ours failed (verdict `Unknown`, exit 3): our own
+/// failure, which the command's outcome carries.
+pub fn own_failure(d: &Decision) -> bool {
+    d.verdict.decided_by == crate::core::Rule::FetchFailed
 }
 
 /// One HPA explained: the decision and what the document and the text show beside it (live
@@ -202,7 +210,12 @@ impl Explained {
             capacity: self.capacity.as_ref(),
             other_hands: self.other_hands.as_ref(),
         };
-        crate::render::render_explain(&self.decision, &cx, opts.output, &opts.text_options())
+        crate::render::render_explain(
+            &self.decision,
+            &cx,
+            opts.view.output,
+            &opts.view.text_options(),
+        )
     }
 }
 
@@ -232,15 +245,17 @@ pub fn explain(
 }
 
 /// The explanation document of one HPA of a snapshot file, as a JSON value (what several NAMEs'
-/// `-o name|jsonpath|custom-columns` select from, in a `List`).
+/// `-o name|jsonpath|custom-columns` select from, in a `List`), and whether it is our own
+/// failure.
 pub fn document(
     opts: &ExplainOptions,
     snap: &Snapshot,
     extras: &Extras,
     name: &str,
-) -> Result<serde_json::Value> {
+) -> Result<(serde_json::Value, bool)> {
     let e = explain(opts, snap, extras, Request::of(opts, name))?;
-    Ok(serde_json::to_value(e.document::<()>(None))?)
+    let own = own_failure(&e.decision);
+    Ok((serde_json::to_value(e.document::<()>(None))?, own))
 }
 
 /// The text, JSON or YAML of one HPA of a snapshot file: decision, diagnostics, trace.
@@ -249,12 +264,16 @@ pub fn render_one(
     snap: &Snapshot,
     extras: &Extras,
     name: &str,
-) -> Result<String> {
+) -> Result<Outcome> {
     let e = explain(opts, snap, extras, Request::of(opts, name))?;
-    match &opts.select {
-        Some(sel) => Ok(sel.print(&e.document::<()>(None))?),
-        None => e.render(opts),
-    }
+    let text = match &opts.view.select {
+        Some(sel) => sel.print(&e.document::<()>(None))?,
+        None => e.render(opts)?,
+    };
+    Ok(Outcome {
+        text,
+        own_failure: own_failure(&e.decision),
+    })
 }
 
 #[cfg(test)]
@@ -288,7 +307,9 @@ mod tests {
         let d = decide_from_snapshot(&opts, &snap, "web").expect("decides");
         assert_eq!(d.desired_replicas, Some(5));
         assert!(d.assumptions[0].contains("(--now)"));
-        let text = render_one(&opts, &snap, &extras, "web").expect("renders");
+        let text = render_one(&opts, &snap, &extras, "web")
+            .expect("renders")
+            .text;
         assert!(text.starts_with("HPA shop/web"), "{text}");
         assert!(decide_from_snapshot(&opts, &snap, "nope").is_err());
     }

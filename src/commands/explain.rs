@@ -65,7 +65,9 @@ fn run_several(opts: &ExplainOptions, rt: &Runtime, w: &mut dyn std::io::Write) 
 /// contexts: the `List` of each context's), and whether it is our own failure.
 fn document(opts: &ExplainOptions, rt: &Runtime) -> Result<(Value, bool)> {
     match mode(opts)? {
-        Mode::OfflineOne { snap, extras, name } => one::document(opts, &snap, &extras, &name),
+        Mode::OfflineOne { snap, extras, name } => {
+            one::document(&opts.decide, &snap, &extras, one::Request::of(opts, &name))
+        }
         Mode::LiveOne(name) => {
             let (context, namespace, fetched) = fetch_one(opts, rt, &name)?;
             live::document_fetched(opts, &name, &context, namespace, fetched)
@@ -79,7 +81,10 @@ fn document(opts: &ExplainOptions, rt: &Runtime) -> Result<(Value, bool)> {
 /// Run `explain`: the rendered output (`--watch` streams into `w`) and our own failures.
 pub fn run(opts: &ExplainOptions, rt: &Runtime, w: &mut dyn std::io::Write) -> Result<Outcome> {
     match mode(opts)? {
-        Mode::OfflineOne { snap, extras, name } => one::render_one(opts, &snap, &extras, &name),
+        Mode::OfflineOne { snap, extras, name } => {
+            let req = one::Request::of(opts, &name);
+            one::render_one(&opts.decide, &opts.view, &snap, &extras, req)
+        }
         Mode::OfflineFleet { snap, extras } => overview::run_offline(opts, &snap, &extras),
         Mode::LiveOne(name) => live_one(opts, rt, &name),
         Mode::LiveFleet => live_fleet(opts, rt),

@@ -133,7 +133,8 @@ fn evaluate_each(
                     .iter()
                     .map(|n| format!("context {context}: {n}"))
                     .collect();
-                let mut mine = evaluate_fetched(opts, context, f)?;
+                let mut mine =
+                    evaluate_fetched(crate::explain::fleet::Evaluation::of(opts), context, f)?;
                 for i in &mut mine {
                     i.context = Some(context.clone());
                 }
@@ -266,10 +267,14 @@ fn render(
             false => items,
         };
         let doc = crate::output::contract::fleet_of_contexts(scope, source, notes, shown, report);
+        if let Some(sel) = &opts.view.select {
+            return Ok(sel.print(&doc)?);
+        }
         return Ok(crate::output::document(&doc, opts.view.output)?);
     }
+    let all_ns = opts.read.all_namespaces;
     Ok(super::fleet_table::render_with(
-        items, opts, notes, &summary,
+        items, &opts.view, all_ns, notes, &summary,
     ))
 }
 

@@ -116,7 +116,7 @@ pub fn change_lines(opts: &ExplainOptions, changed: &[FleetItem], first: bool) -
     if changed.is_empty() {
         return Ok(String::new());
     }
-    let table = super::fleet_table::table(&changed, opts, opts.read.all_namespaces);
+    let table = super::fleet_table::table(&changed, &opts.view, opts.read.all_namespaces);
     // The header once, on the first table (unless --no-headers already left it out).
     Ok(match first || opts.view.no_headers {
         true => table,
@@ -160,7 +160,12 @@ pub fn run(
             ))
             .map_err(anyhow::Error::from)
             .and_then(|f| {
-                evaluate_fetched_with(opts, &conn.context, f, &|ns, name| state.memory(ns, name))
+                evaluate_fetched_with(
+                    crate::explain::fleet::Evaluation::of(opts),
+                    &conn.context,
+                    f,
+                    &|ns, name| state.memory(ns, name),
+                )
             });
         match result {
             Err(e) if n == 0 => return Err(e),
@@ -205,7 +210,12 @@ mod tests {
         let mut all = Vec::new();
         for f in ["scale-up-cpu.yaml", "hold-within-tolerance.yaml"] {
             let (snap, extras) = example(f);
-            all.extend(evaluate_snapshot(opts, &snap, &extras, None));
+            all.extend(evaluate_snapshot(
+                crate::explain::fleet::Evaluation::of(opts),
+                &snap,
+                &extras,
+                None,
+            ));
         }
         all
     }

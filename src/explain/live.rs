@@ -80,7 +80,7 @@ pub fn explain_fetched(
         (None, f @ (OutputFormat::Json | OutputFormat::Yaml)) => {
             crate::output::document(&e.document(Some(&cmp)), f)?
         }
-        _ => e.render(opts)? + &text(&cmp),
+        _ => e.render(&opts.view)? + &text(&cmp),
     };
     Ok(Outcome {
         text,
@@ -122,7 +122,7 @@ fn explained(
         name,
         history: &opts.decide.history,
     };
-    let mut e = super::one::explain(opts, &snap, &extras, req)?;
+    let mut e = super::one::explain(&opts.decide, &snap, &extras, req)?;
     let d = &mut e.decision;
     d.assumptions.extend(fetched.notes.iter().cloned());
     let cmp = compare(d, &fetched, context, opts);

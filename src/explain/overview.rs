@@ -23,8 +23,13 @@ pub fn run_offline(opts: &ExplainOptions, snap: &Snapshot, extras: &Extras) -> R
         opts.read.namespace.as_deref()
     };
     // A --feature-gates that the snapshot's release refuses is one error, not one per HPA.
-    super::one::settings_for(opts, snap)?;
-    let items = evaluate_snapshot(opts, snap, extras, ns);
+    super::one::settings_for(&opts.decide, snap)?;
+    let items = evaluate_snapshot(
+        crate::explain::fleet::Evaluation::of(opts),
+        snap,
+        extras,
+        ns,
+    );
     let text = matches!(opts.view.output, OutputFormat::Text | OutputFormat::Wide);
     if items.is_empty() && text && opts.read.selector.is_none() {
         return Ok(Outcome::ok(snap.no_hpas_text(ns)));
@@ -70,7 +75,11 @@ pub fn live_overview(
     fetched: cluster::FleetFetched,
 ) -> Result<Outcome> {
     let notes = fetched.notes.clone();
-    let items = evaluate_fetched(opts, at.context, fetched)?;
+    let items = evaluate_fetched(
+        crate::explain::fleet::Evaluation::of(opts),
+        at.context,
+        fetched,
+    )?;
     let scope = match at.namespace {
         None => "all namespaces".to_string(),
         Some(ns) => format!("namespace {ns}"),
@@ -146,7 +155,13 @@ pub fn render_fleet(
             }
             fleet_document(shown, opts.view.output, scope, source, notes)
         }
-        _ => Ok(super::fleet_table::render(items, opts, notes, &scope)),
+        _ => Ok(super::fleet_table::render(
+            items,
+            &opts.view,
+            opts.read.all_namespaces,
+            notes,
+            &scope,
+        )),
     }
 }
 
@@ -172,7 +187,12 @@ mod tests {
     fn the_document_is_a_fleet_explanation() {
         let (snap, extras) = example("scale-up-cpu.yaml");
         let opts = options(&["--now", NOW]);
-        let items = evaluate_snapshot(&opts, &snap, &extras, None);
+        let items = evaluate_snapshot(
+            crate::explain::fleet::Evaluation::of(&opts),
+            &snap,
+            &extras,
+            None,
+        );
         let json = fleet_document(
             &items,
             OutputFormat::Json,

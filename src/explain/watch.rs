@@ -222,7 +222,7 @@ pub fn run(
                     name: &name,
                     history: &history,
                 };
-                super::one::decide(opts, &snap, req)
+                super::one::decide(&opts.decide, &snap, req)
             });
         match result {
             Err(e) if n == 0 => return Err(e),

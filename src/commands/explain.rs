@@ -70,7 +70,7 @@ fn document(opts: &ExplainOptions, rt: &Runtime) -> Result<(Value, bool)> {
         }
         Mode::LiveOne(name) => {
             let (context, namespace, fetched) = fetch_one(opts, rt, &name)?;
-            live::document_fetched(opts, &name, &context, namespace, fetched)
+            live::document_fetched(&opts.decide, &name, &context, namespace, fetched)
         }
         Mode::Contexts(cs, Some(n)) => contexts::documents_each(opts, rt, &cs, &n, &progress(opts)),
         // A NAME is given: the other modes (a fleet, a watch) are not reached.
@@ -98,7 +98,7 @@ pub fn run(opts: &ExplainOptions, rt: &Runtime, w: &mut dyn std::io::Write) -> R
 /// Live `explain NAME`: fetch → decide and compare → output.
 fn live_one(opts: &ExplainOptions, rt: &Runtime, name: &str) -> Result<Outcome> {
     let (context, namespace, fetched) = fetch_one(opts, rt, name)?;
-    live::explain_fetched(opts, name, &context, namespace, fetched)
+    live::explain_fetched(&opts.decide, &opts.view, name, &context, namespace, fetched)
 }
 
 /// What live `explain NAME` reads: the context, the namespace and the fetched objects.

@@ -352,7 +352,7 @@ pub fn explain_each(
         return Ok(Outcome { text, own_failure });
     }
     let (texts, failed) = each_context(opts, rt, contexts, name, progress, |c, server, ns, f| {
-        let one = super::live::explain_fetched(opts, name, c, ns, f)?;
+        let one = super::live::explain_fetched(&opts.decide, &opts.view, name, c, ns, f)?;
         let text = format!("==> context {c} ({server}) <==\n{}", one.text);
         Ok((text, one.own_failure))
     })?;
@@ -376,7 +376,7 @@ pub fn documents_each(
     progress: &Progress,
 ) -> Result<(serde_json::Value, bool)> {
     let (docs, failed) = each_context(opts, rt, contexts, name, progress, |c, _, ns, f| {
-        super::live::document_fetched(opts, name, c, ns, f)
+        super::live::document_fetched(&opts.decide, name, c, ns, f)
     })?;
     let own_failure = failed || docs.iter().any(|d| d.1);
     let items = docs.into_iter().map(|d| d.0).collect();

@@ -14,7 +14,7 @@ use jiff::Timestamp;
 
 use super::fleet::{evaluate_fetched_with, FleetItem};
 use super::watch::{err_line, out, stdout_closed};
-use crate::cli::{ExplainOptions, OutputFormat};
+use crate::cli::{ExplainOptions, OutputFormat, ViewOptions};
 use crate::cluster;
 use crate::core::{Action, DesiredRange, HistoryMode, Rule};
 
@@ -87,15 +87,20 @@ impl FleetWatch {
 }
 
 /// The lines for the changed rows: table rows (the header only the first time) or JSON lines.
-pub fn change_lines(opts: &ExplainOptions, changed: &[FleetItem], first: bool) -> Result<String> {
-    let mut changed = match &opts.view.sort_by {
+pub fn change_lines(
+    view: &ViewOptions,
+    all_namespaces: bool,
+    changed: &[FleetItem],
+    first: bool,
+) -> Result<String> {
+    let mut changed = match &view.sort_by {
         Some(key) => key.sorted(changed),
         None => changed.to_vec(),
     };
-    if opts.view.problems {
+    if view.problems {
         changed.retain(super::fleet_summary::needs_attention);
     }
-    if let Some(crate::cli::Select::CustomColumns(c)) = &opts.view.select {
+    if let Some(crate::cli::Select::CustomColumns(c)) = &view.select {
         let items: Vec<serde_json::Value> = changed
             .iter()
             .filter_map(|i| serde_json::to_value(i).ok())
@@ -105,20 +110,20 @@ pub fn change_lines(opts: &ExplainOptions, changed: &[FleetItem], first: bool) -
             false => c.render_items(&items, first),
         });
     }
-    if opts.view.output.is_document() {
+    if view.output.is_document() {
         let mut s = String::new();
         for i in &changed {
             let event = crate::output::contract::fleet_watch_event(i);
-            s += &crate::output::stream_item(&event, opts.view.output)?;
+            s += &crate::output::stream_item(&event, view.output)?;
         }
         return Ok(s);
     }
     if changed.is_empty() {
         return Ok(String::new());
     }
-    let table = super::fleet_table::table(&changed, &opts.view, opts.read.all_namespaces);
+    let table = super::fleet_table::table(&changed, view, all_namespaces);
     // The header once, on the first table (unless --no-headers already left it out).
-    Ok(match first || opts.view.no_headers {
+    Ok(match first || view.no_headers {
         true => table,
         false => table
             .split_once('\n')
@@ -179,7 +184,10 @@ pub fn run(
                     open &= out(w, "No HorizontalPodAutoscalers found yet; a row is printed when one appears.\n");
                 }
                 let changed = state.observe(&items);
-                open &= out(w, &change_lines(opts, &changed, n == 0)?);
+                open &= out(
+                    w,
+                    &change_lines(&opts.view, opts.read.all_namespaces, &changed, n == 0)?,
+                );
                 // Tick with the controller: its sync period, read from the cluster (the same
                 // settings for every HPA), as `explain NAME --watch` does.
                 if let Some(d) = items.iter().find_map(|i| i.decision.as_ref()) {
@@ -268,15 +276,19 @@ mod tests {
     fn the_header_once_and_json_lines() {
         let mut opts = options(&["--now", NOW, "--sort-by", ".desiredReplicas"]);
         let rows = items(&opts);
-        let first = change_lines(&opts, &rows, true).expect("text");
+        let first = change_lines(&opts.view, opts.read.all_namespaces, &rows, true).expect("text");
         assert!(first.starts_with("HPA "), "{first}");
         // Sorted: api (4 desired) before web (5).
         assert!(first.find("\napi ").expect("api") < first.find("\nweb ").expect("web"));
-        let later = change_lines(&opts, &rows[..1], false).expect("text");
+        let later =
+            change_lines(&opts.view, opts.read.all_namespaces, &rows[..1], false).expect("text");
         assert!(later.starts_with("web "), "{later}");
-        assert_eq!(change_lines(&opts, &[], false).expect("none"), "");
+        assert_eq!(
+            change_lines(&opts.view, opts.read.all_namespaces, &[], false).expect("none"),
+            ""
+        );
         opts.view.output = OutputFormat::Json;
-        let json = change_lines(&opts, &rows, true).expect("json");
+        let json = change_lines(&opts.view, opts.read.all_namespaces, &rows, true).expect("json");
         let lines: Vec<serde_json::Value> = json
             .lines()
             .map(|l| serde_json::from_str(l).expect("a JSON object per line"))

@@ -12,7 +12,7 @@ use k8s_openapi::api::autoscaling::v2::{
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::cli::{ExplainOptions, OutputFormat};
+use crate::cli::{DecideOptions, OutputFormat, ViewOptions};
 use crate::cluster::Fetched;
 use crate::core::Decision;
 use crate::output::Outcome;
@@ -68,19 +68,20 @@ pub struct LiveComparison {
 /// [`Snapshot`] a file gives, the decision comes from [`decide_with_input`], and the comparison
 /// with the live status is added (text below the trace; `liveComparison` in JSON/YAML).
 pub fn explain_fetched(
-    opts: &ExplainOptions,
+    decide: &DecideOptions,
+    view: &ViewOptions,
     name: &str,
     context: &str,
     namespace: String,
     fetched: Fetched,
 ) -> Result<Outcome> {
-    let (e, cmp) = explained(opts, name, context, namespace, fetched)?;
-    let text = match (&opts.view.select, opts.view.output) {
+    let (e, cmp) = explained(decide, name, context, namespace, fetched)?;
+    let text = match (&view.select, view.output) {
         (Some(sel), _) => sel.print(&e.document(Some(&cmp)))?,
         (None, f @ (OutputFormat::Json | OutputFormat::Yaml)) => {
             crate::output::document(&e.document(Some(&cmp)), f)?
         }
-        _ => e.render(&opts.view)? + &text(&cmp),
+        _ => e.render(view)? + &text(&cmp),
     };
     Ok(Outcome {
         text,
@@ -91,20 +92,20 @@ pub fn explain_fetched(
 /// The document of live `explain NAME` as a JSON value (what several NAMEs'
 /// `-o name|jsonpath|custom-columns` select from, in a `List`).
 pub fn document_fetched(
-    opts: &ExplainOptions,
+    decide: &DecideOptions,
     name: &str,
     context: &str,
     namespace: String,
     fetched: Fetched,
 ) -> Result<(Value, bool)> {
-    let (e, cmp) = explained(opts, name, context, namespace, fetched)?;
+    let (e, cmp) = explained(decide, name, context, namespace, fetched)?;
     let own = super::one::own_failure(&e.decision);
     Ok((serde_json::to_value(e.document(Some(&cmp)))?, own))
 }
 
 /// The explanation of the fetched HPA and its comparison with the live status.
 fn explained(
-    opts: &ExplainOptions,
+    decide: &DecideOptions,
     name: &str,
     context: &str,
     namespace: String,
@@ -120,12 +121,12 @@ fn explained(
     let req = super::one::Request {
         namespace: Some(&namespace),
         name,
-        history: &opts.decide.history,
+        history: &decide.history,
     };
-    let mut e = super::one::explain(&opts.decide, &snap, &extras, req)?;
+    let mut e = super::one::explain(decide, &snap, &extras, req)?;
     let d = &mut e.decision;
     d.assumptions.extend(fetched.notes.iter().cloned());
-    let cmp = compare(d, &fetched, context, opts);
+    let cmp = compare(d, &fetched, context, decide);
     if !cmp.differences.is_empty() {
         d.assumptions.push(format!(
             "the HPA's live status differs from this recomputation in {} place(s); the likely reasons are listed under liveComparison",
@@ -203,7 +204,7 @@ fn status_written_at(h: &HorizontalPodAutoscaler) -> Option<Timestamp> {
 }
 
 /// Our decision next to the HPA's live status: every difference, and the likely reasons.
-fn compare(d: &Decision, f: &Fetched, context: &str, opts: &ExplainOptions) -> LiveComparison {
+fn compare(d: &Decision, f: &Fetched, context: &str, decide: &DecideOptions) -> LiveComparison {
     let status = f.hpa.status.clone().unwrap_or_default();
     let mut differences = Vec::new();
     let desired_matches = status.desired_replicas == d.desired_replicas.unwrap_or(-1)
@@ -226,7 +227,7 @@ fn compare(d: &Decision, f: &Fetched, context: &str, opts: &ExplainOptions) -> L
         metrics: &metrics,
         desired_matches,
         written_at,
-        history_given: opts.decide.history_given(),
+        history_given: decide.history_given(),
     };
     let mut causes = missing_conditions_cause(&conditions, f.hpa.status.is_some());
     if !differences.is_empty() {

@@ -9,7 +9,7 @@ use anyhow::Result;
 
 use super::fleet::{evaluate_fetched, evaluate_snapshot, FleetItem};
 use super::fleet_summary::needs_attention;
-use crate::cli::{ExplainOptions, OutputFormat};
+use crate::cli::{ExplainOptions, OutputFormat, ViewOptions};
 use crate::cluster;
 use crate::diagnose::Extras;
 use crate::output::Outcome;
@@ -49,7 +49,14 @@ pub fn run_offline(opts: &ExplainOptions, snap: &Snapshot, extras: &Extras) -> R
     };
     let mut notes = snap.merge_notes.clone();
     notes.extend(snap.unanswered_note(ns));
-    let text = render_fleet(&items, opts, scope, snap.source.clone(), &notes)?;
+    let text = render_fleet(
+        &items,
+        &opts.view,
+        opts.read.all_namespaces,
+        scope,
+        snap.source.clone(),
+        &notes,
+    )?;
     Ok(outcome(text, &items))
 }
 
@@ -88,7 +95,8 @@ pub fn live_overview(
         return Ok(Outcome::ok(match opts.view.output {
             OutputFormat::Json | OutputFormat::Yaml => render_fleet(
                 &items,
-                opts,
+                &opts.view,
+                opts.read.all_namespaces,
                 scope,
                 format!("cluster {}", at.context),
                 &notes,
@@ -101,7 +109,8 @@ pub fn live_overview(
     }
     let text = render_fleet(
         &items,
-        opts,
+        &opts.view,
+        opts.read.all_namespaces,
         scope,
         format!("cluster {} ({})", at.context, at.server),
         &notes,
@@ -121,24 +130,25 @@ fn matching(opts: &ExplainOptions) -> String {
 /// The table (text/wide) or the document (JSON/YAML); rows in `--sort-by` order.
 pub fn render_fleet(
     items: &[FleetItem],
-    opts: &ExplainOptions,
+    view: &ViewOptions,
+    all_namespaces: bool,
     scope: String,
     source: String,
     notes: &[String],
 ) -> Result<String> {
     let sorted;
-    let items = match &opts.view.sort_by {
+    let items = match &view.sort_by {
         Some(key) => {
             sorted = key.sorted(items);
             &sorted[..]
         }
         None => items,
     };
-    match opts.view.output {
+    match view.output {
         OutputFormat::Json | OutputFormat::Yaml => {
             // Cloned only when some are left out (each item holds its whole decision).
             let kept: Vec<FleetItem>;
-            let shown = match opts.view.problems {
+            let shown = match view.problems {
                 true => {
                     kept = items
                         .iter()
@@ -149,16 +159,16 @@ pub fn render_fleet(
                 }
                 false => items,
             };
-            if let Some(sel) = &opts.view.select {
+            if let Some(sel) = &view.select {
                 let doc = crate::output::contract::fleet(scope, source, notes, shown);
                 return Ok(sel.print(&doc)?);
             }
-            fleet_document(shown, opts.view.output, scope, source, notes)
+            fleet_document(shown, view.output, scope, source, notes)
         }
         _ => Ok(super::fleet_table::render(
             items,
-            &opts.view,
-            opts.read.all_namespaces,
+            view,
+            all_namespaces,
             notes,
             &scope,
         )),

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Result};
 
-use crate::cli::{ExplainOptions, OutputFormat};
+use crate::cli::{DecideOptions, ExplainOptions, OutputFormat};
 use crate::cluster;
 use crate::core::{Calculation, Decision, HistoryMode, Rule};
 use crate::output::Outcome;
@@ -97,13 +97,13 @@ fn metrics_brief(d: &Decision) -> String {
 }
 
 /// The longest stabilization window of the decision, in seconds.
-fn window_seconds(d: &Decision, opts: &ExplainOptions) -> i64 {
+fn window_seconds(d: &Decision, decide: &DecideOptions) -> i64 {
     match &d.normalization {
         Some(n) => n
             .stabilization
             .scale_down_window_seconds
             .max(n.stabilization.scale_up_window_seconds.unwrap_or(0)),
-        None => opts.decide.settings.downscale_stabilization.as_secs(),
+        None => decide.settings.downscale_stabilization.as_secs(),
     }
 }
 
@@ -238,7 +238,7 @@ pub fn run(
                     history: d.history.after.clone(),
                     since: first,
                 };
-                let window = window_seconds(&d, opts);
+                let window = window_seconds(&d, &opts.decide);
                 let watched = d.now.duration_since(first).as_secs();
                 let complete = watched >= window;
                 let k = key(&d);
@@ -358,7 +358,7 @@ mod tests {
     fn the_window_to_watch() {
         let d = decision("scale-down-stabilized.yaml", "frontend");
         let opts = options(&[]);
-        assert_eq!(window_seconds(&d, &opts), 300);
+        assert_eq!(window_seconds(&d, &opts.decide), 300);
         let line = window_watched(&d, 300);
         assert!(
             line.contains("(300s)") && line.contains("no assumption"),

@@ -4,12 +4,15 @@
 //! receive plain structs and never look at `std::env` themselves.
 
 pub mod completion;
+mod explain;
 pub mod history;
 mod kube;
 pub mod migrate;
 pub mod simulate;
 pub mod snapshot;
 pub mod version;
+
+pub use explain::{DecideOptions, ExplainOptions, ReadOptions, ViewOptions, WatchOptions};
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -269,103 +272,9 @@ pub enum Source {
     Cluster,
 }
 
-/// `explain`, resolved.
-#[derive(Debug, Clone)]
-pub struct ExplainOptions {
-    /// The verdicts of this run that were our own failures (shared by every copy).
-    pub own_failures: crate::output::OwnFailures,
-    pub name: Option<String>,
-    /// Every NAME given (`explain web api`); `name` is the first.
-    pub names: Vec<String>,
-    pub namespace: Option<String>,
-    pub all_namespaces: bool,
-    pub source: Source,
-    pub now: Option<Timestamp>,
-    /// Where the controller's memory comes from (`--history`).
-    pub history: HistoryMode,
-    pub settings: Settings,
-    pub output: OutputFormat,
-    pub color: bool,
-    pub kube: KubeFlags,
-    /// `--watch`: re-evaluate every sync period (live only).
-    pub watch: bool,
-    /// `--watch-count`: stop after this many evaluations.
-    pub watch_count: Option<u32>,
-    /// `-o name` / `-o jsonpath=…`: what to print from the JSON output (then `output` is JSON).
-    pub select: Option<Select>,
-    /// Columns the text fits (the terminal's, `COLUMNS`, else 100).
-    pub width: usize,
-    /// `--pods all` (or `-o wide`): every pod in the text.
-    pub all_pods: bool,
-    /// `--no-headers`: the fleet table without its header line.
-    pub no_headers: bool,
-    /// `-l/--selector`: the fleet's HPAs whose labels match.
-    pub selector: Option<crate::labels::Selector>,
-    /// `--sort-by`: the order of the fleet's rows.
-    pub sort_by: Option<crate::render::sort::SortBy>,
-    /// `--problems`: only the fleet's rows that need someone.
-    pub problems: bool,
-    /// `--at TIME --prometheus URL`: the decision of a past sync, replayed.
-    pub at: Option<history::AtOptions>,
-}
-
-/// The explanations of several NAMEs as one output: the texts one after the other, JSON and
-/// YAML as a v1 `List` of the explanations (each given as JSON, see [`ExplainOptions::each_name`]).
-pub fn join_several(format: OutputFormat, outs: Vec<String>) -> anyhow::Result<String> {
-    if !format.is_document() {
-        return Ok(outs.join("\n"));
-    }
-    let list = several_list(&outs)?;
-    Ok(match format {
-        OutputFormat::Yaml => crate::yaml::to_string(&list)?,
-        _ => format!("{}\n", serde_json::to_string_pretty(&list)?),
-    })
-}
-
-/// The v1 `List` of the explanations of several NAMEs, each given as JSON.
-fn several_list(outs: &[String]) -> anyhow::Result<serde_json::Value> {
-    let items = outs
-        .iter()
-        .map(|o| serde_json::from_str::<serde_json::Value>(o))
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(list(items))
-}
-
 /// A v1 `List` of these items.
 pub fn list(items: Vec<serde_json::Value>) -> serde_json::Value {
     serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items})
-}
-
-impl ExplainOptions {
-    /// The options of one of several NAMEs: JSON when the whole is a document (the List is
-    /// assembled by [`join_several`]), and no selection (`-o name|jsonpath=…` select from the
-    /// List).
-    pub fn each_name(&self) -> ExplainOptions {
-        let mut one = self.clone();
-        if self.output.is_document() {
-            one.output = OutputFormat::Json;
-        }
-        one.select = None;
-        one
-    }
-
-    /// How the text output is laid out.
-    /// The memory is exact: a `--history FILE`, or what `--watch` has kept itself.
-    pub fn history_given(&self) -> bool {
-        matches!(
-            self.history,
-            HistoryMode::File(_) | HistoryMode::Watched { .. }
-        )
-    }
-
-    pub fn text_options(&self) -> crate::render::TextOptions {
-        crate::render::TextOptions {
-            color: self.color,
-            wide: self.output == OutputFormat::Wide,
-            width: self.width,
-            all_pods: self.all_pods,
-        }
-    }
 }
 
 /// A command-line usage error (exit code 2), as opposed to unusable input or a failed API call.
@@ -812,45 +721,53 @@ impl ExplainArgs {
             .map(|n| hpa_name(n))
             .collect::<Result<Vec<_>, _>>()?;
         let format = self.output.format;
+        let source = match self.snapshot.is_empty() {
+            false => Source::Snapshot(self.snapshot.clone()),
+            true => Source::Cluster,
+        };
+        let watch = self.watch || self.watch_count.is_some();
         Ok(ExplainOptions {
-            own_failures: crate::output::OwnFailures::default(),
-            name: names.first().cloned(),
-            names,
-            namespace: self.kube.namespace.clone(),
-            all_namespaces: self.kube.all_namespaces,
-            source: match self.snapshot.is_empty() {
-                false => Source::Snapshot(self.snapshot.clone()),
-                true => Source::Cluster,
+            read: ReadOptions {
+                name: names.first().cloned(),
+                names,
+                namespace: self.kube.namespace.clone(),
+                all_namespaces: self.kube.all_namespaces,
+                source,
+                kube: self.kube.clone(),
+                selector: self.selector()?,
             },
-            now,
-            history,
-            settings,
-            output: format,
-            color: env.color() && matches!(format, OutputFormat::Text | OutputFormat::Wide),
-            kube: self.kube.clone(),
-            watch: self.watch || self.watch_count.is_some(),
-            watch_count: self.watch_count,
-            select: match self.output.select.clone() {
-                Some(Select::CustomColumns(mut c)) => {
-                    c.no_headers = self.no_headers;
-                    Some(Select::CustomColumns(c))
-                }
-                other => other,
+            decide: DecideOptions {
+                now,
+                history,
+                settings,
+                live: self.snapshot.is_empty(),
             },
-            width: env.columns.unwrap_or(crate::render::DEFAULT_WIDTH),
-            all_pods: self.pods == PodsShown::All,
-            no_headers: self.no_headers,
-            selector: self.selector()?,
-            sort_by: self
-                .sort_by
-                .as_deref()
-                .map(crate::render::sort::SortBy::parse)
-                .transpose()
-                .map_err(|e| UsageError(format!("--sort-by: {e}")))?,
-            problems: self.problems,
-            at: self
-                .at
-                .resolve(self.name.len(), self.watch || self.watch_count.is_some())?,
+            view: ViewOptions {
+                output: format,
+                select: match self.output.select.clone() {
+                    Some(Select::CustomColumns(mut c)) => {
+                        c.no_headers = self.no_headers;
+                        Some(Select::CustomColumns(c))
+                    }
+                    other => other,
+                },
+                color: env.color() && matches!(format, OutputFormat::Text | OutputFormat::Wide),
+                width: env.columns.unwrap_or(crate::render::DEFAULT_WIDTH),
+                all_pods: self.pods == PodsShown::All,
+                no_headers: self.no_headers,
+                sort_by: self
+                    .sort_by
+                    .as_deref()
+                    .map(crate::render::sort::SortBy::parse)
+                    .transpose()
+                    .map_err(|e| UsageError(format!("--sort-by: {e}")))?,
+                problems: self.problems,
+            },
+            watch: WatchOptions {
+                on: watch,
+                count: self.watch_count,
+            },
+            at: self.at.resolve(self.name.len(), watch)?,
         })
     }
 

@@ -10,7 +10,7 @@
 // `adapter` and `history` stay `pub` for now: their unused items (adapter/rules.rs config
 // fields, history's replay/evidence fields) are in files the chain and history work is
 // rewriting at the moment; they become `pub(crate)` once that lands.
-pub mod adapter;
+pub(crate) mod adapter;
 pub(crate) mod bounded_read;
 pub(crate) mod cli;
 pub(crate) mod cluster;

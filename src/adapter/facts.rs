@@ -88,25 +88,13 @@ pub struct RulesFacts {
     /// How many rules the list holds (`None`: the rules could not be read).
     pub rules: Option<usize>,
     /// The rules that give the metric's name, and the series each maps to it.
-    pub matched_by: Vec<RuleHit>,
+    pub matched_by: Vec<rules::RuleMatch>,
     /// The names the rules give, nearest to the metric's first (`name`, `rule`).
     pub nearest: Vec<NearName>,
     /// Rules that cannot work as written, in words.
     pub broken: Vec<String>,
     /// Why the rules could not be read (the ConfigMap is missing, unreadable or not YAML).
     pub unreadable: Option<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct RuleHit {
-    /// `rules[2]`.
-    pub rule: String,
-    pub series: String,
-    /// The rule's seriesQuery names that one series (else it selects by a pattern).
-    pub exact: bool,
-    /// The resource the metric is about that the rule's `resources` do not associate.
-    pub resource_missing: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
@@ -438,16 +426,7 @@ fn rules_facts(
     };
     let v = rules::verdict(&cfg, set, metric, resource.as_deref());
     facts.rules = Some(v.rules);
-    facts.matched_by = v
-        .matches
-        .into_iter()
-        .map(|m| RuleHit {
-            rule: m.rule,
-            series: m.series,
-            exact: m.exact,
-            resource_missing: m.resource_missing,
-        })
-        .collect();
+    facts.matched_by = v.matches;
     facts.nearest = v
         .nearest
         .into_iter()

@@ -11,4 +11,6 @@ pub mod rules;
 pub mod who;
 
 pub use facts::{metrics_chain, MetricsChain};
+/// The diagnose tests name adapters by kind.
+#[cfg(test)]
 pub use who::AdapterKind;

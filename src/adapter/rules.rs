@@ -18,7 +18,7 @@
 use std::collections::BTreeMap;
 
 use regex::Regex;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// The adapter's configuration file (`--config`), as `pkg/config` reads it. Every field of
 /// these types is optional: serde reads a missing `Option` field as `None`, so no field needs
@@ -28,7 +28,7 @@ use serde::Deserialize;
 pub struct AdapterConfig {
     pub rules: Option<Vec<DiscoveryRule>>,
     pub external_rules: Option<Vec<DiscoveryRule>>,
-    pub resource_rules: Option<ResourceRules>,
+    // `resourceRules` (metrics.k8s.io) name no custom or external metric: not read.
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -38,7 +38,7 @@ pub struct DiscoveryRule {
     pub series_filters: Option<Vec<RegexFilter>>,
     pub resources: Option<ResourceMapping>,
     pub name: Option<NameMapping>,
-    pub metrics_query: Option<String>,
+    // `metricsQuery` shapes the values, not the names: not read.
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -57,7 +57,6 @@ pub struct ResourceMapping {
 
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct GroupResource {
-    pub group: Option<String>,
     pub resource: Option<String>,
 }
 
@@ -66,19 +65,6 @@ pub struct NameMapping {
     pub matches: Option<String>,
     #[serde(rename = "as")]
     pub as_: Option<String>,
-}
-
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ResourceRules {
-    pub cpu: Option<ResourceRule>,
-    pub memory: Option<ResourceRule>,
-}
-
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ResourceRule {
-    pub container_query: Option<String>,
 }
 
 /// Read the configuration text (a one-line error naming what is wrong).
@@ -106,18 +92,22 @@ impl RuleSet {
     }
 }
 
-/// A rule that gives the metric's name.
-#[derive(Debug, Clone, PartialEq)]
+// A rule that gives the metric's name: the verdict's and the `metricsChain` section's one
+// type (`matchedBy[]`, named `RuleHit` in the schema). `series`: the Prometheus series the rule
+// maps to the name; not `exact`: the rule selects by a pattern, so the series must exist in
+// Prometheus with the labels the query asks for; `resource_missing`: `resources` maps no label
+// to that resource, so the adapter lists the metric for other resources only. (The field
+// docs are the schema's descriptions.)
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "RuleHit")]
 pub struct RuleMatch {
     /// `rules[2]`.
     pub rule: String,
-    /// The Prometheus series it maps to the name.
     pub series: String,
-    /// Whether the rule's `seriesQuery` names that one series (else: it selects by a pattern,
-    /// so the series must exist in Prometheus with the labels the query asks for).
+    /// The rule's seriesQuery names that one series (else it selects by a pattern).
     pub exact: bool,
-    /// The rule does not associate the resource the metric is about (`resources` maps no
-    /// label to it): the adapter lists the metric for other resources only.
+    /// The resource the metric is about that the rule's `resources` do not associate.
     pub resource_missing: Option<String>,
 }
 

@@ -77,11 +77,23 @@ fn explain(doc: Value, name: &str) -> Result<(Value, String), String> {
     let extras = Extras::from_snapshot(&snap);
     let json_opts = options(&["--now", NOW, "-n", "shop", "-o", "json"]);
     let text_opts = options(&["--now", NOW, "-n", "shop"]);
-    let json =
-        super::one::render_one(&json_opts, &snap, &extras, name).map_err(|e| format!("{e:#}"))?;
-    let text =
-        super::one::render_one(&text_opts, &snap, &extras, name).map_err(|e| format!("{e:#}"))?;
-    Ok((serde_json::from_str(&json).expect("JSON"), text))
+    let json = super::one::render_one(
+        &json_opts.decide,
+        &json_opts.view,
+        &snap,
+        &extras,
+        super::one::Request::of(&json_opts, name),
+    )
+    .map_err(|e| format!("{e:#}"))?;
+    let text = super::one::render_one(
+        &text_opts.decide,
+        &text_opts.view,
+        &snap,
+        &extras,
+        super::one::Request::of(&text_opts, name),
+    )
+    .map_err(|e| format!("{e:#}"))?;
+    Ok((serde_json::from_str(&json.text).expect("JSON"), text.text))
 }
 
 /// The position in the List of the first item of `kind` (and `name`, when given).

@@ -15,10 +15,11 @@ use anyhow::Result;
 use k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler;
 use serde::Serialize;
 
-use crate::cli::ExplainOptions;
+use crate::cli::{DecideOptions, ExplainOptions};
 use crate::cluster;
 use crate::core::{Action, Decision, HistoryMode, Rule, TargetRef};
 use crate::diagnose::{self, Extras, Finding, Severity};
+use crate::labels::Selector;
 use crate::snapshot::Snapshot;
 
 /// One line of the overview.
@@ -67,7 +68,7 @@ pub struct FleetItem {
 }
 
 fn item_from(
-    opts: &ExplainOptions,
+    decide: &DecideOptions,
     history: &HistoryMode,
     snap: &Snapshot,
     extras: &Extras,
@@ -82,7 +83,7 @@ fn item_from(
         name,
         history,
     };
-    match super::one::decide_request(opts, snap, req) {
+    match super::one::decide_request(decide, snap, req) {
         Ok((input, d)) => {
             let chain = crate::adapter::metrics_chain(snap, &input, &d);
             let findings = diagnose::diagnose_with_chain(snap, &input, &d, extras, &chain);
@@ -150,12 +151,36 @@ fn warning_ids(findings: &[Finding]) -> Vec<String> {
     ids
 }
 
-/// Does `-l/--selector` pick this HPA (by its own labels)? Everything without a selector.
-pub fn selected(opts: &ExplainOptions, h: &HorizontalPodAutoscaler) -> bool {
-    let none = std::collections::BTreeMap::new();
-    opts.selector
-        .as_ref()
-        .is_none_or(|s| s.matches(h.metadata.labels.as_ref().unwrap_or(&none)))
+/// What the fleet's evaluation takes of the options: how to decide, and which HPAs (`-l`).
+#[derive(Debug, Clone, Copy)]
+pub struct Evaluation<'a> {
+    pub decide: &'a DecideOptions,
+    pub selector: Option<&'a Selector>,
+}
+
+impl<'a> Evaluation<'a> {
+    /// The command line's.
+    pub fn of(opts: &'a ExplainOptions) -> Evaluation<'a> {
+        Evaluation {
+            decide: &opts.decide,
+            selector: opts.read.selector.as_ref(),
+        }
+    }
+
+    /// Does `-l/--selector` pick this HPA (by its own labels)? Everything without a selector.
+    pub fn selected(&self, h: &HorizontalPodAutoscaler) -> bool {
+        let none = std::collections::BTreeMap::new();
+        self.selector
+            .is_none_or(|s| s.matches(h.metadata.labels.as_ref().unwrap_or(&none)))
+    }
+}
+
+/// Some HPA's decision says that a request of ours failed (exit 3; see
+/// [`super::one::own_failure`]).
+pub fn own_failure(items: &[FleetItem]) -> bool {
+    items
+        .iter()
+        .any(|i| i.decided_by == Some(Rule::FetchFailed))
 }
 
 /// An HPA's own memory, by namespace and name (what the fleet watch kept); None: `--history`.
@@ -164,17 +189,17 @@ pub type Memory<'a> = &'a (dyn Fn(&str, &str) -> Option<HistoryMode> + Sync);
 /// Every HPA of a snapshot (optionally of one namespace) that `-l` picks, in namespace/name
 /// order (each name once).
 pub fn evaluate_snapshot(
-    opts: &ExplainOptions,
+    ev: Evaluation,
     snap: &Snapshot,
     extras: &Extras,
     namespace: Option<&str>,
 ) -> Vec<FleetItem> {
-    evaluate_snapshot_with(opts, snap, extras, namespace, &|_, _| None)
+    evaluate_snapshot_with(ev, snap, extras, namespace, &|_, _| None)
 }
 
 /// [`evaluate_snapshot`], each HPA with the memory `memory` has for it.
 pub fn evaluate_snapshot_with(
-    opts: &ExplainOptions,
+    ev: Evaluation,
     snap: &Snapshot,
     extras: &Extras,
     namespace: Option<&str>,
@@ -194,7 +219,7 @@ pub fn evaluate_snapshot_with(
         .hpas
         .iter()
         .filter(|h| namespace.is_none_or(|ns| key(h).0 == ns))
-        .filter(|h| selected(opts, h))
+        .filter(|h| ev.selected(h))
         .filter(|h| snap.answers_for(&key(h).0, &key(h).1))
         .collect();
     hpas.sort_by_cached_key(|h| key(h));
@@ -202,24 +227,24 @@ pub fn evaluate_snapshot_with(
     super::parallel::map(hpas, |h| {
         let (ns, name) = key(h);
         match memory(&ns, &name) {
-            Some(m) => item_from(opts, &m, snap, extras, h),
-            None => item_from(opts, &opts.history, snap, extras, h),
+            Some(m) => item_from(ev.decide, &m, snap, extras, h),
+            None => item_from(ev.decide, &ev.decide.history, snap, extras, h),
         }
     })
 }
 
 /// Evaluate every HPA of a fleet fetch: one Snapshot per namespace (each List consumed).
 pub fn evaluate_fetched(
-    opts: &ExplainOptions,
+    ev: Evaluation,
     context: &str,
     fetched: cluster::FleetFetched,
 ) -> Result<Vec<FleetItem>> {
-    evaluate_fetched_with(opts, context, fetched, &|_, _| None)
+    evaluate_fetched_with(ev, context, fetched, &|_, _| None)
 }
 
 /// [`evaluate_fetched`], each HPA with the memory `memory` has for it.
 pub fn evaluate_fetched_with(
-    opts: &ExplainOptions,
+    ev: Evaluation,
     context: &str,
     fetched: cluster::FleetFetched,
     memory: Memory,
@@ -231,8 +256,8 @@ pub fn evaluate_fetched_with(
         let snap = Snapshot::from_text(&list, &source)?;
         let mut extras = Extras::from_snapshot(&snap);
         extras.metrics_api = api.clone();
-        super::one::settings_for(opts, &snap)?;
-        Ok(evaluate_snapshot_with(opts, &snap, &extras, None, memory))
+        super::one::settings_for(ev.decide, &snap)?;
+        Ok(evaluate_snapshot_with(ev, &snap, &extras, None, memory))
     });
     let mut items = Vec::new();
     for ns in per_namespace {
@@ -253,7 +278,7 @@ mod tests {
         snap.hpas.extend(other.hpas);
         snap.hpas[0].metadata.labels = Some([("tier".to_string(), "web".to_string())].into());
         let names = |args: &[&str]| -> Vec<String> {
-            evaluate_snapshot(&options(args), &snap, &extras, None)
+            evaluate_snapshot(Evaluation::of(&options(args)), &snap, &extras, None)
                 .into_iter()
                 .map(|i| i.name)
                 .collect()
@@ -269,13 +294,14 @@ mod tests {
     fn each_hpa_can_have_its_own_memory() {
         let (snap, extras) = example("scale-down-stabilized.yaml");
         let opts = options(&["--now", NOW]);
-        let auto = evaluate_snapshot(&opts, &snap, &extras, None);
+        let auto = evaluate_snapshot(Evaluation::of(&opts), &snap, &extras, None);
         let asked = std::sync::atomic::AtomicUsize::new(0);
-        let none = evaluate_snapshot_with(&opts, &snap, &extras, None, &|ns, name| {
-            asked.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            assert_eq!((ns, name), ("shop", "frontend"));
-            Some(HistoryMode::None)
-        });
+        let none =
+            evaluate_snapshot_with(Evaluation::of(&opts), &snap, &extras, None, &|ns, name| {
+                asked.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                assert_eq!((ns, name), ("shop", "frontend"));
+                Some(HistoryMode::None)
+            });
         assert_eq!(asked.into_inner(), 1);
         // The inferred memory holds the scale-down back; an empty one does not.
         assert_eq!(auto[0].desired_replicas, Some(8));
@@ -299,7 +325,12 @@ mod sort_tests {
             "statefulset-memory.yaml",
         ] {
             let (snap, extras) = example(f);
-            items.extend(evaluate_snapshot(&opts, &snap, &extras, None));
+            items.extend(evaluate_snapshot(
+                super::Evaluation::of(&opts),
+                &snap,
+                &extras,
+                None,
+            ));
         }
         let names = |by: &str| -> Vec<String> {
             SortBy::parse(by)

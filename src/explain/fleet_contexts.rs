@@ -20,11 +20,12 @@ use super::fleet_summary::summary_line;
 use crate::cli::{ExplainOptions, OutputFormat};
 use crate::cluster::{self, Conn, FleetFetched, Progress};
 use crate::output::contract::ContextAnswer;
+use crate::output::Outcome;
 use crate::render::layout::{wrap, MIN_WIDTH};
 
 /// The contexts this run reads when it reads several (`None`: one, the usual path).
 pub fn contexts(opts: &ExplainOptions) -> Result<Option<Vec<String>>> {
-    let k = &opts.kube;
+    let k = &opts.read.kube;
     if !k.several_contexts() {
         return Ok(None);
     }
@@ -38,7 +39,8 @@ pub fn contexts(opts: &ExplainOptions) -> Result<Option<Vec<String>>> {
 /// Progress on stderr for the text formats, on a terminal.
 pub fn progress(opts: &ExplainOptions) -> Progress {
     Progress::on_terminal(
-        !opts.kube.quiet && matches!(opts.output, OutputFormat::Text | OutputFormat::Wide),
+        !opts.read.kube.quiet
+            && matches!(opts.view.output, OutputFormat::Text | OutputFormat::Wide),
     )
 }
 
@@ -46,7 +48,7 @@ pub fn progress(opts: &ExplainOptions) -> Progress {
 async fn connect_each(opts: &ExplainOptions, contexts: &[String]) -> Vec<Result<Conn, String>> {
     let mut conns = Vec::with_capacity(contexts.len());
     for c in contexts {
-        let mut o = opts.kube.connect_options();
+        let mut o = opts.read.kube.connect_options();
         o.context = Some(c.clone());
         conns.push(
             cluster::connect(o)
@@ -68,10 +70,11 @@ struct Answer {
 
 /// The scope of one context: `-A`, `-n`, else the context's own namespace.
 fn scope_of(opts: &ExplainOptions, conn: Option<&Conn>) -> (Option<String>, String) {
-    if opts.all_namespaces {
+    if opts.read.all_namespaces {
         return (None, "all namespaces".into());
     }
     let ns = opts
+        .read
         .namespace
         .clone()
         .or_else(|| conn.map(|c| c.namespace.clone()))
@@ -130,7 +133,8 @@ fn evaluate_each(
                     .iter()
                     .map(|n| format!("context {context}: {n}"))
                     .collect();
-                let mut mine = evaluate_fetched(opts, context, f)?;
+                let mut mine =
+                    evaluate_fetched(crate::explain::fleet::Evaluation::of(opts), context, f)?;
                 for i in &mut mine {
                     i.context = Some(context.clone());
                 }
@@ -179,7 +183,7 @@ pub fn run(
     rt: &Runtime,
     contexts: &[String],
     progress: &Progress,
-) -> Result<String> {
+) -> Result<Outcome> {
     let answers = read_each(opts, rt, contexts, progress)?;
     if answers.iter().all(|a| a.evaluated.is_err()) {
         let why: Vec<String> = answers
@@ -205,10 +209,7 @@ pub fn run(
                 items.extend(mine);
                 (n, None)
             }
-            Err(e) => {
-                opts.own_failures.note();
-                (0, Some(e))
-            }
+            Err(e) => (0, Some(e)),
         };
         report.push(ContextAnswer {
             context: a.context,
@@ -218,7 +219,11 @@ pub fn run(
             error,
         });
     }
-    render(opts, &items, &notes, &report)
+    Ok(Outcome {
+        text: render(opts, &items, &notes, &report)?,
+        // A context not read: the output is partial.
+        own_failure: report.iter().any(|r| r.error.is_some()) || super::fleet::own_failure(&items),
+    })
 }
 
 /// The table under one summary line per context, or the document with `contexts[]`.
@@ -238,19 +243,19 @@ fn render(
             .join(", ")
     );
     // The summary counts each context's rows, contiguous in `items` before any sort.
-    let summary = summary_lines(items, report, &scope, opts.width.max(MIN_WIDTH));
+    let summary = summary_lines(items, report, &scope, opts.view.width.max(MIN_WIDTH));
     let sorted;
-    let items = match &opts.sort_by {
+    let items = match &opts.view.sort_by {
         Some(key) => {
             sorted = key.sorted(items);
             &sorted[..]
         }
         None => items,
     };
-    if matches!(opts.output, OutputFormat::Json | OutputFormat::Yaml) {
+    if matches!(opts.view.output, OutputFormat::Json | OutputFormat::Yaml) {
         // Cloned only when some are left out (each item holds its whole decision).
         let kept: Vec<FleetItem>;
-        let shown = match opts.problems {
+        let shown = match opts.view.problems {
             true => {
                 kept = items
                     .iter()
@@ -262,10 +267,14 @@ fn render(
             false => items,
         };
         let doc = crate::output::contract::fleet_of_contexts(scope, source, notes, shown, report);
-        return Ok(crate::output::document(&doc, opts.output)?);
+        if let Some(sel) = &opts.view.select {
+            return Ok(sel.print(&doc)?);
+        }
+        return Ok(crate::output::document(&doc, opts.view.output)?);
     }
+    let all_ns = opts.read.all_namespaces;
     Ok(super::fleet_table::render_with(
-        items, opts, notes, &summary,
+        items, &opts.view, all_ns, notes, &summary,
     ))
 }
 
@@ -276,7 +285,7 @@ fn overall_scope(opts: &ExplainOptions, report: &[ContextAnswer]) -> String {
         true => format!("{} contexts", report.len()),
         false => format!("{read} of {} contexts", report.len()),
     };
-    let what = match (opts.all_namespaces, &opts.namespace) {
+    let what = match (opts.read.all_namespaces, &opts.read.namespace) {
         (true, _) => "all namespaces".to_string(),
         (false, Some(ns)) => format!("namespace {ns}"),
         (false, None) => "each context's namespace".to_string(),
@@ -323,34 +332,83 @@ fn one_line(s: &str) -> String {
 }
 
 /// `explain NAME` in each context, in turn: the explanations one after the other (each under
-/// `==> context NAME <==`), JSON and YAML as a v1 `List`. A context that cannot be read or
-/// lacks the HPA is one line on stderr (exit 3); none readable: one error (exit 1).
+/// `==> context NAME <==`); JSON and YAML print, and `-o name|jsonpath=…|custom-columns=…`
+/// select from, the v1 `List` of the typed documents ([`documents_each`]). A context that
+/// cannot be read or lacks the HPA is one line on stderr (exit 3); none readable: one error
+/// (exit 1).
 pub fn explain_each(
     opts: &ExplainOptions,
     rt: &Runtime,
     contexts: &[String],
     name: &str,
     progress: &Progress,
-) -> Result<String> {
-    if opts.all_namespaces {
+) -> Result<Outcome> {
+    if opts.view.select.is_some() || opts.view.output.is_document() {
+        let (list, own_failure) = documents_each(opts, rt, contexts, name, progress)?;
+        let text = match &opts.view.select {
+            Some(sel) => sel.apply(&list)?,
+            None => crate::output::document(&list, opts.view.output)?,
+        };
+        return Ok(Outcome { text, own_failure });
+    }
+    let (texts, failed) = each_context(opts, rt, contexts, name, progress, |c, server, ns, f| {
+        let one = super::live::explain_fetched(&opts.decide, &opts.view, name, c, ns, f)?;
+        let text = format!("==> context {c} ({server}) <==\n{}", one.text);
+        Ok((text, one.own_failure))
+    })?;
+    Ok(Outcome {
+        own_failure: failed || texts.iter().any(|t| t.1),
+        text: texts
+            .into_iter()
+            .map(|t| t.0)
+            .collect::<Vec<_>>()
+            .join("\n"),
+    })
+}
+
+/// `explain NAME` in each context as a v1 `List` of the typed explanation documents, turned
+/// into a JSON value once (never printed and parsed back).
+pub fn documents_each(
+    opts: &ExplainOptions,
+    rt: &Runtime,
+    contexts: &[String],
+    name: &str,
+    progress: &Progress,
+) -> Result<(serde_json::Value, bool)> {
+    let (docs, failed) = each_context(opts, rt, contexts, name, progress, |c, _, ns, f| {
+        super::live::document_fetched(&opts.decide, name, c, ns, f)
+    })?;
+    let own_failure = failed || docs.iter().any(|d| d.1);
+    let items = docs.into_iter().map(|d| d.0).collect();
+    Ok((crate::cli::list(items), own_failure))
+}
+
+/// NAME fetched in each context in turn and handed to `explained`; the contexts that fail are
+/// one line each on stderr (`true`: some failed, exit 3), none that succeeds is one error.
+fn each_context<T>(
+    opts: &ExplainOptions,
+    rt: &Runtime,
+    contexts: &[String],
+    name: &str,
+    progress: &Progress,
+    explained: impl Fn(&str, String, String, cluster::Fetched) -> Result<T>,
+) -> Result<(Vec<T>, bool)> {
+    if opts.read.all_namespaces {
         bail!("-A/--all-namespaces lists a fleet (kubectl hpa explain -A); to explain one HPA use NAME -n NAMESPACE");
     }
     let mut outs = Vec::new();
     let mut failed = Vec::new();
     for c in contexts {
         let one = rt.block_on(async {
-            let mut o = opts.kube.connect_options();
+            let mut o = opts.read.kube.connect_options();
             o.context = Some(c.clone());
             let conn = cluster::connect(o).await?;
             let ns = conn.namespace.clone();
             let f = cluster::fetch_hpa_with(&conn, &ns, name, progress).await?;
             Ok::<_, anyhow::Error>((conn.server.clone(), ns, f))
         });
-        match one.and_then(|(server, ns, f)| {
-            super::live::explain_fetched(opts, name, c, ns, f).map(|t| (server, t))
-        }) {
-            Ok((_, text)) if opts.output.is_document() => outs.push(text),
-            Ok((server, text)) => outs.push(format!("==> context {c} ({server}) <==\n{text}")),
+        match one.and_then(|(server, ns, f)| explained(c, server, ns, f)) {
+            Ok(out) => outs.push(out),
             Err(e) => failed.push(format!("context {c}: {}", one_line(&format!("{e:#}")))),
         }
     }
@@ -359,7 +417,6 @@ pub fn explain_each(
     }
     for f in &failed {
         crate::output::stderr_line(&format!("error: {f}"));
-        opts.own_failures.note();
     }
-    crate::cli::join_several(opts.output, outs)
+    Ok((outs, !failed.is_empty()))
 }

@@ -298,7 +298,13 @@ mod tests {
 
     fn web() -> FleetItem {
         let (snap, extras) = example("scale-up-cpu.yaml");
-        evaluate_snapshot(&options(&["--now", NOW]), &snap, &extras, None).remove(0)
+        evaluate_snapshot(
+            crate::explain::fleet::Evaluation::of(&options(&["--now", NOW])),
+            &snap,
+            &extras,
+            None,
+        )
+        .remove(0)
     }
 
     fn stale(ns: &str, name: &str) -> FleetItem {

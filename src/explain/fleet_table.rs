@@ -1,5 +1,5 @@
 //! The fleet table (text and `-o wide`): one row per HPA in kubectl's borderless look, laid out
-//! by comfy-table to fit the width ([`ExplainOptions::width`]); then the problems, one line each,
+//! by comfy-table to fit the width ([`ViewOptions::width`]); then the problems, one line each,
 //! the notes and a footer.
 //!
 //! Both keep one line per HPA. Text fits the width: the REASON column is cut to the room the
@@ -11,7 +11,7 @@ use comfy_table::{presets, Cell, Color, ColumnConstraint, ContentArrangement, Ta
 
 use super::fleet::FleetItem;
 use super::fleet_summary::{causes_text, needs_attention, summary_line};
-use crate::cli::{ExplainOptions, OutputFormat};
+use crate::cli::{OutputFormat, ViewOptions};
 use crate::core::Action;
 use crate::diagnose::{Finding, Severity};
 use crate::render::layout::{wrap, MIN_WIDTH};
@@ -25,9 +25,16 @@ const MIN_SUMMARY: usize = 16;
 
 /// The whole text of the fleet overview of `scope` (`all namespaces`, `namespace shop`): the
 /// summary, the table, the problems (per cause; per HPA in `-o wide`), the notes, a footer.
-pub fn render(items: &[FleetItem], opts: &ExplainOptions, notes: &[String], scope: &str) -> String {
-    let width = opts.width.max(MIN_WIDTH);
-    render_with(items, opts, notes, &summary_line(items, scope, width))
+pub fn render(
+    items: &[FleetItem],
+    view: &ViewOptions,
+    all_namespaces: bool,
+    notes: &[String],
+    scope: &str,
+) -> String {
+    let width = view.width.max(MIN_WIDTH);
+    let summary = summary_line(items, scope, width);
+    render_with(items, view, all_namespaces, notes, &summary)
 }
 
 /// Whether the rows come from more than one kubeconfig context (the CONTEXT column).
@@ -43,28 +50,29 @@ pub fn several_contexts(items: &[FleetItem]) -> bool {
 /// [`render`] under a summary of the caller's (the lines of several contexts).
 pub fn render_with(
     items: &[FleetItem],
-    opts: &ExplainOptions,
+    view: &ViewOptions,
+    all_namespaces: bool,
     notes: &[String],
     summary: &str,
 ) -> String {
-    let wide = opts.output == OutputFormat::Wide;
+    let wide = view.output == OutputFormat::Wide;
     let all_ns = items
         .iter()
         .map(|i| &i.namespace)
         .collect::<std::collections::BTreeSet<_>>()
         .len()
         > 1
-        || opts.all_namespaces;
+        || all_namespaces;
     let contexts = several_contexts(items);
-    let width = opts.width.max(MIN_WIDTH);
+    let width = view.width.max(MIN_WIDTH);
     let mut out = String::new();
-    if !opts.no_headers {
+    if !view.no_headers {
         out += summary;
         out += "\n";
     }
     // --problems: the summary counts the whole scope, the rest shows the rows that need someone.
     let shown: Vec<FleetItem>;
-    let items = match opts.problems {
+    let items = match view.problems {
         true => {
             shown = items
                 .iter()
@@ -78,7 +86,7 @@ pub fn render_with(
         }
         false => items,
     };
-    let (table, left_out) = table_and_left_out(items, opts, Cols { contexts, all_ns });
+    let (table, left_out) = table_and_left_out(items, view, Cols { contexts, all_ns });
     out += &table;
     out += &match wide {
         true => problems(items, width),
@@ -280,24 +288,24 @@ fn left_out(header: &[&'static str], rows: &[Vec<String>], width: usize) -> Vec<
 }
 
 /// The rows of `items` (the header unless `--no-headers`), each line ending in a newline.
-pub fn table(items: &[FleetItem], opts: &ExplainOptions, all_ns: bool) -> String {
+pub fn table(items: &[FleetItem], view: &ViewOptions, all_ns: bool) -> String {
     let contexts = several_contexts(items);
-    table_and_left_out(items, opts, Cols { contexts, all_ns }).0
+    table_and_left_out(items, view, Cols { contexts, all_ns }).0
 }
 
 /// [`table`], and the columns it left out to fit the width (none in `-o wide`).
 fn table_and_left_out(
     items: &[FleetItem],
-    opts: &ExplainOptions,
+    view: &ViewOptions,
     cols: Cols,
 ) -> (String, Vec<&'static str>) {
-    let wide = opts.output == OutputFormat::Wide;
+    let wide = view.output == OutputFormat::Wide;
     let all_header = headers(cols);
     let all_rows: Vec<Vec<String>> = items.iter().map(|i| cells(i, cols, wide)).collect();
     let dropped = if wide {
         Vec::new()
     } else {
-        left_out(&all_header, &all_rows, opts.width)
+        left_out(&all_header, &all_rows, view.width)
     };
     let keep: Vec<bool> = all_header.iter().map(|h| !dropped.contains(h)).collect();
     let kept = |r: Vec<String>| -> Vec<String> {
@@ -314,7 +322,7 @@ fn table_and_left_out(
         .collect();
     let reason_col = header.iter().position(|h| *h == "REASON").unwrap_or(0);
     let mut rows: Vec<Vec<String>> = all_rows.into_iter().map(kept).collect();
-    let room = reason_room(&column_widths(&header, &rows), reason_col, opts.width);
+    let room = reason_room(&column_widths(&header, &rows), reason_col, view.width);
     if !wide {
         for (r, i) in rows.iter_mut().zip(items) {
             r[reason_col] = short_reason(i, &r[reason_col], room);
@@ -336,18 +344,18 @@ fn table_and_left_out(
         c.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(least)));
     }
     for (r, i) in rows.into_iter().zip(items) {
-        let color = if opts.color { row_color(i) } else { None };
+        let color = if view.color { row_color(i) } else { None };
         t.add_row(r.into_iter().map(|c| match color {
             Some(color) => Cell::new(c).fg(color),
             None => Cell::new(c),
         }));
     }
-    if opts.color {
+    if view.color {
         t.enforce_styling();
     }
     let text = t
         .lines()
-        .skip(usize::from(opts.no_headers))
+        .skip(usize::from(view.no_headers))
         .map(|l| trim_line(&l) + "\n")
         .collect();
     (text, dropped)
@@ -448,10 +456,16 @@ mod tests {
     use crate::explain::fleet::evaluate_snapshot;
     use crate::explain::testing::{example, options, NOW};
 
-    fn web() -> (ExplainOptions, FleetItem) {
+    fn web() -> (crate::cli::ExplainOptions, FleetItem) {
         let opts = options(&["--now", NOW, "--snapshot", "x"]);
         let (snap, extras) = example("scale-up-cpu.yaml");
-        let item = evaluate_snapshot(&opts, &snap, &extras, None).remove(0);
+        let item = evaluate_snapshot(
+            crate::explain::fleet::Evaluation::of(&opts),
+            &snap,
+            &extras,
+            None,
+        )
+        .remove(0);
         (opts, item)
     }
 
@@ -486,7 +500,7 @@ mod tests {
     fn one_line_per_hpa_in_kubectl_columns() {
         let (mut opts, web) = web();
         assert_eq!(verdict_word(&web), "SCALE UP 3→5");
-        let t = table(std::slice::from_ref(&web), &opts, false);
+        let t = table(std::slice::from_ref(&web), &opts.view, false);
         let lines: Vec<&str> = t.lines().collect();
         assert_eq!(lines.len(), 2, "{t}");
         assert!(lines[0].starts_with("HPA   "), "{t}");
@@ -497,13 +511,13 @@ mod tests {
         assert!(lines
             .iter()
             .all(|l| l.chars().count() <= 100 && l == &l.trim_end()));
-        opts.no_headers = true;
-        let t = table(std::slice::from_ref(&web), &opts, true);
+        opts.view.no_headers = true;
+        let t = table(std::slice::from_ref(&web), &opts.view, true);
         assert!(t.starts_with("shop        web   "), "{t}");
         assert_eq!(t.lines().count(), 1);
         assert!(!t.contains('\u{1b}'));
-        opts.color = true;
-        let t = table(std::slice::from_ref(&web), &opts, true);
+        opts.view.color = true;
+        let t = table(std::slice::from_ref(&web), &opts.view, true);
         assert!(t.contains("\u{1b}[38;5;2mshop"), "{t:?}");
         assert!(t.ends_with("MetricProposal\u{1b}[39m\n"), "{t:?}");
         assert_eq!(trim_line("a  \u{1b}[39m  "), "a\u{1b}[39m");
@@ -528,9 +542,15 @@ mod tests {
     #[test]
     fn wide_keeps_one_line_per_hpa_past_the_width() {
         let (mut opts, web) = web();
-        opts.output = OutputFormat::Wide;
-        opts.width = 80;
-        let t = render(std::slice::from_ref(&web), &opts, &["a note".into()], "s");
+        opts.view.output = OutputFormat::Wide;
+        opts.view.width = 80;
+        let t = render(
+            std::slice::from_ref(&web),
+            &opts.view,
+            false,
+            &["a note".into()],
+            "s",
+        );
         let (summary, t) = t.split_once("\n\n").expect("summary first");
         assert_eq!(summary, "s: 1 HPA: 1 scaling up; no problems");
         // The header, then the row: the whole reason on it, past 80 columns.

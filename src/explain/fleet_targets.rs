@@ -107,10 +107,15 @@ mod tests {
 
     fn targets_of(file: &str) -> Vec<Vec<String>> {
         let (snap, extras) = example(file);
-        evaluate_snapshot(&options(&["--now", NOW]), &snap, &extras, None)
-            .into_iter()
-            .map(|i| i.targets)
-            .collect()
+        evaluate_snapshot(
+            crate::explain::fleet::Evaluation::of(&options(&["--now", NOW])),
+            &snap,
+            &extras,
+            None,
+        )
+        .into_iter()
+        .map(|i| i.targets)
+        .collect()
     }
 
     #[test]

@@ -14,7 +14,7 @@ use jiff::Timestamp;
 
 use super::fleet::{evaluate_fetched_with, FleetItem};
 use super::watch::{err_line, out, stdout_closed};
-use crate::cli::{ExplainOptions, OutputFormat};
+use crate::cli::{ExplainOptions, OutputFormat, ViewOptions};
 use crate::cluster;
 use crate::core::{Action, DesiredRange, HistoryMode, Rule};
 
@@ -87,15 +87,20 @@ impl FleetWatch {
 }
 
 /// The lines for the changed rows: table rows (the header only the first time) or JSON lines.
-pub fn change_lines(opts: &ExplainOptions, changed: &[FleetItem], first: bool) -> Result<String> {
-    let mut changed = match &opts.sort_by {
+pub fn change_lines(
+    view: &ViewOptions,
+    all_namespaces: bool,
+    changed: &[FleetItem],
+    first: bool,
+) -> Result<String> {
+    let mut changed = match &view.sort_by {
         Some(key) => key.sorted(changed),
         None => changed.to_vec(),
     };
-    if opts.problems {
+    if view.problems {
         changed.retain(super::fleet_summary::needs_attention);
     }
-    if let Some(crate::cli::Select::CustomColumns(c)) = &opts.select {
+    if let Some(crate::cli::Select::CustomColumns(c)) = &view.select {
         let items: Vec<serde_json::Value> = changed
             .iter()
             .filter_map(|i| serde_json::to_value(i).ok())
@@ -105,20 +110,20 @@ pub fn change_lines(opts: &ExplainOptions, changed: &[FleetItem], first: bool) -
             false => c.render_items(&items, first),
         });
     }
-    if opts.output.is_document() {
+    if view.output.is_document() {
         let mut s = String::new();
         for i in &changed {
             let event = crate::output::contract::fleet_watch_event(i);
-            s += &crate::output::stream_item(&event, opts.output)?;
+            s += &crate::output::stream_item(&event, view.output)?;
         }
         return Ok(s);
     }
     if changed.is_empty() {
         return Ok(String::new());
     }
-    let table = super::fleet_table::table(&changed, opts, opts.all_namespaces);
+    let table = super::fleet_table::table(&changed, view, all_namespaces);
     // The header once, on the first table (unless --no-headers already left it out).
-    Ok(match first || opts.no_headers {
+    Ok(match first || view.no_headers {
         true => table,
         false => table
             .split_once('\n')
@@ -132,20 +137,22 @@ pub fn run(
     opts: &ExplainOptions,
     rt: &tokio::runtime::Runtime,
     w: &mut dyn std::io::Write,
-) -> Result<String> {
-    let mut period = Duration::from_nanos(opts.settings.sync_period.as_nanos().max(1) as u64);
-    let conn = rt.block_on(cluster::connect(&opts.kube))?;
-    let ns = (!opts.all_namespaces).then(|| conn.namespace.clone());
-    let json = matches!(opts.output, OutputFormat::Json | OutputFormat::Yaml);
+) -> Result<crate::output::Outcome> {
+    let mut period =
+        Duration::from_nanos(opts.decide.settings.sync_period.as_nanos().max(1) as u64);
+    let conn = rt.block_on(cluster::connect(&opts.read.kube))?;
+    let ns = (!opts.read.all_namespaces).then(|| conn.namespace.clone());
+    let json = matches!(opts.view.output, OutputFormat::Json | OutputFormat::Yaml);
     let mut state = FleetWatch::default();
     let started = Instant::now();
     let mut n: u32 = 0;
+    let mut own_failure = false;
     let mut open = true;
     if !json {
         open &= out(w, &format!(
             "Watching the HPAs of {} every {} (sync period); a row is printed when its decision changes.\n",
             ns.as_deref().map_or("all namespaces".to_string(), |n| format!("namespace {n}")),
-            crate::duration::format_go_duration(opts.settings.sync_period.as_nanos() as i64)
+            crate::duration::format_go_duration(opts.decide.settings.sync_period.as_nanos() as i64)
         ));
     }
     loop {
@@ -158,7 +165,12 @@ pub fn run(
             ))
             .map_err(anyhow::Error::from)
             .and_then(|f| {
-                evaluate_fetched_with(opts, &conn.context, f, &|ns, name| state.memory(ns, name))
+                evaluate_fetched_with(
+                    crate::explain::fleet::Evaluation::of(opts),
+                    &conn.context,
+                    f,
+                    &|ns, name| state.memory(ns, name),
+                )
             });
         match result {
             Err(e) if n == 0 => return Err(e),
@@ -167,11 +179,15 @@ pub fn run(
                 format!("{e:#}").replace('\n', " ")
             )),
             Ok(items) => {
+                own_failure |= super::fleet::own_failure(&items);
                 if n == 0 && items.is_empty() && !json {
                     open &= out(w, "No HorizontalPodAutoscalers found yet; a row is printed when one appears.\n");
                 }
                 let changed = state.observe(&items);
-                open &= out(w, &change_lines(opts, &changed, n == 0)?);
+                open &= out(
+                    w,
+                    &change_lines(&opts.view, opts.read.all_namespaces, &changed, n == 0)?,
+                );
                 // Tick with the controller: its sync period, read from the cluster (the same
                 // settings for every HPA), as `explain NAME --watch` does.
                 if let Some(d) = items.iter().find_map(|i| i.decision.as_ref()) {
@@ -181,15 +197,15 @@ pub fn run(
         }
         n += 1;
         if !open || stdout_closed() {
-            return Ok(String::new());
+            return Ok(super::watch::watched(own_failure));
         }
-        if opts.watch_count.is_some_and(|c| n >= c) {
+        if opts.watch.count.is_some_and(|c| n >= c) {
             break;
         }
         std::thread::sleep(period.saturating_sub(tick.elapsed()));
     }
     super::watch::stopped(w, json, n, started);
-    Ok(String::new())
+    Ok(super::watch::watched(own_failure))
 }
 
 #[cfg(test)]
@@ -202,7 +218,12 @@ mod tests {
         let mut all = Vec::new();
         for f in ["scale-up-cpu.yaml", "hold-within-tolerance.yaml"] {
             let (snap, extras) = example(f);
-            all.extend(evaluate_snapshot(opts, &snap, &extras, None));
+            all.extend(evaluate_snapshot(
+                crate::explain::fleet::Evaluation::of(opts),
+                &snap,
+                &extras,
+                None,
+            ));
         }
         all
     }
@@ -255,15 +276,19 @@ mod tests {
     fn the_header_once_and_json_lines() {
         let mut opts = options(&["--now", NOW, "--sort-by", ".desiredReplicas"]);
         let rows = items(&opts);
-        let first = change_lines(&opts, &rows, true).expect("text");
+        let first = change_lines(&opts.view, opts.read.all_namespaces, &rows, true).expect("text");
         assert!(first.starts_with("HPA "), "{first}");
         // Sorted: api (4 desired) before web (5).
         assert!(first.find("\napi ").expect("api") < first.find("\nweb ").expect("web"));
-        let later = change_lines(&opts, &rows[..1], false).expect("text");
+        let later =
+            change_lines(&opts.view, opts.read.all_namespaces, &rows[..1], false).expect("text");
         assert!(later.starts_with("web "), "{later}");
-        assert_eq!(change_lines(&opts, &[], false).expect("none"), "");
-        opts.output = OutputFormat::Json;
-        let json = change_lines(&opts, &rows, true).expect("json");
+        assert_eq!(
+            change_lines(&opts.view, opts.read.all_namespaces, &[], false).expect("none"),
+            ""
+        );
+        opts.view.output = OutputFormat::Json;
+        let json = change_lines(&opts.view, opts.read.all_namespaces, &rows, true).expect("json");
         let lines: Vec<serde_json::Value> = json
             .lines()
             .map(|l| serde_json::from_str(l).expect("a JSON object per line"))

@@ -12,9 +12,10 @@ use k8s_openapi::api::autoscaling::v2::{
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::cli::{ExplainOptions, OutputFormat};
+use crate::cli::{DecideOptions, OutputFormat, ViewOptions};
 use crate::cluster::Fetched;
 use crate::core::Decision;
+use crate::output::Outcome;
 use crate::snapshot::Snapshot;
 
 /// One `status.currentMetrics` entry next to ours.
@@ -67,40 +68,44 @@ pub struct LiveComparison {
 /// [`Snapshot`] a file gives, the decision comes from [`decide_with_input`], and the comparison
 /// with the live status is added (text below the trace; `liveComparison` in JSON/YAML).
 pub fn explain_fetched(
-    opts: &ExplainOptions,
+    decide: &DecideOptions,
+    view: &ViewOptions,
     name: &str,
     context: &str,
     namespace: String,
     fetched: Fetched,
-) -> Result<String> {
-    let (e, cmp) = explained(opts, name, context, namespace, fetched)?;
-    if let Some(sel) = &opts.select {
-        return Ok(sel.print(&e.document(Some(&cmp)))?);
-    }
-    Ok(match opts.output {
-        f @ (OutputFormat::Json | OutputFormat::Yaml) => {
+) -> Result<Outcome> {
+    let (e, cmp) = explained(decide, name, context, namespace, fetched)?;
+    let text = match (&view.select, view.output) {
+        (Some(sel), _) => sel.print(&e.document(Some(&cmp)))?,
+        (None, f @ (OutputFormat::Json | OutputFormat::Yaml)) => {
             crate::output::document(&e.document(Some(&cmp)), f)?
         }
-        _ => e.render(opts)? + &text(&cmp),
+        _ => e.render(view)? + &text(&cmp),
+    };
+    Ok(Outcome {
+        text,
+        own_failure: super::one::own_failure(&e.decision),
     })
 }
 
 /// The document of live `explain NAME` as a JSON value (what several NAMEs'
 /// `-o name|jsonpath|custom-columns` select from, in a `List`).
 pub fn document_fetched(
-    opts: &ExplainOptions,
+    decide: &DecideOptions,
     name: &str,
     context: &str,
     namespace: String,
     fetched: Fetched,
-) -> Result<Value> {
-    let (e, cmp) = explained(opts, name, context, namespace, fetched)?;
-    Ok(serde_json::to_value(e.document(Some(&cmp)))?)
+) -> Result<(Value, bool)> {
+    let (e, cmp) = explained(decide, name, context, namespace, fetched)?;
+    let own = super::one::own_failure(&e.decision);
+    Ok((serde_json::to_value(e.document(Some(&cmp)))?, own))
 }
 
 /// The explanation of the fetched HPA and its comparison with the live status.
 fn explained(
-    opts: &ExplainOptions,
+    decide: &DecideOptions,
     name: &str,
     context: &str,
     namespace: String,
@@ -116,12 +121,12 @@ fn explained(
     let req = super::one::Request {
         namespace: Some(&namespace),
         name,
-        history: &opts.history,
+        history: &decide.history,
     };
-    let mut e = super::one::explain(opts, &snap, &extras, req)?;
+    let mut e = super::one::explain(decide, &snap, &extras, req)?;
     let d = &mut e.decision;
     d.assumptions.extend(fetched.notes.iter().cloned());
-    let cmp = compare(d, &fetched, context, opts);
+    let cmp = compare(d, &fetched, context, decide);
     if !cmp.differences.is_empty() {
         d.assumptions.push(format!(
             "the HPA's live status differs from this recomputation in {} place(s); the likely reasons are listed under liveComparison",
@@ -199,7 +204,7 @@ fn status_written_at(h: &HorizontalPodAutoscaler) -> Option<Timestamp> {
 }
 
 /// Our decision next to the HPA's live status: every difference, and the likely reasons.
-fn compare(d: &Decision, f: &Fetched, context: &str, opts: &ExplainOptions) -> LiveComparison {
+fn compare(d: &Decision, f: &Fetched, context: &str, decide: &DecideOptions) -> LiveComparison {
     let status = f.hpa.status.clone().unwrap_or_default();
     let mut differences = Vec::new();
     let desired_matches = status.desired_replicas == d.desired_replicas.unwrap_or(-1)
@@ -222,7 +227,7 @@ fn compare(d: &Decision, f: &Fetched, context: &str, opts: &ExplainOptions) -> L
         metrics: &metrics,
         desired_matches,
         written_at,
-        history_given: opts.history_given(),
+        history_given: decide.history_given(),
     };
     let mut causes = missing_conditions_cause(&conditions, f.hpa.status.is_some());
     if !differences.is_empty() {

@@ -31,10 +31,10 @@ pub enum Mode {
 
 /// The mode of these options; offline, the snapshot file is read to choose.
 pub fn mode(opts: &ExplainOptions) -> Result<Mode> {
-    let path = match &opts.source {
-        Source::Cluster if opts.watch => return Ok(Mode::Watch(opts.name.clone())),
+    let path = match &opts.read.source {
+        Source::Cluster if opts.watch.on => return Ok(Mode::Watch(opts.read.name.clone())),
         Source::Cluster => {
-            return Ok(match (contexts::contexts(opts)?, &opts.name) {
+            return Ok(match (contexts::contexts(opts)?, &opts.read.name) {
                 (Some(cs), n) => Mode::Contexts(cs, n.clone()),
                 (None, Some(n)) => Mode::LiveOne(n.clone()),
                 (None, None) => Mode::LiveFleet,
@@ -43,14 +43,14 @@ pub fn mode(opts: &ExplainOptions) -> Result<Mode> {
         Source::Snapshot(path) => path,
     };
     let (snap, extras) = one::read_snapshot_file(path)?;
-    if let Some(n) = &opts.name {
+    if let Some(n) = &opts.read.name {
         let name = n.clone();
         return Ok(Mode::OfflineOne { snap, extras, name });
     }
-    let names = snap.hpa_names(opts.namespace.as_deref());
-    let fleet_flags = opts.selector.is_some() || opts.sort_by.is_some();
+    let names = snap.hpa_names(opts.read.namespace.as_deref());
+    let fleet_flags = opts.read.selector.is_some() || opts.view.sort_by.is_some();
     match names.as_slice() {
-        [one] if !opts.all_namespaces && !fleet_flags => {
+        [one] if !opts.read.all_namespaces && !fleet_flags => {
             let name = one
                 .split_once('/')
                 .map(|(_, n)| n.to_string())

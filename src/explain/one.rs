@@ -7,9 +7,10 @@ use std::path::PathBuf;
 use anyhow::Result;
 use jiff::Timestamp;
 
-use crate::cli::{ExplainOptions, Source};
+use crate::cli::{DecideOptions, ExplainOptions, ViewOptions};
 use crate::core::{evaluate_with_memory, Decision, Evidence, History, HistoryMode, Settings};
 use crate::diagnose::Extras;
+use crate::output::Outcome;
 use crate::snapshot::Snapshot;
 
 /// Read a snapshot file and the diagnostic context it holds (the file is parsed once).
@@ -20,8 +21,8 @@ pub fn read_snapshot_file(paths: &[PathBuf]) -> Result<(Snapshot, Extras)> {
 }
 
 /// Where "now" came from, for the assumptions list.
-fn resolve_now(opts: &ExplainOptions, snap: &Snapshot) -> (Timestamp, String) {
-    if let Some(t) = opts.now {
+fn resolve_now(decide: &DecideOptions, snap: &Snapshot) -> (Timestamp, String) {
+    if let Some(t) = decide.now {
         return (t, format!("evaluated at {t} (--now)"));
     }
     if let Some(t) = snap.taken_at {
@@ -42,10 +43,11 @@ fn resolve_now(opts: &ExplainOptions, snap: &Snapshot) -> (Timestamp, String) {
     )
 }
 
-/// Pick the namespace of NAME in a snapshot when `-n` is not given.
-fn resolve_namespace(opts: &ExplainOptions, snap: &Snapshot, name: &str) -> String {
-    if let Some(ns) = &opts.namespace {
-        return ns.clone();
+/// The namespace of NAME: `namespace` (`-n`) when given, else its one namespace in the
+/// snapshot, else `default`.
+fn resolve_namespace(namespace: Option<&str>, snap: &Snapshot, name: &str) -> String {
+    if let Some(ns) = namespace {
+        return ns.to_string();
     }
     let matching: Vec<String> = snap
         .hpa_names(None)
@@ -65,19 +67,16 @@ fn resolve_namespace(opts: &ExplainOptions, snap: &Snapshot, name: &str) -> Stri
 /// The settings for a snapshot: the release of `--kubernetes-version`, else the server's
 /// `/version` (live) or the version the snapshot recorded (offline), else the newest release;
 /// `--feature-gates` checked against that release.
-pub fn settings_for(opts: &ExplainOptions, snap: &Snapshot) -> Result<Settings> {
-    let evidence = snap.server_version.as_deref().map(|v| match opts.source {
-        Source::Cluster => Evidence::Server(v),
-        Source::Snapshot(_) => Evidence::Snapshot(v),
+pub fn settings_for(decide: &DecideOptions, snap: &Snapshot) -> Result<Settings> {
+    let evidence = snap.server_version.as_deref().map(|v| match decide.live {
+        true => Evidence::Server(v),
+        false => Evidence::Snapshot(v),
     });
-    let mut s = opts
+    let mut s = decide
         .settings
         .for_cluster(evidence, snap.controller_flags.as_ref())
         .map_err(|e| anyhow::Error::new(crate::cli::UsageError(format!("--feature-gates: {e}"))))?;
-    if evidence.is_none()
-        && opts.source == Source::Cluster
-        && s.requested.kubernetes_version.is_none()
-    {
+    if evidence.is_none() && decide.live && s.requested.kubernetes_version.is_none() {
         s.kubernetes_version_source += " (the server's /version could not be read)";
     }
     Ok(s)
@@ -87,7 +86,8 @@ pub fn settings_for(opts: &ExplainOptions, snap: &Snapshot) -> Result<Settings> 
 /// fleet or a watch decides many with the same options (which are never copied per HPA).
 #[derive(Debug, Clone, Copy)]
 pub struct Request<'a> {
-    /// The HPA's namespace; `None`: `-n`, else the one namespace of NAME in the snapshot.
+    /// The HPA's namespace (`-n`, or the fleet's); `None`: the one namespace of NAME in the
+    /// snapshot, else `default`.
     pub namespace: Option<&'a str>,
     pub name: &'a str,
     /// The controller's memory of this HPA.
@@ -98,9 +98,9 @@ impl<'a> Request<'a> {
     /// NAME as the command line gives it (`-n`, `--history`).
     pub fn of(opts: &'a ExplainOptions, name: &'a str) -> Request<'a> {
         Request {
-            namespace: None,
+            namespace: opts.read.namespace.as_deref(),
             name,
-            history: &opts.history,
+            history: &opts.decide.history,
         }
     }
 }
@@ -112,36 +112,37 @@ pub fn decide_from_snapshot(
     snap: &Snapshot,
     name: &str,
 ) -> Result<Decision> {
-    decide(opts, snap, Request::of(opts, name))
+    decide(&opts.decide, snap, Request::of(opts, name))
 }
 
 /// Compute the decision of a [`Request`].
-pub fn decide(opts: &ExplainOptions, snap: &Snapshot, req: Request) -> Result<Decision> {
-    decide_request(opts, snap, req).map(|(_, d)| d)
+pub fn decide(decide: &DecideOptions, snap: &Snapshot, req: Request) -> Result<Decision> {
+    decide_request(decide, snap, req).map(|(_, d)| d)
 }
 
-/// Like [`decide_from_snapshot`], also returning the core's input (for diagnostics).
+/// NAME decided with the command line's options, also returning the core's input (the
+/// controller cases and the explain bench, through `lib.rs`).
 pub fn decide_with_input(
     opts: &ExplainOptions,
     snap: &Snapshot,
     name: &str,
 ) -> Result<(crate::core::Input, Decision)> {
-    decide_request(opts, snap, Request::of(opts, name))
+    decide_request(&opts.decide, snap, Request::of(opts, name))
 }
 
 /// Like [`decide`], also returning the core's input (for diagnostics).
 pub fn decide_request(
-    opts: &ExplainOptions,
+    decide: &DecideOptions,
     snap: &Snapshot,
     req: Request,
 ) -> Result<(crate::core::Input, Decision)> {
     let name = req.name;
     let namespace = match req.namespace {
         Some(ns) => ns.to_string(),
-        None => resolve_namespace(opts, snap, name),
+        None => resolve_namespace(None, snap, name),
     };
-    let (now, now_note) = resolve_now(opts, snap);
-    let settings = settings_for(opts, snap)?;
+    let (now, now_note) = resolve_now(decide, snap);
+    let settings = settings_for(decide, snap)?;
     let mut input = snap.input_for(&namespace, name, settings, History::default(), now)?;
     // The controller's memory: inferred from the HPA's status and SuccessfulRescale Events (in
     // the snapshot, live or offline), empty, or exactly the --history file.
@@ -150,10 +151,13 @@ pub fn decide_request(
     d.assumptions.insert(0, now_note);
     // What the file or fetch adds: our own failed reads, conversions, missing metrics.
     snap.amend(&input, &mut d);
-    if d.verdict.decided_by == crate::core::Rule::FetchFailed {
-        opts.own_failures.note();
-    }
     Ok((input, d))
+}
+
+/// The decision says that a request of ours failed (verdict `Unknown`, exit 3): our own
+/// failure, which the command's outcome carries.
+pub fn own_failure(d: &Decision) -> bool {
+    d.verdict.decided_by == crate::core::Rule::FetchFailed
 }
 
 /// One HPA explained: the decision and what the document and the text show beside it (live
@@ -193,7 +197,7 @@ impl Explained {
     }
 
     /// The text (or `-o wide`), JSON or YAML of the explanation, without a live comparison.
-    pub fn render(&self, opts: &ExplainOptions) -> Result<String> {
+    pub fn render(&self, view: &ViewOptions) -> Result<String> {
         let cx = crate::render::Context {
             specs: &self.input.hpa.raw_metrics,
             findings: &self.findings,
@@ -202,18 +206,18 @@ impl Explained {
             capacity: self.capacity.as_ref(),
             other_hands: self.other_hands.as_ref(),
         };
-        crate::render::render_explain(&self.decision, &cx, opts.output, &opts.text_options())
+        crate::render::render_explain(&self.decision, &cx, view.output, &view.text_options())
     }
 }
 
 /// Decide a [`Request`] and add the diagnostics, the metrics chain and the KEDA section.
 pub fn explain(
-    opts: &ExplainOptions,
+    decide: &DecideOptions,
     snap: &Snapshot,
     extras: &Extras,
     req: Request,
 ) -> Result<Explained> {
-    let (input, decision) = decide_request(opts, snap, req)?;
+    let (input, decision) = decide_request(decide, snap, req)?;
     let chain = crate::adapter::metrics_chain(snap, &input, &decision);
     let findings = crate::diagnose::diagnose_with_chain(snap, &input, &decision, extras, &chain);
     let (ns, name) = (&input.hpa.namespace, &input.hpa.name);
@@ -232,29 +236,36 @@ pub fn explain(
 }
 
 /// The explanation document of one HPA of a snapshot file, as a JSON value (what several NAMEs'
-/// `-o name|jsonpath|custom-columns` select from, in a `List`).
+/// `-o name|jsonpath|custom-columns` select from, in a `List`), and whether it is our own
+/// failure.
 pub fn document(
-    opts: &ExplainOptions,
+    decide: &DecideOptions,
     snap: &Snapshot,
     extras: &Extras,
-    name: &str,
-) -> Result<serde_json::Value> {
-    let e = explain(opts, snap, extras, Request::of(opts, name))?;
-    Ok(serde_json::to_value(e.document::<()>(None))?)
+    req: Request,
+) -> Result<(serde_json::Value, bool)> {
+    let e = explain(decide, snap, extras, req)?;
+    let own = own_failure(&e.decision);
+    Ok((serde_json::to_value(e.document::<()>(None))?, own))
 }
 
 /// The text, JSON or YAML of one HPA of a snapshot file: decision, diagnostics, trace.
 pub fn render_one(
-    opts: &ExplainOptions,
+    decide: &DecideOptions,
+    view: &ViewOptions,
     snap: &Snapshot,
     extras: &Extras,
-    name: &str,
-) -> Result<String> {
-    let e = explain(opts, snap, extras, Request::of(opts, name))?;
-    match &opts.select {
-        Some(sel) => Ok(sel.print(&e.document::<()>(None))?),
-        None => e.render(opts),
-    }
+    req: Request,
+) -> Result<Outcome> {
+    let e = explain(decide, snap, extras, req)?;
+    let text = match &view.select {
+        Some(sel) => sel.print(&e.document::<()>(None))?,
+        None => e.render(view)?,
+    };
+    Ok(Outcome {
+        text,
+        own_failure: own_failure(&e.decision),
+    })
 }
 
 #[cfg(test)]
@@ -265,10 +276,10 @@ mod tests {
     #[test]
     fn now_comes_from_the_flag_then_the_snapshot() {
         let (snap, _) = example("scale-up-cpu.yaml");
-        let (t, note) = resolve_now(&options(&["--now", "2026-03-01T13:00:00Z"]), &snap);
+        let (t, note) = resolve_now(&options(&["--now", "2026-03-01T13:00:00Z"]).decide, &snap);
         assert_eq!(t.to_string(), "2026-03-01T13:00:00Z");
         assert!(note.ends_with("(--now)"), "{note}");
-        let (t, note) = resolve_now(&options(&[]), &snap);
+        let (t, note) = resolve_now(&options(&[]).decide, &snap);
         assert_eq!(t.to_string(), NOW);
         assert!(!note.contains("--now)"), "{note}");
     }
@@ -276,9 +287,9 @@ mod tests {
     #[test]
     fn the_namespace_of_a_unique_name() {
         let (snap, _) = example("scale-up-cpu.yaml");
-        assert_eq!(resolve_namespace(&options(&[]), &snap, "web"), "shop");
-        assert_eq!(resolve_namespace(&options(&["-n", "x"]), &snap, "web"), "x");
-        assert_eq!(resolve_namespace(&options(&[]), &snap, "nope"), "default");
+        assert_eq!(resolve_namespace(None, &snap, "web"), "shop");
+        assert_eq!(resolve_namespace(Some("x"), &snap, "web"), "x");
+        assert_eq!(resolve_namespace(None, &snap, "nope"), "default");
     }
 
     #[test]
@@ -288,7 +299,15 @@ mod tests {
         let d = decide_from_snapshot(&opts, &snap, "web").expect("decides");
         assert_eq!(d.desired_replicas, Some(5));
         assert!(d.assumptions[0].contains("(--now)"));
-        let text = render_one(&opts, &snap, &extras, "web").expect("renders");
+        let text = render_one(
+            &opts.decide,
+            &opts.view,
+            &snap,
+            &extras,
+            Request::of(&opts, "web"),
+        )
+        .expect("renders")
+        .text;
         assert!(text.starts_with("HPA shop/web"), "{text}");
         assert!(decide_from_snapshot(&opts, &snap, "nope").is_err());
     }

@@ -9,26 +9,32 @@ use anyhow::Result;
 
 use super::fleet::{evaluate_fetched, evaluate_snapshot, FleetItem};
 use super::fleet_summary::needs_attention;
-use crate::cli::{ExplainOptions, OutputFormat};
+use crate::cli::{ExplainOptions, OutputFormat, ViewOptions};
 use crate::cluster;
 use crate::diagnose::Extras;
+use crate::output::Outcome;
 use crate::snapshot::Snapshot;
 
 /// `explain --snapshot FILE` without NAME on a file with several HPAs.
-pub fn run_offline(opts: &ExplainOptions, snap: &Snapshot, extras: &Extras) -> Result<String> {
-    let ns = if opts.all_namespaces {
+pub fn run_offline(opts: &ExplainOptions, snap: &Snapshot, extras: &Extras) -> Result<Outcome> {
+    let ns = if opts.read.all_namespaces {
         None
     } else {
-        opts.namespace.as_deref()
+        opts.read.namespace.as_deref()
     };
     // A --feature-gates that the snapshot's release refuses is one error, not one per HPA.
-    super::one::settings_for(opts, snap)?;
-    let items = evaluate_snapshot(opts, snap, extras, ns);
-    let text = matches!(opts.output, OutputFormat::Text | OutputFormat::Wide);
-    if items.is_empty() && text && opts.selector.is_none() {
-        return Ok(snap.no_hpas_text(ns));
+    super::one::settings_for(&opts.decide, snap)?;
+    let items = evaluate_snapshot(
+        crate::explain::fleet::Evaluation::of(opts),
+        snap,
+        extras,
+        ns,
+    );
+    let text = matches!(opts.view.output, OutputFormat::Text | OutputFormat::Wide);
+    if items.is_empty() && text && opts.read.selector.is_none() {
+        return Ok(Outcome::ok(snap.no_hpas_text(ns)));
     }
-    if items.is_empty() && opts.selector.is_some() {
+    if items.is_empty() && opts.read.selector.is_some() {
         anyhow::bail!(
             "{}: no HorizontalPodAutoscaler in namespace {:?}{} (the snapshot holds: {})",
             snap.source,
@@ -43,7 +49,23 @@ pub fn run_offline(opts: &ExplainOptions, snap: &Snapshot, extras: &Extras) -> R
     };
     let mut notes = snap.merge_notes.clone();
     notes.extend(snap.unanswered_note(ns));
-    render_fleet(&items, opts, scope, snap.source.clone(), &notes)
+    let text = render_fleet(
+        &items,
+        &opts.view,
+        opts.read.all_namespaces,
+        scope,
+        snap.source.clone(),
+        &notes,
+    )?;
+    Ok(outcome(text, &items))
+}
+
+/// The fleet's output and whether some HPA's decision is our own failure (exit 3).
+fn outcome(text: String, items: &[FleetItem]) -> Outcome {
+    Outcome {
+        text,
+        own_failure: super::fleet::own_failure(items),
+    }
 }
 
 /// Where a live fleet was read: the kubeconfig context, the server, the namespace (None: all).
@@ -58,18 +80,23 @@ pub fn live_overview(
     opts: &ExplainOptions,
     at: &LiveScope,
     fetched: cluster::FleetFetched,
-) -> Result<String> {
+) -> Result<Outcome> {
     let notes = fetched.notes.clone();
-    let items = evaluate_fetched(opts, at.context, fetched)?;
+    let items = evaluate_fetched(
+        crate::explain::fleet::Evaluation::of(opts),
+        at.context,
+        fetched,
+    )?;
     let scope = match at.namespace {
         None => "all namespaces".to_string(),
         Some(ns) => format!("namespace {ns}"),
     };
     if items.is_empty() {
-        return Ok(match opts.output {
+        return Ok(Outcome::ok(match opts.view.output {
             OutputFormat::Json | OutputFormat::Yaml => render_fleet(
                 &items,
-                opts,
+                &opts.view,
+                opts.read.all_namespaces,
                 scope,
                 format!("cluster {}", at.context),
                 &notes,
@@ -78,20 +105,23 @@ pub fn live_overview(
                 "No HorizontalPodAutoscalers found in {scope}{}.\n",
                 matching(opts)
             ),
-        });
+        }));
     }
-    render_fleet(
+    let text = render_fleet(
         &items,
-        opts,
+        &opts.view,
+        opts.read.all_namespaces,
         scope,
         format!("cluster {} ({})", at.context, at.server),
         &notes,
-    )
+    )?;
+    Ok(outcome(text, &items))
 }
 
 /// ` matching -l SELECTOR` when a selector was given.
 fn matching(opts: &ExplainOptions) -> String {
-    opts.selector
+    opts.read
+        .selector
         .as_ref()
         .map(|s| format!(" matching -l {s}"))
         .unwrap_or_default()
@@ -100,24 +130,25 @@ fn matching(opts: &ExplainOptions) -> String {
 /// The table (text/wide) or the document (JSON/YAML); rows in `--sort-by` order.
 pub fn render_fleet(
     items: &[FleetItem],
-    opts: &ExplainOptions,
+    view: &ViewOptions,
+    all_namespaces: bool,
     scope: String,
     source: String,
     notes: &[String],
 ) -> Result<String> {
     let sorted;
-    let items = match &opts.sort_by {
+    let items = match &view.sort_by {
         Some(key) => {
             sorted = key.sorted(items);
             &sorted[..]
         }
         None => items,
     };
-    match opts.output {
+    match view.output {
         OutputFormat::Json | OutputFormat::Yaml => {
             // Cloned only when some are left out (each item holds its whole decision).
             let kept: Vec<FleetItem>;
-            let shown = match opts.problems {
+            let shown = match view.problems {
                 true => {
                     kept = items
                         .iter()
@@ -128,13 +159,19 @@ pub fn render_fleet(
                 }
                 false => items,
             };
-            if let Some(sel) = &opts.select {
+            if let Some(sel) = &view.select {
                 let doc = crate::output::contract::fleet(scope, source, notes, shown);
                 return Ok(sel.print(&doc)?);
             }
-            fleet_document(shown, opts.output, scope, source, notes)
+            fleet_document(shown, view.output, scope, source, notes)
         }
-        _ => Ok(super::fleet_table::render(items, opts, notes, &scope)),
+        _ => Ok(super::fleet_table::render(
+            items,
+            view,
+            all_namespaces,
+            notes,
+            &scope,
+        )),
     }
 }
 
@@ -160,7 +197,12 @@ mod tests {
     fn the_document_is_a_fleet_explanation() {
         let (snap, extras) = example("scale-up-cpu.yaml");
         let opts = options(&["--now", NOW]);
-        let items = evaluate_snapshot(&opts, &snap, &extras, None);
+        let items = evaluate_snapshot(
+            crate::explain::fleet::Evaluation::of(&opts),
+            &snap,
+            &extras,
+            None,
+        );
         let json = fleet_document(
             &items,
             OutputFormat::Json,

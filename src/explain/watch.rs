@@ -11,9 +11,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Result};
 
-use crate::cli::{ExplainOptions, OutputFormat};
+use crate::cli::{DecideOptions, ExplainOptions, OutputFormat};
 use crate::cluster;
 use crate::core::{Calculation, Decision, HistoryMode, Rule};
+use crate::output::Outcome;
 use crate::snapshot::Snapshot;
 
 /// What counts as a change.
@@ -96,13 +97,13 @@ fn metrics_brief(d: &Decision) -> String {
 }
 
 /// The longest stabilization window of the decision, in seconds.
-fn window_seconds(d: &Decision, opts: &ExplainOptions) -> i64 {
+fn window_seconds(d: &Decision, decide: &DecideOptions) -> i64 {
     match &d.normalization {
         Some(n) => n
             .stabilization
             .scale_down_window_seconds
             .max(n.stabilization.scale_up_window_seconds.unwrap_or(0)),
-        None => opts.settings.downscale_stabilization.as_secs(),
+        None => decide.settings.downscale_stabilization.as_secs(),
     }
 }
 
@@ -167,42 +168,46 @@ fn window_watched(d: &Decision, window: i64) -> String {
     )
 }
 
-/// Run the watch loop; output is written into `w` as it comes (the returned string is empty).
+/// Run the watch loop; output is written into `w` as it comes (the outcome's text is empty;
+/// it says whether some evaluation was our own failure).
 pub fn run(
     opts: &ExplainOptions,
     rt: &tokio::runtime::Runtime,
     w: &mut dyn Write,
-) -> Result<String> {
-    let Some(name) = opts.name.clone() else {
+) -> Result<Outcome> {
+    let Some(name) = opts.read.name.clone() else {
         bail!("--watch follows one HPA: kubectl hpa explain NAME -n NAMESPACE --watch");
     };
-    if opts.all_namespaces {
+    if opts.read.all_namespaces {
         bail!("--watch follows one HPA: use NAME -n NAMESPACE, not -A");
     }
-    if opts.now.is_some() {
+    if opts.decide.now.is_some() {
         bail!("--watch evaluates at the time of each fetch; --now cannot be used with it");
     }
-    let mut period = Duration::from_nanos(opts.settings.sync_period.as_nanos().max(1) as u64);
+    let mut period =
+        Duration::from_nanos(opts.decide.settings.sync_period.as_nanos().max(1) as u64);
     // Each request gives up after about one sync period unless --request-timeout says otherwise.
     let conn = rt.block_on(cluster::connect(
-        opts.kube
+        opts.read
+            .kube
             .connect_options()
             .with_default_timeout(period, "one sync period"),
     ))?;
     let ns = conn.namespace.clone();
-    let json = matches!(opts.output, OutputFormat::Json | OutputFormat::Yaml);
-    let mut history = opts.history.clone();
+    let json = matches!(opts.view.output, OutputFormat::Json | OutputFormat::Yaml);
+    let mut history = opts.decide.history.clone();
     let mut last: Option<Key> = None;
     let mut announced = false;
     let started = Instant::now();
     let mut first_time = None;
     let mut n: u32 = 0;
+    let mut own_failure = false;
     // Stays true while stdout is open; a closed reader (`| head -1`) ends the watch.
     let mut open = true;
     if !json {
         open &= out(w, &format!(
             "Watching HPA {ns}/{name} every {} (sync period); a line is printed when the decision changes.\n",
-            crate::duration::format_go_duration(opts.settings.sync_period.as_nanos() as i64)
+            crate::duration::format_go_duration(opts.decide.settings.sync_period.as_nanos() as i64)
         ));
     }
     loop {
@@ -217,7 +222,7 @@ pub fn run(
                     name: &name,
                     history: &history,
                 };
-                super::one::decide(opts, &snap, req)
+                super::one::decide(&opts.decide, &snap, req)
             });
         match result {
             Err(e) if n == 0 => return Err(e),
@@ -226,18 +231,19 @@ pub fn run(
                 format!("{e:#}").replace('\n', " ")
             )),
             Ok(d) => {
+                own_failure |= super::one::own_failure(&d);
                 open &= retick(w, &d, &mut period, json);
                 let first = *first_time.get_or_insert(d.now);
                 history = HistoryMode::Watched {
                     history: d.history.after.clone(),
                     since: first,
                 };
-                let window = window_seconds(&d, opts);
+                let window = window_seconds(&d, &opts.decide);
                 let watched = d.now.duration_since(first).as_secs();
                 let complete = watched >= window;
                 let k = key(&d);
                 if last.as_ref() != Some(&k) {
-                    open &= out(w, &change_line(&d, opts.output, complete)?);
+                    open &= out(w, &change_line(&d, opts.view.output, complete)?);
                     last = Some(k);
                 }
                 if complete && !announced && !json {
@@ -248,15 +254,23 @@ pub fn run(
         }
         n += 1;
         if !open || stdout_closed() {
-            return Ok(String::new());
+            return Ok(watched(own_failure));
         }
-        if opts.watch_count.is_some_and(|c| n >= c) {
+        if opts.watch.count.is_some_and(|c| n >= c) {
             break;
         }
         std::thread::sleep(period.saturating_sub(tick.elapsed()));
     }
     stopped(w, json, n, started);
-    Ok(String::new())
+    Ok(watched(own_failure))
+}
+
+/// A watch's outcome: its output is already written.
+pub(super) fn watched(own_failure: bool) -> Outcome {
+    Outcome {
+        text: String::new(),
+        own_failure,
+    }
 }
 
 /// The watch ticks with the controller: at the sync period of the decision's settings (the
@@ -344,7 +358,7 @@ mod tests {
     fn the_window_to_watch() {
         let d = decision("scale-down-stabilized.yaml", "frontend");
         let opts = options(&[]);
-        assert_eq!(window_seconds(&d, &opts), 300);
+        assert_eq!(window_seconds(&d, &opts.decide), 300);
         let line = window_watched(&d, 300);
         assert!(
             line.contains("(300s)") && line.contains("no assumption"),

@@ -13,20 +13,31 @@ use crate::core::Decision;
 use crate::display::units::duration;
 use crate::display::url::mask_userinfo;
 
-/// The explanation of the sync at `at.at` of the HPA `opts.name`.
+/// The explanation of the sync at `at.at` of the HPA `opts.read.name`.
 pub fn explain(
     opts: &ExplainOptions,
     at: &AtOptions,
     rt: &tokio::runtime::Runtime,
 ) -> Result<String> {
-    let name = opts.name.as_deref().unwrap_or_default();
-    let files = match &opts.source {
+    let name = opts.read.name.as_deref().unwrap_or_default();
+    let files = match &opts.read.source {
         Source::Snapshot(files) => files.as_slice(),
         Source::Cluster => &[],
     };
-    let (snap, namespace, live) =
-        source::load(files, opts.namespace.as_deref(), &opts.kube, name, rt)?;
-    let template = run::template(&snap, (&namespace, name), &opts.settings, live, at.at)?;
+    let (snap, namespace, live) = source::load(
+        files,
+        opts.read.namespace.as_deref(),
+        &opts.read.kube,
+        name,
+        rt,
+    )?;
+    let template = run::template(
+        &snap,
+        (&namespace, name),
+        &opts.decide.settings,
+        live,
+        at.at,
+    )?;
     let p = &at.prometheus;
     let req = Request {
         prometheus: &p.url,
@@ -38,7 +49,7 @@ pub fn explain(
     let found = run::decision_at(&template, &req)?;
     let mut d = found.decision.clone();
     d.assumptions.splice(0..0, assumptions(&found, &d, &p.url));
-    if let Some(sel) = &opts.select {
+    if let Some(sel) = &opts.view.select {
         let doc = crate::output::contract::live_explanation::<()>(&d, None, &[], None);
         return Ok(sel.print(&doc)?);
     }
@@ -50,7 +61,7 @@ pub fn explain(
         capacity: None,
         other_hands: None,
     };
-    crate::render::render_explain(&d, &cx, opts.output, &opts.text_options())
+    crate::render::render_explain(&d, &cx, opts.view.output, &opts.view.text_options())
 }
 
 /// What the replay assumed, first in the list: when, from which data, with which memory, and

@@ -80,24 +80,6 @@ impl Outcome {
     }
 }
 
-/// The run's record of verdicts that were our own failures (a request of ours failed): shared
-/// by the resolved options of one run, noted where a decision is made, read by the command into
-/// its [`Outcome`]. Per run, not per process.
-#[derive(Debug, Default, Clone)]
-pub struct OwnFailures(std::sync::Arc<std::sync::atomic::AtomicBool>);
-
-impl OwnFailures {
-    /// A decision of this run is `Unknown` because a request of ours failed.
-    pub fn note(&self) {
-        self.0.store(true, std::sync::atomic::Ordering::Relaxed);
-    }
-
-    /// Whether any was noted.
-    pub fn any(&self) -> bool {
-        self.0.load(std::sync::atomic::Ordering::Relaxed)
-    }
-}
-
 /// A document could not be printed.
 #[derive(Debug, thiserror::Error)]
 pub enum OutputError {

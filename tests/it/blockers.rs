@@ -6,20 +6,15 @@
 //! the fleet says one line per cause.
 
 use crate::support::binary::*;
-use crate::support::fake_apiserver::{FakeApiServer, Fault, PathMatch};
+use crate::support::cluster::FakeCluster as Cluster;
+use crate::support::fake_apiserver::{Fault, PathMatch};
 use serde_json::{json, Value};
 
-fn live(file: &str, name: &str, tag: &str) -> (FakeApiServer, std::path::PathBuf, Value) {
-    let server = FakeApiServer::from_snapshot_file(example(file));
-    let kc = server.write_kubeconfig(&tmpdir(tag));
-    let v = ok_json(
-        &run(
-            &["explain", name, "-n", "shop", "--now", NOW, "-o", "json"],
-            Some(&kc),
-        ),
-        "live explain",
-    );
-    (server, kc, v)
+/// A fake cluster serving an example, and `explain NAME -o json` against it.
+fn live(file: &str, name: &str, tag: &str) -> (Cluster, Value) {
+    let c = Cluster::example(file, tag);
+    let v = c.explain_json(name);
+    (c, v)
 }
 
 fn finding<'a>(v: &'a Value, id: &str) -> &'a Value {
@@ -61,7 +56,7 @@ fn offline(file: &std::path::Path, name: &str) -> Value {
 
 #[test]
 fn pending_pods_are_summarised_with_the_schedulers_reasons_and_the_autoscalers_word() {
-    let (_s, _kc, v) = live("replicas-not-appearing.yaml", "web", "blk-pending");
+    let (_c, v) = live("replicas-not-appearing.yaml", "web", "blk-pending");
     let f = finding(&v, "pending-pods");
     assert_eq!(f["severity"], "warning");
     let m = f["message"].as_str().expect("message");
@@ -105,7 +100,7 @@ fn pending_pods_are_summarised_with_the_schedulers_reasons_and_the_autoscalers_w
 
 #[test]
 fn a_quota_refusal_says_how_many_more_pods_fit_and_what_to_raise() {
-    let (_s, _kc, v) = live("replicas-not-appearing.yaml", "web", "blk-quota");
+    let (_c, v) = live("replicas-not-appearing.yaml", "web", "blk-quota");
     let f = finding(&v, "quota-exceeded");
     let m = f["message"].as_str().expect("message");
     assert!(
@@ -151,7 +146,7 @@ fn a_quota_refusal_says_how_many_more_pods_fit_and_what_to_raise() {
 
 #[test]
 fn a_vpa_a_budget_and_a_limitrange_on_the_same_workload_are_named() {
-    let (_s, _kc, v) = live("other-hands.yaml", "api", "blk-others");
+    let (_c, v) = live("other-hands.yaml", "api", "blk-others");
     let vpa = finding(&v, "vpa-conflict");
     let m = vpa["message"].as_str().expect("message");
     assert!(
@@ -209,8 +204,8 @@ fn the_limit_rangers_annotation_says_which_request_came_from_the_limitrange() {
             });
         }
     }
-    let server = FakeApiServer::start(objects);
-    let kc = server.write_kubeconfig(&tmpdir("blk-ranger"));
+    let c = Cluster::with(objects, "blk-ranger");
+    let kc = c.kubeconfig.clone();
     let v = ok_json(
         &run(
             &["explain", "api", "-n", "shop", "--now", NOW, "-o", "json"],
@@ -248,8 +243,8 @@ fn an_updating_mode_off_or_a_budget_below_the_floor_says_nothing() {
             o["spec"]["minAvailable"] = json!(1);
         }
     }
-    let server = FakeApiServer::start(objects);
-    let kc = server.write_kubeconfig(&tmpdir("blk-quiet"));
+    let c = Cluster::with(objects, "blk-quiet");
+    let kc = c.kubeconfig.clone();
     let v = ok_json(
         &run(
             &["explain", "api", "-n", "shop", "--now", NOW, "-o", "json"],
@@ -275,9 +270,10 @@ fn load_snapshot_value(file: &str) -> Vec<Value> {
 
 #[test]
 fn a_forbidden_read_is_a_note_naming_the_verb_and_no_vpa_crd_is_quiet() {
-    let server = FakeApiServer::from_snapshot_file(example("replicas-not-appearing.yaml"));
-    server.inject(PathMatch::contains("/resourcequotas"), Fault::Status(403));
-    let kc = server.write_kubeconfig(&tmpdir("blk-403"));
+    let c = Cluster::example("replicas-not-appearing.yaml", "blk-403");
+    c.server
+        .inject(PathMatch::contains("/resourcequotas"), Fault::Status(403));
+    let kc = c.kubeconfig.clone();
     let v = ok_json(
         &run(
             &["explain", "web", "-n", "shop", "--now", NOW, "-o", "json"],
@@ -293,7 +289,7 @@ fn a_forbidden_read_is_a_note_naming_the_verb_and_no_vpa_crd_is_quiet() {
     // The example holds no VPA: the fake server does not serve the kind (404), which is
     // normal for a cluster without the VPA CRD, and nothing is said about it.
     assert!(!notes.contains("verticalpodautoscalers"), "{notes}");
-    let asked: Vec<String> = server.requests().iter().map(|r| r.path.clone()).collect();
+    let asked: Vec<String> = c.server.requests().iter().map(|r| r.path.clone()).collect();
     assert!(
         asked
             .iter()
@@ -308,7 +304,7 @@ fn live_the_file_and_the_redacted_snapshot_give_the_same_findings() {
         ("replicas-not-appearing.yaml", "web"),
         ("other-hands.yaml", "api"),
     ] {
-        let (_s, kc, v) = live(file, name, &format!("blk-same-{name}"));
+        let (c, v) = live(file, name, &format!("blk-same-{name}"));
         let want = if name == "web" {
             "pending-pods"
         } else {
@@ -322,7 +318,7 @@ fn live_the_file_and_the_redacted_snapshot_give_the_same_findings() {
             if redact {
                 args.push("--redact");
             }
-            let text = ok(&run(&args, Some(&kc)), "snapshot");
+            let text = ok(&run(&args, Some(&c.kubeconfig)), "snapshot");
             let path = dir.join(format!("{redact}.yaml"));
             std::fs::write(&path, &text).expect("write");
             if redact {
@@ -365,8 +361,8 @@ fn the_redacted_snapshot_keeps_the_controller_managers_hpa_flags() {
             "command": ["kube-controller-manager", "--bind-address=10.9.8.7",
                         "--horizontal-pod-autoscaler-tolerance=0.3"]}]},
         "status": {"phase": "Running"}}));
-    let server = FakeApiServer::start(objects);
-    let kc = server.write_kubeconfig(&tmpdir("blk-kcm"));
+    let c = Cluster::with(objects, "blk-kcm");
+    let kc = c.kubeconfig.clone();
     let text = ok(
         &run(&["snapshot", "web", "-n", "shop", "--redact"], Some(&kc)),
         "snapshot --redact",
@@ -465,8 +461,8 @@ fn twenty_hpas_refused_by_one_quota_are_one_line_of_the_fleet() {
             "reason": "FailedCreate", "type": "Warning", "count": 3, "lastTimestamp": "2026-03-01T11:59:00Z",
             "message": format!("Error creating: pods \"{rs}-zz\" is forbidden: exceeded quota: compute, requested: pods=1, used: pods=20, limited: pods=20")}));
     }
-    let server = FakeApiServer::start(objects);
-    let kc = server.write_kubeconfig(&tmpdir("blk-fleet"));
+    let c = Cluster::with(objects, "blk-fleet");
+    let kc = c.kubeconfig.clone();
     let text = ok(
         &run(&["explain", "-A", "--now", NOW], Some(&kc)),
         "explain -A",
@@ -490,8 +486,8 @@ fn explain_watch_ticks_at_the_sync_period_of_the_clusters_controller() {
         "spec": {"containers": [{"name": "kube-controller-manager",
             "command": ["kube-controller-manager", "--horizontal-pod-autoscaler-sync-period=1s"]}]},
         "status": {"phase": "Running"}}));
-    let server = FakeApiServer::start(objects);
-    let kc = server.write_kubeconfig(&tmpdir("blk-watch"));
+    let c = Cluster::with(objects, "blk-watch");
+    let kc = c.kubeconfig.clone();
     let t = std::time::Instant::now();
     let text = ok(
         &run(
@@ -530,8 +526,8 @@ fn the_fleet_watch_ticks_at_the_sync_period_of_the_clusters_controller() {
         "spec": {"containers": [{"name": "kube-controller-manager",
             "command": ["kube-controller-manager", "--horizontal-pod-autoscaler-sync-period=1s"]}]},
         "status": {"phase": "Running"}}));
-    let server = FakeApiServer::start(objects);
-    let kc = server.write_kubeconfig(&tmpdir("blk-fleet-watch"));
+    let c = Cluster::with(objects, "blk-fleet-watch");
+    let kc = c.kubeconfig.clone();
     let t = std::time::Instant::now();
     let text = ok(
         &run(

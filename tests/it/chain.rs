@@ -6,40 +6,16 @@
 //! (redacted or not) giving the same answer offline.
 
 use crate::support::binary::*;
-use crate::support::fake_apiserver::{FakeApiServer, Fault, PathMatch};
-
-use std::path::PathBuf;
-use std::process::Output;
+use crate::support::cluster::FakeCluster as Cluster;
+use crate::support::fake_apiserver::{Fault, PathMatch};
 
 use serde_json::{json, Value};
 
 const EXAMPLE: &str = "adapter-rule-never-matches.yaml";
 
-struct Cluster {
-    server: FakeApiServer,
-    kubeconfig: PathBuf,
-}
-
+/// This file's questions to a fake cluster (`FakeCluster::with`, `example`, `run` and
+/// `explain_json` come from support).
 impl Cluster {
-    fn of(objects: Vec<Value>, tag: &str) -> Cluster {
-        let server = FakeApiServer::start(objects);
-        let kubeconfig = server.write_kubeconfig(&tmpdir(&format!("chain-{tag}")));
-        Cluster { server, kubeconfig }
-    }
-    fn example(tag: &str) -> Cluster {
-        let server = FakeApiServer::from_snapshot_file(example(EXAMPLE));
-        let kubeconfig = server.write_kubeconfig(&tmpdir(&format!("chain-{tag}")));
-        Cluster { server, kubeconfig }
-    }
-    fn run(&self, args: &[&str]) -> Output {
-        run(args, Some(&self.kubeconfig))
-    }
-    fn json(&self, name: &str) -> Value {
-        ok_json(
-            &self.run(&["explain", name, "-n", "shop", "--now", NOW, "-o", "json"]),
-            name,
-        )
-    }
     fn text(&self, name: &str) -> String {
         ok(
             &self.run(&["explain", name, "-n", "shop", "--now", NOW]),
@@ -92,8 +68,8 @@ fn offline(file: &std::path::Path, name: &str) -> Value {
 
 #[test]
 fn a_rule_that_never_matches_is_found_live_and_offline_alike() {
-    let c = Cluster::example("never");
-    let v = c.json("orders");
+    let c = Cluster::example(EXAMPLE, "chain-never");
+    let v = c.explain_json("orders");
     let link = &v["metricsChain"]["metrics"][1];
     assert_eq!(link["adapter"], "prometheusAdapter", "{link}");
     assert_eq!(link["service"], "monitoring/prometheus-adapter");
@@ -149,11 +125,11 @@ fn a_rule_that_never_matches_is_found_live_and_offline_alike() {
 
 #[test]
 fn redact_keeps_only_the_rules_key_and_the_same_answer() {
-    let c = Cluster::example("redact");
+    let c = Cluster::example(EXAMPLE, "chain-redact");
     let mut cm = load_cm();
     cm["data"]["prometheus-password"] = json!("hunter2");
     c.server.upsert(cm);
-    let v = c.json("orders");
+    let v = c.explain_json("orders");
     let snap = ok(
         &c.run(&["snapshot", "orders", "-n", "shop", "--redact"]),
         "snapshot --redact",
@@ -185,14 +161,14 @@ fn load_cm() -> Value {
 
 #[test]
 fn the_chart_s_default_rules_give_the_name() {
-    let c = Cluster::example("default-rules");
+    let c = Cluster::example(EXAMPLE, "chain-default-rules");
     let mut cm = load_cm();
     cm["data"]["config.yaml"] = json!(std::fs::read_to_string(
         root().join("src/adapter/testdata/default-rules.yaml")
     )
     .expect("rules"));
     c.server.upsert(cm);
-    let v = c.json("orders");
+    let v = c.explain_json("orders");
     let rules = &v["metricsChain"]["metrics"][1]["rules"];
     assert_eq!(rules["matchedBy"][0]["rule"], "rules[0]", "{rules}");
     assert!(
@@ -209,13 +185,13 @@ fn the_chart_s_default_rules_give_the_name() {
 
 #[test]
 fn metrics_server_unavailable_is_named_with_its_message() {
-    let c = Cluster::example("ms-down");
+    let c = Cluster::example(EXAMPLE, "chain-ms-down");
     let msg = "failing or missing response from https://10.96.0.12:443/apis/metrics.k8s.io/v1beta1: context deadline exceeded";
     c.server.upsert(json!({"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
         "metadata": {"name": "v1beta1.metrics.k8s.io"},
         "spec": {"group": "metrics.k8s.io", "version": "v1beta1", "service": {"namespace": "kube-system", "name": "metrics-server"}},
         "status": {"conditions": [{"type": "Available", "status": "False", "reason": "FailedDiscoveryCheck", "message": msg}]}}));
-    let v = c.json("orders");
+    let v = c.explain_json("orders");
     let cpu = &v["metricsChain"]["metrics"][0];
     assert_eq!(cpu["available"], false, "{cpu}");
     assert_eq!(cpu["reason"], "FailedDiscoveryCheck");
@@ -262,8 +238,8 @@ fn keda_objects(n: usize) -> Vec<Value> {
 
 #[test]
 fn keda_s_external_apiservice_held_by_another_adapter_is_said_first() {
-    let c = Cluster::of(keda_objects(1), "keda");
-    let v = c.json("keda-hpa-orders-0");
+    let c = Cluster::with(keda_objects(1), "chain-keda");
+    let v = c.explain_json("keda-hpa-orders-0");
     assert_eq!(
         v["metricsChain"]["kedaConflict"]["adapter"], "datadog",
         "{}",
@@ -289,7 +265,7 @@ fn keda_s_external_apiservice_held_by_another_adapter_is_said_first() {
 
 #[test]
 fn one_broken_chain_across_50_hpas_is_one_cause_in_the_fleet() {
-    let c = Cluster::of(keda_objects(50), "keda-fleet");
+    let c = Cluster::with(keda_objects(50), "chain-keda-fleet");
     let text = ok(&c.run(&["explain", "-n", "shop", "--now", NOW]), "fleet");
     let text = words(&text);
     let problems = text.split("Problems").nth(1).expect("problems");
@@ -318,7 +294,7 @@ fn one_broken_chain_across_50_hpas_is_one_cause_in_the_fleet() {
     }
     assert_eq!(
         items[0]["metricsChain"],
-        c.json("keda-hpa-orders-0")["metricsChain"]
+        c.explain_json("keda-hpa-orders-0")["metricsChain"]
     );
     c.server.clear_requests();
     ok(&c.run(&["explain", "-n", "shop", "--now", NOW]), "fleet");
@@ -334,7 +310,7 @@ fn one_broken_chain_across_50_hpas_is_one_cause_in_the_fleet() {
 
 #[test]
 fn a_403_on_the_apiservices_is_a_note_naming_the_verb_live_and_offline() {
-    let c = Cluster::example("forbidden");
+    let c = Cluster::example(EXAMPLE, "chain-forbidden");
     c.server.inject(
         PathMatch::exact("/apis/apiregistration.k8s.io/v1/apiservices"),
         Fault::Status(403),

@@ -89,7 +89,7 @@ fn explain_via_library(args: &[String]) -> Result<Value, String> {
         return Err("not an explain command".into());
     };
     let opts = a.resolve(&env).map_err(|e| format!("{e:?}"))?;
-    let (Source::Snapshot(paths), Some(name)) = (&opts.source, &opts.name) else {
+    let (Source::Snapshot(paths), Some(name)) = (&opts.read.source, &opts.read.name) else {
         return Err("a case names its HPA and its snapshot".into());
     };
     let (snap, extras) =

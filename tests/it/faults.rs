@@ -141,11 +141,14 @@ fn explain_all_under_an_in_flight_limit_gives_the_same_verdicts() {
         advertise: vec!["external.metrics.k8s.io/v1beta1".into()],
         ..Options::default()
     };
-    let server = FakeApiServer::start_with(external_fleet(6, 10), opts);
-    let kubeconfig = server.write_kubeconfig(&tmpdir("in-flight"));
+    let c = Cluster::serving(
+        FakeApiServer::start_with(external_fleet(6, 10), opts),
+        "in-flight",
+    );
+    let (server, kubeconfig) = (&c.server, &c.kubeconfig);
     let args = ["explain", "-A", "--now", NOW, "-o", "json"];
     server.set_latency(Duration::from_millis(20));
-    let free = ok_json(&run(&args, Some(&kubeconfig)), "no limit");
+    let free = ok_json(&run(&args, Some(kubeconfig)), "no limit");
     let want = verdicts(&free);
     assert_eq!(want.len(), 60);
     assert!(want.iter().all(|v| !v.contains("CannotScale")), "{want:?}");
@@ -154,7 +157,7 @@ fn explain_all_under_an_in_flight_limit_gives_the_same_verdicts() {
     assert!((2..=10).contains(&max), "max in flight {max}");
 
     server.set_in_flight_limit(Some(20));
-    let limited = ok_json(&run(&args, Some(&kubeconfig)), "limit 20");
+    let limited = ok_json(&run(&args, Some(kubeconfig)), "limit 20");
     assert_eq!(verdicts(&limited), want);
 }
 
@@ -321,6 +324,7 @@ fn tls_cluster(tag: &str, pki: &Pki, client_cert: bool, cluster_extra: &str) -> 
         ..Options::default()
     };
     let server = FakeApiServer::from_snapshot_file_with(example("scale-up-cpu.yaml"), opts);
+    // The kubeconfig names the CA or client certificate (`cluster_extra`): written here.
     let kubeconfig = tmpdir(tag).join("kubeconfig");
     let y = format!(
         "apiVersion: v1\nkind: Config\nclusters:\n- name: fake\n  cluster:\n    server: {}\n{cluster_extra}contexts:\n- name: fake\n  context:\n    cluster: fake\n    namespace: default\n    user: fake-user\ncurrent-context: fake\nusers:\n- name: fake-user\n  user:\n    token: fake-token\n",

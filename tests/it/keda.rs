@@ -5,50 +5,31 @@
 //! answer offline from a `snapshot` of the same server (and from a `--redact`ed one).
 
 use crate::support::binary::*;
-use crate::support::fake_apiserver::{load_snapshot, FakeApiServer, Fault, PathMatch};
+use crate::support::cluster::FakeCluster as Cluster;
+use crate::support::fake_apiserver::{load_snapshot, Fault, PathMatch};
 
 use serde_json::{json, Value};
 
 /// ScaledObjects of namespace `shop`.
 const SCALED_OBJECTS: &str = "/apis/keda.sh/v1alpha1/namespaces/shop/scaledobjects";
 
-struct Cluster {
-    server: FakeApiServer,
-    kubeconfig: std::path::PathBuf,
-    tag: String,
-}
-
 fn cluster_of(objects: Vec<Value>, tag: &str) -> Cluster {
-    let server = FakeApiServer::start(objects);
-    let kubeconfig = server.write_kubeconfig(&tmpdir(tag));
-    Cluster {
-        server,
-        kubeconfig,
-        tag: tag.to_string(),
-    }
+    Cluster::with(objects, tag)
 }
 
 fn cluster(file: &str, tag: &str) -> Cluster {
-    cluster_of(load_snapshot(example(file)), tag)
+    Cluster::example(file, tag)
 }
 
+/// This file's questions to a fake cluster (`FakeCluster::with`, `example`, `run` and
+/// `explain_json` come from support).
 impl Cluster {
-    fn json(&self, name: &str) -> Value {
-        ok_json(
-            &run(
-                &["explain", name, "-n", "shop", "--now", NOW, "-o", "json"],
-                Some(&self.kubeconfig),
-            ),
-            &format!("live explain {name}"),
-        )
-    }
-
     /// `snapshot NAME` (with `extra` flags) written to a file, and its offline explanation.
     fn offline(&self, name: &str, extra: &[&str]) -> (String, Value) {
         let mut args = vec!["snapshot", name, "-n", "shop"];
         args.extend_from_slice(extra);
         let text = ok(&run(&args, Some(&self.kubeconfig)), "snapshot");
-        let file = tmpdir(&format!("{}-file", self.tag)).join("snap.yaml");
+        let file = self.kubeconfig.with_file_name("snap.yaml");
         std::fs::write(&file, &text).expect("write snapshot");
         let f = file.to_string_lossy().to_string();
         let v = ok_json(
@@ -105,7 +86,7 @@ fn answer(v: &Value) -> Value {
 #[test]
 fn activation_below_its_threshold_is_keda_s_move_live_and_offline() {
     let c = cluster("keda-activation.yaml", "keda-activation");
-    let v = c.json("keda-hpa-orders");
+    let v = c.explain_json("keda-hpa-orders");
     assert_eq!(v["desiredReplicas"], 4, "the HPA holds");
     let k = &v["keda"];
     assert_eq!(k["owner"]["scaledObject"], "orders");
@@ -154,7 +135,7 @@ fn activation_below_its_threshold_is_keda_s_move_live_and_offline() {
 #[test]
 fn fallback_is_a_synthetic_value_and_redact_keeps_no_secret() {
     let c = cluster("keda-fallback.yaml", "keda-fallback");
-    let v = c.json("keda-hpa-payments");
+    let v = c.explain_json("keda-hpa-payments");
     assert_eq!(v["desiredReplicas"], 6);
     let fb = &v["keda"]["facts"]["fallback"][0];
     assert_eq!(fb["metric"], "s0-kafka-payments");
@@ -210,7 +191,7 @@ fn paused_and_conflicts_are_findings_with_actions() {
                  "maxReplicas": 5,
                  "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 60}}}]}}));
     let c = cluster_of(objects, "keda-paused");
-    let v = c.json("keda-hpa-orders");
+    let v = c.explain_json("keda-hpa-orders");
     assert_eq!(v["keda"]["facts"]["layer"]["owner"], "paused");
     let p = finding(&v, "keda-paused");
     assert!(
@@ -244,7 +225,7 @@ fn paused_and_conflicts_are_findings_with_actions() {
         "{k}"
     );
     // The other HPA is told too: a ScaledObject scales its target.
-    let other = c.json("orders-cpu");
+    let other = c.explain_json("orders-cpu");
     assert!(other["keda"]["owner"].is_null(), "{}", other["keda"]);
     assert!(finding(&other, "keda-conflict")["message"]
         .as_str()
@@ -257,7 +238,7 @@ fn no_crd_and_forbidden_are_notes_never_failures() {
     // No CRD: keda.sh is not served (404).
     let c = cluster("keda-activation.yaml", "keda-no-crd");
     c.server.unserve("keda.sh/v1alpha1");
-    let v = c.json("keda-hpa-orders");
+    let v = c.explain_json("keda-hpa-orders");
     assert_eq!(v["desiredReplicas"], 4);
     let why = v["keda"]["unreadable"].as_str().expect("unreadable");
     assert!(why.contains("404"), "{why}");
@@ -271,7 +252,7 @@ fn no_crd_and_forbidden_are_notes_never_failures() {
     let c = cluster("keda-activation.yaml", "keda-forbidden");
     c.server
         .inject(PathMatch::prefix(SCALED_OBJECTS), Fault::Status(403));
-    let v = c.json("keda-hpa-orders");
+    let v = c.explain_json("keda-hpa-orders");
     assert_eq!(v["desiredReplicas"], 4);
     let why = v["keda"]["unreadable"].as_str().expect("unreadable");
     assert!(
@@ -283,7 +264,7 @@ fn no_crd_and_forbidden_are_notes_never_failures() {
     assert_eq!(off["keda"]["unreadable"], v["keda"]["unreadable"]);
     // Not KEDA's HPA: a missing CRD says nothing at all.
     let c = cluster("scale-up-cpu.yaml", "keda-none");
-    let v = c.json("web");
+    let v = c.explain_json("web");
     assert!(v.get("keda").is_none(), "{}", v["keda"]);
     assert!(
         !ids(&v).iter().any(|i| i.starts_with("keda")),

@@ -1534,3 +1534,57 @@ fn a_file_holding_the_controller_managers_pod_is_read_offline() {
         "cluster: pod kube-system/kube-controller-manager-cp1"
     );
 }
+
+#[test]
+fn name_in_two_contexts_selects_and_prints_yaml_from_the_list() {
+    let c = cluster("scale-up-cpu.yaml", "two-ctx-select");
+    let kc = c.two_contexts("two-ctx-select-kc");
+    let args = [
+        "explain",
+        "web",
+        "--context",
+        "a",
+        "--context",
+        "b",
+        "--now",
+        NOW,
+    ];
+    let with = |extra: &[&str]| run(&[&args[..], extra].concat(), Some(&kc));
+    let v = ok_json(&with(&["-o", "json"]), "NAME in two contexts, JSON");
+    assert_eq!(v["kind"], "List");
+    let desired = v["items"][0]["desiredReplicas"].to_string();
+    // jsonpath selects from the List of the explanations, as with several NAMEs.
+    let text = ok(
+        &with(&["-o", "jsonpath={.items[*].desiredReplicas}"]),
+        "jsonpath",
+    );
+    assert_eq!(text, format!("{desired} {desired}"));
+    let text = ok(&with(&["-o", "name"]), "-o name");
+    assert_eq!(text.lines().count(), 2, "{text}");
+    assert!(text.lines().all(|l| l.ends_with("/web")), "{text}");
+    // YAML: the same List.
+    let text = ok(&with(&["-o", "yaml"]), "yaml");
+    let y: Value = kubectl_hpa::yaml::from_str(&text).expect("yaml");
+    assert_eq!(y, v);
+}
+
+#[test]
+fn the_fleet_of_two_contexts_selects_with_jsonpath_and_name() {
+    let c = cluster("scale-up-cpu.yaml", "two-ctx-fleet");
+    let kc = c.two_contexts("two-ctx-fleet-kc");
+    let args = ["explain", "--context", "a", "--context", "b", "--now", NOW];
+    let with = |extra: &[&str]| run(&[&args[..], extra].concat(), Some(&kc));
+    let v = ok_json(&with(&["-o", "json"]), "the fleet of two contexts, JSON");
+    let names: Vec<&str> = v["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|i| i["name"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(names.len(), 2, "{v}");
+    let text = ok(&with(&["-o", "jsonpath={.items[*].name}"]), "jsonpath");
+    assert_eq!(text, names.join(" "));
+    let text = ok(&with(&["-o", "name"]), "-o name");
+    assert_eq!(text.lines().count(), 2, "{text}");
+    assert!(text.lines().all(|l| l.ends_with("/web")), "{text}");
+}

@@ -34,6 +34,14 @@ impl FakeCluster {
         FakeCluster { server, kubeconfig }
     }
 
+    /// A kubeconfig (in its own directory, `tag`) with two contexts `a` and `b`, both on this
+    /// server and in namespace `shop`.
+    pub fn two_contexts(&self, tag: &str) -> PathBuf {
+        let contexts = [("a", "shop", "a-user"), ("b", "shop", "b-user")];
+        self.server
+            .write_kubeconfig_contexts(&tmpdir(tag), &contexts)
+    }
+
     /// The binary with these arguments, against this cluster.
     pub fn run(&self, args: &[&str]) -> Output {
         run(args, Some(&self.kubeconfig))

@@ -7,9 +7,6 @@
 // the re-exports below (what `main.rs`, `tests/` and `benches/` use, each item named) and
 // `yaml`, the one YAML front the tests read outputs with: all of it is used inside the crate
 // too (`pub(crate)` reports nothing there), so it stays a module rather than five re-exports.
-// `adapter` and `history` stay `pub` for now: their unused items (adapter/rules.rs config
-// fields, history's replay/evidence fields) are in files the chain and history work is
-// rewriting at the moment; they become `pub(crate)` once that lands.
 pub(crate) mod adapter;
 pub(crate) mod bounded_read;
 pub(crate) mod cli;

@@ -831,3 +831,48 @@ fn help_follows_kubectl_style() {
     assert_eq!(code, 0);
     assert_eq!(version, format!("kubectl-hpa {VERSION}\n"));
 }
+
+/// Every `#[ignore]`d test that needs a real Prometheus sits in a `real` module, and `.ci/run`
+/// runs `real::` with `--ignored`: a new real-Prometheus test cannot be left out of CI (four
+/// were, before this check: tuning and offsets).
+#[test]
+fn ci_runs_every_ignored_real_prometheus_test() {
+    let ci = read(".ci/run");
+    assert!(
+        ci.contains("cargo test --locked --test it real:: -- --ignored"),
+        ".ci/run no longer runs the real:: tests"
+    );
+    let mut files = vec![repo("tests/it")];
+    let mut checked = 0;
+    while let Some(path) = files.pop() {
+        if path.is_dir() {
+            for e in std::fs::read_dir(&path).expect("tests dir") {
+                files.push(e.expect("entry").path());
+            }
+            continue;
+        }
+        if path.extension().and_then(|e| e.to_str()) != Some("rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).expect("test file");
+        for (i, line) in text.lines().enumerate() {
+            if !line.trim_start().starts_with("#[ignore") || !line.contains("prometheus") {
+                continue;
+            }
+            checked += 1;
+            let module = text
+                .lines()
+                .take(i)
+                .filter(|l| l.trim_start().starts_with("mod "))
+                .last()
+                .map(str::trim_start);
+            assert!(
+                module.is_some_and(|m| m.starts_with("mod real ") || m.starts_with("mod real{")),
+                "{}:{}: a real-Prometheus test outside a `real` module is not run by .ci/run",
+                path.display(),
+                i + 1
+            );
+        }
+    }
+    assert!(checked >= 4, "found only {checked} real-Prometheus tests");
+}

@@ -28,8 +28,9 @@ pub fn explain(
         source::load(files, opts.namespace.as_deref(), &opts.kube, name, rt)?;
     let template = run::template(&snap, (&namespace, name), &opts.settings, live, at.at)?;
     let p = &at.prometheus;
+    let endpoint = crate::simulate::prometheus::open(&p.target, &opts.kube)?;
     let req = Request {
-        prometheus: &p.url,
+        prometheus: &endpoint,
         queries: &p.queries,
         from: at.at,
         to: at.at,
@@ -37,7 +38,8 @@ pub fn explain(
     };
     let found = run::decision_at(&template, &req)?;
     let mut d = found.decision.clone();
-    d.assumptions.splice(0..0, assumptions(&found, &d, &p.url));
+    d.assumptions
+        .splice(0..0, assumptions(&found, &d, &endpoint.url));
     if let Some(sel) = &opts.select {
         let doc = crate::output::contract::live_explanation::<()>(&d, None, &[], None);
         return Ok(sel.print(&doc)?);

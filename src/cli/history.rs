@@ -53,7 +53,7 @@ pub struct HistoryArgs {
     #[arg(
         long,
         value_name = "FILE.svg",
-        requires = "prometheus",
+        requires = "prometheus_source",
         help_heading = "Replay"
     )]
     pub chart: Option<PathBuf>,
@@ -146,16 +146,97 @@ pub struct PrometheusFlags {
     /// Read what this Prometheus recorded (http://HOST:PORT): history and explain --at replay
     /// the controller over the HPA's kube-state-metrics series, its Ready pods and its
     /// metrics; simulate backtests over its metrics' load
-    #[arg(long, value_name = "URL", help_heading = "Prometheus")]
+    #[arg(
+        long,
+        value_name = "URL",
+        group = "prometheus_source",
+        help_heading = "Prometheus"
+    )]
     pub prometheus: Option<String>,
+    /// Read the cluster's Prometheus through the API server's service proxy, over the
+    /// kubeconfig's connection (--kubeconfig, --context): the Service [NAMESPACE/]NAME[:PORT]
+    /// (namespace default monitoring, port default 9090; a port name works too)
+    #[arg(
+        long,
+        value_name = "[NAMESPACE/]NAME[:PORT]",
+        group = "prometheus_source",
+        conflicts_with = "prometheus",
+        help_heading = "Prometheus"
+    )]
+    pub prometheus_service: Option<String>,
     /// The PromQL of a metric's load, e.g. rps=sum(rate(http_requests_total[2m])) (repeatable; required for Pods, Object and External metrics)
     #[arg(
         long,
         value_name = "METRIC=PROMQL",
-        requires = "prometheus",
+        requires = "prometheus_source",
         help_heading = "Prometheus"
     )]
     pub query: Vec<String>,
+}
+
+/// Where Prometheus is: `--prometheus URL` or `--prometheus-service [NAMESPACE/]NAME[:PORT]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PromTarget {
+    Url(String),
+    /// A Service behind the API server's service proxy; `port` is a number or a port name.
+    Service {
+        namespace: String,
+        name: String,
+        port: String,
+    },
+}
+
+impl std::fmt::Display for PromTarget {
+    /// The URL as given, or `service NAMESPACE/NAME:PORT`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PromTarget::Url(u) => f.write_str(u),
+            PromTarget::Service {
+                namespace,
+                name,
+                port,
+            } => write!(f, "service {namespace}/{name}:{port}"),
+        }
+    }
+}
+
+/// The namespace of `--prometheus-service NAME` (kube-prometheus' and most charts').
+pub const PROMETHEUS_SERVICE_NAMESPACE: &str = "monitoring";
+/// The port of `--prometheus-service NAME`: Prometheus' own.
+pub const PROMETHEUS_SERVICE_PORT: &str = "9090";
+
+impl PrometheusFlags {
+    /// `None` without either flag; a bad `--prometheus-service` is a usage error.
+    pub fn target(&self) -> Result<Option<PromTarget>, UsageError> {
+        if let Some(url) = &self.prometheus {
+            return Ok(Some(PromTarget::Url(url.clone())));
+        }
+        let Some(s) = &self.prometheus_service else {
+            return Ok(None);
+        };
+        let (namespace, rest) = s
+            .split_once('/')
+            .unwrap_or((PROMETHEUS_SERVICE_NAMESPACE, s.as_str()));
+        let (name, port) = rest
+            .split_once(':')
+            .unwrap_or((rest, PROMETHEUS_SERVICE_PORT));
+        let dns = |v: &str| {
+            !v.is_empty()
+                && v.len() <= 63
+                && v.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        };
+        if !(dns(namespace) && dns(name) && dns(port)) {
+            return Err(UsageError(format!(
+                "--prometheus-service {s:?}: expected [NAMESPACE/]NAME[:PORT], e.g. monitoring/prometheus-k8s:9090 (lower-case names; PORT a number or a port name)"
+            )));
+        }
+        Ok(Some(PromTarget::Service {
+            namespace: namespace.into(),
+            name: name.into(),
+            port: port.into(),
+        }))
+    }
 }
 
 /// The flags of a replay (`history --prometheus`, `explain --at`): the Prometheus, and the
@@ -169,7 +250,7 @@ pub struct ReplayFlags {
     #[arg(
         long,
         value_name = "DURATION",
-        requires = "prometheus",
+        requires = "prometheus_source",
         help_heading = "Prometheus"
     )]
     pub rate_window: Option<String>,
@@ -178,7 +259,7 @@ pub struct ReplayFlags {
 /// The Prometheus of a replay, resolved.
 #[derive(Debug, Clone)]
 pub struct PrometheusOptions {
-    pub url: String,
+    pub target: PromTarget,
     /// `--query NAME=PROMQL`, split.
     pub queries: Vec<(String, String)>,
     /// `--rate-window`.
@@ -186,9 +267,10 @@ pub struct PrometheusOptions {
 }
 
 impl ReplayFlags {
-    /// `None` without `--prometheus`; a bad value is a usage error naming the flag.
+    /// `None` without `--prometheus` or `--prometheus-service`; a bad value is a usage error
+    /// naming the flag.
     pub fn resolve(&self) -> Result<Option<PrometheusOptions>, UsageError> {
-        let Some(url) = &self.prom.prometheus else {
+        let Some(target) = self.prom.target()? else {
             return Ok(None);
         };
         let queries = self
@@ -222,7 +304,7 @@ impl ReplayFlags {
             })
             .transpose()?;
         Ok(Some(PrometheusOptions {
-            url: url.clone(),
+            target,
             queries,
             rate_window,
         }))
@@ -259,7 +341,10 @@ impl AtArgs {
         let prometheus = self.prom.resolve()?;
         let Some(at) = &self.at else {
             return match prometheus {
-                Some(_) => Err("--prometheus is read by --at TIME (the decision of a past sync); without --at, explain reads the cluster as it is now".into()),
+                Some(_) => Err(UsageError(format!("{} is read by --at TIME (the decision of a past sync); without --at, explain reads the cluster as it is now", match self.prom.prom.prometheus {
+                    Some(_) => "--prometheus",
+                    None => "--prometheus-service",
+                }))),
                 None => Ok(None),
             };
         };
@@ -276,7 +361,7 @@ impl AtArgs {
             None => time("--at", &Some(at.clone()))?.unwrap_or_else(Timestamp::now),
         };
         let Some(prometheus) = prometheus else {
-            return Err("--at replays the controller over what Prometheus recorded: give --prometheus URL too (e.g. http://127.0.0.1:9090 after kubectl port-forward -n monitoring svc/prometheus 9090)".into());
+            return Err("--at replays the controller over what Prometheus recorded: give --prometheus URL too (e.g. http://127.0.0.1:9090 after kubectl port-forward -n monitoring svc/prometheus 9090), or --prometheus-service [NAMESPACE/]NAME[:PORT]".into());
         };
         if watch {
             return Err("--at explains one past sync; it cannot be used with --watch".into());

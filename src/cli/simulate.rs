@@ -142,7 +142,7 @@ pub struct SimulateArgs {
     #[arg(
         long,
         value_name = "DURATION",
-        requires = "prometheus",
+        requires = "prometheus_source",
         conflicts_with = "duration",
         help_heading = "Backtest"
     )]
@@ -151,7 +151,7 @@ pub struct SimulateArgs {
     #[arg(
         long,
         value_name = "RFC3339",
-        requires = "prometheus",
+        requires = "prometheus_source",
         conflicts_with = "now",
         help_heading = "Backtest"
     )]

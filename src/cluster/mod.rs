@@ -34,7 +34,7 @@ use k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler;
 
 pub use connect::{connect, context_names, list_names};
 pub use discovery::metrics_apiservice;
-pub use failure::{ApiFailure, Error};
+pub use failure::{ApiFailure, Error, Failure};
 pub use options::ConnectOptions;
 pub use plan::Scope;
 pub use progress::Progress;

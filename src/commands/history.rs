@@ -35,8 +35,9 @@ pub fn run(opts: &HistoryOptions, rt: &tokio::runtime::Runtime) -> Result<String
         let from = from.unwrap_or_else(|| evidence::since(to, 3600));
         let template =
             replay::template(&snap, (&namespace, &opts.name), &opts.settings, live, from)?;
+        let endpoint = crate::simulate::prometheus::open(&p.target, &opts.kube, rt)?;
         let req = replay::Request {
-            prometheus: &p.url,
+            prometheus: &endpoint,
             queries: &p.queries,
             from,
             to,

@@ -44,7 +44,12 @@ pub fn execute(
 ) -> Result<()> {
     let opts = options::resolve(args, env).map_err(edge)?;
     let source = load_source(args, &opts, rt)?;
-    crate::simulate::run::execute(&opts, &source, out).map_err(edge)
+    let endpoint = opts
+        .backtest
+        .as_ref()
+        .map(|b| crate::simulate::prometheus::open(&b.target, &args.kube, rt))
+        .transpose()?;
+    crate::simulate::run::execute(&opts, &source, endpoint.as_ref(), out).map_err(edge)
 }
 
 /// A [`SimulateError`] at the command's edge: a usage error keeps exit code 2, a write error

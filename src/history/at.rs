@@ -39,8 +39,9 @@ pub fn explain(
         at.at,
     )?;
     let p = &at.prometheus;
+    let endpoint = crate::simulate::prometheus::open(&p.target, &opts.read.kube, rt)?;
     let req = Request {
-        prometheus: &p.url,
+        prometheus: &endpoint,
         queries: &p.queries,
         from: at.at,
         to: at.at,
@@ -48,7 +49,8 @@ pub fn explain(
     };
     let found = run::decision_at(&template, &req)?;
     let mut d = found.decision.clone();
-    d.assumptions.splice(0..0, assumptions(&found, &d, &p.url));
+    d.assumptions
+        .splice(0..0, assumptions(&found, &d, &endpoint.url));
     if let Some(sel) = &opts.view.select {
         let doc = crate::output::contract::live_explanation::<()>(&d, None, &[], None);
         return Ok(sel.print(&doc)?);

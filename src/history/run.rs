@@ -30,7 +30,8 @@ pub enum ReplayError {
 /// What to replay.
 #[derive(Debug, Clone)]
 pub struct Request<'a> {
-    pub prometheus: &'a str,
+    /// The Prometheus read (a URL, or a Service through the API server's proxy).
+    pub prometheus: &'a Endpoint<'a>,
     /// `--query NAME=PROMQL`.
     pub queries: &'a [(String, String)],
     pub from: Timestamp,
@@ -71,10 +72,9 @@ fn read(template: &Input, req: &Request<'_>) -> Result<Read, ReplayError> {
             to: req.to,
         });
     }
-    let endpoint = Endpoint::parse(req.prometheus)?;
     let queries = prom::plan(template, req.queries, &grid, req.rate_window)?;
     let mut notes = Vec::new();
-    let recorded = prom::fetch(&endpoint, &queries, &grid, &mut notes)?;
+    let recorded = prom::fetch(req.prometheus, &queries, &grid, &mut notes)?;
     Ok(Read {
         recorded,
         queries,
@@ -97,7 +97,7 @@ pub fn replay_window(template: &Input, req: &Request<'_>) -> Result<Replayed, Re
     let (section, syncs) = replay_recorded(
         template,
         &recorded,
-        (req.prometheus, window),
+        (&req.prometheus.url, window),
         &queries,
         notes,
     );

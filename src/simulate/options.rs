@@ -57,7 +57,8 @@ pub enum SourceChoice {
 /// A backtest against Prometheus: `--prometheus URL --since D [--until T] [--query ...]`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Backtest {
-    pub url: String,
+    /// `--prometheus URL` or `--prometheus-service`.
+    pub target: crate::cli::history::PromTarget,
     /// The start of the replay (`--until` minus `--since`).
     pub from: Timestamp,
     /// The end of the replay (`--until`, else now).
@@ -281,7 +282,7 @@ pub fn parse_requests(s: &str) -> Result<Resources> {
 
 /// A backtest's range, or `None` without `--prometheus`.
 fn backtest(args: &SimulateArgs) -> Result<Option<Backtest>> {
-    let Some(url) = &args.prom.prometheus else {
+    let Some(target) = args.prom.target().map_err(|e| SimulateError::Usage(e.0))? else {
         return Ok(None);
     };
     if args.now.is_some() || args.duration.is_some() {
@@ -306,7 +307,7 @@ fn backtest(args: &SimulateArgs) -> Result<Option<Backtest>> {
         ))
     })?;
     Ok(Some(Backtest {
-        url: url.clone(),
+        target,
         from,
         until,
         origin: format!(

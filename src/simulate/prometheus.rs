@@ -44,6 +44,9 @@ pub enum PromError {
         start: Timestamp,
         end: Timestamp,
     },
+    /// The Service could not be read through the API server's proxy (a one-line reason
+    /// saying what to give instead).
+    Service { why: String },
     /// The query returned several series where one is expected.
     Several {
         query: String,
@@ -52,6 +55,7 @@ pub enum PromError {
     },
 }
 
+use crate::cluster::Failure;
 use crate::display::url::mask_userinfo;
 
 impl fmt::Display for PromError {
@@ -89,6 +93,7 @@ impl fmt::Display for PromError {
                 f,
                 "Prometheus query {query:?} returned no data between {start} and {end}; check the labels (namespace, pod, container) and the range (--since, --until), or give the query with --query"
             ),
+            PromError::Service { why } => f.write_str(why),
             PromError::Several {
                 query,
                 count,
@@ -108,21 +113,55 @@ impl std::error::Error for PromError {}
 /// One series of a result: its labels (`{pod=a,...}`) and `(unix seconds, value)` points.
 type Labelled = (String, Vec<(f64, f64)>);
 
-/// A Prometheus server's base URL.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Endpoint {
-    /// As given, for messages.
+/// A Prometheus server: its base URL, or a Service reached through the API server's proxy.
+#[derive(Debug, Clone)]
+pub struct Endpoint<'rt> {
+    /// As given (the URL, or `service NAMESPACE/NAME:PORT`), for messages.
     pub url: String,
-    host: String,
-    port: u16,
-    /// A path prefix (`/prometheus`), without a trailing slash.
-    prefix: String,
-    timeout: Duration,
+    transport: Transport<'rt>,
 }
 
-impl Endpoint {
+/// How a request reaches Prometheus.
+#[derive(Debug, Clone)]
+enum Transport<'rt> {
+    /// Plain HTTP to `host:port`, under a path prefix (`/prometheus`, no trailing slash).
+    Direct {
+        host: String,
+        port: u16,
+        prefix: String,
+        timeout: Duration,
+    },
+    /// `GET /api/v1/namespaces/NS/services/NAME:PORT/proxy/...` over the kubeconfig's
+    /// connection (its auth, TLS, retries and `--request-timeout`).
+    Proxy(Box<ServiceProxy<'rt>>),
+}
+
+/// A Prometheus Service behind the API server's service proxy.
+#[derive(Clone)]
+struct ServiceProxy<'rt> {
+    namespace: String,
+    name: String,
+    /// A port number or name, as the proxy's `NAME:PORT` takes it.
+    port: String,
+    conn: crate::cluster::Conn,
+    /// The command's runtime (the one `lib::run` builds), which sends the requests: its
+    /// `block_on` drives the I/O (a current-thread runtime's `Handle::block_on` would not).
+    rt: &'rt tokio::runtime::Runtime,
+}
+
+impl fmt::Debug for ServiceProxy<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "ServiceProxy({}/{}:{} via {})",
+            self.namespace, self.name, self.port, self.conn.context
+        )
+    }
+}
+
+impl<'rt> Endpoint<'rt> {
     /// Parse `http://HOST[:PORT][/PREFIX]`.
-    pub fn parse(url: &str) -> Result<Endpoint, PromError> {
+    pub fn parse(url: &str) -> Result<Endpoint<'rt>, PromError> {
         let bad = |why: &str| PromError::BadUrl {
             url: url.to_string(),
             why: why.to_string(),
@@ -156,36 +195,85 @@ impl Endpoint {
         }
         Ok(Endpoint {
             url: url.trim_end_matches('/').to_string(),
-            host: host
-                .trim_start_matches('[')
-                .trim_end_matches(']')
-                .to_string(),
-            port,
-            prefix: path.trim_end_matches('/').to_string(),
-            timeout: Duration::from_secs(30),
+            transport: Transport::Direct {
+                host: host
+                    .trim_start_matches('[')
+                    .trim_end_matches(']')
+                    .to_string(),
+                port,
+                prefix: path.trim_end_matches('/').to_string(),
+                timeout: Duration::from_secs(30),
+            },
         })
     }
 
-    /// Per-request connect and read timeout.
-    pub fn with_timeout(mut self, timeout: Duration) -> Endpoint {
-        self.timeout = timeout;
+    /// The Service `namespace/name` (port number or name `port`) through the API server's
+    /// service proxy, over `conn` (made on `rt`, which sends the requests; never called from
+    /// inside a runtime).
+    fn service(
+        conn: crate::cluster::Conn,
+        rt: &'rt tokio::runtime::Runtime,
+        (namespace, name, port): (&str, &str, &str),
+    ) -> Endpoint<'rt> {
+        Endpoint {
+            url: format!("service {namespace}/{name}:{port}"),
+            transport: Transport::Proxy(Box::new(ServiceProxy {
+                namespace: namespace.to_string(),
+                name: name.to_string(),
+                port: port.to_string(),
+                conn,
+                rt,
+            })),
+        }
+    }
+
+    /// Per-request connect and read timeout (a direct URL; the proxy has `--request-timeout`).
+    pub fn with_timeout(mut self, t: Duration) -> Endpoint<'rt> {
+        if let Transport::Direct { timeout, .. } = &mut self.transport {
+            *timeout = t;
+        }
         self
     }
 
     /// `GET PREFIX/path?query`; the body of a 200 response.
     fn get(&self, path: &str, query: &[(&str, String)]) -> Result<Vec<u8>, PromError> {
+        let qs: Vec<String> = query
+            .iter()
+            .map(|(k, v)| format!("{k}={}", percent_encode(v)))
+            .collect();
+        match &self.transport {
+            Transport::Direct {
+                host,
+                port,
+                prefix,
+                timeout,
+            } => {
+                let target = format!("{prefix}{path}?{}", qs.join("&"));
+                self.get_direct((host, *port), &target, *timeout)
+            }
+            Transport::Proxy(p) => p.get(&format!("{path}?{}", qs.join("&"))),
+        }
+    }
+
+    /// `GET target` over plain HTTP/1.1 to `host:port`.
+    fn get_direct(
+        &self,
+        (host, port): (&str, u16),
+        target: &str,
+        timeout: Duration,
+    ) -> Result<Vec<u8>, PromError> {
         let unreachable = |detail: String| PromError::Unreachable {
             url: self.url.clone(),
             detail,
         };
-        let addrs: Vec<_> = (self.host.as_str(), self.port)
+        let addrs: Vec<_> = (host, port)
             .to_socket_addrs()
-            .map_err(|e| unreachable(format!("cannot resolve {}: {e}", self.host)))?
+            .map_err(|e| unreachable(format!("cannot resolve {host}: {e}")))?
             .collect();
         let mut last = String::from("no address");
         let mut stream = None;
         for a in &addrs {
-            match TcpStream::connect_timeout(a, self.timeout) {
+            match TcpStream::connect_timeout(a, timeout) {
                 Ok(s) => {
                     stream = Some(s);
                     break;
@@ -195,40 +283,20 @@ impl Endpoint {
         }
         let mut stream = stream.ok_or_else(|| unreachable(last))?;
         let io = |e: std::io::Error| unreachable(e.to_string());
-        stream.set_read_timeout(Some(self.timeout)).map_err(io)?;
-        stream.set_write_timeout(Some(self.timeout)).map_err(io)?;
-        let qs: Vec<String> = query
-            .iter()
-            .map(|(k, v)| format!("{k}={}", percent_encode(v)))
-            .collect();
+        stream.set_read_timeout(Some(timeout)).map_err(io)?;
+        stream.set_write_timeout(Some(timeout)).map_err(io)?;
         let request = format!(
-            "GET {}{path}?{} HTTP/1.1\r\nHost: {}:{}\r\nAccept: application/json\r\nUser-Agent: kubectl-hpa\r\nConnection: close\r\n\r\n",
-            self.prefix,
-            qs.join("&"),
-            self.host,
-            self.port
+            "GET {target} HTTP/1.1\r\nHost: {host}:{port}\r\nAccept: application/json\r\nUser-Agent: kubectl-hpa\r\nConnection: close\r\n\r\n"
         );
         stream.write_all(request.as_bytes()).map_err(io)?;
         let mut raw = Vec::new();
         stream.read_to_end(&mut raw).map_err(io)?;
         let (status, body) = parse_response(&raw).map_err(|e| unreachable(e.to_string()))?;
         if status != 200 {
-            let message = serde_json::from_slice::<serde_json::Value>(&body)
-                .ok()
-                .and_then(|v| v.get("error").and_then(|e| e.as_str()).map(str::to_string))
-                .unwrap_or_else(|| {
-                    String::from_utf8_lossy(&body)
-                        .lines()
-                        .next()
-                        .unwrap_or("")
-                        .chars()
-                        .take(200)
-                        .collect()
-                });
             return Err(PromError::Status {
                 url: self.url.clone(),
                 status,
-                message,
+                message: prometheus_error(&body).unwrap_or_else(|| first_line(&body)),
             });
         }
         Ok(body)
@@ -316,6 +384,114 @@ impl Endpoint {
             });
         }
         Ok(out)
+    }
+}
+
+/// The endpoint of `--prometheus URL` (parsed), or of `--prometheus-service` (the kubeconfig's
+/// connection, made now on the command's runtime `rt`, which then sends the requests; never
+/// called from inside that runtime).
+pub fn open<'rt>(
+    target: &crate::cli::history::PromTarget,
+    kube: &crate::cli::KubeFlags,
+    rt: &'rt tokio::runtime::Runtime,
+) -> Result<Endpoint<'rt>, PromError> {
+    use crate::cli::history::PromTarget;
+    match target {
+        PromTarget::Url(url) => Endpoint::parse(url),
+        PromTarget::Service {
+            namespace,
+            name,
+            port,
+        } => {
+            let conn =
+                rt.block_on(crate::cluster::connect(kube))
+                    .map_err(|e| PromError::Service {
+                        why: format!("--prometheus-service {namespace}/{name}:{port}: {e}"),
+                    })?;
+            Ok(Endpoint::service(conn, rt, (namespace, name, port)))
+        }
+    }
+}
+
+/// Prometheus' own error message in an error answer (`{"status":"error","error":"..."}`).
+fn prometheus_error(body: &[u8]) -> Option<String> {
+    serde_json::from_slice::<serde_json::Value>(body)
+        .ok()
+        .and_then(|v| v.get("error").and_then(|e| e.as_str()).map(str::to_string))
+}
+
+/// The first line of a body, at most 200 characters.
+fn first_line(body: &[u8]) -> String {
+    String::from_utf8_lossy(body)
+        .lines()
+        .next()
+        .unwrap_or("")
+        .chars()
+        .take(200)
+        .collect()
+}
+
+impl ServiceProxy<'_> {
+    /// `GET target` (path and query) on the Service through the API server's proxy. An
+    /// error answer holding Prometheus' own error is Prometheus' ([`PromError::Status`]); the
+    /// API server's 403, 404 and 503 say what to give instead ([`PromError::Service`]).
+    fn get(&self, target: &str) -> Result<Vec<u8>, PromError> {
+        let (ns, name, port) = (&self.namespace, &self.name, &self.port);
+        let path = format!("/api/v1/namespaces/{ns}/services/{name}:{port}/proxy{target}");
+        let object = format!("{:?} in namespace {ns:?}", format!("{name}:{port}"));
+        let conn = &self.conn;
+        let answer = self
+            .rt
+            .block_on(conn.get_path(&path, "services/proxy", object));
+        let service = format!("{ns}/{name}");
+        let e = match answer {
+            Ok(v) => {
+                return serde_json::to_vec(&v).map_err(|e| PromError::Decode {
+                    query: target.to_string(),
+                    detail: e.to_string(),
+                })
+            }
+            Err(e) => e,
+        };
+        let (code, text, status_object) = match &e.failure {
+            Failure::Status {
+                code,
+                message,
+                parsed,
+                ..
+            } => (Some(*code), message.clone(), *parsed),
+            _ => (None, String::new(), false),
+        };
+        // An answer that is not the API server's Status is Prometheus' own (passed through).
+        if let (Some(status), false) = (code, status_object) {
+            return Err(PromError::Status {
+                url: self.describe(),
+                status,
+                message: prometheus_error(text.as_bytes()).unwrap_or(text),
+            });
+        }
+        let why = match code {
+            Some(404) => format!(
+                "service {service} not found (context {}: {text}): give --prometheus-service NAMESPACE/NAME[:PORT] (kubectl get svc -A | grep prometheus) or --prometheus URL",
+                conn.context
+            ),
+            Some(403) => format!(
+                "the API server refused the proxy to service {service} (403 Forbidden: {text}): it needs get on services/proxy in namespace {ns}; or port-forward it and give --prometheus URL"
+            ),
+            Some(503) => format!(
+                "service {service} port {port} is unavailable through the API server (503: {text}): check the port (--prometheus-service {service}:PORT) and that its pods are Ready, or give --prometheus URL"
+            ),
+            _ => e.fatal(),
+        };
+        Err(PromError::Service { why })
+    }
+
+    /// `service NS/NAME:PORT (context C)`.
+    fn describe(&self) -> String {
+        format!(
+            "service {}/{}:{} (context {})",
+            self.namespace, self.name, self.port, self.conn.context
+        )
     }
 }
 
@@ -609,13 +785,17 @@ mod tests {
 
     #[test]
     fn parses_urls() {
-        let e = Endpoint::parse("http://127.0.0.1:9090/prom/").unwrap();
+        let direct = |url: &str| match Endpoint::parse(url).unwrap().transport {
+            Transport::Direct {
+                host, port, prefix, ..
+            } => (host, port, prefix),
+            Transport::Proxy(_) => unreachable!(),
+        };
         assert_eq!(
-            (e.host.as_str(), e.port, e.prefix.as_str()),
-            ("127.0.0.1", 9090, "/prom")
+            direct("http://127.0.0.1:9090/prom/"),
+            ("127.0.0.1".into(), 9090, "/prom".into())
         );
-        let e = Endpoint::parse("localhost").unwrap();
-        assert_eq!((e.host.as_str(), e.port), ("localhost", 80));
+        assert_eq!(direct("localhost"), ("localhost".into(), 80, "".into()));
         assert!(Endpoint::parse("https://x")
             .unwrap_err()
             .to_string()

@@ -34,7 +34,14 @@ const DEFAULT_START: &str = "2026-01-01T00:00:00Z";
 /// Run `simulate` on a loaded source, writing its output to `out` as the run progresses (the
 /// timeline is never held in memory). Errors happen before the first byte is written, except
 /// write errors.
-pub fn execute(opts: &SimulateOptions, source: &Source, out: &mut dyn Write) -> Result<()> {
+/// `endpoint`: the Prometheus of a backtest when the command opened it (`--prometheus-service`
+/// needs the cluster's connection); else `--prometheus URL` is parsed here.
+pub fn execute(
+    opts: &SimulateOptions,
+    source: &Source,
+    endpoint: Option<&Endpoint>,
+    out: &mut dyn Write,
+) -> Result<()> {
     let settings = source.settings(opts.settings.clone())?;
     let (start, start_origin) = resolve_start(opts, source);
     let (base_input, compare_input, memory) = resolve_inputs(opts, source, &settings, start)?;
@@ -48,7 +55,13 @@ pub fn execute(opts: &SimulateOptions, source: &Source, out: &mut dyn Write) -> 
         let _ = writeln!(std::io::stderr(), "warning: {w}");
     }
     if let Some(b) = &opts.backtest {
-        loads.extend(prometheus_loads(opts, b, &settings, &loads, &inputs)?);
+        loads.extend(prometheus_loads(
+            opts,
+            (b, endpoint),
+            &settings,
+            &loads,
+            &inputs,
+        )?);
     }
     let replay = !source.manifest && loads.is_empty();
     if !source.manifest {
@@ -82,7 +95,7 @@ pub fn execute(opts: &SimulateOptions, source: &Source, out: &mut dyn Write) -> 
     if let Some(b) = &opts.backtest {
         plan.source_note.push_str(&format!(
             "; load recorded by Prometheus {} from {} to {}",
-            crate::display::url::mask_userinfo(&b.url),
+            crate::display::url::mask_userinfo(&b.target.to_string()),
             b.from,
             b.until
         ));
@@ -267,7 +280,7 @@ fn check_known(loads: &[Load], inputs: &[&Input]) -> Result<()> {
 /// Prometheus.
 fn prometheus_loads(
     opts: &SimulateOptions,
-    b: &Backtest,
+    (b, endpoint): (&Backtest, Option<&Endpoint>),
     settings: &Settings,
     given: &[Load],
     inputs: &[&Input],
@@ -280,7 +293,17 @@ fn prometheus_loads(
         metrics_window: opts.world.metrics_window,
         interpolation: opts.interpolation,
     };
-    let endpoint = Endpoint::parse(&b.url).map_err(backtest::BacktestError::from)?;
+    let endpoint = match (endpoint, &b.target) {
+        (Some(e), _) => e.clone(),
+        (None, crate::cli::history::PromTarget::Url(url)) => {
+            Endpoint::parse(url).map_err(backtest::BacktestError::from)?
+        }
+        (None, service) => {
+            return Err(SimulateError::Usage(format!(
+                "{service}: the service proxy needs the cluster's connection"
+            )))
+        }
+    };
     let queries = backtest::parse_queries(&b.queries)?;
     let given: Vec<&str> = given.iter().map(|l| l.metric.as_str()).collect();
     let planned = backtest::plan(inputs, &queries, &given, &range)?;

@@ -217,5 +217,6 @@ fn explain_at_without_prometheus_says_what_is_needed() {
     }
 }
 mod offsets;
+mod proxy;
 mod replay;
 mod tuning;

@@ -472,3 +472,47 @@ fn an_unreachable_prometheus_is_one_clear_error() {
     ]);
     assert!(err.contains("do not apply to a backtest"), "{err}");
 }
+
+/// `simulate`'s backtest reads through `--prometheus-service` as through `--prometheus URL`:
+/// the same run, every read on the Service's proxy path.
+#[test]
+fn a_backtest_through_the_service_proxy_is_the_backtest_through_the_url() {
+    use crate::support::fake_apiserver::FakeApiServer;
+    let s = PromStandin::replay("a_backtest_replays_the_recorded_load_like_the_same_load_as_csv");
+    let server = FakeApiServer::start(vec![]);
+    server.proxy_service("monitoring", "prometheus", "9090", &s.url);
+    let kc = server.write_kubeconfig(&crate::support::binary::tmpdir("backtest-proxy"));
+    let base = [
+        "simulate",
+        "--hpa",
+        "tests/simulate_data/cpu.yaml",
+        "--replicas",
+        "4",
+        "--requests",
+        "cpu=500m",
+        "-o",
+        "csv",
+        "--since",
+        "2h",
+        "--until",
+        UNTIL,
+    ];
+    let direct = ok(&[&base[..], &["--prometheus", &s.url]].concat());
+    let kc = kc.to_str().unwrap();
+    let proxied = ok(&[
+        &base[..],
+        &["--prometheus-service", "prometheus", "--kubeconfig", kc],
+    ]
+    .concat());
+    assert_eq!(csv_rows(&proxied).len(), 480);
+    assert_eq!(proxied, direct);
+    let proxy_reads = server
+        .requests()
+        .iter()
+        .filter(|r| r.path.contains("/proxy/"))
+        .count();
+    assert!(proxy_reads > 0);
+    assert!(server.requests().iter().all(|r| !r.path.contains("/proxy/")
+        || r.path
+            == "/api/v1/namespaces/monitoring/services/prometheus:9090/proxy/api/v1/query_range"));
+}

@@ -585,6 +585,16 @@ impl FakeApiServer {
         self.lock().token_lifetime = d;
     }
 
+    /// Serve Service `namespace/name` port `port` (as the proxy path names it) through the
+    /// service proxy, forwarding each request to `base_url` (`http://127.0.0.1:PORT`, e.g. a
+    /// Prometheus stand-in).
+    pub fn proxy_service(&self, namespace: &str, name: &str, port: &str, base_url: &str) {
+        self.lock().service_proxies.insert(
+            format!("{namespace}/{name}"),
+            (port.to_string(), base_url.to_string()),
+        );
+    }
+
     /// Stop serving a group/version (`argoproj.io/v1beta1`): left out of discovery, its
     /// paths answer 404 (as a version a CRD does not serve), even if an HPA's
     /// `scaleTargetRef` names it.
@@ -798,6 +808,8 @@ struct State {
     tokens_seen: BTreeMap<String, std::time::Instant>,
     /// [`FakeApiServer::unserve`]: group/versions left out of discovery and not served.
     unserved: BTreeSet<String>,
+    /// [`FakeApiServer::proxy_service`]: `NAMESPACE/NAME` → (port, the base URL forwarded to).
+    service_proxies: BTreeMap<String, (String, String)>,
 }
 
 /// What the resource types depend on: every write bumps `next_rv` or a length.
@@ -1739,8 +1751,64 @@ fn route(st: &mut State, rec: &RecordedRequest) -> Reply {
                 _ => resource(st, g, v, rest, rec),
             }
         }
+        ["api", "v1", "namespaces", ns, "services", svc, "proxy", rest @ ..] => {
+            service_proxy(st, (ns, svc), rest, rec)
+        }
         ["api", "v1", rest @ ..] => resource(st, "", "v1", rest, rec),
         _ => no_such_path(),
+    }
+}
+
+/// The service proxy (`services/NAME:PORT/proxy/REST`) of a Service registered with
+/// [`FakeApiServer::proxy_service`]: the request forwarded to its base URL (path and query as
+/// the client encoded them); the API server's 404 for another Service, its 503 for another port.
+fn service_proxy(
+    st: &State,
+    (ns, svc): (&str, &str),
+    rest: &[&str],
+    rec: &RecordedRequest,
+) -> Reply {
+    let (name, port) = svc.split_once(':').unwrap_or((svc, ""));
+    let Some((want_port, base)) = st.service_proxies.get(&format!("{ns}/{name}")) else {
+        return not_found("", "services", name);
+    };
+    if port != want_port {
+        return status(
+            503,
+            "ServiceUnavailable",
+            format!("no service port {port:?} found for service {name:?}"),
+            Some(json!({})),
+        );
+    }
+    let encode = |v: &str| {
+        v.bytes()
+            .map(
+                |b| match b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+                    true => (b as char).to_string(),
+                    false => format!("%{b:02X}"),
+                },
+            )
+            .collect::<String>()
+    };
+    let query: Vec<String> = rec
+        .query
+        .iter()
+        .map(|(k, v)| format!("{k}={}", encode(v)))
+        .collect();
+    let target = format!("/{}?{}", rest.join("/"), query.join("&"));
+    let addr: SocketAddr = base
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .parse()
+        .expect("proxy_service: a base URL http://IP:PORT");
+    match raw_http::request(addr, "GET", &target, &[], None, Duration::from_secs(60)) {
+        Ok(r) => Reply::Raw(r.status, "application/json", r.text(), vec![]),
+        Err(e) => status(
+            503,
+            "ServiceUnavailable",
+            format!("error trying to reach service: {e}"),
+            Some(json!({})),
+        ),
     }
 }
 

@@ -18,7 +18,7 @@ use crate::support::binary::{cmd, example, ok, ok_json, tmpdir};
 use crate::support::prometheus::{prometheus, recording_requested, PromStandin};
 
 const T0: &str = "2026-11-01T00:00:00Z";
-const TO: &str = "2026-11-01T01:39:45Z";
+pub(super) const TO: &str = "2026-11-01T01:39:45Z";
 /// The sync at which the replicas are moved by hand (+85m).
 const MANUAL_TICK: usize = 340;
 
@@ -211,6 +211,17 @@ fn history(url: &str, extra: &[&str]) -> std::process::Output {
 
 /// `history web` from T0 to `to` on `--prometheus url`.
 pub(super) fn history_until(url: &str, to: &str, extra: &[&str]) -> std::process::Output {
+    history_from(&["--prometheus", url], None, to, extra)
+}
+
+/// `history web` from T0 to `to` reading the Prometheus `prom` names (its flag and value), with
+/// the kubeconfig `kc`.
+pub(super) fn history_from(
+    prom: &[&str],
+    kc: Option<&std::path::Path>,
+    to: &str,
+    extra: &[&str],
+) -> std::process::Output {
     let snap = example("scale-up-cpu.yaml");
     let mut args = vec![
         "history",
@@ -219,8 +230,9 @@ pub(super) fn history_until(url: &str, to: &str, extra: &[&str]) -> std::process
         "shop",
         "--snapshot",
         snap.to_str().unwrap(),
-        "--prometheus",
-        url,
+    ];
+    args.extend_from_slice(prom);
+    args.extend_from_slice(&[
         "--from",
         T0,
         "--to",
@@ -231,9 +243,9 @@ pub(super) fn history_until(url: &str, to: &str, extra: &[&str]) -> std::process
         // simulated controller read.
         "--rate-window",
         "30s",
-    ];
+    ]);
     args.extend_from_slice(extra);
-    cmd(&args, None).env("COLUMNS", "100").output().unwrap()
+    cmd(&args, kc).env("COLUMNS", "100").output().unwrap()
 }
 
 /// Every scale event of the scenario is explained; the manual scale is "not explained: manual

@@ -284,18 +284,20 @@ fn the_live_fleet_reads_events_and_infers_the_memory_the_drill_down_does() {
     // One Events LIST per scope (and the two of what stops the replicas), not one per HPA.
     c.server.clear_requests();
     c.run(&["explain", "-A", "--now", NOW]);
-    let events: Vec<String> = c
+    // The LISTs go out concurrently: the server sees them in any order.
+    let mut events: Vec<String> = c
         .server
         .requests()
         .iter()
         .filter(|r| r.path.contains("/events"))
         .map(summary)
         .collect();
+    events.sort();
     assert_eq!(
         events,
         [
-            "GET /api/v1/events?fieldSelector=involvedObject.kind=HorizontalPodAutoscaler&resourceVersion=0",
             "GET /api/v1/events?fieldSelector=involvedObject.kind!=HorizontalPodAutoscaler,type=Warning&resourceVersion=0",
+            "GET /api/v1/events?fieldSelector=involvedObject.kind=HorizontalPodAutoscaler&resourceVersion=0",
             "GET /api/v1/events?fieldSelector=involvedObject.kind=Pod,type=Normal,reason!=Scheduled,reason!=Pulling,reason!=Pulled,reason!=Created,reason!=Started,reason!=Killing&resourceVersion=0",
         ]
     );

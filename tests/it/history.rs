@@ -216,6 +216,41 @@ fn explain_at_without_prometheus_says_what_is_needed() {
         assert!(err.contains(says), "{err}");
     }
 }
+/// Each named test body `fn(url)` run twice: against the in-process stand-in replaying the
+/// answers recorded as `PREFIX + name` (the default run), and `#[ignore]`d against a real
+/// Prometheus loaded with `series` (`.ci/run` runs these; `RECORD_PROMETHEUS=1` records them).
+/// Shared by replay.rs, offsets.rs and tuning.rs, which use the same names in scope.
+macro_rules! against_both {
+    ($prefix:literal, |$n:ident| $series:expr; $($name:ident),* $(,)?) => {
+        mod recorded {
+            $(
+                #[test]
+                fn $name() {
+                    let s = super::PromStandin::replay(concat!($prefix, stringify!($name)));
+                    super::$name(&s.url);
+                    s.assert_every_request_answered();
+                }
+            )*
+        }
+        mod real {
+            $(
+                #[test]
+                #[ignore = "needs the prometheus and promtool binaries: .ci/run installs them and runs these with -- --ignored"]
+                fn $name() {
+                    let $n = concat!($prefix, stringify!($name));
+                    let p = super::prometheus($n, &$series);
+                    let recorder = super::recording_requested().then(|| {
+                        let port = p.url.rsplit(':').next().unwrap().parse::<u16>().unwrap();
+                        super::PromStandin::recording($n, ([127, 0, 0, 1], port).into())
+                    });
+                    let url = recorder.as_ref().map_or(p.url.clone(), |r| r.url.clone());
+                    super::$name(&url);
+                }
+            )*
+        }
+    };
+}
+
 mod offsets;
 mod proxy;
 mod replay;

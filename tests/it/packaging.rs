@@ -874,5 +874,9 @@ fn ci_runs_every_ignored_real_prometheus_test() {
             );
         }
     }
-    assert!(checked >= 4, "found only {checked} real-Prometheus tests");
+    // Two declarations: the backtests' macro and the history tests' shared macro.
+    assert!(
+        checked >= 2,
+        "found only {checked} real-Prometheus test declarations"
+    );
 }

@@ -86,38 +86,8 @@ fn openmetrics(name: &str) -> String {
     series(&rows(&early(by).0))
 }
 
-macro_rules! against_both {
-    ($($name:ident),* $(,)?) => {
-        mod recorded {
-            $(
-                #[test]
-                fn $name() {
-                    let s = super::PromStandin::replay(concat!("history_offsets_", stringify!($name)));
-                    super::$name(&s.url);
-                    s.assert_every_request_answered();
-                }
-            )*
-        }
-        mod real {
-            $(
-                #[test]
-                #[ignore = "needs the prometheus and promtool binaries: .ci/run installs them and runs these with -- --ignored"]
-                fn $name() {
-                    let name = concat!("history_offsets_", stringify!($name));
-                    let p = super::prometheus(name, &super::openmetrics(name));
-                    let recorder = super::recording_requested().then(|| {
-                        let port = p.url.rsplit(':').next().unwrap().parse::<u16>().unwrap();
-                        super::PromStandin::recording(name, ([127, 0, 0, 1], port).into())
-                    });
-                    let url = recorder.as_ref().map_or(p.url.clone(), |r| r.url.clone());
-                    super::$name(&url);
-                }
-            )*
-        }
-    };
-}
-
 against_both!(
+    "history_offsets_", |name| super::openmetrics(name);
     a_change_recorded_one_sync_early_is_explained_later,
     a_change_recorded_two_syncs_early_is_outside_the_window,
 );

@@ -422,38 +422,8 @@ fn explain_at_a_scale_event_decides_the_recorded_change(url: &str) {
     }
 }
 
-macro_rules! against_both {
-    ($($name:ident),* $(,)?) => {
-        mod recorded {
-            $(
-                #[test]
-                fn $name() {
-                    let s = super::PromStandin::replay(concat!("history_", stringify!($name)));
-                    super::$name(&s.url);
-                    s.assert_every_request_answered();
-                }
-            )*
-        }
-        mod real {
-            $(
-                #[test]
-                #[ignore = "needs the prometheus and promtool binaries: .ci/run installs them and runs these with -- --ignored"]
-                fn $name() {
-                    let name = concat!("history_", stringify!($name));
-                    let p = super::prometheus(name, &super::openmetrics(&super::scenario()));
-                    let recorder = super::recording_requested().then(|| {
-                        let port = p.url.rsplit(':').next().unwrap().parse::<u16>().unwrap();
-                        super::PromStandin::recording(name, ([127, 0, 0, 1], port).into())
-                    });
-                    let url = recorder.as_ref().map_or(p.url.clone(), |r| r.url.clone());
-                    super::$name(&url);
-                }
-            )*
-        }
-    };
-}
-
 against_both!(
+    "history_", |_name| super::openmetrics(&super::scenario());
     every_scale_event_is_explained_and_the_manual_scale_is_not,
     explain_at_a_scale_event_decides_the_recorded_change,
 );

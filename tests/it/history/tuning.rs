@@ -127,38 +127,8 @@ fn openmetrics() -> String {
     series(&rows(&ticks))
 }
 
-macro_rules! against_both {
-    ($($name:ident),* $(,)?) => {
-        mod recorded {
-            $(
-                #[test]
-                fn $name() {
-                    let s = super::PromStandin::replay(concat!("history_tuning_", stringify!($name)));
-                    super::$name(&s.url);
-                    s.assert_every_request_answered();
-                }
-            )*
-        }
-        mod real {
-            $(
-                #[test]
-                #[ignore = "needs the prometheus and promtool binaries: .ci/run installs them and runs these with -- --ignored"]
-                fn $name() {
-                    let name = concat!("history_tuning_", stringify!($name));
-                    let p = super::prometheus(name, &super::openmetrics());
-                    let recorder = super::recording_requested().then(|| {
-                        let port = p.url.rsplit(':').next().unwrap().parse::<u16>().unwrap();
-                        super::PromStandin::recording(name, ([127, 0, 0, 1], port).into())
-                    });
-                    let url = recorder.as_ref().map_or(p.url.clone(), |r| r.url.clone());
-                    super::$name(&url);
-                }
-            )*
-        }
-    };
-}
-
 against_both!(
+    "history_tuning_", |_name| super::openmetrics();
     a_flapping_hpa_gets_a_proposal_that_re_simulated_removes_the_flaps,
     a_window_without_flapping_proposes_nothing,
 );

@@ -477,8 +477,8 @@ fn twenty_hpas_refused_by_one_quota_are_one_line_of_the_fleet() {
     );
 }
 
-#[test]
-fn explain_watch_ticks_at_the_sync_period_of_the_clusters_controller() {
+/// `other-hands.yaml` with a kube-controller-manager pod whose flags set a 1 s sync period.
+fn with_a_one_second_sync_period(tag: &str) -> Cluster {
     let mut objects = load_snapshot_value("other-hands.yaml");
     objects.push(json!({"apiVersion": "v1", "kind": "Pod",
         "metadata": {"name": "kube-controller-manager-cp1", "namespace": "kube-system",
@@ -486,7 +486,16 @@ fn explain_watch_ticks_at_the_sync_period_of_the_clusters_controller() {
         "spec": {"containers": [{"name": "kube-controller-manager",
             "command": ["kube-controller-manager", "--horizontal-pod-autoscaler-sync-period=1s"]}]},
         "status": {"phase": "Running"}}));
-    let c = Cluster::with(objects, "blk-watch");
+    Cluster::with(objects, tag)
+}
+
+/// What `--watch` says when it follows the cluster's 1 s sync period.
+const ONE_SECOND_NOTE: &str = "The controller's sync period is 1s (cluster: pod \
+    kube-system/kube-controller-manager-cp1): watching every 1s instead.";
+
+#[test]
+fn explain_watch_ticks_at_the_sync_period_of_the_clusters_controller() {
+    let c = with_a_one_second_sync_period("blk-watch");
     let kc = c.kubeconfig.clone();
     let t = std::time::Instant::now();
     let text = ok(
@@ -505,10 +514,7 @@ fn explain_watch_ticks_at_the_sync_period_of_the_clusters_controller() {
         "explain --watch",
     );
     // Three evaluations one second apart, not the CLI's default 15 s.
-    assert!(
-        text.contains("The controller's sync period is 1s (cluster: pod kube-system/kube-controller-manager-cp1): watching every 1s instead."),
-        "{text}"
-    );
+    assert!(text.contains(ONE_SECOND_NOTE), "{text}");
     assert!(
         t.elapsed() < std::time::Duration::from_secs(12),
         "{:?}",
@@ -519,14 +525,7 @@ fn explain_watch_ticks_at_the_sync_period_of_the_clusters_controller() {
 /// The fleet's watch ticks at the cluster's sync period too (as `explain NAME --watch`).
 #[test]
 fn the_fleet_watch_ticks_at_the_sync_period_of_the_clusters_controller() {
-    let mut objects = load_snapshot_value("other-hands.yaml");
-    objects.push(json!({"apiVersion": "v1", "kind": "Pod",
-        "metadata": {"name": "kube-controller-manager-cp1", "namespace": "kube-system",
-                     "labels": {"component": "kube-controller-manager"}},
-        "spec": {"containers": [{"name": "kube-controller-manager",
-            "command": ["kube-controller-manager", "--horizontal-pod-autoscaler-sync-period=1s"]}]},
-        "status": {"phase": "Running"}}));
-    let c = Cluster::with(objects, "blk-fleet-watch");
+    let c = with_a_one_second_sync_period("blk-fleet-watch");
     let kc = c.kubeconfig.clone();
     let t = std::time::Instant::now();
     let text = ok(
@@ -536,10 +535,7 @@ fn the_fleet_watch_ticks_at_the_sync_period_of_the_clusters_controller() {
         ),
         "explain -A --watch",
     );
-    assert!(
-        text.contains("The controller's sync period is 1s (cluster: pod kube-system/kube-controller-manager-cp1): watching every 1s instead."),
-        "{text}"
-    );
+    assert!(text.contains(ONE_SECOND_NOTE), "{text}");
     assert!(text.contains("stopped after 3 evaluation(s)"), "{text}");
     // Three evaluations one second apart, not the CLI's default 15 s.
     assert!(

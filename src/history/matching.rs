@@ -15,7 +15,8 @@ use super::rows::ScaleDirection;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum Verdict {
-    /// The replay moved to the same size within one sync (a move, not a hold: see `moves_to`).
+    /// The replay moved to the same size within one sync (from another size: holding at the
+    /// size the recorded replicas had already reached does not count).
     Explained,
     /// The replay moved to it earlier, within the metric window.
     ExplainedEarlier,

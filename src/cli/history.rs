@@ -254,6 +254,18 @@ pub struct ReplayFlags {
         help_heading = "Prometheus"
     )]
     pub rate_window: Option<String>,
+    /// How much older than each sync the metric the controller read was (Go duration): the
+    /// replay reads each metric that long before the sync, in whole syncs. 0s reads the sample
+    /// that ends at the sync's last scrape, as metrics-server's latest point does when its
+    /// --metric-resolution equals the scrape interval; with metrics-server's own default
+    /// resolution of 60s, give 30s (half of it, on average) [default: 0s]
+    #[arg(
+        long,
+        value_name = "DURATION",
+        requires = "prometheus_source",
+        help_heading = "Prometheus"
+    )]
+    pub metrics_lag: Option<String>,
 }
 
 /// The Prometheus of a replay, resolved.
@@ -264,6 +276,8 @@ pub struct PrometheusOptions {
     pub queries: Vec<(String, String)>,
     /// `--rate-window`.
     pub rate_window: Option<jiff::SignedDuration>,
+    /// `--metrics-lag` (zero when not given).
+    pub metrics_lag: jiff::SignedDuration,
 }
 
 impl ReplayFlags {
@@ -303,10 +317,23 @@ impl ReplayFlags {
                     })
             })
             .transpose()?;
+        let metrics_lag = match self.metrics_lag.as_deref() {
+            None => jiff::SignedDuration::ZERO,
+            Some(s) => crate::duration::parse_go_duration(s)
+                .ok()
+                .filter(|n| *n >= 0)
+                .map(jiff::SignedDuration::from_nanos)
+                .ok_or_else(|| {
+                    UsageError(format!(
+                        "--metrics-lag: invalid duration {s:?}: use Go syntax such as 0s, 15s or 30s"
+                    ))
+                })?,
+        };
         Ok(Some(PrometheusOptions {
             target,
             queries,
             rate_window,
+            metrics_lag,
         }))
     }
 }

@@ -581,6 +581,22 @@ impl Conn {
         .await
     }
 
+    /// GET an API path (query included in `path` if any); the body's bytes back, unread (a
+    /// service proxy's answer, which its caller parses once, in its own format).
+    pub async fn get_path_bytes(
+        &self,
+        path: &str,
+        resource: &str,
+        object: String,
+    ) -> Result<Vec<u8>, ApiFailure> {
+        let what = What {
+            verb: "get",
+            resource,
+            object,
+        };
+        self.get_as(path, &[], what, &|_, b| Ok(b.to_vec())).await
+    }
+
     /// LIST an API path, paged; items get `item_type` as apiVersion/kind when missing.
     pub async fn list_path(
         &self,

@@ -42,6 +42,7 @@ pub fn run(opts: &HistoryOptions, rt: &tokio::runtime::Runtime) -> Result<String
             from,
             to,
             rate_window: p.rate_window,
+            metrics_lag: p.metrics_lag,
         };
         let r = replay::replay_window(&template, &req)?;
         if let Some(path) = &opts.chart {

@@ -46,6 +46,7 @@ pub fn explain(
         from: at.at,
         to: at.at,
         rate_window: p.rate_window,
+        metrics_lag: p.metrics_lag,
     };
     let found = run::decision_at(&template, &req)?;
     let mut d = found.decision.clone();

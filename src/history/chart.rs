@@ -83,35 +83,18 @@ pub fn render(
 mod tests {
     use super::*;
     use crate::history::matching::match_changes;
-    use jiff::Timestamp;
 
     /// A metric name with markup in it, and a manual scale: the SVG parses as XML, each
     /// recorded change is marked with its reason, the title escaped.
     #[test]
     fn every_change_is_marked_with_its_reason_and_the_svg_parses() {
-        let t0: Timestamp = "2026-01-01T00:00:00Z".parse().unwrap();
         // (recorded current, recorded desired, replayed): the controller scales 2 → 4, the
         // replicas move to 7 by hand, the controller scales back to 4.
         let rows = [(2, 2, 2), (2, 4, 4), (4, 4, 4), (7, 4, 4), (4, 4, 4)];
-        let syncs: Vec<ReplaySync> = rows
-            .iter()
-            .enumerate()
-            .map(|(k, &(current, desired, replayed))| ReplaySync {
-                time: t0 + jiff::SignedDuration::from_secs(15 * k as i64),
-                current,
-                current_recorded: true,
-                desired: Some(desired),
-                replayed,
-                rule: "MetricProposal",
-                metric: Some(60.0),
-                target: Some(50.0),
-                unit: "%",
-                ready: Some(current),
-                min: 1,
-                max: 10,
-                missing: false,
-            })
-            .collect();
+        let mut syncs = crate::history::replay::test_syncs(&rows);
+        for s in &mut syncs {
+            (s.metric, s.target, s.unit) = (Some(60.0), Some(50.0), "%");
+        }
         let changes = match_changes(&syncs, 4);
         assert_eq!(changes.len(), 3, "{changes:#?}");
         let svg = render("ns/<web> & \"x\"", "q<&\"", &syncs, &changes, 0.1);

@@ -1,4 +1,4 @@
-//! Each recorded change matched with the replay: "explained" (the replayed controller decided
+//! Each recorded change matched with the replay: "explained" (the replayed controller moved to
 //! the same size within one sync), "explained earlier/later" (within the metric window), or
 //! "not explained" with the likely cause — missing data, a manual scale (the desired replicas
 //! the controller wrote did not change, but the replicas moved), another controller (such moves
@@ -15,11 +15,12 @@ use super::rows::ScaleDirection;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum Verdict {
-    /// The replay decided the same size within one sync.
+    /// The replay moved to the same size within one sync (from another size: holding at the
+    /// size the recorded replicas had already reached does not count).
     Explained,
-    /// The replay decided it earlier, within the metric window.
+    /// The replay moved to it earlier, within the metric window.
     ExplainedEarlier,
-    /// The replay decided it later, within the metric window.
+    /// The replay moved to it later, within the metric window.
     ExplainedLater,
     NotExplained,
 }
@@ -131,7 +132,7 @@ fn controller(syncs: &[ReplaySync], k: usize, to: i32, window: usize) -> Replaye
     let lo = k.saturating_sub(window);
     let hi = (k + window).min(syncs.len() - 1);
     let found = (lo..=hi)
-        .filter(|&j| syncs[j].replayed == to && (j >= k || syncs[j].current != to))
+        .filter(|&j| moves_to(&syncs[j], to))
         .min_by_key(|&j| (j as i64 - k as i64).abs());
     if let Some(j) = found {
         let off = j as i32 - k as i32;
@@ -161,6 +162,15 @@ fn controller(syncs: &[ReplaySync], k: usize, to: i32, window: usize) -> Replaye
         ));
     }
     c
+}
+
+/// Whether the replay *moved* to `to` at this sync: it decided `to` from a size that was not
+/// `to` — the recorded replicas, or, where those had already moved, the replay's own size
+/// ([`ReplaySync::own`]). A replay that merely holds at the size the recorded replicas already
+/// reached is no evidence that it would have made the change.
+fn moves_to(s: &ReplaySync, to: i32) -> bool {
+    (s.replayed == to && s.current != to)
+        || s.own.is_some_and(|o| o.replayed == to && o.current != to)
 }
 
 /// Three or more external moves within an hour are another controller's, not a person's.
@@ -214,28 +224,7 @@ pub fn verdict_words(c: &ReplayedChange) -> String {
 mod tests {
     use super::*;
 
-    /// Syncs 15 s apart: (recorded current, recorded desired, replayed), no data missing.
-    fn syncs(rows: &[(i32, i32, i32)]) -> Vec<ReplaySync> {
-        let t0: Timestamp = "2026-01-01T00:00:00Z".parse().unwrap();
-        rows.iter()
-            .enumerate()
-            .map(|(k, &(current, desired, replayed))| ReplaySync {
-                time: t0 + jiff::SignedDuration::from_secs(15 * k as i64),
-                current,
-                current_recorded: true,
-                desired: Some(desired),
-                replayed,
-                rule: "MetricProposal",
-                metric: None,
-                target: None,
-                unit: "",
-                ready: Some(current),
-                min: 1,
-                max: 10,
-                missing: false,
-            })
-            .collect()
-    }
+    use crate::history::replay::{test_syncs as syncs, OwnStep};
 
     #[test]
     fn same_size_within_one_sync_is_explained_and_later_within_the_window() {
@@ -248,6 +237,15 @@ mod tests {
             (8, 8, 5),
             (8, 8, 8),
         ]);
+        // The recorded replicas are 8 from sync 4; the replay, still at its own 5, holds at 5
+        // twice, then moves to 8.
+        let mut s = s;
+        for (k, replayed) in [(4, 5), (5, 5), (6, 8)] {
+            s[k].own = Some(OwnStep {
+                current: 5,
+                replayed,
+            });
+        }
         let c = match_changes(&s, 4);
         assert_eq!(c.len(), 2);
         assert_eq!(
@@ -263,6 +261,41 @@ mod tests {
         assert_eq!(
             (c[1].verdict, c[1].cause),
             (Verdict::NotExplained, Some(Cause::FlagsDiffer))
+        );
+    }
+
+    /// The weakness of matching on any sync whose replayed size is the new one: one sync after a
+    /// recorded change the replay is fed the recorded replicas, already at the new size, and
+    /// holding there is no evidence it would have moved. Only a move counts: from the recorded
+    /// replicas, or from the replay's own size where those had already moved.
+    #[test]
+    fn a_replay_that_only_holds_at_the_new_size_does_not_explain_the_change() {
+        // The controller scaled 4 → 8; the replay kept 4, then held at the 8 it was fed.
+        let s = syncs(&[(4, 4, 4), (4, 8, 4), (8, 8, 8), (8, 8, 8)]);
+        let c = match_changes(&s, 2);
+        assert_eq!(c.len(), 1, "{c:#?}");
+        assert_eq!(
+            (c[0].verdict, c[0].offset_syncs, c[0].cause),
+            (Verdict::NotExplained, None, Some(Cause::FlagsDiffer)),
+            "{c:#?}"
+        );
+        // The replay at its own 4 holds there too: still not explained.
+        let mut held = s.clone();
+        held[2].own = Some(OwnStep {
+            current: 4,
+            replayed: 4,
+        });
+        assert_eq!(match_changes(&held, 2)[0].verdict, Verdict::NotExplained);
+        // The replay at its own 4 moves to 8 one sync later: explained (offset +1).
+        let mut moved = s;
+        moved[2].own = Some(OwnStep {
+            current: 4,
+            replayed: 8,
+        });
+        let c = match_changes(&moved, 2);
+        assert_eq!(
+            (c[0].verdict, c[0].offset_syncs),
+            (Verdict::Explained, Some(1))
         );
     }
 

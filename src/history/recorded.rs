@@ -54,6 +54,28 @@ impl Recorded {
         self.desired.len()
     }
 
+    /// Each metric as the controller read it `lag` before each sync (in whole syncs, rounded):
+    /// the value of sync `k` becomes that of sync `k - lag`; the first syncs (in the lead that
+    /// only builds the memory) read the earliest value. The replicas, Ready pods and requests
+    /// stay at the sync, as the controller reads the scale and the pods then.
+    pub fn lag_metrics(&mut self, lag: SignedDuration) {
+        let s = self.step.as_secs_f64();
+        if s <= 0.0 {
+            return;
+        }
+        let n = (lag.as_secs_f64() / s).round().max(0.0) as usize;
+        if n == 0 {
+            return;
+        }
+        for m in self.metrics.iter_mut().flatten() {
+            let v = &mut m.values;
+            let (len, first) = (v.len(), v.first().copied().flatten());
+            let keep = len.saturating_sub(n);
+            v.truncate(keep);
+            v.splice(0..0, std::iter::repeat_n(first, len - keep));
+        }
+    }
+
     /// The time of sync `k`.
     pub fn time(&self, k: usize) -> Timestamp {
         crate::core::clock::saturating_add(
@@ -121,5 +143,43 @@ mod tests {
             replicas(vec![Some(2.9), Some(-1.0), None]),
             vec![Some(3), None, None]
         );
+    }
+
+    /// `--metrics-lag`: each metric value moves later by the lag in whole syncs; the replicas
+    /// and requests do not; a lag below half a sync changes nothing.
+    #[test]
+    fn a_metrics_lag_reads_each_metric_that_many_syncs_before() {
+        let step = SignedDuration::from_secs(15);
+        let mut rec = Recorded {
+            start: "2026-01-01T00:00:00Z".parse().unwrap(),
+            step,
+            window_start: 0,
+            desired: vec![Some(2), Some(3), Some(4), Some(5)],
+            current: vec![Some(2), Some(3), Some(4), Some(5)],
+            min: vec![None; 4],
+            max: vec![None; 4],
+            ready: vec![None; 4],
+            metrics: vec![
+                Some(RecordedMetric {
+                    name: "cpu".into(),
+                    kind: SeriesKind::Total,
+                    query: "q".into(),
+                    values: vec![Some(1.0), Some(2.0), None, Some(4.0)],
+                    request: vec![Some(0.1), Some(0.2), Some(0.3), Some(0.4)],
+                }),
+                None,
+            ],
+        };
+        let before = rec.clone();
+        rec.lag_metrics(SignedDuration::from_secs(7));
+        assert_eq!(rec, before);
+        rec.lag_metrics(SignedDuration::from_secs(30));
+        let m = rec.metrics[0].as_ref().unwrap();
+        assert_eq!(m.values, vec![Some(1.0), Some(1.0), Some(1.0), Some(2.0)]);
+        assert_eq!(m.request, before.metrics[0].as_ref().unwrap().request);
+        assert_eq!(rec.current, before.current);
+        // A lag longer than the grid: every sync reads the earliest value.
+        rec.lag_metrics(SignedDuration::from_secs(600));
+        assert_eq!(rec.metrics[0].as_ref().unwrap().values, vec![Some(1.0); 4]);
     }
 }

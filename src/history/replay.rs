@@ -39,6 +39,20 @@ pub struct ReplaySync {
     pub max: i32,
     /// Some series had no sample at this sync (the replay holds or guesses).
     pub missing: bool,
+    /// Where the recorded replicas moved to a size the replay had not decided: the replay's
+    /// own size (its decision at the sync before) and what it decides from that size at this
+    /// sync, on the same data and memory — whether the replay itself would have moved, rather
+    /// than held at the size the recorded replicas already reached.
+    pub own: Option<OwnStep>,
+}
+
+/// The replay's decision on its own size at one sync (see [`ReplaySync::own`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OwnStep {
+    /// The replay's own size: what it decided at the sync before.
+    pub current: i32,
+    /// What it decides from that size.
+    pub replayed: i32,
 }
 
 /// The syncs before the window that build the controller's memory: the longest stabilization
@@ -62,9 +76,11 @@ pub fn lead(input: &Input) -> SignedDuration {
 /// shows them); the returned syncs start at the window's start.
 pub fn replay(template: &Input, rec: &Recorded) -> Vec<ReplaySync> {
     let mut out = Vec::with_capacity(rec.len().saturating_sub(rec.window_start));
-    run(template, rec, rec.len(), |k, input, d| {
+    run(template, rec, rec.len(), true, |k, input, d, own| {
         if k >= rec.window_start {
-            out.push(sync_of(rec, k, input, d));
+            let mut s = sync_of(rec, k, input, d);
+            s.own = own;
+            out.push(s);
         }
     });
     out
@@ -74,7 +90,7 @@ pub fn replay(template: &Input, rec: &Recorded) -> Vec<ReplaySync> {
 /// the syncs before it.
 pub fn decision_at(template: &Input, rec: &Recorded, k: usize) -> Option<(Input, Decision)> {
     let mut found = None;
-    run(template, rec, k + 1, |i, input, _| {
+    run(template, rec, k + 1, false, |i, input, _, _| {
         if i == k {
             let mut full = input.clone();
             full.detail = Detail::Full;
@@ -85,12 +101,15 @@ pub fn decision_at(template: &Input, rec: &Recorded, k: usize) -> Option<(Input,
     found
 }
 
-/// The syncs `0..until`, each evaluated and handed to `each` before the memory moves on.
+/// The syncs `0..until`, each evaluated and handed to `each` before the memory moves on; with
+/// `own`, also [`ReplaySync::own`] where the recorded replicas moved to a size the replay had
+/// not decided.
 fn run(
     template: &Input,
     rec: &Recorded,
     until: usize,
-    mut each: impl FnMut(usize, &Input, &Decision),
+    own: bool,
+    mut each: impl FnMut(usize, &Input, &Decision, Option<OwnStep>),
 ) {
     let mut input = template.clone();
     input.detail = Detail::Numbers;
@@ -107,11 +126,41 @@ fn run(
     for k in 0..until.min(rec.len()) {
         let now = rec.time(k);
         let current = rec.current[k].unwrap_or(last);
-        fill(&mut input, rec, k, now, current, &pod);
+        // Before `fill`: the same memory, the replay's own size.
+        let ready = rec.ready[k].unwrap_or(current);
+        let step = (own && k > 0 && current != last).then(|| {
+            let mut alt = input.clone();
+            fill(
+                &mut alt,
+                rec,
+                k,
+                now,
+                last,
+                own_ready(ready, current, last),
+                &pod,
+            );
+            let d = crate::core::evaluate(&alt);
+            OwnStep {
+                current: last,
+                replayed: d.desired_replicas.unwrap_or(last),
+            }
+        });
+        fill(&mut input, rec, k, now, current, ready, &pod);
         evaluator.evaluate_into(&input, &mut decision);
-        each(k, &input, &decision);
+        each(k, &input, &decision, step);
         last = decision.desired_replicas.unwrap_or(current);
         std::mem::swap(&mut input.history, &mut decision.history.after);
+    }
+}
+
+/// The Ready pods at the replay's own size `own` where the recorded target has `current`
+/// replicas, `ready` of them Ready: the pods a recorded scale-down removed would still be
+/// there, Ready; of a recorded scale-up's, only those Ready up to the own size.
+fn own_ready(ready: i32, current: i32, own: i32) -> i32 {
+    if own > current {
+        ready.saturating_add(own - current)
+    } else {
+        ready.min(own)
     }
 }
 
@@ -172,8 +221,16 @@ fn milli(v: f64) -> i64 {
     (v * 1000.0).round().clamp(0.0, i64::MAX as f64) as i64
 }
 
-/// Write sync `k`'s recorded world into `input`: replicas, pods (Ready and not), samples.
-fn fill(input: &mut Input, rec: &Recorded, k: usize, now: Timestamp, current: i32, pod: &PodInfo) {
+/// Write sync `k`'s recorded world into `input`: replicas, `ready` of them Ready, samples.
+fn fill(
+    input: &mut Input,
+    rec: &Recorded,
+    k: usize,
+    now: Timestamp,
+    current: i32,
+    ready: i32,
+    pod: &PodInfo,
+) {
     input.now = now;
     if let Some(m) = rec.min[k] {
         input.hpa.min_replicas = m;
@@ -185,23 +242,8 @@ fn fill(input: &mut Input, rec: &Recorded, k: usize, now: Timestamp, current: i3
         s.spec_replicas = current;
         s.status_replicas = current;
     }
-    let ready = rec.ready[k].unwrap_or(current).clamp(0, current.max(0)) as usize;
-    let total = current.max(0) as usize;
-    let long_ago = now
-        .checked_sub(SignedDuration::from_hours(1))
-        .unwrap_or(now);
-    input.pods.clear();
-    for i in 0..total {
-        let mut p = pod.clone();
-        p.name = format!("replayed-{i}");
-        let is_ready = i < ready;
-        p.start_time = Some(if is_ready { long_ago } else { now });
-        p.ready = Some(ReadyCondition {
-            status: if is_ready { "True" } else { "False" }.into(),
-            last_transition_time: if is_ready { long_ago } else { now },
-        });
-        input.pods.push(p);
-    }
+    let ready = ready.clamp(0, current.max(0)) as usize;
+    fill_pods(&mut input.pods, pod, now, current.max(0) as usize, ready);
     let window = SignedDuration::from_secs(30);
     let mut usages: Vec<PodUsage> = (0..ready)
         .map(|i| PodUsage {
@@ -269,6 +311,26 @@ fn fill(input: &mut Input, rec: &Recorded, k: usize, now: Timestamp, current: i3
     };
 }
 
+/// `total` copies of `pod`, the first `ready` of them Ready for an hour, the others just
+/// created.
+fn fill_pods(pods: &mut Vec<PodInfo>, pod: &PodInfo, now: Timestamp, total: usize, ready: usize) {
+    let long_ago = now
+        .checked_sub(SignedDuration::from_hours(1))
+        .unwrap_or(now);
+    pods.clear();
+    for i in 0..total {
+        let mut p = pod.clone();
+        p.name = format!("replayed-{i}");
+        let is_ready = i < ready;
+        p.start_time = Some(if is_ready { long_ago } else { now });
+        p.ready = Some(ReadyCondition {
+            status: if is_ready { "True" } else { "False" }.into(),
+            last_transition_time: if is_ready { long_ago } else { now },
+        });
+        pods.push(p);
+    }
+}
+
 /// What one sync recorded and replayed.
 fn sync_of(rec: &Recorded, k: usize, input: &Input, d: &Decision) -> ReplaySync {
     let current = input.scale.as_ref().map(|s| s.spec_replicas).unwrap_or(0);
@@ -299,6 +361,7 @@ fn sync_of(rec: &Recorded, k: usize, input: &Input, d: &Decision) -> ReplaySync 
         min: input.hpa.min_replicas,
         max: input.hpa.max_replicas,
         missing,
+        own: None,
     }
 }
 
@@ -339,6 +402,32 @@ pub fn value_and_target(c: &Calculation) -> (Option<f64>, Option<f64>) {
         ),
         _ => (None, None),
     }
+}
+
+/// Syncs 15 s apart from 2026-01-01, for the tests of the matching and the chart: (recorded
+/// current, recorded desired, replayed), every series recorded, no metric, no `own` step.
+#[cfg(test)]
+pub(super) fn test_syncs(rows: &[(i32, i32, i32)]) -> Vec<ReplaySync> {
+    let t0: Timestamp = "2026-01-01T00:00:00Z".parse().unwrap();
+    rows.iter()
+        .enumerate()
+        .map(|(k, &(current, desired, replayed))| ReplaySync {
+            time: t0 + SignedDuration::from_secs(15 * k as i64),
+            current,
+            current_recorded: true,
+            desired: Some(desired),
+            replayed,
+            rule: "MetricProposal",
+            metric: None,
+            target: None,
+            unit: "",
+            ready: Some(current),
+            min: 1,
+            max: 10,
+            missing: false,
+            own: None,
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -38,6 +38,8 @@ pub struct Request<'a> {
     pub to: Timestamp,
     /// `--rate-window`: the CPU rate's window (default: four syncs).
     pub rate_window: Option<SignedDuration>,
+    /// `--metrics-lag`: how much older than each sync the metric the controller read was.
+    pub metrics_lag: SignedDuration,
 }
 
 /// The replay, with what it was computed from (for the chart and `explain --at`).
@@ -74,7 +76,8 @@ fn read(template: &Input, req: &Request<'_>) -> Result<Read, ReplayError> {
     }
     let queries = prom::plan(template, req.queries, &grid, req.rate_window)?;
     let mut notes = Vec::new();
-    let recorded = prom::fetch(req.prometheus, &queries, &grid, &mut notes)?;
+    let mut recorded = prom::fetch(req.prometheus, &queries, &grid, &mut notes)?;
+    recorded.lag_metrics(req.metrics_lag);
     Ok(Read {
         recorded,
         queries,

@@ -442,15 +442,10 @@ impl ServiceProxy<'_> {
         let conn = &self.conn;
         let answer = self
             .rt
-            .block_on(conn.get_path(&path, "services/proxy", object));
+            .block_on(conn.get_path_bytes(&path, "services/proxy", object));
         let service = format!("{ns}/{name}");
         let e = match answer {
-            Ok(v) => {
-                return serde_json::to_vec(&v).map_err(|e| PromError::Decode {
-                    query: target.to_string(),
-                    detail: e.to_string(),
-                })
-            }
+            Ok(body) => return Ok(body),
             Err(e) => e,
         };
         let (code, text, status_object) = match &e.failure {

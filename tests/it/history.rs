@@ -251,6 +251,7 @@ macro_rules! against_both {
     };
 }
 
+mod lag;
 mod offsets;
 mod proxy;
 mod replay;

@@ -226,9 +226,10 @@ fn scratch(name: &str) -> PathBuf {
 
 const UNTIL: &str = "2026-11-01T02:00:00Z";
 
-fn a_backtest_replays_the_recorded_load_like_the_same_load_as_csv(url: &str) {
-    // CPU from cAdvisor: 3 pods × 0.4, 1.6 then 0.5 cores.
-    let base = [
+/// The CPU backtest's arguments (tests/simulate_data/cpu.yaml, 4 replicas of 500m, CSV out)
+/// followed by `tail`.
+fn cpu_backtest<'a>(tail: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
         "simulate",
         "--hpa",
         "tests/simulate_data/cpu.yaml",
@@ -239,9 +240,20 @@ fn a_backtest_replays_the_recorded_load_like_the_same_load_as_csv(url: &str) {
         "-o",
         "csv",
     ];
-    let mut args = base.to_vec();
-    args.extend(["--prometheus", url, "--since", "2h", "--until", UNTIL]);
-    let rows = csv_rows(&ok(&args));
+    args.extend_from_slice(tail);
+    args
+}
+
+/// [`cpu_backtest`] over the recorded 2 h until [`UNTIL`], the Prometheus given by `source`.
+fn cpu_backtest_since_2h<'a>(source: &[&'a str]) -> Vec<&'a str> {
+    let mut args = cpu_backtest(source);
+    args.extend(["--since", "2h", "--until", UNTIL]);
+    args
+}
+
+fn a_backtest_replays_the_recorded_load_like_the_same_load_as_csv(url: &str) {
+    // CPU from cAdvisor: 3 pods × 0.4, 1.6 then 0.5 cores.
+    let rows = csv_rows(&ok(&cpu_backtest_since_2h(&["--prometheus", url])));
     assert_eq!(rows.len(), 480, "2 h of 15 s syncs");
     let mut csv = String::from("time,value\n");
     let mut checked = 0;
@@ -264,8 +276,7 @@ fn a_backtest_replays_the_recorded_load_like_the_same_load_as_csv(url: &str) {
     let file = scratch("replay-load.csv");
     std::fs::write(&file, csv).unwrap();
     let spec = format!("cpu=csv:{}", file.display());
-    let mut args = base.to_vec();
-    args.extend(["--demand", &spec, "--duration", "2h", "--now", T0]);
+    let args = cpu_backtest(&["--demand", &spec, "--duration", "2h", "--now", T0]);
     let from_csv = csv_rows(&ok(&args));
     for col in ["replicas", "ready", "cpu_value", "proposal", "rule"] {
         assert_eq!(column(&rows, col), column(&from_csv, col), "{col}");
@@ -482,28 +493,14 @@ fn a_backtest_through_the_service_proxy_is_the_backtest_through_the_url() {
     let server = FakeApiServer::start(vec![]);
     server.proxy_service("monitoring", "prometheus", "9090", &s.url);
     let kc = server.write_kubeconfig(&crate::support::binary::tmpdir("backtest-proxy"));
-    let base = [
-        "simulate",
-        "--hpa",
-        "tests/simulate_data/cpu.yaml",
-        "--replicas",
-        "4",
-        "--requests",
-        "cpu=500m",
-        "-o",
-        "csv",
-        "--since",
-        "2h",
-        "--until",
-        UNTIL,
-    ];
-    let direct = ok(&[&base[..], &["--prometheus", &s.url]].concat());
+    let direct = ok(&cpu_backtest_since_2h(&["--prometheus", &s.url]));
     let kc = kc.to_str().unwrap();
-    let proxied = ok(&[
-        &base[..],
-        &["--prometheus-service", "prometheus", "--kubeconfig", kc],
-    ]
-    .concat());
+    let proxied = ok(&cpu_backtest_since_2h(&[
+        "--prometheus-service",
+        "prometheus",
+        "--kubeconfig",
+        kc,
+    ]));
     assert_eq!(csv_rows(&proxied).len(), 480);
     assert_eq!(proxied, direct);
     let proxy_reads = server

@@ -105,18 +105,9 @@ impl HistoryArgs {
         let since = self
             .since
             .as_deref()
-            .map(|s| {
-                crate::duration::parse_go_duration(s)
-                    .ok()
-                    .filter(|n| *n > 0)
-                    .map(|n| n / 1_000_000_000)
-                    .ok_or_else(|| {
-                        UsageError(format!(
-                            "--since: invalid duration {s:?}: use Go syntax such as 30m, 6h or 1h30m"
-                        ))
-                    })
-            })
-            .transpose()?;
+            .map(|s| go_duration_flag("--since", s, 1, "30m, 6h or 1h30m"))
+            .transpose()?
+            .map(|n| n / 1_000_000_000);
         let name = self.name.strip_prefix("hpa/").unwrap_or(&self.name);
         let name = name
             .strip_prefix("horizontalpodautoscaler/")
@@ -305,30 +296,15 @@ impl ReplayFlags {
         let rate_window = self
             .rate_window
             .as_deref()
-            .map(|s| {
-                crate::duration::parse_go_duration(s)
-                    .ok()
-                    .filter(|n| *n >= 1_000_000_000)
-                    .map(jiff::SignedDuration::from_nanos)
-                    .ok_or_else(|| {
-                        UsageError(format!(
-                            "--rate-window: invalid duration {s:?}: use Go syntax such as 30s or 1m (at least 1s)"
-                        ))
-                    })
-            })
-            .transpose()?;
-        let metrics_lag = match self.metrics_lag.as_deref() {
-            None => jiff::SignedDuration::ZERO,
-            Some(s) => crate::duration::parse_go_duration(s)
-                .ok()
-                .filter(|n| *n >= 0)
-                .map(jiff::SignedDuration::from_nanos)
-                .ok_or_else(|| {
-                    UsageError(format!(
-                        "--metrics-lag: invalid duration {s:?}: use Go syntax such as 0s, 15s or 30s"
-                    ))
-                })?,
-        };
+            .map(|s| go_duration_flag("--rate-window", s, 1_000_000_000, "30s or 1m (at least 1s)"))
+            .transpose()?
+            .map(jiff::SignedDuration::from_nanos);
+        let metrics_lag = self
+            .metrics_lag
+            .as_deref()
+            .map(|s| go_duration_flag("--metrics-lag", s, 0, "0s, 15s or 30s"))
+            .transpose()?
+            .map_or(jiff::SignedDuration::ZERO, jiff::SignedDuration::from_nanos);
         Ok(Some(PrometheusOptions {
             target,
             queries,
@@ -397,5 +373,54 @@ impl AtArgs {
             return Err("--at explains one HPA's past sync: give one NAME".into());
         }
         Ok(Some(AtOptions { at, prometheus }))
+    }
+}
+
+/// A Go duration given to `flag`, in nanoseconds, at least `min_nanos`; otherwise a usage error
+/// naming the flag with `examples` of the syntax.
+fn go_duration_flag(
+    flag: &str,
+    value: &str,
+    min_nanos: i64,
+    examples: &str,
+) -> Result<i64, UsageError> {
+    crate::duration::parse_go_duration(value)
+        .ok()
+        .filter(|n| *n >= min_nanos)
+        .ok_or_else(|| {
+            UsageError(format!(
+                "{flag}: invalid duration {value:?}: use Go syntax such as {examples}"
+            ))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::go_duration_flag;
+
+    #[test]
+    fn a_go_duration_flag_keeps_its_lower_bound_and_names_the_flag() {
+        assert_eq!(
+            go_duration_flag("--x", "1m30s", 0, "1m").unwrap(),
+            90_000_000_000
+        );
+        assert_eq!(go_duration_flag("--x", "0s", 0, "0s").unwrap(), 0);
+        let below = go_duration_flag(
+            "--rate-window",
+            "500ms",
+            1_000_000_000,
+            "30s or 1m (at least 1s)",
+        );
+        assert_eq!(
+            below.unwrap_err().0,
+            "--rate-window: invalid duration \"500ms\": use Go syntax such as 30s or 1m (at least 1s)"
+        );
+        let zero = go_duration_flag("--since", "0s", 1, "30m");
+        assert!(zero
+            .unwrap_err()
+            .0
+            .starts_with("--since: invalid duration \"0s\""));
+        let junk = go_duration_flag("--metrics-lag", "-5s", 0, "0s, 15s or 30s");
+        assert!(junk.is_err());
     }
 }

@@ -224,7 +224,15 @@ pub fn verdict_words(c: &ReplayedChange) -> String {
 mod tests {
     use super::*;
 
-    use crate::history::replay::{test_syncs as syncs, OwnStep};
+    use crate::history::replay::{test_syncs as syncs, OwnStep, ReplaySync};
+
+    /// `syncs` with the replay's own-size evaluations `(sync, current, replayed)` added.
+    fn with_own(mut s: Vec<ReplaySync>, own: &[(usize, i32, i32)]) -> Vec<ReplaySync> {
+        for &(k, current, replayed) in own {
+            s[k].own = Some(OwnStep { current, replayed });
+        }
+        s
+    }
 
     #[test]
     fn same_size_within_one_sync_is_explained_and_later_within_the_window() {
@@ -239,13 +247,7 @@ mod tests {
         ]);
         // The recorded replicas are 8 from sync 4; the replay, still at its own 5, holds at 5
         // twice, then moves to 8.
-        let mut s = s;
-        for (k, replayed) in [(4, 5), (5, 5), (6, 8)] {
-            s[k].own = Some(OwnStep {
-                current: 5,
-                replayed,
-            });
-        }
+        let s = with_own(s, &[(4, 5, 5), (5, 5, 5), (6, 5, 8)]);
         let c = match_changes(&s, 4);
         assert_eq!(c.len(), 2);
         assert_eq!(
@@ -280,18 +282,10 @@ mod tests {
             "{c:#?}"
         );
         // The replay at its own 4 holds there too: still not explained.
-        let mut held = s.clone();
-        held[2].own = Some(OwnStep {
-            current: 4,
-            replayed: 4,
-        });
+        let held = with_own(s.clone(), &[(2, 4, 4)]);
         assert_eq!(match_changes(&held, 2)[0].verdict, Verdict::NotExplained);
         // The replay at its own 4 moves to 8 one sync later: explained (offset +1).
-        let mut moved = s;
-        moved[2].own = Some(OwnStep {
-            current: 4,
-            replayed: 8,
-        });
+        let moved = with_own(s, &[(2, 4, 8)]);
         let c = match_changes(&moved, 2);
         assert_eq!(
             (c[0].verdict, c[0].offset_syncs),

@@ -1,14 +1,16 @@
 //! "Explained later" (issue 31 item 2): the scenario of `replay.rs` (no manual scale) with the
 //! recorded scale-down 10 → 4 moved earlier than the controller decided it — as a controller
-//! whose metrics arrive sooner than the replay's CPU rate does would. The replay already
-//! decides that scale-down one sync late (the rate over 30 s still holds the last high
-//! sample: "explained", within one sync); moved one sync earlier, the replay decides 4 two
-//! syncs after the recorded change: "explained later (2 sync(s))", within the metric window
-//! (two syncs with `--rate-window 30s`); moved two syncs, it is three syncs, outside the
-//! window: "not explained" (the data were there: flags that differ). The converse, "explained earlier", is
-//! covered on the matching itself (`history::matching` unit tests): with the recorded
-//! replicas fed back at every sync, a replay that decides a size earlier keeps deciding it at
-//! the recorded change unless the load turned in between.
+//! whose metrics arrive sooner than the replay's CPU rate does would. Only a replayed move
+//! explains a change: from the recorded replicas, or — at the syncs after the change, where the
+//! recorded replicas are already 4 — from the replay's own size (10), evaluated a second time on
+//! the same data. The replay already moves 10 → 4 one sync late (the rate over 30 s still holds
+//! the last high sample: "explained", within one sync); with the change recorded one sync
+//! earlier, the replay at its own 10 moves to 4 two syncs after it: "explained later (2
+//! sync(s))", within the metric window (two syncs with `--rate-window 30s`); two syncs earlier,
+//! it is three syncs, outside the window: "not explained" (the data were there: flags that
+//! differ). The converse, "explained earlier", is covered on the matching itself
+//! (`history::matching` unit tests): a replay that moves to the size before the recorded change
+//! and no longer at it (the load turned in between).
 
 use jiff::Timestamp;
 use serde_json::Value;

@@ -543,7 +543,12 @@ fn decode_matrix(body: &[u8], query: &str) -> Result<Vec<Labelled>, PromError> {
         detail,
     };
     let doc: serde_json::Value =
-        serde_json::from_slice(body).map_err(|e| bad(format!("invalid JSON: {e}")))?;
+        serde_json::from_slice(body).map_err(|e| {
+            bad(format!(
+                "not JSON ({e}; it begins {:?}): the address does not serve Prometheus' HTTP API; check --prometheus URL or --prometheus-service's NAME and PORT (kubectl get svc -A | grep prometheus)",
+                first_line(body)
+            ))
+        })?;
     if doc.get("status").and_then(|s| s.as_str()) != Some("success") {
         let msg = doc
             .get("error")
@@ -834,6 +839,16 @@ mod tests {
         assert!(m[0].1[1].1.is_nan());
         let err = decode_matrix(br#"{"status":"error","error":"parse error"}"#, "q").unwrap_err();
         assert!(err.to_string().contains("parse error"));
+        // A 200 that is not Prometheus' JSON (a web page on the wrong port): named, with the
+        // place to look, its first line quoted with control characters escaped.
+        let err = decode_matrix(b"<html>\x1b[2J\n<body>Grafana</body>", "q").unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.contains("does not serve Prometheus' HTTP API"),
+            "{text}"
+        );
+        assert!(text.contains(r#"it begins "<html>\u{1b}[2J""#), "{text}");
+        assert!(!text.contains('\x1b') && !text.contains('\n'), "{text}");
     }
 
     #[test]

@@ -489,6 +489,11 @@ fn with_a_one_second_sync_period(tag: &str) -> Cluster {
     Cluster::with(objects, tag)
 }
 
+/// Three evaluations at the default 15 s period take at least 30 s (two waits); at 1 s about
+/// 2 s plus the evaluations. The bound sits between, far from both, so a loaded machine does
+/// not fail the test while the default period still would.
+const WATCH_BOUND: std::time::Duration = std::time::Duration::from_secs(25);
+
 /// What `--watch` says when it follows the cluster's 1 s sync period.
 const ONE_SECOND_NOTE: &str = "The controller's sync period is 1s (cluster: pod \
     kube-system/kube-controller-manager-cp1): watching every 1s instead.";
@@ -515,11 +520,7 @@ fn explain_watch_ticks_at_the_sync_period_of_the_clusters_controller() {
     );
     // Three evaluations one second apart, not the CLI's default 15 s.
     assert!(text.contains(ONE_SECOND_NOTE), "{text}");
-    assert!(
-        t.elapsed() < std::time::Duration::from_secs(12),
-        "{:?}",
-        t.elapsed()
-    );
+    assert!(t.elapsed() < WATCH_BOUND, "{:?}", t.elapsed());
 }
 
 /// The fleet's watch ticks at the cluster's sync period too (as `explain NAME --watch`).
@@ -538,9 +539,5 @@ fn the_fleet_watch_ticks_at_the_sync_period_of_the_clusters_controller() {
     assert!(text.contains(ONE_SECOND_NOTE), "{text}");
     assert!(text.contains("stopped after 3 evaluation(s)"), "{text}");
     // Three evaluations one second apart, not the CLI's default 15 s.
-    assert!(
-        t.elapsed() < std::time::Duration::from_secs(12),
-        "{:?}",
-        t.elapsed()
-    );
+    assert!(t.elapsed() < WATCH_BOUND, "{:?}", t.elapsed());
 }

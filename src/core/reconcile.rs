@@ -56,6 +56,16 @@ impl Evaluator {
         Evaluator::default()
     }
 
+    /// The caller's promise about the next syncs' inputs: while `generation` is the same
+    /// `Some(g)`, `input.pods` are the same in every field and `input.pod_metrics` lists the
+    /// same pods with the same containers in the same order (only the usages and the samples'
+    /// times move), so what the pod average derives per pod is kept (`simulate`'s world bumps
+    /// it at every change). `None` (the default, every other caller) keeps nothing. The answer
+    /// is the same either way; debug builds check the kept facts against fresh ones.
+    pub fn set_pods_generation(&mut self, generation: Option<u64>) {
+        self.scratch.pods_generation = generation;
+    }
+
     /// [`evaluate`], written over `out`: a decision of an earlier sync whose strings and
     /// vectors are reused. Every field of `out` is rewritten: the result is the one
     /// [`evaluate`] returns.

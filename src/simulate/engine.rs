@@ -181,6 +181,10 @@ impl Simulation {
         // perf: benches/simulate. Boxed: taking it out and putting it back moves a pointer,
         // not the whole decision, every sync.
         let mut decision = self.decision.take().unwrap_or_default();
+        // The world's pods are the same as at the last sync while its generation is: the pod
+        // average keeps what it derived per pod (none for the replayed snapshot's pods).
+        let generation = (!replay).then(|| self.world.pods_generation());
+        self.evaluator.set_pods_generation(generation);
         self.evaluator.evaluate_into(&self.input, &mut decision);
         self.tolerances = (decision.tolerance.down, decision.tolerance.up);
         let hpa = &self.input.hpa;

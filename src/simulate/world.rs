@@ -316,6 +316,17 @@ pub struct World {
     /// The (generation, sampled pods) for which `input.pod_metrics` holds one entry per sampled
     /// pod with its name and containers: the same layout is not compared again.
     usage_layout: Option<(u64, usize)>,
+    /// The generation of what the core reads of the pods (`input.pods` and the names and
+    /// containers of `input.pod_metrics`), from [`next_pods_generation`]: changed whenever
+    /// any of it changes (see `Evaluator::set_pods_generation`).
+    pods_generation: u64,
+}
+
+/// A generation no world has used in this process: two worlds never share one, so an
+/// evaluator that met another world's pods cannot take them for its own.
+fn next_pods_generation() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 fn ready_condition(status: &str, t: Timestamp) -> ReadyCondition {
@@ -362,6 +373,7 @@ impl World {
             shown_ready: None,
             generation: 0,
             usage_layout: None,
+            pods_generation: next_pods_generation(),
         }
     }
 
@@ -371,6 +383,7 @@ impl World {
         // The next update writes every pod again.
         self.shown_ready = None;
         self.generation += 1;
+        self.pods_generation = next_pods_generation();
         (0..n.max(0))
             .map(|_| {
                 let p = self.new_pod(created);
@@ -427,6 +440,13 @@ impl World {
         self.memo.value(loads, i, t)
     }
 
+    /// The generation of the pods and their PodMetrics' layout as the last [`World::fill`]
+    /// and [`World::scale_to`] left them: the same number, the same pods (only the usages and
+    /// the samples' times moved). For `Evaluator::set_pods_generation`.
+    pub fn pods_generation(&self) -> u64 {
+        self.pods_generation
+    }
+
     /// Pods that exist.
     pub fn pod_count(&self) -> usize {
         self.lives.len()
@@ -454,6 +474,7 @@ impl World {
                 if !*shown && life.ready_at <= now {
                     p.ready = Some(ready_condition("True", life.ready_at));
                     *shown = true;
+                    self.pods_generation = next_pods_generation();
                 }
             }
             return;
@@ -476,6 +497,7 @@ impl World {
             .map(|p| p.ready.as_ref().is_some_and(|r| r.status == "True"))
             .collect();
         self.shown_ready = Some(shown);
+        self.pods_generation = next_pods_generation();
     }
 
     /// Fill `input.pods`' conditions, `input.pod_metrics` and `input.metric_data` for `now`,
@@ -574,6 +596,7 @@ impl World {
                 if self.usage_layout != Some(layout) || usages.len() != sampled_count {
                     self.align_usages(&input.pods, &mut usages, at);
                     self.usage_layout = Some(layout);
+                    self.pods_generation = next_pods_generation();
                 }
                 aligned = true;
             }
@@ -846,6 +869,7 @@ impl World {
         let desired = desired.max(0) as usize;
         if self.lives.len() != desired {
             self.generation += 1;
+            self.pods_generation = next_pods_generation();
         }
         while self.lives.len() < desired {
             let p = self.new_pod(now);

@@ -2,6 +2,7 @@
 //! sync to the next.
 
 use super::group_pods::Grouping;
+use super::pod_facts::PodFacts;
 use super::ratios::Sums;
 use super::samples::Sample;
 use crate::core::name_map::{NameMap, Spare};
@@ -20,6 +21,13 @@ pub(crate) struct Scratch {
     pub(super) removed: Vec<bool>,
     pub(super) sample_requests: Vec<Option<i64>>,
     pub(super) pod_requests: Vec<i64>,
+    /// The caller's generation of the pods for this sync (see
+    /// [`Evaluator::set_pods_generation`]); None: nothing is kept.
+    ///
+    /// [`Evaluator::set_pods_generation`]: crate::core::Evaluator::set_pods_generation
+    pub(crate) pods_generation: Option<u64>,
+    /// What the one pass derived per pod under that generation.
+    pub(super) facts: PodFacts,
 }
 
 /// The samples of one metric as the calculator counts them: the samples by pod name (a

@@ -66,6 +66,7 @@ pub(super) fn get_resource_replicas(
         removed,
         sample_requests,
         pod_requests: per_pod,
+        ..
     } = scratch;
     let mut g = group_pods(pods, &samples, *resource == Resource::CPU, input, sample_of);
     if full {

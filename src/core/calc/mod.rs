@@ -9,7 +9,8 @@
 //! - [`get_resource_replicas`]: `GetResourceReplicas` and `calcPlainMetricReplicas`, with the
 //!   rebalance of missing and unready pods ([`frame`] and [`counted`] hold what they share);
 //! - [`value`]: `getUsageRatioReplicaCount` and the per-pod `AverageValue` targets;
-//! - [`one_pass`]: a faster path for the common case, checked against the general one.
+//! - [`one_pass`]: a faster path for the common case, checked against the general one, and
+//!   [`pod_facts`], what it keeps per pod while the caller's pods stay the same.
 //!
 //! The files import one another in that order (no file imports this one's items).
 
@@ -26,6 +27,7 @@ mod frame;
 mod get_resource_replicas;
 mod group_pods;
 mod one_pass;
+mod pod_facts;
 mod ratios;
 mod requests;
 mod samples;

@@ -668,22 +668,97 @@ pub fn not_ours(lists: &mut [(String, NsList)], key: &str) {
 /// A closed List: `apiVersion: v1, kind: List`, the annotations, the items' text as read.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct ListOut<'a> {
+struct ListOut<'a, K: Serialize, I: Serialize> {
     api_version: &'static str,
     kind: &'static str,
-    metadata: ListMeta,
-    items: &'a [Entry],
+    metadata: ListMeta<'a, K>,
+    items: &'a [I],
 }
 
 #[derive(Serialize)]
-struct ListMeta {
-    annotations: BTreeMap<&'static str, String>,
+struct ListMeta<'a, K: Serialize> {
+    annotations: &'a BTreeMap<K, String>,
+}
+
+/// A namespace's List closed for reading: its annotations and its items' JSON text, read by
+/// [`Snapshot::from_list`](crate::snapshot::Snapshot::from_list) as the List of a file is.
+pub struct Closed {
+    annotations: BTreeMap<String, String>,
+    items: Vec<Obj>,
+}
+
+impl Closed {
+    /// The List's snapshot (`source` names it in errors).
+    pub fn snapshot(
+        &self,
+        source: &str,
+    ) -> Result<crate::snapshot::Snapshot, crate::snapshot::SnapshotError> {
+        crate::snapshot::Snapshot::from_list(
+            source,
+            &self.annotations,
+            self.items.iter().map(|o| &**o),
+        )
+    }
+
+    /// The List's JSON text, as [`NsList::finish`] writes it (what `kubectl hpa snapshot`
+    /// prints).
+    pub fn text(&self) -> String {
+        let list = ListOut {
+            api_version: "v1",
+            kind: "List",
+            metadata: ListMeta {
+                annotations: &self.annotations,
+            },
+            items: &self.items,
+        };
+        // Strings, maps and JSON text only: this cannot fail.
+        serde_json::to_string(&list).unwrap_or_default()
+    }
 }
 
 impl NsList {
+    /// Close the List with its annotations for reading (what [`NsList::finish`] writes, not
+    /// written out as text).
+    pub fn close(self, origin: &Origin, server_version: Option<&str>) -> Closed {
+        let annotations = self
+            .annotations(origin, server_version)
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        let items = self
+            .items
+            .into_iter()
+            .map(|e| match e {
+                Entry::Object(o) => o,
+                // Strings, maps and JSON text only: this cannot fail.
+                Entry::Metric(m) => serde_json::value::to_raw_value(&m).unwrap_or_default(),
+            })
+            .collect();
+        Closed { annotations, items }
+    }
+
     /// Close the List with its annotations: its JSON text (what `kubectl hpa snapshot` writes
     /// and the snapshot reads, as from a file).
     pub fn finish(self, origin: &Origin, server_version: Option<&str>) -> String {
+        let annotations = self.annotations(origin, server_version);
+        let list = ListOut {
+            api_version: "v1",
+            kind: "List",
+            metadata: ListMeta {
+                annotations: &annotations,
+            },
+            items: &self.items,
+        };
+        // Strings, maps and JSON text only: this cannot fail.
+        serde_json::to_string(&list).unwrap_or_default()
+    }
+
+    /// The List's annotations: where and when it was read, and what could not be.
+    fn annotations(
+        &self,
+        origin: &Origin,
+        server_version: Option<&str>,
+    ) -> BTreeMap<&'static str, String> {
         let mut annotations = BTreeMap::new();
         annotations.insert(TAKEN_AT_ANNOTATION, origin.taken_at.clone());
         if let Some(hpa) = &origin.taken_for {
@@ -701,14 +776,7 @@ impl NsList {
             let text = serde_json::to_string(&self.own).unwrap_or_default();
             annotations.insert(OWN_FAILURES_ANNOTATION, text);
         }
-        let list = ListOut {
-            api_version: "v1",
-            kind: "List",
-            metadata: ListMeta { annotations },
-            items: &self.items,
-        };
-        // Strings, maps and JSON text only: this cannot fail.
-        serde_json::to_string(&list).unwrap_or_default()
+        annotations
     }
 }
 
@@ -826,6 +894,27 @@ mod tests {
             put(r, items(got));
         }
         (needs, answers)
+    }
+
+    /// The live path reads a namespace's List without writing it out: the same snapshot as
+    /// from its text, and the same text for `kubectl hpa snapshot`.
+    #[test]
+    fn a_closed_list_reads_and_prints_as_its_finished_text() {
+        let fetch = || {
+            let (needs, answers) = fleet_answers();
+            assemble(&Scope::All, &needs, answers).expect("assembled")
+        };
+        let (closed, finished) = (fetch(), fetch());
+        let version = finished.server_version.clone();
+        assert_eq!(closed.lists.len(), 2);
+        for ((_, c), (_, f)) in closed.lists.into_iter().zip(finished.lists) {
+            let c = c.close(&origin(), version.as_deref());
+            let text = f.finish(&origin(), version.as_deref());
+            assert_eq!(c.text(), text);
+            let read = Snapshot::from_text(&text, "s").expect("snapshot");
+            let live = c.snapshot("s").expect("snapshot");
+            assert_eq!(format!("{live:?}"), format!("{read:?}"));
+        }
     }
 
     #[test]

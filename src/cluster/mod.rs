@@ -40,6 +40,7 @@ pub use plan::Scope;
 pub use progress::Progress;
 pub use transport::Conn;
 
+pub use assemble::Closed;
 use assemble::{Assembled, Origin};
 
 use crate::metrics_api::{MetricsApi, MetricsGroup};
@@ -61,8 +62,8 @@ pub struct Fetched {
 
 /// Everything fetched for the HPAs of a namespace or of the cluster.
 pub struct FleetFetched {
-    /// One `v1 List` per namespace that has HPAs, namespaces in order, as JSON text.
-    pub lists: Vec<(String, String)>,
+    /// One `v1 List` per namespace that has HPAs, namespaces in order, closed for reading.
+    pub lists: Vec<(String, Closed)>,
     /// What could not be read besides metrics, in words.
     pub notes: Vec<String>,
     /// The resource metrics APIService the controller reads through, by name, read only when
@@ -233,7 +234,7 @@ pub async fn fetch_fleet(
         lists: a
             .lists
             .into_iter()
-            .map(|(ns, l)| (ns, l.finish(&origin, version)))
+            .map(|(ns, l)| (ns, l.close(&origin, version)))
             .collect(),
         notes: a.notes,
         metrics_api,

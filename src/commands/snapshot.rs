@@ -62,7 +62,10 @@ async fn fetch(args: &SnapshotArgs) -> Result<(Vec<Value>, String)> {
         Some(ns) => format!("namespace {ns}"),
         None => "any namespace".to_string(),
     };
-    let lists = fetched.lists.iter().map(|(_, l)| serde_json::from_str(l));
+    let lists = fetched
+        .lists
+        .iter()
+        .map(|(_, l)| serde_json::from_str(&l.text()));
     Ok((lists.collect::<Result<_, _>>()?, words))
 }
 

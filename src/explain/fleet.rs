@@ -251,9 +251,9 @@ pub fn evaluate_fetched_with(
 ) -> Result<Vec<FleetItem>> {
     let source = format!("cluster {context}");
     let api = &fetched.metrics_api;
-    let lists: Vec<String> = fetched.lists.into_iter().map(|(_, l)| l).collect();
+    let lists: Vec<cluster::Closed> = fetched.lists.into_iter().map(|(_, l)| l).collect();
     let per_namespace = super::parallel::map(lists, |list| -> Result<Vec<FleetItem>> {
-        let snap = Snapshot::from_text(&list, &source)?;
+        let snap = list.snapshot(&source)?;
         let mut extras = Extras::from_snapshot(&snap);
         extras.metrics_api = api.clone();
         super::one::settings_for(ev.decide, &snap)?;

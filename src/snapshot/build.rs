@@ -147,12 +147,23 @@ impl Snapshot {
             .flatten()
             .filter_map(|(k, v)| v.as_str().map(|s| (k, s.to_string())))
             .collect();
-        let mut snap = Snapshot::with_annotations(source, &annotations)?;
-        for (i, item) in top.items.into_iter().flatten().enumerate() {
-            snap.add(Item::Raw(item), source, &format!("items[{i}] "))?;
+        Snapshot::from_list(source, &annotations, top.items.into_iter().flatten()).map(Some)
+    }
+
+    /// A `v1 List` from its annotations and its items' JSON text: how a JSON file's List is
+    /// read ([`Snapshot::from_text`]) and how a live fetch's List of a namespace is, without
+    /// writing it out as text and reading it back — live and offline are one reader.
+    pub fn from_list<'a>(
+        source: &str,
+        annotations: &BTreeMap<String, String>,
+        items: impl IntoIterator<Item = &'a RawValue>,
+    ) -> Result<Snapshot, SnapshotError> {
+        let mut snap = Snapshot::with_annotations(source, annotations)?;
+        for (i, item) in items.into_iter().enumerate() {
+            snap.add(Item::Raw(item), source, &item::Nested { outer: &"", i })?;
         }
         snap.sort_other();
-        Ok(Some(snap))
+        Ok(snap)
     }
 
     /// An empty snapshot with the List's annotations read (taken-at, fetch errors).
@@ -201,15 +212,24 @@ impl Snapshot {
     pub(super) fn from_item(doc: Item<'_>, source: &str) -> Result<Snapshot, SnapshotError> {
         let annotations = list_annotations(&doc);
         let mut snap = Snapshot::with_annotations(source, &annotations)?;
-        snap.add(doc, source, "")?;
+        snap.add(doc, source, &"")?;
         snap.sort_other();
         Ok(snap)
     }
 
-    fn add(&mut self, item: Item<'_>, source: &str, position: &str) -> Result<(), SnapshotError> {
+    fn add(
+        &mut self,
+        item: Item<'_>,
+        source: &str,
+        position: &dyn std::fmt::Display,
+    ) -> Result<(), SnapshotError> {
         let head = item.head();
         let (api_version, kind) = (head.api_version.as_str(), head.kind.as_str());
-        let ctx = format!("{source}: {}{}", position, head.describe());
+        let ctx = item::Ctx {
+            source,
+            position,
+            head: &head,
+        };
         if kind.is_empty() || api_version.is_empty() {
             return Err(err(format!(
                 "{source}: {position}object has no apiVersion/kind; a snapshot is a v1 List of API objects"
@@ -237,8 +257,8 @@ impl Snapshot {
             ("apps/v1", kind @ ("Deployment" | "StatefulSet" | "ReplicaSet")) => {
                 self.add_apps_workload(item, kind, &ctx)?;
             }
-            ("autoscaling/v1", "Scale") => self.add_scale(item, &ctx)?,
-            ("v1", "Pod") if head.namespace == "kube-system" => self.add_system_pod(item, &ctx)?,
+            ("autoscaling/v1", "Scale") => self.add_scale(item, &ctx.to_string())?,
+            ("v1", "Pod") if head.namespace == "kube-system" => self.add_system_pod(item, &ctx.to_string())?,
             ("v1", "Pod") => self.pods.push(item.typed(&ctx)?),
             // metrics.k8s.io/v1 (GA, KEP-5207) has v1beta1's schema.
             ("metrics.k8s.io/v1beta1" | "metrics.k8s.io/v1", "PodMetrics") => {
@@ -246,9 +266,9 @@ impl Snapshot {
                 self.pod_metrics.push(item.typed(&ctx)?);
             }
             // KEDA's ScaledObjects, kept whole (snapshot/keda.rs)
-            ("keda.sh/v1alpha1", "ScaledObject") => self.add_scaled_object(item, &ctx)?,
+            ("keda.sh/v1alpha1", "ScaledObject") => self.add_scaled_object(item, &ctx.to_string())?,
             (v, k) if PASSIVE_KINDS.contains(&(v, k)) || super::blockers::KINDS.contains(&(v, k)) => {
-                item.check::<item::KeptShape>(&ctx)?;
+                item.check::<item::KeptShape, _>(&ctx)?;
                 self.other.push(item.into_value(&ctx)?);
             }
             (v, _) => {
@@ -256,7 +276,7 @@ impl Snapshot {
                 // (any named object with a spec); its scale comes from an autoscaling/v1 Scale.
                 // Anything else (ConfigMaps, Secrets, Ingresses...) is passed over and noted.
                 if head.has_spec && !head.name.is_empty() {
-                    item.check::<item::KeptShape>(&ctx)?;
+                    item.check::<item::KeptShape, _>(&ctx)?;
                     self.other.push(item.into_value(&ctx)?);
                 } else {
                     self.ignored.push(format!("{} ({v})", head.describe()));
@@ -271,9 +291,9 @@ impl Snapshot {
         &mut self,
         item: Item<'_>,
         kind: &str,
-        ctx: &str,
+        ctx: &item::Ctx<'_>,
         source: &str,
-        position: &str,
+        position: &dyn std::fmt::Display,
     ) -> Result<(), SnapshotError> {
         let Some(items) = item.items(ctx)? else {
             return Ok(());
@@ -282,19 +302,30 @@ impl Snapshot {
             self.has_pod_metrics = true;
         }
         for (i, sub) in items.into_iter().enumerate() {
-            let pos = format!("{position}items[{i}] ");
+            let pos = item::Nested { outer: position, i };
             match kind {
                 "MetricValueList" => {
-                    let v: MetricValue = sub.typed(&format!("{source}: {pos}MetricValue"))?;
+                    let v: MetricValue = sub.typed(&item::Labelled {
+                        source,
+                        position: &pos,
+                        what: "MetricValue",
+                    })?;
                     self.custom_metrics.push(v);
                 }
                 "ExternalMetricValueList" => {
-                    let v: ExternalMetricValue =
-                        sub.typed(&format!("{source}: {pos}ExternalMetricValue"))?;
+                    let v: ExternalMetricValue = sub.typed(&item::Labelled {
+                        source,
+                        position: &pos,
+                        what: "ExternalMetricValue",
+                    })?;
                     self.external_metrics.push(v);
                 }
                 "PodMetricsList" => {
-                    let v: PodMetrics = sub.typed(&format!("{source}: {pos}PodMetrics"))?;
+                    let v: PodMetrics = sub.typed(&item::Labelled {
+                        source,
+                        position: &pos,
+                        what: "PodMetrics",
+                    })?;
                     self.pod_metrics.push(v);
                 }
                 _ => self.add(sub, source, &pos)?,
@@ -309,7 +340,7 @@ impl Snapshot {
         &mut self,
         item: Item<'_>,
         kind: &str,
-        ctx: &str,
+        ctx: &item::Ctx<'_>,
     ) -> Result<(), SnapshotError> {
         let w: AppsWorkload = item.typed(ctx)?;
         let spec = w.spec.unwrap_or_default();
@@ -372,7 +403,7 @@ impl Snapshot {
         &mut self,
         item: Item<'_>,
         head: &item::Head,
-        ctx: &str,
+        ctx: &item::Ctx<'_>,
     ) -> Result<(), SnapshotError> {
         let key = (
             if head.namespace.is_empty() {
@@ -390,7 +421,7 @@ impl Snapshot {
         let h: wire::Hpa = if plain_v2 {
             item.typed(ctx)?
         } else {
-            let c = convert::to_v2(&head.api_version, item.into_value(ctx)?, ctx)?;
+            let c = convert::to_v2(&head.api_version, item.into_value(ctx)?, &ctx.to_string())?;
             if !c.notes.is_empty() {
                 self.hpa_notes.entry(key).or_default().extend(c.notes);
             }

@@ -2,6 +2,8 @@
 //! borrowed slice of JSON text (`RawValue`: JSON files, parsed straight into the typed,
 //! reduced structs the evaluation reads — nothing else is built).
 
+use std::fmt::{self, Display};
+
 use serde::de::{DeserializeOwned, IgnoredAny};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -28,6 +30,13 @@ pub(super) struct Head {
 impl Head {
     /// `Pod shop/web-1`, for messages.
     pub fn describe(&self) -> String {
+        let mut s = String::new();
+        // Writing to a String cannot fail.
+        let _ = self.write_described(&mut s);
+        s
+    }
+
+    fn write_described(&self, f: &mut impl fmt::Write) -> fmt::Result {
         let kind = if self.kind.is_empty() {
             "object"
         } else {
@@ -39,10 +48,50 @@ impl Head {
             &self.name
         };
         if self.namespace.is_empty() {
-            format!("{kind} {name}")
+            write!(f, "{kind} {name}")
         } else {
-            format!("{kind} {}/{name}", self.namespace)
+            write!(f, "{kind} {}/{name}", self.namespace)
         }
+    }
+}
+
+/// Where an item is, for its errors (`SOURCE: items[3] Pod shop/web-1`), written only when an
+/// error is: reading a file or a fetch builds no text per item.
+pub(super) struct Ctx<'a> {
+    pub source: &'a str,
+    pub position: &'a dyn Display,
+    pub head: &'a Head,
+}
+
+impl Display for Ctx<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.source, self.position)?;
+        self.head.write_described(f)
+    }
+}
+
+/// The position of item `i` of a List at `outer` (`items[1] items[3] `).
+pub(super) struct Nested<'a> {
+    pub outer: &'a dyn Display,
+    pub i: usize,
+}
+
+impl Display for Nested<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}items[{}] ", self.outer, self.i)
+    }
+}
+
+/// An item of a metrics list (`SOURCE: items[3] PodMetrics`).
+pub(super) struct Labelled<'a> {
+    pub source: &'a str,
+    pub position: &'a dyn Display,
+    pub what: &'a str,
+}
+
+impl Display for Labelled<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}{}", self.source, self.position, self.what)
     }
 }
 
@@ -129,17 +178,23 @@ impl<'a> Item<'a> {
 
     /// Deserialize into `T`; errors name the field. The fast path does not track the field
     /// path; only a failure is parsed again to name it.
-    pub fn typed<T: DeserializeOwned>(self, ctx: &str) -> Result<T, SnapshotError> {
+    pub fn typed<T: DeserializeOwned, C: Display + ?Sized>(
+        self,
+        ctx: &C,
+    ) -> Result<T, SnapshotError> {
         self.read(ctx)
     }
 
     /// Check that the object has the shape of `T` (the objects kept as they are: a list where
     /// `T` has an object is an error naming the field).
-    pub fn check<T: DeserializeOwned>(&self, ctx: &str) -> Result<(), SnapshotError> {
-        self.read::<T>(ctx).map(drop)
+    pub fn check<T: DeserializeOwned, C: Display + ?Sized>(
+        &self,
+        ctx: &C,
+    ) -> Result<(), SnapshotError> {
+        self.read::<T, C>(ctx).map(drop)
     }
 
-    fn read<T: DeserializeOwned>(&self, ctx: &str) -> Result<T, SnapshotError> {
+    fn read<T: DeserializeOwned, C: Display + ?Sized>(&self, ctx: &C) -> Result<T, SnapshotError> {
         let located = |path: String, inner: String| {
             if path == "." || path.is_empty() {
                 err(format!("{ctx}: {inner}"))
@@ -169,7 +224,7 @@ impl<'a> Item<'a> {
     }
 
     /// The object as a `Value` (kept as it is: events, APIServices, custom resources).
-    pub fn into_value(self, ctx: &str) -> Result<Value, SnapshotError> {
+    pub fn into_value<C: Display + ?Sized>(self, ctx: &C) -> Result<Value, SnapshotError> {
         match self {
             Item::Owned(v) => Ok(v),
             Item::Raw(r) => serde_json::from_str(r.get()).map_err(|e| err(format!("{ctx}: {e}"))),
@@ -177,7 +232,10 @@ impl<'a> Item<'a> {
     }
 
     /// The `items` of a List (`None`: absent or null).
-    pub fn items(self, ctx: &str) -> Result<Option<Vec<Item<'a>>>, SnapshotError> {
+    pub fn items<C: Display + ?Sized>(
+        self,
+        ctx: &C,
+    ) -> Result<Option<Vec<Item<'a>>>, SnapshotError> {
         let not_a_list = || err(format!("{ctx}: field items: expected a list"));
         match self {
             Item::Owned(mut v) => match v.get_mut("items").map(Value::take) {

@@ -68,7 +68,7 @@ pub(super) fn workload(
     spec_replicas: Option<i32>,
     status_replicas: Option<i32>,
     selector: Option<&k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector>,
-    ctx: &str,
+    ctx: &(impl std::fmt::Display + ?Sized),
 ) -> Result<Workload, SnapshotError> {
     let spec_replicas = spec_replicas.unwrap_or(1);
     let status_replicas = status_replicas.unwrap_or(0);

@@ -381,15 +381,20 @@ mod tests {
         input
     }
 
-    #[test]
-    fn the_one_pass_count_is_the_general_one_whenever_it_answers() {
-        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-        let tol = Tolerances {
+    /// The default 10% both ways.
+    fn test_tolerances() -> Tolerances {
+        Tolerances {
             down: 0.1,
             up: 0.1,
             legacy_abs: false,
             source: "test",
-        };
+        }
+    }
+
+    #[test]
+    fn the_one_pass_count_is_the_general_one_whenever_it_answers() {
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        let tol = test_tolerances();
         let (mut answered, mut cases) = (0, 0);
         for case in 0..20_000 {
             let input = random_input(&mut rng);
@@ -480,12 +485,7 @@ mod tests {
     #[test]
     fn the_kept_facts_give_the_one_pass_answer_sync_after_sync() {
         let mut rng = Rng(0x2545_F491_4F6C_DD1D);
-        let tol = Tolerances {
-            down: 0.1,
-            up: 0.1,
-            legacy_abs: false,
-            source: "test",
-        };
+        let tol = test_tolerances();
         let (mut answered, mut kept_used, mut cases) = (0, 0, 0);
         let mut facts = PodFacts::default();
         for world in 0..3_000u64 {

@@ -228,7 +228,7 @@ impl Snapshot {
         let ctx = item::Ctx {
             source,
             position,
-            head: &head,
+            what: &head,
         };
         if kind.is_empty() || api_version.is_empty() {
             return Err(err(format!(
@@ -279,7 +279,7 @@ impl Snapshot {
                     item.check::<item::KeptShape, _>(&ctx)?;
                     self.other.push(item.into_value(&ctx)?);
                 } else {
-                    self.ignored.push(format!("{} ({v})", head.describe()));
+                    self.ignored.push(format!("{head} ({v})"));
                 }
             }
         }
@@ -305,26 +305,26 @@ impl Snapshot {
             let pos = item::Nested { outer: position, i };
             match kind {
                 "MetricValueList" => {
-                    let v: MetricValue = sub.typed(&item::Labelled {
+                    let v: MetricValue = sub.typed(&item::Ctx {
                         source,
                         position: &pos,
-                        what: "MetricValue",
+                        what: &"MetricValue",
                     })?;
                     self.custom_metrics.push(v);
                 }
                 "ExternalMetricValueList" => {
-                    let v: ExternalMetricValue = sub.typed(&item::Labelled {
+                    let v: ExternalMetricValue = sub.typed(&item::Ctx {
                         source,
                         position: &pos,
-                        what: "ExternalMetricValue",
+                        what: &"ExternalMetricValue",
                     })?;
                     self.external_metrics.push(v);
                 }
                 "PodMetricsList" => {
-                    let v: PodMetrics = sub.typed(&item::Labelled {
+                    let v: PodMetrics = sub.typed(&item::Ctx {
                         source,
                         position: &pos,
-                        what: "PodMetrics",
+                        what: &"PodMetrics",
                     })?;
                     self.pod_metrics.push(v);
                 }

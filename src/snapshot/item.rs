@@ -27,16 +27,9 @@ pub(super) struct Head {
     pub has_spec: bool,
 }
 
-impl Head {
-    /// `Pod shop/web-1`, for messages.
-    pub fn describe(&self) -> String {
-        let mut s = String::new();
-        // Writing to a String cannot fail.
-        let _ = self.write_described(&mut s);
-        s
-    }
-
-    fn write_described(&self, f: &mut impl fmt::Write) -> fmt::Result {
+/// `Pod shop/web-1`, for messages.
+impl Display for Head {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let kind = if self.kind.is_empty() {
             "object"
         } else {
@@ -55,18 +48,19 @@ impl Head {
     }
 }
 
-/// Where an item is, for its errors (`SOURCE: items[3] Pod shop/web-1`), written only when an
-/// error is: reading a file or a fetch builds no text per item.
+/// Where an item is, for its errors (`SOURCE: items[3] Pod shop/web-1`, `SOURCE: items[3]
+/// PodMetrics`), written only when an error is: reading a file or a fetch builds no text per
+/// item.
 pub(super) struct Ctx<'a> {
     pub source: &'a str,
     pub position: &'a dyn Display,
-    pub head: &'a Head,
+    /// The item: its [`Head`], or what a metrics list holds.
+    pub what: &'a dyn Display,
 }
 
 impl Display for Ctx<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.source, self.position)?;
-        self.head.write_described(f)
+        write!(f, "{}: {}{}", self.source, self.position, self.what)
     }
 }
 
@@ -79,19 +73,6 @@ pub(super) struct Nested<'a> {
 impl Display for Nested<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}items[{}] ", self.outer, self.i)
-    }
-}
-
-/// An item of a metrics list (`SOURCE: items[3] PodMetrics`).
-pub(super) struct Labelled<'a> {
-    pub source: &'a str,
-    pub position: &'a dyn Display,
-    pub what: &'a str,
-}
-
-impl Display for Labelled<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}{}", self.source, self.position, self.what)
     }
 }
 

@@ -98,9 +98,7 @@ pub(super) fn one_pass(
     }
     let rules = Rules::of(input, *resource == Resource::CPU);
     let pod_level_on = pod_level_on(input);
-    let mut counts = GroupCounts::default();
-    // In 64 bits (an overflow leaves the count to the general path, whose sums are 128-bit).
-    let (mut usage, mut requests, mut entries) = (0i64, 0i64, 0usize);
+    let mut tally = Tally::default();
     let mut next = 0;
     let mut previous = "";
     for pod in pods {
@@ -125,22 +123,13 @@ pub(super) fn one_pass(
         } else {
             None
         };
-        match (rules.classify(pod, sample.as_ref()).0, sample) {
-            (PodGroup::Ready, Some(s)) => {
-                counts.ready += 1;
-                usage = usage.checked_add(s.value)?;
-                requests = requests.checked_add(request.unwrap_or(0))?;
-                entries += 1;
-            }
-            (PodGroup::Unready, _) => counts.unready += 1,
-            (PodGroup::Ignored, _) => counts.ignored += 1,
-            _ => return None,
-        }
+        let group = rules.classify(pod, sample.as_ref()).0;
+        tally.add(group, sample.map(|s| s.value), request)?;
     }
     if next != usages.len() {
         return None;
     }
-    conclude(frame, counts, (usage, requests, entries), calc)
+    conclude(frame, tally, calc)
 }
 
 // perf: benches/simulate. Nothing per pod is derived again while simulate's pods stay the same
@@ -175,8 +164,7 @@ pub(super) fn one_pass_kept(
     if !facts.ordered || (frame.is_util && !facts.all_requests) {
         return None;
     }
-    let mut counts = GroupCounts::default();
-    let (mut usage, mut requests, mut entries) = (0i64, 0i64, 0usize);
+    let mut tally = Tally::default();
     let mut next = 0;
     for (pod, fact) in pods.iter().zip(&facts.pods) {
         let sample = if fact.sampled {
@@ -194,28 +182,50 @@ pub(super) fn one_pass_kept(
             Some(g) => g,
             None => rules.classify(pod, sample.as_ref()).0,
         };
-        match (group, sample) {
-            (PodGroup::Ready, Some(s)) => {
-                counts.ready += 1;
-                usage = usage.checked_add(s.value)?;
-                requests = requests.checked_add(fact.request.unwrap_or(0))?;
-                entries += 1;
+        tally.add(group, sample.map(|s| s.value), fact.request)?;
+    }
+    conclude(frame, tally, calc)
+}
+
+/// The one pass's running count: the pods of each group, and the Ready pods' usages and
+/// requests in 64 bits (an overflow leaves the count to the general path, whose sums are
+/// 128-bit).
+#[derive(Default)]
+struct Tally {
+    counts: GroupCounts,
+    usage: i64,
+    requests: i64,
+    entries: usize,
+}
+
+impl Tally {
+    /// Counts a pod of `group` with its sample's value and its request; None where the one
+    /// pass cannot count it (a Ready pod without a sample is missing; an overflow).
+    #[inline]
+    fn add(&mut self, group: PodGroup, value: Option<i64>, request: Option<i64>) -> Option<()> {
+        match (group, value) {
+            (PodGroup::Ready, Some(v)) => {
+                self.counts.ready += 1;
+                self.usage = self.usage.checked_add(v)?;
+                self.requests = self.requests.checked_add(request.unwrap_or(0))?;
+                self.entries += 1;
             }
-            (PodGroup::Unready, _) => counts.unready += 1,
-            (PodGroup::Ignored, _) => counts.ignored += 1,
+            (PodGroup::Unready, _) => self.counts.unready += 1,
+            (PodGroup::Ignored, _) => self.counts.ignored += 1,
             _ => return None,
         }
+        Some(())
     }
-    conclude(frame, counts, (usage, requests, entries), calc)
 }
 
 /// The proposal of the one pass's count (both variants).
-fn conclude(
-    frame: &Frame,
-    counts: GroupCounts,
-    (usage, requests, entries): (i64, i64, usize),
-    calc: &mut Option<Calculation>,
-) -> Option<Proposal> {
+fn conclude(frame: &Frame, tally: Tally, calc: &mut Option<Calculation>) -> Option<Proposal> {
+    let Tally {
+        counts,
+        usage,
+        requests,
+        entries,
+    } = tally;
     if entries == 0 {
         return None;
     }

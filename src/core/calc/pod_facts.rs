@@ -118,6 +118,12 @@ impl PodFacts {
         self.ordered = false;
         let mut next = 0;
         let mut previous = "";
+        // A sample whose time is read only where the group depends on it (then not kept).
+        let any = Sample {
+            value: 0,
+            timestamp: input.now,
+            window: SignedDuration::ZERO,
+        };
         for pod in &input.pods {
             let name = pod.name.as_str();
             if !precedes(previous, name) {
@@ -126,12 +132,6 @@ impl PodFacts {
             previous = name;
             let sampled = usages.get(next).is_some_and(|u| same_name(&u.pod, name));
             next += usize::from(sampled);
-            // A sample whose time is read only where the group depends on it (then not kept).
-            let any = Sample {
-                value: 0,
-                timestamp: input.now,
-                window: SignedDuration::ZERO,
-            };
             let (group, why) = rules.classify(pod, sampled.then_some(&any));
             let timed = matches!(
                 why,

@@ -74,15 +74,6 @@ struct MetricList {
     items: Vec<Obj>,
 }
 
-impl Serialize for Entry {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Entry::Object(o) => o.serialize(s),
-            Entry::Metric(m) => m.serialize(s),
-        }
-    }
-}
-
 impl NsList {
     /// The fetch-errors keys marked as our own failures.
     pub fn own_failure_keys(&self) -> impl Iterator<Item = &String> {
@@ -668,16 +659,16 @@ pub fn not_ours(lists: &mut [(String, NsList)], key: &str) {
 /// A closed List: `apiVersion: v1, kind: List`, the annotations, the items' text as read.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct ListOut<'a, K: Serialize, I: Serialize> {
+struct ListOut<'a> {
     api_version: &'static str,
     kind: &'static str,
-    metadata: ListMeta<'a, K>,
-    items: &'a [I],
+    metadata: ListMeta<'a>,
+    items: &'a [Obj],
 }
 
 #[derive(Serialize)]
-struct ListMeta<'a, K: Serialize> {
-    annotations: &'a BTreeMap<K, String>,
+struct ListMeta<'a> {
+    annotations: &'a BTreeMap<String, String>,
 }
 
 /// A namespace's List closed for reading: its annotations and its items' JSON text, read by
@@ -700,8 +691,8 @@ impl Closed {
         )
     }
 
-    /// The List's JSON text, as [`NsList::finish`] writes it (what `kubectl hpa snapshot`
-    /// prints).
+    /// The List's JSON text (what `kubectl hpa snapshot` prints and [`NsList::finish`]
+    /// returns).
     pub fn text(&self) -> String {
         let list = ListOut {
             api_version: "v1",
@@ -717,8 +708,8 @@ impl Closed {
 }
 
 impl NsList {
-    /// Close the List with its annotations for reading (what [`NsList::finish`] writes, not
-    /// written out as text).
+    /// Close the List with its annotations for reading ([`NsList::finish`] writes it out as
+    /// text).
     pub fn close(self, origin: &Origin, server_version: Option<&str>) -> Closed {
         let annotations = self
             .annotations(origin, server_version)
@@ -740,17 +731,7 @@ impl NsList {
     /// Close the List with its annotations: its JSON text (what `kubectl hpa snapshot` writes
     /// and the snapshot reads, as from a file).
     pub fn finish(self, origin: &Origin, server_version: Option<&str>) -> String {
-        let annotations = self.annotations(origin, server_version);
-        let list = ListOut {
-            api_version: "v1",
-            kind: "List",
-            metadata: ListMeta {
-                annotations: &annotations,
-            },
-            items: &self.items,
-        };
-        // Strings, maps and JSON text only: this cannot fail.
-        serde_json::to_string(&list).unwrap_or_default()
+        self.close(origin, server_version).text()
     }
 
     /// The List's annotations: where and when it was read, and what could not be.
@@ -897,21 +878,16 @@ mod tests {
     }
 
     /// The live path reads a namespace's List without writing it out: the same snapshot as
-    /// from its text, and the same text for `kubectl hpa snapshot`.
+    /// from the text `kubectl hpa snapshot` writes of it.
     #[test]
-    fn a_closed_list_reads_and_prints_as_its_finished_text() {
-        let fetch = || {
-            let (needs, answers) = fleet_answers();
-            assemble(&Scope::All, &needs, answers).expect("assembled")
-        };
-        let (closed, finished) = (fetch(), fetch());
-        let version = finished.server_version.clone();
-        assert_eq!(closed.lists.len(), 2);
-        for ((_, c), (_, f)) in closed.lists.into_iter().zip(finished.lists) {
-            let c = c.close(&origin(), version.as_deref());
-            let text = f.finish(&origin(), version.as_deref());
-            assert_eq!(c.text(), text);
-            let read = Snapshot::from_text(&text, "s").expect("snapshot");
+    fn a_closed_list_reads_as_its_text() {
+        let (needs, answers) = fleet_answers();
+        let fetched = assemble(&Scope::All, &needs, answers).expect("assembled");
+        let version = fetched.server_version.clone();
+        assert_eq!(fetched.lists.len(), 2);
+        for (_, l) in fetched.lists {
+            let c = l.close(&origin(), version.as_deref());
+            let read = Snapshot::from_text(&c.text(), "s").expect("snapshot");
             let live = c.snapshot("s").expect("snapshot");
             assert_eq!(format!("{live:?}"), format!("{read:?}"));
         }

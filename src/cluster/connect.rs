@@ -250,6 +250,7 @@ pub async fn connect(options: impl Into<ConnectOptions>) -> Result<Conn> {
     .map_err(Error::Connect)?
     .map(std::sync::Arc::new);
     bypass_env_proxy(&mut config);
+    super::tls::no_trust_store_for_plain_http(&mut config);
     if let Some(u) = &flags.as_user {
         config.auth_info.impersonate = Some(u.clone());
     }

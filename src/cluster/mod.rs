@@ -106,7 +106,13 @@ async fn run(
             _ => None,
         },
     };
-    let mut assembled = assemble::assemble(scope, &hpas, answers)?;
+    // perf: off the runtime's thread, so the contexts of a multi-context run assemble side by
+    // side (`cargo bench --bench fleet`, five contexts) while the runtime goes on reading.
+    let assembly_scope = scope.clone();
+    let mut assembled =
+        tokio::task::spawn_blocking(move || assemble::assemble(&assembly_scope, &hpas, answers))
+            .await
+            .map_err(|e| Error::Other(format!("assembling the answers: {e}")))??;
     let api = match assembled.resource_metrics_failed {
         true => {
             let name = crate::metrics_api::resource_apiservice(

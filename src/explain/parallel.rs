@@ -9,10 +9,18 @@ use std::sync::Mutex;
 /// microseconds; a thread starts in about as many).
 const AT_LEAST: usize = 16;
 
+/// The cores this process may use, read once: `available_parallelism` reads the cgroup's CPU
+/// quota from files on each call (about three opens), and a fleet calls [`map`] once per
+/// context and once per namespace.
+fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from))
+}
+
 /// `f` over `items` on up to every core, results in input order. Threads take the next
 /// item as they finish one, so a few slow items do not hold up the rest.
 pub fn map<T: Send, R: Send>(items: Vec<T>, f: impl Fn(T) -> R + Sync) -> Vec<R> {
-    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let cores = cores();
     let threads = cores.min(items.len() / AT_LEAST.max(1)).max(1);
     if threads == 1 {
         return items.into_iter().map(f).collect();

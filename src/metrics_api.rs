@@ -205,18 +205,9 @@ pub struct ExternalMetricValue {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Meta {
-    #[serde(default)]
-    pub name: Option<String>,
-    #[serde(default)]
-    pub namespace: Option<String>,
-    #[serde(default)]
-    pub uid: Option<String>,
-    #[serde(default)]
-    pub labels: Option<BTreeMap<String, String>>,
-    #[serde(default)]
-    pub owner_references: Option<Vec<OwnerReference>>,
-    #[serde(default)]
-    pub deletion_timestamp: Option<Time>,
+    // The fields in the order of their JSON names, each skipped when absent: the live fetch
+    // writes a pod straight from these types (cluster/slim.rs), and the text must equal the
+    // one a `Value` writes (sorted keys, no nulls).
     /// Of the annotations, only `kubernetes.io/limit-ranger` (which requests a LimitRange set);
     /// absent when the object has not that one.
     #[serde(
@@ -225,6 +216,18 @@ pub struct Meta {
         deserialize_with = "kept_annotations"
     )]
     pub annotations: Option<KeptAnnotations>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deletion_timestamp: Option<Time>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub labels: Option<BTreeMap<String, String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner_references: Option<Vec<OwnerReference>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uid: Option<String>,
 }
 
 /// The annotations the snapshot reads (every other one is skipped while parsing).
@@ -254,12 +257,12 @@ fn kept_annotations<'de, D: serde::Deserializer<'de>>(
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct OwnerReference {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub controller: Option<bool>,
     #[serde(default)]
     pub kind: String,
     #[serde(default)]
     pub name: String,
-    #[serde(default)]
-    pub controller: Option<bool>,
 }
 
 #[cfg(test)]

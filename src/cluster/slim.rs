@@ -25,9 +25,9 @@ struct SlimPod {
     kind: Option<String>,
     #[serde(default)]
     metadata: Meta,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     spec: Option<PodSpec>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     status: Option<PodStatus>,
 }
 
@@ -46,9 +46,10 @@ pub fn pod(raw: &RawValue, (api_version, kind): (&str, &str)) -> serde_json::Res
     if let Some(cs) = typed.status.as_mut().and_then(|s| s.conditions.as_mut()) {
         cs.retain(|c| c.type_ == "Ready");
     }
-    let mut slim = serde_json::to_value(typed)?;
-    drop_nulls(&mut slim);
-    Ok(super::obj::of_value(&slim))
+    // perf: written straight from the typed fields, whose order and `skip_serializing_if`
+    // give the text a `Value` would (sorted keys, no nulls; see the test): −9% of `explain
+    // -A`'s instructions per context (`cargo bench --bench fleet`).
+    RawValue::from_string(serde_json::to_string(&typed)?)
 }
 
 /// The kube-controller-manager Pod reduced to its name and labels and, of each container, its
@@ -102,23 +103,61 @@ pub fn controller_pod(raw: &RawValue, item_type: (&str, &str)) -> serde_json::Re
     super::obj::with_type(super::obj::of_value(&slim), item_type)
 }
 
-/// Remove the `null`s an `Option::None` serializes to (absent, as the server wrote it).
-fn drop_nulls(v: &mut Value) {
-    match v {
-        Value::Object(m) => {
-            m.retain(|_, x| !x.is_null());
-            m.values_mut().for_each(drop_nulls);
-        }
-        Value::Array(a) => a.iter_mut().for_each(drop_nulls),
-        _ => {}
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::snapshot::wire::Pod;
     use serde_json::json;
+
+    /// Remove the `null`s an `Option::None` serializes to (absent, as the server wrote it).
+    fn drop_nulls(v: &mut Value) {
+        match v {
+            Value::Object(m) => {
+                m.retain(|_, x| !x.is_null());
+                m.values_mut().for_each(drop_nulls);
+            }
+            Value::Array(a) => a.iter_mut().for_each(drop_nulls),
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn a_pod_is_written_as_its_value_would_be_sorted_keys_and_no_nulls() {
+        let pods = [
+            json!({"apiVersion": "v1", "kind": "Pod",
+                "metadata": {"uid": "u1", "namespace": "shop", "name": "web-1", "labels": {"b": "2", "a": "1"},
+                    "deletionTimestamp": "2026-03-01T09:00:00Z",
+                    "annotations": {"kubernetes.io/limit-ranger": "LimitRanger plugin set: cpu request for container app", "other": "x"},
+                    "ownerReferences": [{"uid": "y", "name": "web-5d", "kind": "ReplicaSet", "controller": true, "apiVersion": "apps/v1"}]},
+                "spec": {"resources": {"requests": {"memory": "1Gi", "cpu": "1"}}, "overhead": {"cpu": "10m"},
+                    "initContainers": [{"restartPolicy": "Always", "name": "side", "image": "s",
+                        "resources": {"requests": {"cpu": "50m"}}}],
+                    "containers": [{"resources": {}, "name": "app"}, {"name": "b", "image": "i"}]},
+                "status": {"startTime": "2026-03-01T08:00:00Z", "phase": "Running",
+                    "conditions": [{"type": "Ready", "status": "False"},
+                                   {"lastTransitionTime": "2026-03-01T08:01:00Z", "type": "PodScheduled", "status": "True"}]}}),
+            json!({"metadata": {"name": "bare"}}),
+            json!({"kind": "Pod", "metadata": {"name": "n", "ownerReferences": [{"name": "x"}]}, "spec": {}, "status": {}}),
+        ];
+        for p in pods {
+            let text = p.to_string();
+            let raw: &RawValue = serde_json::from_str(&text).expect("raw");
+            let mut typed =
+                crate::snapshot::from_json_maps_only::<SlimPod>(raw.get()).expect("typed");
+            typed.api_version.get_or_insert_with(|| "v1".into());
+            typed.kind.get_or_insert_with(|| "Pod".into());
+            if let Some(cs) = typed.status.as_mut().and_then(|s| s.conditions.as_mut()) {
+                cs.retain(|c| c.type_ == "Ready");
+            }
+            let mut reference = serde_json::to_value(&typed).expect("value");
+            drop_nulls(&mut reference);
+            assert_eq!(
+                pod(raw, ("v1", "Pod")).expect("pod").get(),
+                reference.to_string(),
+                "{p}"
+            );
+        }
+    }
 
     fn slim(v: &Value) -> Value {
         let text = v.to_string();

@@ -15,9 +15,9 @@ pub use crate::metrics_api::Meta;
 pub struct Pod {
     #[serde(default)]
     pub metadata: Meta,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spec: Option<PodSpec>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<PodStatus>,
 }
 
@@ -26,53 +26,53 @@ pub struct Pod {
 pub struct PodSpec {
     #[serde(default)]
     pub containers: Vec<Container>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub init_containers: Option<Vec<Container>>,
-    #[serde(default)]
-    pub resources: Option<Resources>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overhead: Option<BTreeMap<String, Quantity>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resources: Option<Resources>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Container {
-    #[serde(default)]
-    pub name: String,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub image: Option<String>,
     #[serde(default)]
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resources: Option<Resources>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restart_policy: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Resources {
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub requests: Option<BTreeMap<String, Quantity>>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PodStatus {
-    #[serde(default)]
-    pub phase: Option<String>,
-    #[serde(default)]
-    pub start_time: Option<Time>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conditions: Option<Vec<PodCondition>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_time: Option<Time>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PodCondition {
-    #[serde(rename = "type", default)]
-    pub type_: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_transition_time: Option<Time>,
     #[serde(default)]
     pub status: String,
-    #[serde(default)]
-    pub last_transition_time: Option<Time>,
+    #[serde(rename = "type", default)]
+    pub type_: String,
 }
 
 /// A Deployment, StatefulSet or ReplicaSet: what its scale subresource reports.

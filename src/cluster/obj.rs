@@ -12,22 +12,6 @@ use serde_json::Value;
 /// An object's JSON text.
 pub type Obj = Box<RawValue>;
 
-#[derive(Deserialize, Default)]
-struct HeadWire {
-    #[serde(default)]
-    metadata: Option<MetaWire>,
-}
-
-#[derive(Deserialize, Default)]
-struct MetaWire {
-    #[serde(default)]
-    namespace: Option<String>,
-    #[serde(default)]
-    name: Option<String>,
-    #[serde(default)]
-    labels: Option<BTreeMap<String, Value>>,
-}
-
 /// What the assembly reads of an object: its namespace (`default` when it has none), name
 /// and string labels.
 #[derive(Debug, Default, PartialEq)]
@@ -39,14 +23,11 @@ pub struct Head {
 
 /// The head of an object (empty when the text is not an object with metadata).
 pub fn head(o: &RawValue) -> Head {
-    let md = serde_json::from_str::<HeadWire>(o.get())
-        .ok()
-        .and_then(|h| h.metadata)
-        .unwrap_or_default();
+    let h = crate::snapshot::read_head(o.get(), true).unwrap_or_default();
     Head {
-        namespace: md.namespace.unwrap_or_else(|| "default".into()),
-        name: md.name.unwrap_or_default(),
-        labels: md
+        namespace: h.namespace.unwrap_or_else(|| "default".into()),
+        name: h.name.unwrap_or_default(),
+        labels: h
             .labels
             .into_iter()
             .flatten()
@@ -55,54 +36,33 @@ pub fn head(o: &RawValue) -> Head {
     }
 }
 
-/// What identifies an object, borrowed from its text (strings with escapes read as owned).
+/// An Event's type and reason, borrowed from its text (strings with escapes read as owned).
 #[derive(Deserialize, Default)]
-struct IdWire<'a> {
-    #[serde(default, borrow, rename = "apiVersion")]
-    api_version: Option<std::borrow::Cow<'a, str>>,
-    #[serde(default, borrow)]
-    kind: Option<std::borrow::Cow<'a, str>>,
-    #[serde(default, borrow)]
-    metadata: Option<IdMetaWire<'a>>,
-    /// An Event's type and reason.
+struct EventWire<'a> {
     #[serde(default, borrow, rename = "type")]
     type_: Option<std::borrow::Cow<'a, str>>,
     #[serde(default, borrow)]
     reason: Option<std::borrow::Cow<'a, str>>,
 }
 
-#[derive(Deserialize, Default)]
-struct IdMetaWire<'a> {
-    #[serde(default, borrow)]
-    namespace: Option<std::borrow::Cow<'a, str>>,
-    #[serde(default, borrow)]
-    name: Option<std::borrow::Cow<'a, str>>,
-}
-
 /// An object's identity as `Snapshot::drop_replaced` keys a merged file's: its apiVersion's
 /// group (`apps` of `apps/v1`, empty for the core group: two versions of one object are one),
 /// kind, namespace and name. `None`: not an object with a kind and a name (never merged).
 pub fn identity(o: &RawValue) -> Option<[String; 4]> {
-    let w: IdWire = serde_json::from_str(o.get()).ok()?;
-    let md = w.metadata?;
-    let (kind, name) = (w.kind?, md.name?);
-    let group = w
+    let h = crate::snapshot::read_head(o.get(), false)?;
+    let (kind, name) = (h.kind?, h.name?);
+    let group = h
         .api_version
         .as_deref()
         .and_then(|v| v.split_once('/'))
         .map_or("", |(g, _)| g)
         .to_string();
-    Some([
-        group,
-        kind.into_owned(),
-        md.namespace.map(|n| n.into_owned()).unwrap_or_default(),
-        name.into_owned(),
-    ])
+    Some([group, kind, h.namespace.unwrap_or_default(), name])
 }
 
 /// Is an Event a Warning, or a Normal one of `reasons`?
 pub fn warning_or_reason(o: &RawValue, reasons: &[&str]) -> bool {
-    serde_json::from_str::<IdWire>(o.get()).is_ok_and(|w| {
+    serde_json::from_str::<EventWire>(o.get()).is_ok_and(|w| {
         w.type_.as_deref() == Some("Warning")
             || w.reason.as_deref().is_some_and(|r| reasons.contains(&r))
     })

@@ -275,7 +275,7 @@ impl Snapshot {
                 // A custom-resource target (e.g. an Argo Rollout) may be included as context
                 // (any named object with a spec); its scale comes from an autoscaling/v1 Scale.
                 // Anything else (ConfigMaps, Secrets, Ingresses...) is passed over and noted.
-                if head.has_spec && !head.name.is_empty() {
+                if !head.name.is_empty() && item.has_spec() {
                     item.check::<item::KeptShape, _>(&ctx)?;
                     self.other.push(item.into_value(&ctx)?);
                 } else {

@@ -24,7 +24,6 @@ pub(super) struct Head {
     pub kind: String,
     pub namespace: String,
     pub name: String,
-    pub has_spec: bool,
 }
 
 /// `Pod shop/web-1`, for messages.
@@ -76,25 +75,11 @@ impl Display for Nested<'_> {
     }
 }
 
+/// Whether an object has a `spec` (read whole: only objects of an unknown kind ask).
 #[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
-struct HeadWire {
-    #[serde(default)]
-    api_version: Option<String>,
-    #[serde(default)]
-    kind: Option<String>,
-    #[serde(default)]
-    metadata: Option<HeadMeta>,
+struct SpecWire {
     #[serde(default)]
     spec: Option<IgnoredAny>,
-}
-
-#[derive(Deserialize, Default)]
-struct HeadMeta {
-    #[serde(default)]
-    name: Option<String>,
-    #[serde(default)]
-    namespace: Option<String>,
 }
 
 /// The objects of an object kept as it is (events, APIServices, custom resources) that are read
@@ -141,19 +126,26 @@ impl<'a> Item<'a> {
                 kind: str_of(v, "/kind").to_string(),
                 namespace: str_of(v, "/metadata/namespace").to_string(),
                 name: str_of(v, "/metadata/name").to_string(),
-                has_spec: v.get("spec").is_some(),
             },
             Item::Raw(r) => {
-                let h: HeadWire = serde_json::from_str(r.get()).unwrap_or_default();
-                let md = h.metadata.unwrap_or_default();
+                let h = super::head::read_head(r.get(), false).unwrap_or_default();
                 Head {
                     api_version: h.api_version.unwrap_or_default(),
                     kind: h.kind.unwrap_or_default(),
-                    namespace: md.namespace.unwrap_or_default(),
-                    name: md.name.unwrap_or_default(),
-                    has_spec: h.spec.is_some(),
+                    namespace: h.namespace.unwrap_or_default(),
+                    name: h.name.unwrap_or_default(),
                 }
             }
+        }
+    }
+
+    /// Whether the object has a `spec` (an unknown kind with one is kept as a custom resource).
+    pub fn has_spec(&self) -> bool {
+        match self {
+            Item::Owned(v) => v.get("spec").is_some(),
+            Item::Raw(r) => serde_json::from_str::<SpecWire>(r.get())
+                .ok()
+                .is_some_and(|w| w.spec.is_some()),
         }
     }
 

@@ -139,7 +139,7 @@ impl<'a> Workloads<'a> {
                 continue;
             }
             for w in items {
-                let h = obj::head(w);
+                let h = obj::place(w);
                 let key = (*coll, namespace.as_deref(), h.namespace, h.name);
                 map.entry(key).or_insert(w);
             }

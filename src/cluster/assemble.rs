@@ -210,7 +210,7 @@ fn push_by_ns(
     keep: impl Fn(&obj::Head) -> bool,
 ) {
     for o in items {
-        let h = obj::head(&o);
+        let h = obj::place(&o);
         if !keep(&h) {
             continue;
         }
@@ -577,7 +577,7 @@ fn add_list(
         Coll::PodMetrics => {
             let mut per: BTreeMap<String, Vec<Obj>> = BTreeMap::new();
             for m in items {
-                per.entry(obj::head(&m).namespace).or_default().push(m);
+                per.entry(obj::place(&m).namespace).or_default().push(m);
             }
             for (ns, l) in by_ns.iter_mut() {
                 let mine = per.remove(ns).unwrap_or_default();
@@ -609,7 +609,7 @@ fn add_list(
             };
             let (mut named, others): (Vec<Obj>, Vec<Obj>) = items
                 .into_iter()
-                .partition(|h| first.is_some_and(|f| obj::head(h).name == f));
+                .partition(|h| first.is_some_and(|f| obj::place(h).name == f));
             named.extend(others);
             push_by_ns(by_ns, named, |_| true);
         }

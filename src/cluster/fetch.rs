@@ -457,7 +457,7 @@ fn settle_namespace_lists(answers: &mut Answers, h: &HpaNeeds, selector: Option<
             Ok(Body::Items(items)) => Ok(Body::Items(
                 items
                     .into_iter()
-                    .filter(|m| names.contains(&obj::head(m).name))
+                    .filter(|m| names.contains(&obj::place(m).name))
                     .collect(),
             )),
             other => other,

@@ -23,7 +23,16 @@ pub struct Head {
 
 /// The head of an object (empty when the text is not an object with metadata).
 pub fn head(o: &RawValue) -> Head {
-    let h = crate::snapshot::read_head(o.get(), true).unwrap_or_default();
+    head_of(o, true)
+}
+
+/// The head of an object without its labels (read only up to its name: where it goes).
+pub fn place(o: &RawValue) -> Head {
+    head_of(o, false)
+}
+
+fn head_of(o: &RawValue, labels: bool) -> Head {
+    let h = crate::snapshot::read_head(o.get(), labels).unwrap_or_default();
     Head {
         namespace: h.namespace.unwrap_or_else(|| "default".into()),
         name: h.name.unwrap_or_default(),
@@ -227,5 +236,20 @@ mod tests {
         );
         assert_eq!(h.labels, BTreeMap::from([("app".into(), "web".into())]));
         assert_eq!(head(&obj(json!([1]))).name, "");
+        let p = place(&o);
+        assert_eq!(
+            (p.namespace.as_str(), p.name.as_str()),
+            ("default", "web-1")
+        );
+        assert!(p.labels.is_empty(), "place reads no labels");
+        // Bad labels spoil the head, not the place (its labels are not read).
+        let bad = obj(json!({"metadata": {"name": "w", "namespace": "n", "labels": [1]}}));
+        assert_eq!(
+            (
+                head(&bad).namespace.as_str(),
+                place(&bad).namespace.as_str()
+            ),
+            ("default", "n")
+        );
     }
 }

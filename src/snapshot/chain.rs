@@ -28,6 +28,20 @@ const ADAPTER_WORDS: [&str; 8] = [
     "stackdriver",
 ];
 
+/// Whether `text` holds any of [`ADAPTER_WORDS`], in one pass over it (perf: a fleet's
+/// thousands of Deployments were each searched eight times).
+fn has_adapter_word(text: &str) -> bool {
+    static WORDS: std::sync::OnceLock<Option<regex::Regex>> = std::sync::OnceLock::new();
+    let words = WORDS.get_or_init(|| {
+        let alternatives: Vec<String> = ADAPTER_WORDS.iter().map(|w| regex::escape(w)).collect();
+        regex::Regex::new(&alternatives.join("|")).ok()
+    });
+    match words {
+        Some(re) => re.is_match(text),
+        None => ADAPTER_WORDS.iter().any(|w| text.contains(w)),
+    }
+}
+
 /// The chain's objects a snapshot holds.
 #[derive(Debug, Clone, Default)]
 pub struct ChainObjects {
@@ -77,11 +91,8 @@ impl ChainObjects {
         match (head.api_version.as_str(), head.kind.as_str()) {
             ("apps/v1", "Deployment") => {
                 let candidate = match item {
-                    Item::Raw(r) => ADAPTER_WORDS.iter().any(|w| r.get().contains(w)),
-                    Item::Owned(v) => {
-                        let text = v.to_string();
-                        ADAPTER_WORDS.iter().any(|w| text.contains(w))
-                    }
+                    Item::Raw(r) => has_adapter_word(r.get()),
+                    Item::Owned(v) => has_adapter_word(&v.to_string()),
                 };
                 if let (true, Some(v)) = (candidate, value_of(item)) {
                     self.deployments.push(v);
@@ -137,7 +148,7 @@ pub(super) fn redact_part(v: &Value) -> Option<Value> {
         }
         ("apps/v1", "Deployment") => {
             let text = v.to_string();
-            if !ADAPTER_WORDS.iter().any(|w| text.contains(w)) {
+            if !has_adapter_word(&text) {
                 return None;
             }
             template_part(v)
@@ -306,6 +317,20 @@ mod tests {
     use super::*;
     use crate::snapshot::Snapshot;
     use std::collections::BTreeSet;
+
+    #[test]
+    fn a_deployment_is_a_candidate_by_any_one_adapter_word_in_its_text() {
+        for w in ADAPTER_WORDS {
+            assert!(
+                has_adapter_word(&format!(r#"{{"image":"x/{w}:v1"}}"#)),
+                "{w}"
+            );
+        }
+        assert!(!has_adapter_word(
+            r#"{"image":"nginx","args":["--port=80"]}"#
+        ));
+        assert!(!has_adapter_word("adapte metrics server --confi"));
+    }
 
     /// The ConfigMap keys a redacted snapshot keeps (for the tests' and docs' words).
     fn kept_keys(cm: &Value) -> BTreeSet<String> {

@@ -109,18 +109,6 @@ mod tests {
     use crate::snapshot::wire::Pod;
     use serde_json::json;
 
-    /// Remove the `null`s an `Option::None` serializes to (absent, as the server wrote it).
-    fn drop_nulls(v: &mut Value) {
-        match v {
-            Value::Object(m) => {
-                m.retain(|_, x| !x.is_null());
-                m.values_mut().for_each(drop_nulls);
-            }
-            Value::Array(a) => a.iter_mut().for_each(drop_nulls),
-            _ => {}
-        }
-    }
-
     #[test]
     fn a_pod_is_written_as_its_value_would_be_sorted_keys_and_no_nulls() {
         let pods = [
@@ -150,7 +138,7 @@ mod tests {
                 cs.retain(|c| c.type_ == "Ready");
             }
             let mut reference = serde_json::to_value(&typed).expect("value");
-            drop_nulls(&mut reference);
+            crate::snapshot::redact::drop_nulls(&mut reference);
             assert_eq!(
                 pod(raw, ("v1", "Pod")).expect("pod").get(),
                 reference.to_string(),

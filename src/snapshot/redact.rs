@@ -453,8 +453,9 @@ fn redact_labels(labels: Option<&mut Value>, keys: &BTreeSet<String>) {
     }
 }
 
-/// Remove the `null`s an `Option::None` serializes to.
-fn drop_nulls(v: &mut Value) {
+/// Remove the `null`s an `Option::None` serializes to (also the reference the live pod
+/// writer's test compares with, cluster/slim.rs).
+pub fn drop_nulls(v: &mut Value) {
     match v {
         Value::Object(m) => {
             m.retain(|_, x| !x.is_null());

@@ -8,7 +8,8 @@
 //!
 //! * [`series`] — load signals: synthetic shapes, CSV and Prometheus time series;
 //! * [`scenario`] — the scenario YAML file;
-//! * [`world`] — pods, readiness, load sharing, metrics lag;
+//! * [`world`] — pods, readiness, load sharing, metrics lag (`lives`: what it reads of the
+//!   pods' lives at an instant, kept until it changes);
 //! * [`engine`] — the tick loop;
 //! * [`summary`] and [`chart`] — what the run did, in constant memory;
 //! * [`options`] — the flags and the scenario resolved once (it reads the small files they
@@ -28,6 +29,7 @@ pub mod chart;
 pub mod engine;
 pub mod error;
 pub mod json;
+mod lives;
 pub mod memory;
 pub mod options;
 pub mod output;

@@ -4,7 +4,7 @@
 use super::calc::Scratch;
 use super::compare::same_name;
 use super::compute_replicas::compute_replicas_for_metrics;
-use super::model::{History, Input, MetricSpec, Scale};
+use super::model::{Detail, History, Input, MetricSpec, Scale};
 use super::normalize::{self, ConsideredRecommendation, Normalization};
 use super::rule::Rule;
 use super::settings::{KubeVersion, Settings};
@@ -146,10 +146,10 @@ impl<'a, 'd> Sync<'a, 'd> {
         // HPAGeneration (1.37): status.observedGeneration and each condition's observedGeneration.
         let generation = input.hpa.generation.filter(|_| version.at_least(37));
         let tol = tolerances(input);
-        let considered = decision
-            .normalization
-            .take()
-            .map_or_else(Vec::new, |n| n.stabilization.considered);
+        // The considered buffer only (the normalization itself is not moved out).
+        let considered = decision.normalization.as_mut().map_or_else(Vec::new, |n| {
+            std::mem::take(&mut n.stabilization.considered)
+        });
         reset_decision(decision, input, tol, generation);
         let mut metrics = std::mem::take(&mut decision.metrics);
         reset_outcomes(&mut metrics, &input.hpa.metrics);
@@ -600,7 +600,14 @@ fn reset_decision(d: &mut Decision, input: &Input, tol: Tolerances, generation: 
         // Words: a brief decision has none.
         d.assumptions.clear();
     }
-    copy_history(&mut d.history.given, &input.history);
+    // perf: benches/simulate. A numbers-only decision does not copy the history it started
+    // from (the input's, which its caller has): one copy of the ~21 remembered
+    // recommendations fewer per sync.
+    if input.detail == Detail::Numbers {
+        clear_history(&mut d.history.given);
+    } else {
+        copy_history(&mut d.history.given, &input.history);
+    }
     copy_history(&mut d.history.after, &input.history);
     d.memory = None;
     d.last_sync = None;
@@ -612,6 +619,13 @@ fn copy_history(to: &mut History, from: &History) {
     to.recommendations.clone_from(&from.recommendations);
     to.scale_up_events.clone_from(&from.scale_up_events);
     to.scale_down_events.clone_from(&from.scale_down_events);
+}
+
+/// `*h = History::default()`, keeping `h`'s vectors.
+fn clear_history(h: &mut History) {
+    h.recommendations.clear();
+    h.scale_up_events.clear();
+    h.scale_down_events.clear();
 }
 
 /// One outcome per `spec.metrics` entry, nothing evaluated yet (reusing `out`'s strings).

@@ -166,9 +166,18 @@ fn previous_conditions(input: &Input, out: &mut Vec<Condition>) {
             });
         }
         let o = &mut out[i];
-        o.type_.clone_from(&c.type_);
-        o.status.clone_from(&c.status);
-        o.reason.clone_from(&c.reason);
+        // perf: benches/simulate. Compared first: a decision written over sync after sync
+        // holds the same words already (mostly the same pointers), and a word's copy costs
+        // more than the comparison.
+        for (to, from) in [
+            (&mut o.type_, &c.type_),
+            (&mut o.status, &c.status),
+            (&mut o.reason, &c.reason),
+        ] {
+            if to != from {
+                to.clone_from(from);
+            }
+        }
         if full {
             replace(&mut o.message, &c.message);
         } else {

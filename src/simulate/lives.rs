@@ -42,6 +42,7 @@ pub(super) struct PodsAt {
 impl PodsAt {
     /// The flags of `lives` (of the world's `generation`) at `t`, a sample taken `window` after
     /// a pod's creation.
+    #[inline]
     pub(super) fn at(
         &mut self,
         lives: &[PodLife],
@@ -71,6 +72,7 @@ impl PodsAt {
         }
     }
 
+    #[inline(never)]
     fn derive(&mut self, lives: &[PodLife], generation: u64, t: Timestamp, window: SignedDuration) {
         // A pod has a sample once `t - window` reached its creation; before the beginning of
         // time nobody has one, and nothing is kept (`until` is `t` itself).

@@ -58,7 +58,7 @@ pub(super) fn get_pod_metrics<'a>(
 
 /// A PodMetrics' usage of `resource`, summed over its containers (`getPodMetrics`); None when
 /// it has no container, one lacks the resource, or the sum overflows.
-#[inline]
+#[inline(always)]
 pub(super) fn usage_of(u: &PodUsage, resource: &Resource) -> Option<i64> {
     match &u.containers[..] {
         [] => None,

@@ -103,6 +103,7 @@ impl Ctx {
     }
 
     /// Whether the condition `type_` is currently `True`.
+    #[inline]
     pub(super) fn is_true(&self, type_: &str) -> bool {
         self.conditions
             .iter()
@@ -112,6 +113,7 @@ impl Ctx {
 
     /// Mirrors `eventRecorder.Event` (recorded for the full explanation only: a brief decision
     /// carries no events).
+    #[inline]
     pub(super) fn event<S: Into<String>>(
         &mut self,
         type_: &str,
@@ -129,11 +131,13 @@ impl Ctx {
     }
 
     /// Whether the full explanation is built (texts nobody reads in a brief decision are not).
+    #[inline]
     pub(super) fn narrates(&self) -> bool {
         self.narrate
     }
 
     /// Record a step of the explanation (built only for the full explanation).
+    #[inline]
     pub(super) fn step<S: Into<String>>(&mut self, rule: &str, text: impl FnOnce() -> S) {
         if !self.narrate {
             return;

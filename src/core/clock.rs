@@ -10,16 +10,19 @@
 use jiff::{SignedDuration, Timestamp};
 
 /// `t + d`; None outside the range of timestamps.
+#[inline]
 pub fn checked_add(t: Timestamp, d: SignedDuration) -> Option<Timestamp> {
     Timestamp::from_duration(t.as_duration().checked_add(d)?).ok()
 }
 
 /// `t - d`; None outside the range of timestamps.
+#[inline]
 pub fn checked_sub(t: Timestamp, d: SignedDuration) -> Option<Timestamp> {
     Timestamp::from_duration(t.as_duration().checked_sub(d)?).ok()
 }
 
 /// `t + d`, saturating at the ends of time (a snapshot dated 9999-12-31 must not abort).
+#[inline]
 pub fn saturating_add(t: Timestamp, d: SignedDuration) -> Timestamp {
     checked_add(t, d).unwrap_or(if d.is_negative() {
         Timestamp::MIN
@@ -30,6 +33,7 @@ pub fn saturating_add(t: Timestamp, d: SignedDuration) -> Timestamp {
 
 /// `t - d`, or the beginning of time when that is out of range (a cutoff: everything is after
 /// it).
+#[inline]
 pub fn sub_or_min(t: Timestamp, d: SignedDuration) -> Timestamp {
     checked_sub(t, d).unwrap_or(Timestamp::MIN)
 }

@@ -45,7 +45,8 @@ pub enum Detail {
     /// recommendations); the metrics' statuses are moved to `status.currentMetrics`.
     Brief,
     /// `simulate`, which runs the algorithm hundreds of thousands of times: `Brief` without the
-    /// metrics' statuses (`status.currentMetrics` stays empty).
+    /// metrics' statuses (`status.currentMetrics` stays empty) and without the copy of the
+    /// history it started from (`history.given` stays empty: it is the input's).
     Numbers,
 }
 

@@ -102,6 +102,7 @@ impl Resources {
     }
 
     /// The value of `resource` (a lookup that compares no text for `cpu` and `memory`).
+    #[inline]
     pub fn of(&self, resource: &Resource) -> Option<i64> {
         self.entries
             .iter()

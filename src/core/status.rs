@@ -28,14 +28,20 @@ pub(super) struct Ctx {
 impl Ctx {
     /// Starts from the conditions of the HPA's last status, in the buffers of `d` (a decision
     /// of an earlier sync, see [`finish`]).
+    /// `carried`: `d` holds the HPA's conditions already (the caller's promise,
+    /// [`Evaluator::set_conditions_carried`](super::Evaluator::set_conditions_carried)).
     pub(super) fn new(
         input: &Input,
-        generation: Option<i64>,
+        (generation, carried): (Option<i64>, bool),
         d: &mut Decision,
         valid_selector: &mut String,
     ) -> Ctx {
         let mut conditions = std::mem::take(&mut d.conditions);
-        previous_conditions(input, &mut conditions);
+        if carried && !input.detail.narrates() {
+            carried_conditions(input, &mut conditions);
+        } else {
+            previous_conditions(input, &mut conditions);
+        }
         let mut events = std::mem::take(&mut d.events);
         events.clear();
         let mut steps = std::mem::take(&mut d.steps);
@@ -97,6 +103,7 @@ impl Ctx {
     }
 
     /// Whether the condition `type_` is currently `True`.
+    #[inline]
     pub(super) fn is_true(&self, type_: &str) -> bool {
         self.conditions
             .iter()
@@ -106,6 +113,7 @@ impl Ctx {
 
     /// Mirrors `eventRecorder.Event` (recorded for the full explanation only: a brief decision
     /// carries no events).
+    #[inline]
     pub(super) fn event<S: Into<String>>(
         &mut self,
         type_: &str,
@@ -123,11 +131,13 @@ impl Ctx {
     }
 
     /// Whether the full explanation is built (texts nobody reads in a brief decision are not).
+    #[inline]
     pub(super) fn narrates(&self) -> bool {
         self.narrate
     }
 
     /// Record a step of the explanation (built only for the full explanation).
+    #[inline]
     pub(super) fn step<S: Into<String>>(&mut self, rule: &str, text: impl FnOnce() -> S) {
         if !self.narrate {
             return;
@@ -166,15 +176,46 @@ fn previous_conditions(input: &Input, out: &mut Vec<Condition>) {
             });
         }
         let o = &mut out[i];
-        o.type_.clone_from(&c.type_);
-        o.status.clone_from(&c.status);
-        o.reason.clone_from(&c.reason);
+        // perf: benches/simulate. Compared first: a decision written over sync after sync
+        // holds the same words already (mostly the same pointers), and a word's copy costs
+        // more than the comparison.
+        for (to, from) in [
+            (&mut o.type_, &c.type_),
+            (&mut o.status, &c.status),
+            (&mut o.reason, &c.reason),
+        ] {
+            if to != from {
+                to.clone_from(from);
+            }
+        }
         if full {
             replace(&mut o.message, &c.message);
         } else {
             o.message.clear();
         }
         o.last_transition_time = c.last_transition_time;
+        o.observed_generation = None;
+        o.set_this_sync = false;
+    }
+}
+
+// perf: benches/simulate. Simulate's decision holds the conditions it wrote, which are the
+// ones the next sync starts from: only what the sync marks is reset, nothing compared or copied.
+/// The conditions of the HPA's last status when `out` holds them already (a brief decision:
+/// no messages): what a sync marks on them is reset.
+fn carried_conditions(input: &Input, out: &mut [Condition]) {
+    debug_assert!(
+        out.len() == input.hpa.conditions.len()
+            && out.iter().zip(&input.hpa.conditions).all(|(o, c)| {
+                o.type_ == c.type_
+                    && o.status == c.status
+                    && o.reason == c.reason
+                    && o.last_transition_time == c.last_transition_time
+            }),
+        "the decision does not hold the HPA's conditions (the caller's promise)"
+    );
+    for o in out {
+        o.message.clear();
         o.observed_generation = None;
         o.set_this_sync = false;
     }

@@ -113,6 +113,10 @@ impl Simulation {
                 .metric_data
                 .resize(input.hpa.metrics.len(), Default::default());
         }
+        // The HPA's spec and the settings never change within a run: written into the
+        // decision once (see `Evaluator::set_spec_generation`).
+        let mut evaluator = Evaluator::new();
+        evaluator.set_spec_generation(Some(next_spec_generation()));
         Ok(Simulation {
             tolerances: (input.settings.tolerance, input.settings.tolerance),
             input,
@@ -126,7 +130,7 @@ impl Simulation {
             pending_pods,
             record: TickRecord::default(),
             decision: None,
-            evaluator: Evaluator::new(),
+            evaluator,
         })
     }
 
@@ -180,11 +184,14 @@ impl Simulation {
         }
         // perf: benches/simulate. Boxed: taking it out and putting it back moves a pointer,
         // not the whole decision, every sync.
+        // The decision of the last sync holds the conditions `carry_over` gave the HPA.
+        let carried = self.decision.is_some();
         let mut decision = self.decision.take().unwrap_or_default();
         // The world's pods are the same as at the last sync while its generation is: the pod
         // average keeps what it derived per pod (none for the replayed snapshot's pods).
         let generation = (!replay).then(|| self.world.pods_generation());
         self.evaluator.set_pods_generation(generation);
+        self.evaluator.set_conditions_carried(carried);
         self.evaluator.evaluate_into(&self.input, &mut decision);
         self.tolerances = (decision.tolerance.down, decision.tolerance.up);
         let hpa = &self.input.hpa;
@@ -312,6 +319,13 @@ impl Simulation {
         // Swapped, not copied: the next sync copies it back into the decision's buffers.
         std::mem::swap(&mut self.input.history, &mut d.history.after);
     }
+}
+
+/// A spec generation no simulation has used in this process (an evaluator never takes another
+/// run's spec for its own).
+fn next_spec_generation() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 /// A scale subresource for a synthetic target.

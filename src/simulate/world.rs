@@ -16,47 +16,14 @@
 use std::collections::BTreeMap;
 
 use jiff::{SignedDuration, Timestamp};
-use serde::{Deserialize, Serialize};
 
-use super::series::Signal;
+pub use super::binding::{bind, metric_load_name, Binding, Load, LoadKind};
+use super::lives::{PodLife, PodsAt};
 use crate::core::clock;
 use crate::core::{
     ContainerRequests, Input, MetricData, MetricSample, MetricSpec, PodInfo, PodUsage,
-    ReadyCondition, Resource, Resources, Target,
+    ReadyCondition, Resource, Resources,
 };
-
-/// How a load is applied.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub enum LoadKind {
-    /// A total shared by the Ready pods (per-pod values fall as replicas rise).
-    Demand,
-    /// Each pod's value, independent of the replica count.
-    PerPod,
-    /// The value of an Object or External metric.
-    Value,
-}
-
-impl LoadKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            LoadKind::Demand => "demand",
-            LoadKind::PerPod => "perPod",
-            LoadKind::Value => "value",
-        }
-    }
-}
-
-/// A load bound to a metric name.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Load {
-    /// A resource name (`cpu`, `memory`) or a Pods/Object/External metric name.
-    pub metric: String,
-    pub kind: LoadKind,
-    pub signal: Signal,
-    /// Where it was declared (`--demand`, `scenario.yaml loads[0]`, `the snapshot`).
-    pub origin: String,
-}
 
 /// The world's parameters.
 #[derive(Debug, Clone, PartialEq)]
@@ -85,153 +52,6 @@ impl Default for WorldParams {
     }
 }
 
-/// How one `spec.metrics` entry reads the loads.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Binding {
-    /// Resource or ContainerResource: the pods' usage of `resource`.
-    Resource {
-        resource: String,
-        container: Option<String>,
-        load: usize,
-        target: Target,
-        /// The pod template's request of the resource (the named container's, if any).
-        request_milli: Option<i64>,
-    },
-    Pods {
-        load: usize,
-        target: Target,
-    },
-    Object {
-        load: usize,
-        target: Target,
-    },
-    External {
-        load: usize,
-        target: Target,
-    },
-    /// An unknown metric type: the core reports it; no load.
-    None,
-}
-
-impl Binding {
-    pub fn load(&self) -> Option<usize> {
-        match self {
-            Binding::Resource { load, .. }
-            | Binding::Pods { load, .. }
-            | Binding::Object { load, .. }
-            | Binding::External { load, .. } => Some(*load),
-            Binding::None => None,
-        }
-    }
-}
-
-/// The name a load must use to drive a metric (`cpu`, `http_requests`, `queue_depth`).
-pub fn metric_load_name(m: &MetricSpec) -> Option<&str> {
-    match m {
-        MetricSpec::Resource { resource, .. } | MetricSpec::ContainerResource { resource, .. } => {
-            Some(resource)
-        }
-        MetricSpec::Pods { metric, .. }
-        | MetricSpec::Object { metric, .. }
-        | MetricSpec::External { metric, .. } => Some(metric),
-        MetricSpec::Unknown { .. } => None,
-    }
-}
-
-/// Bind each metric of the HPA to its load; `loads` must hold one for every metric name.
-pub fn bind(
-    metrics: &[MetricSpec],
-    loads: &[Load],
-    template: &[ContainerRequests],
-) -> Result<Vec<Binding>, String> {
-    let mut out = Vec::with_capacity(metrics.len());
-    for (i, m) in metrics.iter().enumerate() {
-        let Some(name) = metric_load_name(m) else {
-            out.push(Binding::None);
-            continue;
-        };
-        let Some(load) = loads.iter().position(|l| l.metric == name) else {
-            return Err(format!(
-                "no load for metric {name:?} (spec.metrics[{i}], {}): give one with --demand/--per-pod/--value {name}=... or in the scenario's loads",
-                m.type_name()
-            ));
-        };
-        let kind = loads[load].kind;
-        let check = |allowed: &[LoadKind]| -> Result<(), String> {
-            if allowed.contains(&kind) {
-                Ok(())
-            } else {
-                Err(format!(
-                    "{}: load kind {} does not apply to the {} metric {name:?}; use {}",
-                    loads[load].origin,
-                    kind.as_str(),
-                    m.type_name(),
-                    allowed
-                        .iter()
-                        .map(|k| k.as_str())
-                        .collect::<Vec<_>>()
-                        .join(" or ")
-                ))
-            }
-        };
-        out.push(match m {
-            MetricSpec::Resource { resource, target }
-            | MetricSpec::ContainerResource {
-                resource, target, ..
-            } => {
-                check(&[LoadKind::Demand, LoadKind::PerPod])?;
-                let container = match m {
-                    MetricSpec::ContainerResource { container, .. } => Some(container.clone()),
-                    _ => None,
-                };
-                let request_milli = {
-                    let mut sum = 0i64;
-                    let mut any = false;
-                    for c in template {
-                        if container.as_ref().is_none_or(|n| *n == c.name) {
-                            if let Some(v) = c.requests.get(resource) {
-                                sum += v;
-                                any = true;
-                            }
-                        }
-                    }
-                    any.then_some(sum)
-                };
-                Binding::Resource {
-                    resource: resource.clone(),
-                    container,
-                    load,
-                    target: target.clone(),
-                    request_milli,
-                }
-            }
-            MetricSpec::Pods { target, .. } => {
-                check(&[LoadKind::Demand, LoadKind::PerPod])?;
-                Binding::Pods {
-                    load,
-                    target: target.clone(),
-                }
-            }
-            MetricSpec::Object { target, .. } => {
-                check(&[LoadKind::Value, LoadKind::Demand])?;
-                Binding::Object {
-                    load,
-                    target: target.clone(),
-                }
-            }
-            MetricSpec::External { target, .. } => {
-                check(&[LoadKind::Value, LoadKind::Demand])?;
-                Binding::External {
-                    load,
-                    target: target.clone(),
-                }
-            }
-            MetricSpec::Unknown { .. } => Binding::None,
-        });
-    }
-    Ok(out)
-}
-
 /// Each load's values at the last two instants asked for. A sync asks for the values now (the
 /// truth) and at the sample's time; with a metrics lag of one sync period the sample's time is
 /// the last sync's, so each signal is computed once per sync rather than twice.
@@ -255,13 +75,6 @@ impl Memo {
         slot[0] = (t, v);
         v
     }
-}
-
-/// Times of one pod's life.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct PodLife {
-    created: Timestamp,
-    ready_at: Timestamp,
 }
 
 /// A pod removed by a scale-down, kept while a lagged sample may still describe a time it
@@ -304,13 +117,18 @@ pub struct World {
     /// Pods removed less than one metrics lag ago: they still served the load a lagged
     /// sample describes.
     gone: Vec<GonePod>,
-    /// Scratch: per pod, its share of each demand at the sample time.
+    /// Scratch: per pod, its share of a Pods metric's demand at the sample time.
     shares: Vec<i64>,
-    /// Scratch: per pod, whether it was Ready at the sample time.
-    ready_tau: Vec<bool>,
+    /// Per pod at the last sample time: Ready then, and with a sample.
+    at_tau: PodsAt,
+    /// Per pod at the last truth's instant: Ready then.
+    at_now: PodsAt,
     /// Per pod, whether `input.pods` shows it Ready (`Some` once [`World::update_pods`] has
     /// written every pod; kept in step by [`World::scale_to`]): only a change is written.
     shown_ready: Option<Vec<bool>>,
+    /// The earliest time a pod not shown Ready turns Ready (None: none will): until then
+    /// [`World::update_pods`] has nothing to write. Never later than that time.
+    next_shown: Option<Timestamp>,
     /// Bumped whenever a pod is added or removed.
     generation: u64,
     /// The (generation, sampled pods) for which `input.pod_metrics` holds one entry per sampled
@@ -369,8 +187,10 @@ impl World {
             memo: Memo::default(),
             gone: Vec::new(),
             shares: Vec::new(),
-            ready_tau: Vec::new(),
+            at_tau: PodsAt::default(),
+            at_now: PodsAt::default(),
             shown_ready: None,
+            next_shown: None,
             generation: 0,
             usage_layout: None,
             pods_generation: next_pods_generation(),
@@ -452,11 +272,6 @@ impl World {
         self.lives.len()
     }
 
-    /// Pods Ready at `t`.
-    pub fn ready_at(&self, t: Timestamp) -> usize {
-        self.lives.iter().filter(|l| l.ready_at <= t).count()
-    }
-
     /// The removed pods that were Ready at `t` (in the past): with the pods Ready then, they
     /// served the load a sample of time `t` describes.
     fn gone_served_at(&self, t: Timestamp) -> usize {
@@ -470,13 +285,23 @@ impl World {
     /// pod turns Ready). After the first call only the pods turning Ready are written.
     pub fn update_pods(&mut self, pods: &mut [PodInfo], now: Timestamp) {
         if let Some(shown) = &mut self.shown_ready {
+            if self.next_shown.is_none_or(|t| now < t) {
+                return;
+            }
+            let mut next: Option<Timestamp> = None;
             for ((p, life), shown) in pods.iter_mut().zip(&self.lives).zip(shown.iter_mut()) {
-                if !*shown && life.ready_at <= now {
+                if *shown {
+                    continue;
+                }
+                if life.ready_at <= now {
                     p.ready = Some(ready_condition("True", life.ready_at));
                     *shown = true;
                     self.pods_generation = next_pods_generation();
+                } else {
+                    next = Some(next.map_or(life.ready_at, |t| t.min(life.ready_at)));
                 }
             }
+            self.next_shown = next;
             return;
         }
         for (p, life) in pods.iter_mut().zip(&self.lives) {
@@ -492,10 +317,16 @@ impl World {
             }
             p.start_time = Some(life.created);
         }
-        let shown = pods
+        let shown: Vec<bool> = pods
             .iter()
             .map(|p| p.ready.as_ref().is_some_and(|r| r.status == "True"))
             .collect();
+        self.next_shown = shown
+            .iter()
+            .zip(&self.lives)
+            .filter(|(shown, _)| !**shown)
+            .map(|(_, l)| l.ready_at)
+            .min();
         self.shown_ready = Some(shown);
         self.pods_generation = next_pods_generation();
     }
@@ -515,56 +346,40 @@ impl World {
         let tau = clock::sub_or_min(now, self.params.metrics_lag);
         // Pods removed before the sample's time no longer matter.
         self.gone.retain(|g| g.removed > tau);
-        let sampled_by = clock::checked_sub(tau, self.params.metrics_window);
-        // One pass over the pods: which were Ready at tau, and how many have a sample.
-        let (mut ready, mut sampled) = (0, 0);
-        self.ready_tau.clear();
-        self.ready_tau.extend(self.lives.iter().map(|l| {
-            sampled += usize::from(Self::sampled(l, sampled_by));
-            let r = l.ready_at <= tau;
-            ready += usize::from(r);
-            r
-        }));
+        // Which pods were Ready at tau, and which have a sample (kept between the instants
+        // any of it changes).
+        let window = self.params.metrics_window;
+        self.at_tau.at(&self.lives, self.generation, tau, window);
         let at = SampleTime {
             tau,
             t: tau.duration_since(t0).as_secs_f64(),
-            window: self.params.metrics_window,
-            sampled_by,
-            sampled,
+            window,
+            sampled: self.at_tau.sampled_count,
             // The demand of time tau was served by the pods Ready then, removed ones included.
-            served: ready + self.gone_served_at(tau),
+            served: self.at_tau.ready_count + self.gone_served_at(tau),
         };
         self.fill_resource_metrics(input, loads, bindings, &at);
         self.fill_custom_metrics(input, loads, bindings, &at);
     }
 
-    /// Whether pod `l` has a sample at the sample time `tau`: it was created by `sampled_by`
-    /// (`tau` less one metrics window), i.e. `created + window <= tau` without an addition per
-    /// pod.
-    fn sampled(l: &PodLife, sampled_by: Option<Timestamp>) -> bool {
-        sampled_by.is_some_and(|t| l.created <= t)
-    }
-
     /// Per pod, the value of load `li` at the sample time (milli), into `self.shares`.
     fn compute_shares(&mut self, loads: &[Load], li: usize, at: &SampleTime) {
-        let load = &loads[li];
+        let mut share = self.share_of(loads, li, at);
+        self.shares.clear();
+        self.shares
+            .extend(self.at_tau.ready.iter().map(|&ready| share.next(ready)));
+    }
+
+    /// The shares of load `li` at the sample time, pod after pod.
+    fn share_of(&mut self, loads: &[Load], li: usize, at: &SampleTime) -> Shares {
         let v = (self.memo.value(loads, li, at.t) * 1000.0).round() as i64;
-        let shares = &mut self.shares;
-        shares.clear();
-        match load.kind {
+        match loads[li].kind {
             LoadKind::Demand => {
                 let n = at.served as i64;
-                let (q, mut r) = if n > 0 { (v / n, v % n) } else { (0, 0) };
-                shares.extend(self.ready_tau.iter().map(|&ready| {
-                    if ready {
-                        r -= 1;
-                        q + i64::from(r >= 0)
-                    } else {
-                        0
-                    }
-                }));
+                let (q, r) = if n > 0 { (v / n, v % n) } else { (0, 0) };
+                Shares::Demand { q, r }
             }
-            _ => shares.extend(std::iter::repeat_n(v, self.lives.len())),
+            _ => Shares::Each(v),
         }
     }
 
@@ -600,8 +415,8 @@ impl World {
                 }
                 aligned = true;
             }
-            self.compute_shares(loads, li, at);
-            self.write_usage(&mut usages, resource, at);
+            let shares = self.share_of(loads, li, at);
+            self.write_usage(&mut usages, resource, shares, at);
         }
         input.pod_metrics = Ok(usages);
     }
@@ -610,8 +425,8 @@ impl World {
     /// last sync when they are the same).
     fn align_usages(&self, pods: &[PodInfo], usages: &mut Vec<PodUsage>, at: &SampleTime) {
         let mut k = 0;
-        for (p, l) in pods.iter().zip(&self.lives) {
-            if !Self::sampled(l, at.sampled_by) {
+        for (p, &sampled) in pods.iter().zip(&self.at_tau.sampled) {
+            if !sampled {
                 continue;
             }
             if k == usages.len() {
@@ -644,7 +459,13 @@ impl World {
 
     /// Each sampled pod's share of `resource` (plus the start-up burst for cpu), split across
     /// its containers in proportion to their requests.
-    fn write_usage(&self, usages: &mut [PodUsage], resource: &str, at: &SampleTime) {
+    fn write_usage(
+        &self,
+        usages: &mut [PodUsage],
+        resource: &str,
+        mut shares: Shares,
+        at: &SampleTime,
+    ) {
         // `prepare` split every resource with a load; one without goes to the first container.
         let unsplit;
         let (key, split) = match self.splits.get_key_value(resource) {
@@ -656,11 +477,13 @@ impl World {
         };
         let burst = *key == Resource::CPU && self.params.startup_cpu_milli != 0;
         let mut k = 0;
-        for (i, l) in self.lives.iter().enumerate() {
-            if !Self::sampled(l, at.sampled_by) {
+        let flags = self.at_tau.ready.iter().zip(&self.at_tau.sampled);
+        for (l, (&ready, &sampled)) in self.lives.iter().zip(flags) {
+            // Every pod takes its share in order (the remainder goes to the first Ready ones).
+            let mut total = shares.next(ready);
+            if !sampled {
                 continue;
             }
-            let mut total = self.shares[i];
             if burst && at.tau < clock::saturating_add(l.created, self.params.startup_burst) {
                 total += self.params.startup_cpu_milli;
             }
@@ -668,6 +491,15 @@ impl World {
             k += 1;
             u.timestamp = at.tau;
             u.window = at.window;
+            // perf: benches/simulate. One container takes the whole usage (the last container
+            // takes what the others leave): no split computed.
+            if let [(_, map)] = &mut u.containers[..] {
+                match map.of_mut(key) {
+                    Some(x) => *x = total,
+                    None => map.insert(key.clone(), total),
+                }
+                continue;
+            }
             let mut left = total;
             let last = u.containers.len().saturating_sub(1);
             for (ci, (_, map)) in u.containers.iter_mut().enumerate() {
@@ -726,8 +558,8 @@ impl World {
         };
         items.truncate(at.sampled);
         let mut k = 0;
-        for (i, (p, l)) in pods.iter().zip(&self.lives).enumerate() {
-            if !Self::sampled(l, at.sampled_by) {
+        for (i, (p, &sampled)) in pods.iter().zip(&self.at_tau.sampled).enumerate() {
+            if !sampled {
                 continue;
             }
             if k == items.len() {
@@ -755,7 +587,7 @@ impl World {
     #[cfg(test)]
     #[allow(clippy::too_many_arguments)]
     pub fn truth(
-        &self,
+        &mut self,
         loads: &[Load],
         bindings: &[Binding],
         t0: Timestamp,
@@ -774,7 +606,7 @@ impl World {
     /// of `loads`). `up_tolerance` is the scale-up tolerance: a metric within it of its target
     /// is on target, as for the controller.
     pub fn truth_of(
-        &self,
+        &mut self,
         loads: &[Load],
         values: &[f64],
         bindings: &[Binding],
@@ -785,7 +617,10 @@ impl World {
         let band = 1.0 + up_tolerance.max(0.0);
         // ceil, forgiving the floating-point noise of an exact quotient.
         let ceil = |x: f64| (x - 1e-9).ceil();
-        let ready = self.ready_at(now);
+        // Pods Ready now (kept between the instants a pod turns Ready).
+        let window = self.params.metrics_window;
+        self.at_now.at(&self.lives, self.generation, now, window);
+        let ready = self.at_now.ready_count;
         let mut truth = Truth {
             ready,
             ..Default::default()
@@ -874,13 +709,15 @@ impl World {
         while self.lives.len() < desired {
             let p = self.new_pod(now);
             pods.push(p);
+            let ready_at = now + self.params.pod_startup;
             self.lives.push(PodLife {
                 created: now,
-                ready_at: now + self.params.pod_startup,
+                ready_at,
             });
-            // A new pod shows Ready=False.
+            // A new pod shows Ready=False until `ready_at`.
             if let Some(shown) = &mut self.shown_ready {
                 shown.push(false);
+                self.next_shown = Some(self.next_shown.map_or(ready_at, |t| t.min(ready_at)));
             }
         }
         if self.lives.len() > desired {
@@ -909,6 +746,31 @@ impl World {
     }
 }
 
+/// A load's value at the sample time, pod after pod: a demand shared by the pods Ready then
+/// (`q` each, one more for the first `r` of them), or each pod's value.
+enum Shares {
+    Demand { q: i64, r: i64 },
+    Each(i64),
+}
+
+impl Shares {
+    /// The next pod's share (`ready`: it was Ready at the sample time).
+    #[inline]
+    fn next(&mut self, ready: bool) -> i64 {
+        match self {
+            Shares::Demand { q, r } => {
+                if ready {
+                    *r -= 1;
+                    *q + i64::from(*r >= 0)
+                } else {
+                    0
+                }
+            }
+            Shares::Each(v) => *v,
+        }
+    }
+}
+
 /// The time a sync's samples describe.
 struct SampleTime {
     /// `now - metricsLag`.
@@ -916,8 +778,6 @@ struct SampleTime {
     /// Signal time of `tau`, seconds.
     t: f64,
     window: SignedDuration,
-    /// `tau - window`: a pod created by then has a sample (None: before the start of time).
-    sampled_by: Option<Timestamp>,
     /// Pods that have a sample (created by `sampled_by`).
     sampled: usize,
     /// Pods that served the load at `tau`.
@@ -959,7 +819,8 @@ fn write_value_metric(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::simulate::series::Shape;
+    use crate::core::Target;
+    use crate::simulate::series::{Shape, Signal};
 
     fn template() -> PodInfo {
         PodInfo {

@@ -7,7 +7,7 @@ use super::counted::Scratch;
 use super::frame::{plain_proposal, Frame};
 use super::get_resource_replicas::{get_resource_replicas, PodMetricKind};
 use super::group_pods::{GroupCounts, Rules};
-use super::pod_facts::PodFacts;
+use super::pod_facts::{Entry, PodFacts};
 use super::ratios::{first_ratio, Sums};
 use super::requests::{containers_request, pod_level_on};
 use super::samples::{usage_of, Sample};
@@ -164,25 +164,37 @@ pub(super) fn one_pass_kept(
     if !facts.ordered || (frame.is_util && !facts.all_requests) {
         return None;
     }
-    let mut tally = Tally::default();
-    let mut next = 0;
-    for (pod, fact) in pods.iter().zip(&facts.pods) {
-        let sample = if fact.sampled {
-            let u = &usages[next];
-            next += 1;
-            Some(Sample {
-                value: usage_of(u, resource)?,
-                timestamp: u.timestamp,
-                window: u.window,
-            })
-        } else {
-            None
-        };
-        let group = match fact.group {
-            Some(g) => g,
-            None => rules.classify(pod, sample.as_ref()).0,
-        };
-        tally.add(group, sample.map(|s| s.value), fact.request)?;
+    // The pods whose group is kept are counted up front (a missing one leaves the count to
+    // the general path); per PodMetrics entry only its value is read.
+    let fixed = &facts.fixed;
+    if fixed.counts.missing > 0 {
+        return None;
+    }
+    let mut tally = Tally {
+        counts: fixed.counts,
+        usage: 0,
+        requests: fixed.requests?,
+        entries: fixed.counts.ready,
+    };
+    for (u, entry) in usages.iter().zip(&facts.entries) {
+        let value = usage_of(u, resource)?;
+        match *entry {
+            Entry::Counted => tally.usage = tally.usage.checked_add(value)?,
+            Entry::Read => {}
+            Entry::Timed(i) => {
+                let sample = Sample {
+                    value,
+                    timestamp: u.timestamp,
+                    window: u.window,
+                };
+                let group = rules.classify(&pods[i], Some(&sample)).0;
+                tally.add(group, Some(value), facts.pods[i].request)?;
+            }
+        }
+    }
+    for &i in &facts.timed_unsampled {
+        let group = rules.classify(&pods[i], None).0;
+        tally.add(group, None, facts.pods[i].request)?;
     }
     conclude(frame, tally, calc)
 }

@@ -4,7 +4,7 @@
 use jiff::{SignedDuration, Timestamp};
 
 use super::calculation::PodGroup;
-use super::group_pods::{Rules, Why};
+use super::group_pods::{GroupCounts, Rules, Why};
 use super::requests::containers_request;
 use super::samples::Sample;
 use crate::core::compare::{precedes, same_name};
@@ -21,6 +21,25 @@ pub(super) struct PodFact {
     /// Its group for any `now` from the facts' build on; None while it depends on the sample's
     /// time and `now` (a cpu pod inside its initialization period): decided each sync.
     pub(super) group: Option<PodGroup>,
+}
+
+/// How the kept pass counts one PodMetrics entry (they come in the pods' order).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Entry {
+    /// Its pod is Ready for good: its value is added to the usage.
+    Counted,
+    /// Its pod is unready or ignored for good: its value is read (it must have one), not added.
+    Read,
+    /// Its pod (this index) is classified at each sync, with the sample.
+    Timed(usize),
+}
+
+/// What the kept pass adds up front: the pods whose group is kept, counted once.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(super) struct Fixed {
+    pub(super) counts: GroupCounts,
+    /// The requests of the Ready pods among them (None: the sum overflows 64 bits).
+    pub(super) requests: Option<i64>,
 }
 
 /// What the facts were derived from, besides the pods and the PodMetrics' names: the caller's
@@ -53,6 +72,12 @@ pub(crate) struct PodFacts {
     /// Every pod has a request of the resource.
     pub(super) all_requests: bool,
     pub(super) pods: Vec<PodFact>,
+    /// Per PodMetrics entry, how its value counts (see [`Entry`]).
+    pub(super) entries: Vec<Entry>,
+    /// The pods without a sample whose group is decided each sync.
+    pub(super) timed_unsampled: Vec<usize>,
+    /// The pods whose group is kept, counted.
+    pub(super) fixed: Fixed,
 }
 
 impl PodFacts {
@@ -90,6 +115,9 @@ impl PodFacts {
             let same = fresh.ordered == self.ordered
                 && (!fresh.ordered
                     || (fresh.all_requests == self.all_requests
+                        && fresh.entries == self.entries
+                        && fresh.timed_unsampled == self.timed_unsampled
+                        && fresh.fixed == self.fixed
                         && self.pods.iter().zip(&fresh.pods).all(|(kept, new)| {
                             kept.sampled == new.sampled
                                 && kept.request == new.request
@@ -114,6 +142,12 @@ impl PodFacts {
         self.built_at = input.now;
         self.refresh = None;
         self.pods.clear();
+        self.entries.clear();
+        self.timed_unsampled.clear();
+        self.fixed = Fixed {
+            requests: Some(0),
+            ..Fixed::default()
+        };
         self.all_requests = true;
         self.ordered = false;
         let mut next = 0;
@@ -143,6 +177,7 @@ impl PodFacts {
             }
             let request = containers_request(pod, resource, pod_level_on);
             self.all_requests &= request.is_some();
+            self.count(timed.then_some(self.pods.len()), group, sampled, request);
             self.pods.push(PodFact {
                 sampled,
                 request,
@@ -150,5 +185,39 @@ impl PodFacts {
             });
         }
         self.ordered = next == usages.len();
+    }
+
+    /// Counts a pod up front (its group kept) or lists it for each sync (`timed`: its index).
+    fn count(
+        &mut self,
+        timed: Option<usize>,
+        group: PodGroup,
+        sampled: bool,
+        request: Option<i64>,
+    ) {
+        if let Some(i) = timed {
+            if sampled {
+                self.entries.push(Entry::Timed(i));
+            } else {
+                self.timed_unsampled.push(i);
+            }
+            return;
+        }
+        let f = &mut self.fixed;
+        match group {
+            PodGroup::Ready => {
+                // Without a sample a pod is missing, never Ready.
+                f.counts.ready += 1;
+                f.requests = f.requests.and_then(|r| r.checked_add(request.unwrap_or(0)));
+            }
+            PodGroup::Unready => f.counts.unready += 1,
+            PodGroup::Ignored => f.counts.ignored += 1,
+            PodGroup::Missing => f.counts.missing += 1,
+        }
+        if sampled {
+            let counted = group == PodGroup::Ready;
+            self.entries
+                .push(if counted { Entry::Counted } else { Entry::Read });
+        }
     }
 }

@@ -12,7 +12,7 @@ use super::ratios::{first_ratio, Sums};
 use super::requests::{containers_request, pod_level_on};
 use super::samples::{usage_of, Sample};
 use crate::core::compare::{precedes, same_name};
-use crate::core::model::{Input, MetricData};
+use crate::core::model::{Input, MetricData, PodInfo, PodUsage};
 use crate::core::resources::Resource;
 
 /// [`one_pass`], and in a debug build the general path's answer for the same input compared
@@ -91,12 +91,7 @@ pub(super) fn one_pass(
     frame: &Frame,
     calc: &mut Option<Calculation>,
 ) -> Option<Proposal> {
-    let usages = input.pod_metrics.as_ref().ok()?;
-    let pods = &input.pods;
-    if pods.is_empty() || usages.is_empty() {
-        return None;
-    }
-    let rules = Rules::of(input, *resource == Resource::CPU);
+    let (pods, usages, rules) = start(input, resource)?;
     let pod_level_on = pod_level_on(input);
     let mut tally = Tally::default();
     let mut next = 0;
@@ -148,12 +143,7 @@ pub(super) fn one_pass_kept(
     calc: &mut Option<Calculation>,
     (facts, generation): (&mut PodFacts, u64),
 ) -> Option<Proposal> {
-    let usages = input.pod_metrics.as_ref().ok()?;
-    let pods = &input.pods;
-    if pods.is_empty() || usages.is_empty() {
-        return None;
-    }
-    let rules = Rules::of(input, *resource == Resource::CPU);
+    let (pods, usages, rules) = start(input, resource)?;
     facts.refresh(
         input,
         usages,
@@ -197,6 +187,23 @@ pub(super) fn one_pass_kept(
         tally.add(group, None, facts.pods[i].request)?;
     }
     conclude(frame, tally, calc)
+}
+
+/// What both one passes start from: the pods, their PodMetrics and the rules that group them;
+/// None when the PodMetrics failed or either list is empty (the general path decides).
+fn start<'a>(
+    input: &'a Input,
+    resource: &Resource,
+) -> Option<(&'a [PodInfo], &'a [PodUsage], Rules)> {
+    let usages = input.pod_metrics.as_ref().ok()?;
+    if input.pods.is_empty() || usages.is_empty() {
+        return None;
+    }
+    Some((
+        &input.pods,
+        usages,
+        Rules::of(input, *resource == Resource::CPU),
+    ))
 }
 
 /// The one pass's running count: the pods of each group, and the Ready pods' usages and

@@ -1,5 +1,5 @@
 //! The fleet table (text and `-o wide`): one row per HPA in kubectl's borderless look, laid out
-//! by comfy-table to fit the width ([`ViewOptions::width`]); then the problems, one line each,
+//! by [`crate::render::columns`] to fit the width ([`ViewOptions::width`]); then the problems, one line each,
 //! the notes and a footer.
 //!
 //! Both keep one line per HPA. Text fits the width: the REASON column is cut to the room the
@@ -7,17 +7,14 @@
 //! every column and the whole reason and runs past the terminal, as kubectl's wide output
 //! does. REASON gives times relative to the evaluation (`in 15s`), not as RFC3339 timestamps.
 
-use comfy_table::{presets, Cell, Color, ColumnConstraint, ContentArrangement, Table, Width};
-
 use super::fleet::FleetItem;
 use super::fleet_summary::{causes_text, needs_attention, summary_line};
 use crate::cli::{OutputFormat, ViewOptions};
 use crate::core::Action;
 use crate::diagnose::{Finding, Severity};
+use crate::render::columns::{self, Shade, GAP};
 use crate::render::layout::{wrap, MIN_WIDTH};
 
-/// Space after each column, as kubectl prints its tables.
-const GAP: usize = 3;
 /// The reason keeps at least this many characters when the other columns take the width.
 const MIN_REASON: usize = 24;
 /// A cut summary keeps at least this many characters; else REASON shows only the rule.
@@ -329,53 +326,31 @@ fn table_and_left_out(
         }
     }
     let widths = column_widths(&header, &rows);
-    let mut t = Table::new();
-    t.load_style(presets::NOTHING)
-        .set_content_arrangement(ContentArrangement::Disabled)
-        .set_header(header);
-    for (k, c) in t.column_iter_mut().enumerate() {
-        c.set_padding((0, GAP as u16));
-        let least = if k == reason_col {
-            widths[k].min(MIN_REASON)
-        } else {
-            widths[k]
-        };
-        let least = (least + GAP).min(u16::MAX as usize) as u16;
-        c.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(least)));
-    }
-    for (r, i) in rows.into_iter().zip(items) {
-        let color = if view.color { row_color(i) } else { None };
-        t.add_row(r.into_iter().map(|c| match color {
-            Some(color) => Cell::new(c).fg(color),
-            None => Cell::new(c),
-        }));
-    }
-    if view.color {
-        t.enforce_styling();
-    }
-    let text = t
-        .lines()
-        .skip(usize::from(view.no_headers))
-        .map(|l| trim_line(&l) + "\n")
+    let least: Vec<usize> = widths
+        .iter()
+        .enumerate()
+        .map(|(k, w)| {
+            if k == reason_col {
+                *w.min(&MIN_REASON)
+            } else {
+                *w
+            }
+        })
         .collect();
+    let shade: Vec<Option<Shade>> = items
+        .iter()
+        .map(|i| view.color.then(|| row_shade(i)).flatten())
+        .collect();
+    let text = columns::write(&header, &rows, &least, &shade, view.no_headers);
     (text, dropped)
 }
 
-/// A line without its trailing padding, also when a colour ends it.
-fn trim_line(l: &str) -> String {
-    const RESET: &str = "\u{1b}[39m";
-    match l.trim_end().strip_suffix(RESET) {
-        Some(body) => body.trim_end().to_string() + RESET,
-        None => l.trim_end().to_string(),
-    }
-}
-
 /// Scale-ups green, scale-downs cyan, what cannot scale red (the terminal's normal shades).
-fn row_color(i: &FleetItem) -> Option<Color> {
+fn row_shade(i: &FleetItem) -> Option<Shade> {
     match i.action {
-        Some(Action::ScaleUp) => Some(Color::DarkGreen),
-        Some(Action::ScaleDown) => Some(Color::DarkCyan),
-        Some(Action::CannotScale | Action::Disabled) | None => Some(Color::DarkRed),
+        Some(Action::ScaleUp) => Some(Shade::Green),
+        Some(Action::ScaleDown) => Some(Shade::Cyan),
+        Some(Action::CannotScale | Action::Disabled) | None => Some(Shade::Red),
         _ => None,
     }
 }
@@ -520,7 +495,6 @@ mod tests {
         let t = table(std::slice::from_ref(&web), &opts.view, true);
         assert!(t.contains("\u{1b}[38;5;2mshop"), "{t:?}");
         assert!(t.ends_with("MetricProposal\u{1b}[39m\n"), "{t:?}");
-        assert_eq!(trim_line("a  \u{1b}[39m  "), "a\u{1b}[39m");
     }
 
     #[test]

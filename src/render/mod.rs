@@ -7,6 +7,7 @@
 //! ([`crate::display::names`]). JSON and YAML
 //! keep the controller's exact quantities, timestamps and texts.
 
+pub mod columns;
 pub mod layout;
 pub mod sort;
 

@@ -687,7 +687,7 @@ impl Closed {
         crate::snapshot::Snapshot::from_list(
             source,
             &self.annotations,
-            self.items.iter().map(|o| &**o),
+            self.items.iter().map(|o| (&**o, o.text_head())),
         )
     }
 
@@ -722,7 +722,9 @@ impl NsList {
             .map(|e| match e {
                 Entry::Object(o) => o,
                 // Strings, maps and JSON text only: this cannot fail.
-                Entry::Metric(m) => serde_json::value::to_raw_value(&m).unwrap_or_default(),
+                Entry::Metric(m) => serde_json::value::to_raw_value(&m)
+                    .unwrap_or_default()
+                    .into(),
             })
             .collect();
         Closed { annotations, items }

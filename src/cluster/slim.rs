@@ -36,7 +36,7 @@ struct SlimPod {
 /// snapshot could not read is kept whole, so the snapshot reports it in its own words.
 pub fn pod(raw: &RawValue, (api_version, kind): (&str, &str)) -> serde_json::Result<Obj> {
     let Ok(mut typed) = crate::snapshot::from_json_maps_only::<SlimPod>(raw.get()) else {
-        return super::obj::with_type(raw.to_owned(), (api_version, kind));
+        return super::obj::with_type(raw.to_owned().into(), (api_version, kind));
     };
     if !kind.is_empty() {
         // A `null` reads as None: set, as `with_type` sets it.
@@ -49,7 +49,16 @@ pub fn pod(raw: &RawValue, (api_version, kind): (&str, &str)) -> serde_json::Res
     // perf: written straight from the typed fields, whose order and `skip_serializing_if`
     // give the text a `Value` would (sorted keys, no nulls; see the test): −9% of `explain
     // -A`'s instructions per context (`cargo bench --bench fleet`).
-    RawValue::from_string(serde_json::to_string(&typed)?)
+    let text = RawValue::from_string(serde_json::to_string(&typed)?)?;
+    // perf: the head the text will be read for is known here (see `Obj::text_head`).
+    let head = crate::snapshot::TextHead {
+        api_version: typed.api_version,
+        kind: typed.kind,
+        namespace: typed.metadata.namespace,
+        name: typed.metadata.name,
+        labels: None,
+    };
+    Ok(Obj::with_head(text, head))
 }
 
 /// The kube-controller-manager Pod reduced to its name and labels and, of each container, its

@@ -629,7 +629,7 @@ type Decode<'a, T> = dyn Fn(&str, &[u8]) -> serde_json::Result<T> + Sync + 'a;
 
 /// An item kept whole, typed.
 pub(super) fn whole(item: &RawValue, item_type: (&str, &str)) -> serde_json::Result<Obj> {
-    obj::with_type(item.to_owned(), item_type)
+    obj::with_type(item.to_owned().into(), item_type)
 }
 
 /// A LIST page as it arrives: its continue token and its items, not yet read.

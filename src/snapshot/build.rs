@@ -16,6 +16,7 @@ use super::annotations::{
 };
 use super::convert::{self, HpaNote};
 use super::error::{err, SnapshotError};
+use super::head::TextHead;
 use super::index::{self, Index, Parts};
 use super::item::{self, Item};
 use super::to_core::{parse_time, workload, Workload, WorkloadStatus};
@@ -147,20 +148,25 @@ impl Snapshot {
             .flatten()
             .filter_map(|(k, v)| v.as_str().map(|s| (k, s.to_string())))
             .collect();
-        Snapshot::from_list(source, &annotations, top.items.into_iter().flatten()).map(Some)
+        let items = top.items.into_iter().flatten().map(|r| (r, None));
+        Snapshot::from_list(source, &annotations, items).map(Some)
     }
 
     /// A `v1 List` from its annotations and its items' JSON text: how a JSON file's List is
     /// read ([`Snapshot::from_text`]) and how a live fetch's List of a namespace is, without
-    /// writing it out as text and reading it back — live and offline are one reader.
+    /// writing it out as text and reading it back — live and offline are one reader. An item
+    /// may come with its head already read from its text ([`super::read_head`] without
+    /// labels), which is then not read again.
     pub fn from_list<'a>(
         source: &str,
         annotations: &BTreeMap<String, String>,
-        items: impl IntoIterator<Item = &'a RawValue>,
+        items: impl IntoIterator<Item = (&'a RawValue, Option<&'a TextHead>)>,
     ) -> Result<Snapshot, SnapshotError> {
         let mut snap = Snapshot::with_annotations(source, annotations)?;
-        for (i, item) in items.into_iter().enumerate() {
-            snap.add(Item::Raw(item), source, &item::Nested { outer: &"", i })?;
+        for (i, (item, head)) in items.into_iter().enumerate() {
+            let pos = item::Nested { outer: &"", i };
+            let head = head.map(item::Head::of_text);
+            snap.add(Item::Raw(item), source, &pos, head)?;
         }
         snap.sort_other();
         Ok(snap)
@@ -212,7 +218,7 @@ impl Snapshot {
     pub(super) fn from_item(doc: Item<'_>, source: &str) -> Result<Snapshot, SnapshotError> {
         let annotations = list_annotations(&doc);
         let mut snap = Snapshot::with_annotations(source, &annotations)?;
-        snap.add(doc, source, &"")?;
+        snap.add(doc, source, &"", None)?;
         snap.sort_other();
         Ok(snap)
     }
@@ -222,8 +228,9 @@ impl Snapshot {
         item: Item<'_>,
         source: &str,
         position: &dyn std::fmt::Display,
+        head: Option<item::Head>,
     ) -> Result<(), SnapshotError> {
-        let head = item.head();
+        let head = head.unwrap_or_else(|| item.head());
         let (api_version, kind) = (head.api_version.as_str(), head.kind.as_str());
         let ctx = item::Ctx {
             source,
@@ -328,7 +335,7 @@ impl Snapshot {
                     })?;
                     self.pod_metrics.push(v);
                 }
-                _ => self.add(sub, source, &pos)?,
+                _ => self.add(sub, source, &pos, None)?,
             }
         }
         Ok(())

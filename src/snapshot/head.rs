@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 /// The head of an object as its text says it (`None`: absent or `null`).
-#[derive(Debug, Default, PartialEq)]
+#[derive(Debug, Default, Clone, PartialEq)]
 pub struct TextHead {
     pub api_version: Option<String>,
     pub kind: Option<String>,

@@ -26,6 +26,19 @@ pub(super) struct Head {
     pub name: String,
 }
 
+impl Head {
+    /// The head an object's text gives ([`super::read_head`] without labels).
+    pub fn of_text(h: &super::TextHead) -> Head {
+        let s = |f: &Option<String>| f.clone().unwrap_or_default();
+        Head {
+            api_version: s(&h.api_version),
+            kind: s(&h.kind),
+            namespace: s(&h.namespace),
+            name: s(&h.name),
+        }
+    }
+}
+
 /// `Pod shop/web-1`, for messages.
 impl Display for Head {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -128,13 +141,7 @@ impl<'a> Item<'a> {
                 name: str_of(v, "/metadata/name").to_string(),
             },
             Item::Raw(r) => {
-                let h = super::head::read_head(r.get(), false).unwrap_or_default();
-                Head {
-                    api_version: h.api_version.unwrap_or_default(),
-                    kind: h.kind.unwrap_or_default(),
-                    namespace: h.namespace.unwrap_or_default(),
-                    name: h.name.unwrap_or_default(),
-                }
+                Head::of_text(&super::head::read_head(r.get(), false).unwrap_or_default())
             }
         }
     }

@@ -169,11 +169,22 @@ pub fn evaluate_with_memory(
     // The metric values do not depend on the memory: one comparison serves every mode.
     let deltas = metric_deltas(input, &d);
     let (lo, hi) = if source == MemorySource::Inferred {
+        // perf: a bound equal to the likely memory decides what the likely memory did (every
+        // detail level decides the same: `Detail`), so it is not evaluated again; most HPAs'
+        // evidence settles their memory. Five contexts of 500 HPAs (`cargo bench --bench
+        // fleet`): callgrind 1,477 M → 1,424 M instructions (−3.6%).
         let now = input.now;
-        (
-            brief(input, inf.low.clone(), now).desired_replicas,
-            brief(input, inf.high.clone(), now).desired_replicas,
-        )
+        let mut bound = |h: &History| match *h == inf.likely {
+            true => {
+                debug_assert_eq!(
+                    brief(input, h.clone(), now).desired_replicas,
+                    d.desired_replicas
+                );
+                d.desired_replicas
+            }
+            false => brief(input, h.clone(), now).desired_replicas,
+        };
+        (bound(&inf.low), bound(&inf.high))
     } else {
         (d.desired_replicas, d.desired_replicas)
     };

@@ -14,6 +14,7 @@ use super::answers::{answer_for_target, Answers, Body, Negotiated, Target, Workl
 use super::failure::{ApiFailure, Failure, FetchError, Unmapped};
 use super::obj::{self, Obj};
 use super::plan::{Coll, HpaNeeds, Request, Scope, NODE_AUTOSCALER_REASONS};
+use crate::snapshot::ListItem;
 use crate::snapshot::{
     external_metric_key, object_metric_key, pods_metric_key, scale_error_key, scale_not_found_key,
     FETCH_ERRORS_ANNOTATION, OWN_FAILURES_ANNOTATION, TAKEN_AT_ANNOTATION,
@@ -679,15 +680,24 @@ pub struct Closed {
 }
 
 impl Closed {
-    /// The List's snapshot (`source` names it in errors).
-    pub fn snapshot(
-        &self,
+    /// The List's snapshot (`source` names it in errors), read as a file's List is, but for
+    /// the pods the fetch kept typed: moved in rather than read again from their text (the
+    /// same fields: debug builds compare them).
+    pub fn into_snapshot(
+        mut self,
         source: &str,
     ) -> Result<crate::snapshot::Snapshot, crate::snapshot::SnapshotError> {
+        for o in &self.items {
+            // The heads, read before the items are borrowed apart.
+            o.text_head();
+        }
         crate::snapshot::Snapshot::from_list(
             source,
             &self.annotations,
-            self.items.iter().map(|o| (&**o, o.text_head())),
+            self.items.iter_mut().map(|o| {
+                let (text, head, pod) = o.parts();
+                ListItem { text, head, pod }
+            }),
         )
     }
 
@@ -890,7 +900,7 @@ mod tests {
         for (_, l) in fetched.lists {
             let c = l.close(&origin(), version.as_deref());
             let read = Snapshot::from_text(&c.text(), "s").expect("snapshot");
-            let live = c.snapshot("s").expect("snapshot");
+            let live = c.into_snapshot("s").expect("snapshot");
             assert_eq!(format!("{live:?}"), format!("{read:?}"));
         }
     }

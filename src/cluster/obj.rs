@@ -10,13 +10,15 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use crate::snapshot::TextHead;
+use crate::snapshot::{Pod, TextHead};
 
-/// An object's JSON text, and its head once read (see [`Obj::text_head`]).
+/// An object's JSON text, its head once read (see [`Obj::text_head`]) and, for a pod the
+/// fetch wrote from its typed fields, those fields (see [`Obj::typed_pod`]).
 #[derive(Default)]
 pub struct Obj {
     text: Box<RawValue>,
     head: OnceLock<Option<TextHead>>,
+    pod: Option<Box<Pod>>,
 }
 
 impl Obj {
@@ -45,7 +47,25 @@ impl Obj {
         Obj {
             text,
             head: OnceLock::from(Some(head)),
+            pod: None,
         }
+    }
+
+    /// A pod written from `pod`'s fields as `text`, with its head; the snapshot takes the
+    /// fields rather than reading the text again ([`Obj::into_parts`]).
+    pub fn typed_pod(text: Box<RawValue>, head: TextHead, pod: Pod) -> Obj {
+        Obj {
+            pod: Some(Box::new(pod)),
+            ..Obj::with_head(text, head)
+        }
+    }
+
+    /// The text, its head when read, and the typed pod when the fetch kept it (taken: a
+    /// second call gives none).
+    pub fn parts(&mut self) -> (&RawValue, Option<&TextHead>, Option<Pod>) {
+        let Obj { text, head, pod } = self;
+        let head = head.get().and_then(Option::as_ref);
+        (&**text, head, pod.take().map(|p| *p))
     }
 }
 
@@ -54,6 +74,7 @@ impl From<Box<RawValue>> for Obj {
         Obj {
             text,
             head: OnceLock::new(),
+            pod: None,
         }
     }
 }
@@ -70,6 +91,7 @@ impl Clone for Obj {
         Obj {
             text: self.text.clone(),
             head: self.head.clone(),
+            pod: self.pod.clone(),
         }
     }
 }

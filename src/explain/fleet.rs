@@ -253,7 +253,7 @@ pub fn evaluate_fetched_with(
     let api = &fetched.metrics_api;
     let lists: Vec<cluster::Closed> = fetched.lists.into_iter().map(|(_, l)| l).collect();
     let per_namespace = super::parallel::map(lists, |list| -> Result<Vec<FleetItem>> {
-        let snap = list.snapshot(&source)?;
+        let snap = list.into_snapshot(&source)?;
         let mut extras = Extras::from_snapshot(&snap);
         extras.metrics_api = api.clone();
         super::one::settings_for(ev.decide, &snap)?;

@@ -92,6 +92,22 @@ pub(super) const PASSIVE_KINDS: &[(&str, &str)] = &[
     ("apps/v1", "ControllerRevision"),
 ];
 
+/// An item of a List: its JSON text and, where its reader already has them, its head (read
+/// from the text without labels) and, for a pod, the fields the snapshot keeps of it (the
+/// live fetch writes a pod's text from them: see `cluster::slim`).
+pub struct ListItem<'a> {
+    pub text: &'a RawValue,
+    pub head: Option<&'a TextHead>,
+    pub pod: Option<Pod>,
+}
+
+/// What the reader of an item knows of it already (see [`ListItem`]).
+#[derive(Default)]
+struct Known {
+    head: Option<item::Head>,
+    pod: Option<Pod>,
+}
+
 impl Snapshot {
     /// Read a snapshot from an already-parsed `v1 List` (what the cluster layer builds).
     pub fn from_value(doc: &Value, source: &str) -> Result<Snapshot, SnapshotError> {
@@ -148,7 +164,11 @@ impl Snapshot {
             .flatten()
             .filter_map(|(k, v)| v.as_str().map(|s| (k, s.to_string())))
             .collect();
-        let items = top.items.into_iter().flatten().map(|r| (r, None));
+        let items = top.items.into_iter().flatten().map(|text| ListItem {
+            text,
+            head: None,
+            pod: None,
+        });
         Snapshot::from_list(source, &annotations, items).map(Some)
     }
 
@@ -160,13 +180,16 @@ impl Snapshot {
     pub fn from_list<'a>(
         source: &str,
         annotations: &BTreeMap<String, String>,
-        items: impl IntoIterator<Item = (&'a RawValue, Option<&'a TextHead>)>,
+        items: impl IntoIterator<Item = ListItem<'a>>,
     ) -> Result<Snapshot, SnapshotError> {
         let mut snap = Snapshot::with_annotations(source, annotations)?;
-        for (i, (item, head)) in items.into_iter().enumerate() {
+        for (i, it) in items.into_iter().enumerate() {
             let pos = item::Nested { outer: &"", i };
-            let head = head.map(item::Head::of_text);
-            snap.add(Item::Raw(item), source, &pos, head)?;
+            let known = Known {
+                head: it.head.map(item::Head::of_text),
+                pod: it.pod,
+            };
+            snap.add(Item::Raw(it.text), source, &pos, known)?;
         }
         snap.sort_other();
         Ok(snap)
@@ -218,7 +241,7 @@ impl Snapshot {
     pub(super) fn from_item(doc: Item<'_>, source: &str) -> Result<Snapshot, SnapshotError> {
         let annotations = list_annotations(&doc);
         let mut snap = Snapshot::with_annotations(source, &annotations)?;
-        snap.add(doc, source, &"", None)?;
+        snap.add(doc, source, &"", Known::default())?;
         snap.sort_other();
         Ok(snap)
     }
@@ -228,9 +251,9 @@ impl Snapshot {
         item: Item<'_>,
         source: &str,
         position: &dyn std::fmt::Display,
-        head: Option<item::Head>,
+        known: Known,
     ) -> Result<(), SnapshotError> {
-        let head = head.unwrap_or_else(|| item.head());
+        let head = known.head.unwrap_or_else(|| item.head());
         let (api_version, kind) = (head.api_version.as_str(), head.kind.as_str());
         let ctx = item::Ctx {
             source,
@@ -266,7 +289,13 @@ impl Snapshot {
             }
             ("autoscaling/v1", "Scale") => self.add_scale(item, &ctx.to_string())?,
             ("v1", "Pod") if head.namespace == "kube-system" => self.add_system_pod(item, &ctx.to_string())?,
-            ("v1", "Pod") => self.pods.push(item.typed(&ctx)?),
+            ("v1", "Pod") => self.pods.push(match known.pod {
+                Some(p) => {
+                    debug_assert_eq!(item.typed::<Pod, _>(&ctx).ok().as_ref(), Some(&p));
+                    p
+                }
+                None => item.typed(&ctx)?,
+            }),
             // metrics.k8s.io/v1 (GA, KEP-5207) has v1beta1's schema.
             ("metrics.k8s.io/v1beta1" | "metrics.k8s.io/v1", "PodMetrics") => {
                 self.has_pod_metrics = true;
@@ -335,7 +364,7 @@ impl Snapshot {
                     })?;
                     self.pod_metrics.push(v);
                 }
-                _ => self.add(sub, source, &pos, None)?,
+                _ => self.add(sub, source, &pos, Known::default())?,
             }
         }
         Ok(())

@@ -36,7 +36,7 @@ pub use annotations::{
     FETCH_ERRORS_ANNOTATION, OWN_FAILURES_ANNOTATION, SERVER_VERSION_ANNOTATION, SOURCE_ANNOTATION,
     TAKEN_AT_ANNOTATION, TAKEN_FOR_ANNOTATION,
 };
-pub use build::Snapshot;
+pub use build::{ListItem, Snapshot};
 pub use chain::{rules_config_map, selects_deployment, slim_deployment, CHAIN_KEY_PREFIX};
 pub use convert::NoteKind;
 pub use error::SnapshotError;

@@ -131,8 +131,12 @@ impl KeptEnvelope {
                 break;
             }
             self.pending.pop_front();
-            let at = self.old.partition_point(|&s| s < slot);
-            self.old.insert(at, slot);
+            if self.old.last().is_none_or(|&last| last < slot) {
+                self.old.push(slot);
+            } else {
+                let at = self.old.partition_point(|&s| s < slot);
+                self.old.insert(at, slot);
+            }
         }
         let found = Found {
             up: self

@@ -19,6 +19,7 @@ pub mod calc;
 pub mod clock;
 mod compare;
 mod compute_replicas;
+mod envelope;
 pub mod memory;
 mod metric_sources;
 pub mod model;

@@ -2,6 +2,7 @@
 //! `behavior`) and `normalizeDesiredReplicasWithBehaviors`, plus the history bookkeeping.
 
 use super::clock::sub_or_min as sub;
+use super::envelope::{scan, Cutoffs, KeptEnvelope};
 use super::rule::Rule;
 use jiff::{SignedDuration, Timestamp};
 use serde::Serialize;
@@ -249,7 +250,7 @@ pub fn with_behavior(
     let window = (downscale_default, Some(Vec::new()));
     let bounds = (min, max);
     with_behavior_into(
-        history,
+        (history, None),
         now,
         b,
         window,
@@ -261,10 +262,12 @@ pub fn with_behavior(
 }
 
 /// [`with_behavior`], its considered recommendations written into `considered` (a buffer of an
-/// earlier sync, cleared first); None lists none (a brief decision's).
+/// earlier sync, cleared first); None lists none (a brief decision's). `kept`: the envelope kept
+/// from the last syncs, for a brief decision whose memory the caller carries (see
+/// [`KeptEnvelope`]).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn with_behavior_into(
-    history: &mut History,
+    (history, kept): (&mut History, Option<&mut KeptEnvelope>),
     now: Timestamp,
     b: &Behavior,
     (downscale_default, considered): (SignedDuration, Option<Vec<ConsideredRecommendation>>),
@@ -274,7 +277,7 @@ pub(super) fn with_behavior_into(
     own_direction_only: bool,
 ) -> Normalization {
     let stabilization = stabilize_with_behaviors(
-        history,
+        (history, kept),
         now,
         b,
         (downscale_default, considered),
@@ -305,7 +308,7 @@ pub(super) fn with_behavior_into(
 /// with unrelated changes to the code around it (where the loop fell in memory).
 #[inline(never)]
 fn stabilize_with_behaviors(
-    history: &mut History,
+    (history, kept): (&mut History, Option<&mut KeptEnvelope>),
     now: Timestamp,
     b: &Behavior,
     (downscale_default, mut considered): (SignedDuration, Option<Vec<ConsideredRecommendation>>),
@@ -329,17 +332,28 @@ fn stabilize_with_behaviors(
     // 7.6 M instructions here, 118.9 M -> 115.8 M for the run); the listing loop below then runs
     // over nothing. Test `brief_envelope_is_the_listed_one`.
     if considered.is_none() {
-        for (i, r) in history.recommendations.iter().enumerate() {
-            if r.time > up_cutoff {
-                up_rec = up_rec.min(r.replicas);
-            }
-            if r.time > down_cutoff {
-                down_rec = down_rec.max(r.replicas);
-            }
-            if r.time < old_cutoff {
-                old_index = Some(i);
+        let cutoffs = Cutoffs {
+            up: up_cutoff,
+            down: down_cutoff,
+            old: old_cutoff,
+        };
+        let recs = &history.recommendations;
+        // perf: benches/simulate. Simulate's syncs carry the memory: the envelope is kept
+        // from one sync to the next instead of walked (see `envelope.rs`; its test compares
+        // the two over random runs, and debug builds compare them at every sync).
+        let kept =
+            kept.and_then(|k| k.next(recs, now, (up_window, down_window), cutoffs, proposal));
+        if cfg!(debug_assertions) {
+            if let Some(found) = kept {
+                assert_eq!(found, scan(recs, cutoffs, proposal), "the kept envelope");
             }
         }
+        let found = kept.unwrap_or_else(|| scan(recs, cutoffs, proposal));
+        up_rec = found.up;
+        down_rec = found.down;
+        old_index = found.old_index;
+    } else if let Some(k) = kept {
+        k.forget();
     }
     let listed = if considered.is_some() {
         &history.recommendations[..]
@@ -588,7 +602,7 @@ mod tests {
             let window = SignedDuration::from_secs(300);
             let (mut h_brief, mut h_listed) = (history.clone(), history);
             let brief = with_behavior_into(
-                &mut h_brief,
+                (&mut h_brief, None),
                 now,
                 &b,
                 (window, None),
@@ -598,7 +612,7 @@ mod tests {
                 false,
             );
             let listed = with_behavior_into(
-                &mut h_listed,
+                (&mut h_listed, None),
                 now,
                 &b,
                 (window, Some(Vec::new())),

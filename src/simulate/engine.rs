@@ -192,6 +192,8 @@ impl Simulation {
         let generation = (!replay).then(|| self.world.pods_generation());
         self.evaluator.set_pods_generation(generation);
         self.evaluator.set_conditions_carried(carried);
+        // The memory is the one the last sync left (`carry_over` swapped it in).
+        self.evaluator.set_history_carried(carried);
         self.evaluator.evaluate_into(&self.input, &mut decision);
         self.tolerances = (decision.tolerance.down, decision.tolerance.up);
         let hpa = &self.input.hpa;

@@ -51,6 +51,7 @@ impl Sink {
     }
 
     /// One sync of every configuration.
+    #[inline]
     pub fn row(
         &mut self,
         out: &mut dyn Write,

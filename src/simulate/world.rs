@@ -476,7 +476,7 @@ impl World {
             }
         };
         let burst = *key == Resource::CPU && self.params.startup_cpu_milli != 0;
-        let mut k = 0;
+        let mut next_usage = usages.iter_mut();
         let flags = self.at_tau.ready.iter().zip(&self.at_tau.sampled);
         for (l, (&ready, &sampled)) in self.lives.iter().zip(flags) {
             // Every pod takes its share in order (the remainder goes to the first Ready ones).
@@ -487,8 +487,8 @@ impl World {
             if burst && at.tau < clock::saturating_add(l.created, self.params.startup_burst) {
                 total += self.params.startup_cpu_milli;
             }
-            let u = &mut usages[k];
-            k += 1;
+            // One PodUsage per sampled pod, in order (`align_usages`).
+            let Some(u) = next_usage.next() else { break };
             u.timestamp = at.tau;
             u.window = at.window;
             // perf: benches/simulate. One container takes the whole usage (the last container

@@ -151,15 +151,7 @@ impl KeptEnvelope {
         };
         // The new recommendation: the latest of all.
         let slot = found.old_index.unwrap_or(recs.len());
-        self.pending.push_back((now, slot));
-        while self.lowest.back().is_some_and(|(_, r)| r >= proposal) {
-            self.lowest.pop_back();
-        }
-        self.lowest.push_back((now, proposal));
-        while self.highest.back().is_some_and(|(_, r)| r <= proposal) {
-            self.highest.pop_back();
-        }
-        self.highest.push_back((now, proposal));
+        self.push(now, slot, proposal);
         self.key = Some(Key {
             windows,
             len: recs.len() + usize::from(found.old_index.is_none()),
@@ -183,6 +175,21 @@ impl KeptEnvelope {
 
     /// Derives the kept envelope from the memory (`recs`, none of it after `now`); false when a
     /// recommendation is after `now`.
+    /// The recommendation in `slot`, the latest so far, into the queues: pending, and a
+    /// candidate for each window's extreme (dropping those it makes irrelevant).
+    #[inline]
+    fn push(&mut self, t: Timestamp, slot: usize, r: i32) {
+        self.pending.push_back((t, slot));
+        while self.lowest.back().is_some_and(|(_, x)| x >= r) {
+            self.lowest.pop_back();
+        }
+        self.lowest.push_back((t, r));
+        while self.highest.back().is_some_and(|(_, x)| x <= r) {
+            self.highest.pop_back();
+        }
+        self.highest.push_back((t, r));
+    }
+
     fn derive(&mut self, recs: &[Recommendation], now: Timestamp) -> bool {
         if recs.iter().any(|r| r.time > now) {
             return false;
@@ -194,16 +201,7 @@ impl KeptEnvelope {
         order.sort_by_key(|&i| (recs[i].time, i));
         self.pending.clear();
         for slot in order {
-            let (t, r) = (recs[slot].time, recs[slot].replicas);
-            self.pending.push_back((t, slot));
-            while self.lowest.back().is_some_and(|(_, x)| x >= r) {
-                self.lowest.pop_back();
-            }
-            self.lowest.push_back((t, r));
-            while self.highest.back().is_some_and(|(_, x)| x <= r) {
-                self.highest.pop_back();
-            }
-            self.highest.push_back((t, r));
+            self.push(recs[slot].time, slot, recs[slot].replicas);
         }
         true
     }

@@ -687,10 +687,6 @@ impl Closed {
         mut self,
         source: &str,
     ) -> Result<crate::snapshot::Snapshot, crate::snapshot::SnapshotError> {
-        for o in &self.items {
-            // The heads, read before the items are borrowed apart.
-            o.text_head();
-        }
         crate::snapshot::Snapshot::from_list(
             source,
             &self.annotations,

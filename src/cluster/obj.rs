@@ -10,11 +10,11 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use crate::snapshot::{Pod, TextHead};
+use crate::snapshot::{MetaNames, Pod, TextHead};
 
 /// An object's JSON text, its head once read (see [`Obj::text_head`]) and, for a pod the
 /// fetch wrote from its typed fields, those fields (see [`Obj::typed_pod`]).
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub struct Obj {
     text: Box<RawValue>,
     head: OnceLock<Option<TextHead>>,
@@ -33,9 +33,7 @@ impl Obj {
             .get_or_init(|| crate::snapshot::read_head(self.text.get(), false))
             .as_ref()
     }
-}
 
-impl Obj {
     /// The object whose head (without labels) its writer knows: the text's, checked in debug
     /// builds.
     pub fn with_head(text: Box<RawValue>, head: TextHead) -> Obj {
@@ -52,7 +50,7 @@ impl Obj {
     }
 
     /// A pod written from `pod`'s fields as `text`, with its head; the snapshot takes the
-    /// fields rather than reading the text again ([`Obj::into_parts`]).
+    /// fields rather than reading the text again ([`Obj::parts`]).
     pub fn typed_pod(text: Box<RawValue>, head: TextHead, pod: Pod) -> Obj {
         Obj {
             pod: Some(Box::new(pod)),
@@ -60,9 +58,10 @@ impl Obj {
         }
     }
 
-    /// The text, its head when read, and the typed pod when the fetch kept it (taken: a
-    /// second call gives none).
+    /// The text, its head, and the typed pod when the fetch kept it (taken: a second call
+    /// gives none).
     pub fn parts(&mut self) -> (&RawValue, Option<&TextHead>, Option<Pod>) {
+        self.text_head();
         let Obj { text, head, pod } = self;
         let head = head.get().and_then(Option::as_ref);
         (&**text, head, pod.take().map(|p| *p))
@@ -83,16 +82,6 @@ impl std::ops::Deref for Obj {
     type Target = RawValue;
     fn deref(&self) -> &RawValue {
         &self.text
-    }
-}
-
-impl Clone for Obj {
-    fn clone(&self) -> Obj {
-        Obj {
-            text: self.text.clone(),
-            head: self.head.clone(),
-            pod: self.pod.clone(),
-        }
     }
 }
 
@@ -119,7 +108,17 @@ pub struct Head {
 
 /// The head of an object (empty when the text is not an object with metadata).
 pub fn head(o: &RawValue) -> Head {
-    head_of(o)
+    let h = crate::snapshot::read_head(o.get(), true).unwrap_or_default();
+    Head {
+        namespace: h.namespace.unwrap_or_else(|| "default".into()),
+        name: h.name.unwrap_or_default(),
+        labels: h
+            .labels
+            .into_iter()
+            .flatten()
+            .filter_map(|(k, v)| Some((k, v.as_str()?.to_string())))
+            .collect(),
+    }
 }
 
 /// The head of an object without its labels (where it goes).
@@ -131,20 +130,6 @@ pub fn place(o: &Obj) -> Head {
             .unwrap_or_else(|| "default".into()),
         name: h.and_then(|h| h.name.clone()).unwrap_or_default(),
         labels: BTreeMap::new(),
-    }
-}
-
-fn head_of(o: &RawValue) -> Head {
-    let h = crate::snapshot::read_head(o.get(), true).unwrap_or_default();
-    Head {
-        namespace: h.namespace.unwrap_or_else(|| "default".into()),
-        name: h.name.unwrap_or_default(),
-        labels: h
-            .labels
-            .into_iter()
-            .flatten()
-            .filter_map(|(k, v)| Some((k, v.as_str()?.to_string())))
-            .collect(),
     }
 }
 
@@ -199,9 +184,13 @@ struct TypeWire {
     api_version: Option<Value>,
     #[serde(default, deserialize_with = "present")]
     kind: Option<Value>,
-    /// Read in the same scan for the object's head ([`Obj::text_head`]); any shape.
+    /// Read in the same scan for the object's head ([`Obj::text_head`]), as the head's
+    /// reader reads it: any other shape fails this scan, and [`TypeOnlyWire`] reads the type.
     #[serde(default)]
-    metadata: MetaWire,
+    metadata: Option<MetaNames>,
+    /// Set when [`TypeOnlyWire`] read the type: the head is left to its reader.
+    #[serde(skip)]
+    unread_metadata: bool,
 }
 
 /// [`TypeWire`] without `metadata`.
@@ -213,98 +202,9 @@ struct TypeOnlyWire {
     kind: Option<Value>,
 }
 
-/// What [`TypeWire`] saw of `metadata`: its name and namespace when it is an object (or
-/// `null`, or absent) whose name and namespace are strings or `null`, each once; else `Odd`,
-/// and the head is left to [`crate::snapshot::read_head`] (which may find none).
-#[derive(Default)]
-enum MetaWire {
-    #[default]
-    Absent,
-    Read {
-        namespace: Option<String>,
-        name: Option<String>,
-    },
-    Odd,
-}
-
-impl<'de> Deserialize<'de> for MetaWire {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<MetaWire, D::Error> {
-        d.deserialize_any(MetaVisitor)
-    }
-}
-
-struct MetaVisitor;
-
-impl<'de> serde::de::Visitor<'de> for MetaVisitor {
-    type Value = MetaWire;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("any value")
-    }
-
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<MetaWire, A::Error> {
-        use serde::de::IgnoredAny;
-        let (mut namespace, mut name) = (None::<Value>, None::<Value>);
-        let mut odd = false;
-        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-            let slot = match key.as_ref() {
-                "namespace" => &mut namespace,
-                "name" => &mut name,
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                    continue;
-                }
-            };
-            odd |= slot.is_some();
-            *slot = Some(map.next_value()?);
-        }
-        let text = |v: Option<Value>| match v {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s)),
-            Some(_) => Err(()),
-        };
-        Ok(match (odd, text(namespace), text(name)) {
-            (false, Ok(namespace), Ok(name)) => MetaWire::Read { namespace, name },
-            _ => MetaWire::Odd,
-        })
-    }
-
-    fn visit_unit<E>(self) -> Result<MetaWire, E> {
-        Ok(MetaWire::Read {
-            namespace: None,
-            name: None,
-        })
-    }
-
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<MetaWire, A::Error> {
-        while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
-        Ok(MetaWire::Odd)
-    }
-
-    fn visit_bool<E>(self, _: bool) -> Result<MetaWire, E> {
-        Ok(MetaWire::Odd)
-    }
-
-    fn visit_i64<E>(self, _: i64) -> Result<MetaWire, E> {
-        Ok(MetaWire::Odd)
-    }
-
-    fn visit_u64<E>(self, _: u64) -> Result<MetaWire, E> {
-        Ok(MetaWire::Odd)
-    }
-
-    fn visit_f64<E>(self, _: f64) -> Result<MetaWire, E> {
-        Ok(MetaWire::Odd)
-    }
-
-    fn visit_str<E>(self, _: &str) -> Result<MetaWire, E> {
-        Ok(MetaWire::Odd)
-    }
-}
-
 impl TypeWire {
     /// The head of the object once `apiVersion` and `kind` are `api_version` and `kind`
-    /// (spliced in where absent), when this scan settles it (see [`MetaWire`]).
+    /// (spliced in where absent), when this scan read it.
     fn head(&self, api_version: &str, kind: &str) -> Option<TextHead> {
         let typed = |f: &Option<Value>, given: &str| match f {
             None => Some(Some(given.to_string())),
@@ -312,10 +212,12 @@ impl TypeWire {
             // An explicit null or another value: left to the reader.
             Some(_) => None,
         };
+        if self.unread_metadata {
+            return None;
+        }
         let (namespace, name) = match &self.metadata {
-            MetaWire::Absent => (None, None),
-            MetaWire::Read { namespace, name } => (namespace.clone(), name.clone()),
-            MetaWire::Odd => return None,
+            None => (None, None),
+            Some(m) => (m.namespace.clone(), m.name.clone()),
         };
         Some(TextHead {
             api_version: typed(&self.api_version, api_version)?,
@@ -340,12 +242,13 @@ pub fn with_type(o: Obj, (api_version, kind): (&str, &str)) -> serde_json::Resul
     }
     let t = match serde_json::from_str::<TypeWire>(o.get()) {
         Ok(t) => t,
-        // A second `metadata` key, say: typed as before, the head left to its reader.
+        // A `metadata` of another shape, or twice: typed as before, the head left to its reader.
         Err(_) => match serde_json::from_str::<TypeOnlyWire>(o.get()) {
             Ok(t) => TypeWire {
                 api_version: t.api_version,
                 kind: t.kind,
-                metadata: MetaWire::Odd,
+                metadata: None,
+                unread_metadata: true,
             },
             Err(_) => return Ok(o),
         },

@@ -173,8 +173,6 @@ impl KeptEnvelope {
         Some(found)
     }
 
-    /// Derives the kept envelope from the memory (`recs`, none of it after `now`); false when a
-    /// recommendation is after `now`.
     /// The recommendation in `slot`, the latest so far, into the queues: pending, and a
     /// candidate for each window's extreme (dropping those it makes irrelevant).
     #[inline]
@@ -190,6 +188,8 @@ impl KeptEnvelope {
         self.highest.push_back((t, r));
     }
 
+    /// Derives the kept envelope from the memory (`recs`, none of it after `now`); false when a
+    /// recommendation is after `now`.
     fn derive(&mut self, recs: &[Recommendation], now: Timestamp) -> bool {
         if recs.iter().any(|r| r.time > now) {
             return false;

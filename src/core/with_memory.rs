@@ -174,15 +174,15 @@ pub fn evaluate_with_memory(
         // evidence settles their memory. Five contexts of 500 HPAs (`cargo bench --bench
         // fleet`): callgrind 1,477 M → 1,424 M instructions (−3.6%).
         let now = input.now;
-        let mut bound = |h: &History| match *h == inf.likely {
-            true => {
-                debug_assert_eq!(
-                    brief(input, h.clone(), now).desired_replicas,
-                    d.desired_replicas
-                );
-                d.desired_replicas
+        let mut bound = |h: &History| {
+            if *h != inf.likely {
+                return brief(input, h.clone(), now).desired_replicas;
             }
-            false => brief(input, h.clone(), now).desired_replicas,
+            debug_assert_eq!(
+                brief(input, h.clone(), now).desired_replicas,
+                d.desired_replicas
+            );
+            d.desired_replicas
         };
         (bound(&inf.low), bound(&inf.high))
     } else {

@@ -146,21 +146,6 @@ fn rank(s: Severity) -> u8 {
     }
 }
 
-/// How many causes [`causes`] gives, without naming their HPAs.
-fn cause_count(items: &[FleetItem]) -> usize {
-    let mut ids: BTreeSet<(u8, &str)> = BTreeSet::new();
-    for i in items {
-        for f in i
-            .diagnostics
-            .iter()
-            .filter(|f| f.severity != Severity::Info)
-        {
-            ids.insert((rank(f.severity), f.id.as_str()));
-        }
-    }
-    ids.len()
-}
-
 /// `namespace/name`, or `context:namespace/name` when the HPA was read from one of several
 /// contexts.
 pub fn qualified_name(i: &FleetItem) -> String {
@@ -200,7 +185,7 @@ pub fn summary_line(items: &[FleetItem], scope: &str, width: usize) -> String {
         .map(|(s, n)| format!("{} {}", thousands(*n), s.words()))
         .collect();
     let affected = items.iter().filter(|i| !i.warnings.is_empty()).count();
-    let problems = match cause_count(items) {
+    let problems = match causes(items).len() {
         0 => "no problems".to_string(),
         n => format!(
             "{} {} {}",

@@ -23,12 +23,12 @@ pub enum Shade {
 }
 
 impl Shade {
-    /// The 256-colour index of the shade (`ESC[38;5;Nm`).
-    fn index(self) -> u8 {
+    /// The sequence that starts the shade: its 256-colour index (`ESC[38;5;Nm`).
+    fn start(self) -> &'static str {
         match self {
-            Shade::Red => 1,
-            Shade::Green => 2,
-            Shade::Cyan => 6,
+            Shade::Red => "\u{1b}[38;5;1m",
+            Shade::Green => "\u{1b}[38;5;2m",
+            Shade::Cyan => "\u{1b}[38;5;6m",
         }
     }
 }
@@ -96,9 +96,7 @@ fn line<'a>(
     let mut end = start;
     for ((c, m), w) in cells.zip(measured).zip(widths) {
         if let Some(s) = shade {
-            out.push_str("\u{1b}[38;5;");
-            out.push_str(&s.index().to_string());
-            out.push('m');
+            out.push_str(s.start());
         }
         out.push_str(c);
         end = out.len();

@@ -22,12 +22,14 @@ pub struct TextHead {
     pub labels: Option<BTreeMap<String, Value>>,
 }
 
+/// `metadata` as the head reads it without labels (also `cluster::obj::with_type`'s scan, so
+/// both read an object's names alike).
 #[derive(Deserialize)]
-struct Meta {
+pub struct MetaNames {
     #[serde(default)]
-    namespace: Option<String>,
+    pub namespace: Option<String>,
     #[serde(default)]
-    name: Option<String>,
+    pub name: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -98,7 +100,7 @@ impl<'de> Visitor<'de> for HeadVisitor<'_> {
                     seen[2] = true;
                 }
                 Key::Metadata => {
-                    if let Some(m) = map.next_value::<Option<Meta>>()? {
+                    if let Some(m) = map.next_value::<Option<MetaNames>>()? {
                         (head.namespace, head.name) = (m.namespace, m.name);
                     }
                     seen[2] = true;

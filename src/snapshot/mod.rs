@@ -40,7 +40,7 @@ pub use build::{ListItem, Snapshot};
 pub use chain::{rules_config_map, selects_deployment, slim_deployment, CHAIN_KEY_PREFIX};
 pub use convert::NoteKind;
 pub use error::SnapshotError;
-pub use head::{read_head, TextHead};
+pub use head::{read_head, MetaNames, TextHead};
 pub use input::TargetStatus;
 pub use shape::from_json as from_json_maps_only;
 pub use to_core::Workload;

@@ -934,3 +934,37 @@ fn real_kubectl_reads_the_same_objects() {
     assert!(s.writes().is_empty());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn cached_answers_are_the_built_ones_until_something_changes() {
+    let s = start();
+    let list = "/apis/apps/v1/namespaces/shop/deployments";
+    let one = "/apis/apps/v1/namespaces/shop/deployments/web";
+    let built = (get_json(&s, list, 200), get_json(&s, one, 200));
+    s.cache_answers();
+    // Asked twice: the first answer is built and kept, the second is the kept one.
+    for _ in 0..2 {
+        assert_eq!((get_json(&s, list, 200), get_json(&s, one, 200)), built);
+    }
+    // A query is part of the key.
+    assert_eq!(
+        names(&get_json(
+            &s,
+            &format!("{list}?labelSelector=app%3Dnone"),
+            200
+        )),
+        Vec::<String>::new()
+    );
+    // A write changes the answers; so does a fault injected after them.
+    s.set_write_mode(WriteMode::AcceptPatches);
+    let ct = [("Content-Type", "application/merge-patch+json")];
+    let r = send(&s, "PATCH", one, &ct, br#"{"spec":{"replicas":7}}"#);
+    assert_eq!(r.status, 200);
+    assert_eq!(get_json(&s, one, 200)["spec"]["replicas"], 7);
+    assert_eq!(
+        pick(&get_json(&s, list, 200), "/items/0/spec/replicas"),
+        json!([7])
+    );
+    s.inject(PathMatch::exact(one), Fault::Status(403));
+    assert_eq!(get(s.addr(), one).expect("answer").status, 403);
+}

@@ -230,6 +230,10 @@ impl Snapshot {
     /// before per-HPA keys: `scale`, for the first HPA, the one the file was taken for).
     pub fn scale_error(&self, namespace: &str, name: &str) -> Option<&String> {
         let errors = self.errors_in(namespace);
+        // perf: no key written when there is no error to look it up in (most namespaces).
+        if errors.is_empty() {
+            return None;
+        }
         errors.get(&scale_error_key(namespace, name)).or_else(|| {
             let first = self.hpas.first()?;
             let is_first = first.metadata.name.as_deref() == Some(name)

@@ -3,6 +3,7 @@
 //! scale. Every error names the object and the field.
 
 use std::collections::BTreeMap;
+use std::fmt::Display;
 
 use jiff::{SignedDuration, Timestamp};
 use k8s_openapi::api::autoscaling::v2::{self as hpa_v2, HorizontalPodAutoscaler};
@@ -40,7 +41,11 @@ pub struct WorkloadStatus {
     pub updated_replicas: Option<i32>,
 }
 
-pub(super) fn parse_time(s: &str, ctx: &str, field: &str) -> Result<Timestamp, SnapshotError> {
+pub(super) fn parse_time(
+    s: &str,
+    ctx: &(impl Display + ?Sized),
+    field: &(impl Display + ?Sized),
+) -> Result<Timestamp, SnapshotError> {
     s.parse::<Timestamp>().map_err(|e| {
         err(format!(
             "{ctx}: field {field}: invalid RFC3339 time {s:?}: {e}"
@@ -48,11 +53,21 @@ pub(super) fn parse_time(s: &str, ctx: &str, field: &str) -> Result<Timestamp, S
     })
 }
 
-fn milli(q: &str, ctx: &str, field: &str) -> Result<i64, SnapshotError> {
+// perf: the context and field of an error are written only when there is one (they were
+// formatted for every quantity read: `cargo bench --bench fleet`, see docs/performance.md).
+fn milli(
+    q: &str,
+    ctx: &(impl Display + ?Sized),
+    field: &(impl Display + ?Sized),
+) -> Result<i64, SnapshotError> {
     parse_milli(q).map_err(|e| err(format!("{ctx}: field {field}: {e}")))
 }
 
-fn non_negative_milli(q: &str, ctx: &str, field: &str) -> Result<i64, SnapshotError> {
+fn non_negative_milli(
+    q: &str,
+    ctx: &(impl Display + ?Sized),
+    field: &(impl Display + ?Sized),
+) -> Result<i64, SnapshotError> {
     let v = milli(q, ctx, field)?;
     if v < 0 {
         return Err(err(format!(
@@ -394,24 +409,49 @@ fn merge_rules(
 
 fn quantities(
     map: Option<&BTreeMap<String, Quantity>>,
-    ctx: &str,
-    field: &str,
+    ctx: &(impl Display + ?Sized),
+    field: &(impl Display + ?Sized),
 ) -> Result<Resources, SnapshotError> {
     let mut out = Resources::new();
     for (k, q) in map.into_iter().flatten() {
         out.insert(
             k.clone(),
-            non_negative_milli(&q.0, ctx, &format!("{field}.{k}"))?,
+            non_negative_milli(&q.0, ctx, &format_args!("{field}.{k}"))?,
         );
     }
     Ok(out)
+}
+
+/// `SOURCE: KIND NAMESPACE/NAME`, an object's place in an error, written only when one is.
+struct At<'a> {
+    source: &'a str,
+    kind: &'a str,
+    namespace: &'a str,
+    name: &'a str,
+}
+
+impl Display for At<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let At {
+            source,
+            kind,
+            namespace,
+            name,
+        } = self;
+        write!(f, "{source}: {kind} {namespace}/{name}")
+    }
 }
 
 /// A Pod as the core sees it.
 pub fn convert_pod(p: &Pod, source: &str) -> Result<PodInfo, SnapshotError> {
     let name = p.metadata.name.clone().unwrap_or_default();
     let ns = p.metadata.namespace.as_deref().unwrap_or("default");
-    let ctx = format!("{source}: Pod {ns}/{name}");
+    let ctx = At {
+        source,
+        kind: "Pod",
+        namespace: ns,
+        name: &name,
+    };
     if name.is_empty() {
         return Err(err(format!(
             "{source}: a Pod in namespace {ns}: field metadata.name: missing"
@@ -443,7 +483,7 @@ pub fn convert_pod(p: &Pod, source: &str) -> Result<PodInfo, SnapshotError> {
             requests: quantities(
                 c.resources.as_ref().and_then(|r| r.requests.as_ref()),
                 &ctx,
-                &format!("spec.containers[{i}].resources.requests"),
+                &format_args!("spec.containers[{i}].resources.requests"),
             )?,
             restartable_init: false,
         });
@@ -457,7 +497,7 @@ pub fn convert_pod(p: &Pod, source: &str) -> Result<PodInfo, SnapshotError> {
         let requests = quantities(
             c.resources.as_ref().and_then(|r| r.requests.as_ref()),
             &ctx,
-            &format!("spec.initContainers[{i}].resources.requests"),
+            &format_args!("spec.initContainers[{i}].resources.requests"),
         )?;
         let entry = ContainerRequests {
             name: c.name.clone(),
@@ -501,7 +541,7 @@ pub fn convert_pod(p: &Pod, source: &str) -> Result<PodInfo, SnapshotError> {
     })
 }
 
-fn window(s: Option<&str>, ctx: &str) -> Result<SignedDuration, SnapshotError> {
+fn window(s: Option<&str>, ctx: &(impl Display + ?Sized)) -> Result<SignedDuration, SnapshotError> {
     match s {
         None => Ok(SignedDuration::ZERO),
         Some(w) => crate::duration::parse_go_duration(w)
@@ -510,7 +550,7 @@ fn window(s: Option<&str>, ctx: &str) -> Result<SignedDuration, SnapshotError> {
     }
 }
 
-fn timestamp(s: Option<&str>, ctx: &str) -> Result<Timestamp, SnapshotError> {
+fn timestamp(s: Option<&str>, ctx: &(impl Display + ?Sized)) -> Result<Timestamp, SnapshotError> {
     match s {
         None => Ok(crate::core::calc::go_zero_time()),
         Some(t) => parse_time(t, ctx, "timestamp"),
@@ -524,7 +564,12 @@ pub fn convert_pod_metrics(
     source: &str,
 ) -> Result<PodUsage, SnapshotError> {
     let pod = m.metadata.name.clone().unwrap_or_default();
-    let ctx = format!("{source}: PodMetrics {namespace}/{pod}");
+    let ctx = At {
+        source,
+        kind: "PodMetrics",
+        namespace,
+        name: &pod,
+    };
     if pod.is_empty() {
         return Err(err(format!(
             "{source}: a PodMetrics in namespace {namespace}: field metadata.name: missing"
@@ -536,15 +581,17 @@ pub fn convert_pod_metrics(
         for (k, q) in &c.usage {
             usage.insert(
                 k.as_str(),
-                non_negative_milli(q, &ctx, &format!("containers[{i}].usage.{k}"))?,
+                non_negative_milli(q, &ctx, &format_args!("containers[{i}].usage.{k}"))?,
             );
         }
         containers.push((c.name.clone(), usage));
     }
+    let timestamp = timestamp(m.timestamp.as_deref(), &ctx)?;
+    let window = window(m.window.as_deref(), &ctx)?;
     Ok(PodUsage {
         pod,
-        timestamp: timestamp(m.timestamp.as_deref(), &ctx)?,
-        window: window(m.window.as_deref(), &ctx)?,
+        timestamp,
+        window,
         containers,
     })
 }
@@ -858,6 +905,15 @@ containers:
         assert!(
             e.message
                 .starts_with("f: PodMetrics shop/web-1: field window: "),
+            "{e}"
+        );
+        let bad = text.replace("cpu: 120m", "cpu: -120m");
+        let m: PodMetrics = crate::yaml::from_str(&bad).expect("metrics");
+        let e = convert_pod_metrics(&m, "shop", "f").unwrap_err();
+        assert!(
+            e.message.starts_with(
+                "f: PodMetrics shop/web-1: field containers[0].usage.cpu: negative quantity"
+            ),
             "{e}"
         );
     }

@@ -6,7 +6,7 @@ use super::compare::same_name;
 use super::compute_replicas::compute_replicas_for_metrics;
 use super::envelope::KeptEnvelope;
 use super::model::{Detail, History, Input, MetricSpec, Scale};
-use super::normalize::{self, ConsideredRecommendation, Normalization};
+use super::normalize;
 use super::rule::Rule;
 use super::settings::{KubeVersion, Settings};
 use super::status::{finish, Ctx};
@@ -149,8 +149,9 @@ struct Sync<'a, 'd> {
     evaluator: &'d mut Evaluator,
     ctx: Ctx,
     metrics: Vec<MetricOutcome>,
-    /// The buffer of the last sync's considered recommendations.
-    considered: Vec<ConsideredRecommendation>,
+    /// This sync wrote `decision.normalization` (the last sync's is written over, or cleared
+    /// at the end when this sync computed none).
+    normalized: bool,
 }
 
 /// Scale to and from zero (HPAScaleToZero, 1.36+).
@@ -194,10 +195,6 @@ impl<'a, 'd> Sync<'a, 'd> {
         let spec = evaluator.spec_generation.map(|g| (g, here));
         let spec_kept = spec.is_some() && spec == evaluator.spec_written;
         evaluator.spec_written = spec;
-        // The considered buffer only (the normalization itself is not moved out).
-        let considered = decision.normalization.as_mut().map_or_else(Vec::new, |n| {
-            std::mem::take(&mut n.stabilization.considered)
-        });
         reset_decision(decision, input, tol, (generation, spec_kept));
         let mut metrics = std::mem::take(&mut decision.metrics);
         reset_outcomes(&mut metrics, &input.hpa.metrics);
@@ -214,11 +211,14 @@ impl<'a, 'd> Sync<'a, 'd> {
             decision,
             evaluator,
             metrics,
-            considered,
+            normalized: false,
         }
     }
 
     fn finish(self) {
+        if !self.normalized {
+            none(&mut self.decision.normalization);
+        }
         finish(
             self.decision,
             &mut self.evaluator.valid_selector,
@@ -392,9 +392,12 @@ impl<'a, 'd> Sync<'a, 'd> {
             std::cmp::Ordering::Less => "All metrics below target".into(),
             std::cmp::Ordering::Equal => String::new(),
         };
-        let norm = self.normalize(current, proposal);
+        self.normalize(current, proposal);
+        let Some(norm) = &self.decision.normalization else {
+            unreachable!("normalize writes the normalization")
+        };
         let mut d = norm.result;
-        self.decision.verdict.decided_by = deciding_rule(&norm, current, &self.metrics);
+        self.decision.verdict.decided_by = deciding_rule(norm, current, &self.metrics);
         let min = self.input.hpa.min_replicas;
         if current == 0 && min != 0 && zero.scaled_to_zero && d < min {
             d = min;
@@ -406,7 +409,6 @@ impl<'a, 'd> Sync<'a, 'd> {
             });
             self.decision.verdict.decided_by = Rule::ScaleFromZeroMinReplicas;
         }
-        self.decision.normalization = Some(norm);
         Some(Desired {
             replicas: d,
             reason,
@@ -432,23 +434,28 @@ impl<'a, 'd> Sync<'a, 'd> {
     }
 
     /// Mirrors `normalizeDesiredReplicas` / `normalizeDesiredReplicasWithBehaviors`, and the
-    /// `AbleToScale` and `ScalingLimited` conditions they set.
-    fn normalize(&mut self, current: i32, proposal: i32) -> Normalization {
+    /// `AbleToScale` and `ScalingLimited` conditions they set: written into
+    /// `decision.normalization` (over the last sync's).
+    fn normalize(&mut self, current: i32, proposal: i32) {
         let input = self.input;
         let (hpa, s) = (&input.hpa, &input.settings);
         let (min, max) = (hpa.min_replicas, hpa.max_replicas);
         let window = s.downscale_stabilization;
         let history = &mut self.decision.history.after;
+        let slot = &mut self.decision.normalization;
+        self.normalized = true;
         let norm = match &hpa.behavior {
             None => {
                 // The envelope kept is of the behavior's windows.
                 self.evaluator.envelope.forget();
-                normalize::without_behavior(history, input.now, window, current, proposal, min, max)
+                let n = normalize::without_behavior(
+                    history, input.now, window, current, proposal, min, max,
+                );
+                slot.insert(n)
             }
             Some(b) => {
                 // A brief decision lists no considered recommendations.
                 let full = input.detail.narrates();
-                let buffer = full.then(|| std::mem::take(&mut self.considered));
                 let envelope = &mut self.evaluator.envelope;
                 let kept = if self.evaluator.history_carried {
                     Some(envelope)
@@ -456,16 +463,19 @@ impl<'a, 'd> Sync<'a, 'd> {
                     envelope.forget();
                     None
                 };
-                normalize::with_behavior_into(
+                let norm = slot.get_or_insert_with(normalize::blank);
+                normalize::with_behavior_over(
+                    norm,
                     (history, kept),
                     input.now,
                     b,
-                    (window, buffer),
+                    (window, full),
                     current,
                     proposal,
                     (min, max),
                     !self.version.at_least(25),
-                )
+                );
+                norm
             }
         };
         self.ctx.set_condition(
@@ -485,8 +495,7 @@ impl<'a, 'd> Sync<'a, 'd> {
             norm.limits.reason.as_str(),
             format_args!("{}", norm.limits.message),
         );
-        describe_normalization(&mut self.ctx, &norm, current);
-        norm
+        describe_normalization(&mut self.ctx, norm, current);
     }
 
     /// The rescale: `SucceededRescale`, the `SuccessfulRescale` event, `storeScaleEvent`, the
@@ -643,7 +652,7 @@ fn reset_decision(
     d.verdict.summary.clear();
     d.proposal = None;
     d.rescale_reason = None;
-    d.normalization = None;
+    // `d.normalization`: written over by the sync's normalization, or cleared at its end.
     d.status.current_replicas = None;
     d.status.desired_replicas = hpa.status.as_ref().map(|s| s.desired_replicas);
     d.status.last_scale_time = hpa

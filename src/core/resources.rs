@@ -139,6 +139,20 @@ impl Resources {
             .map(|(_, v)| v)
     }
 
+    /// The value of the list's only entry, when it holds exactly one.
+    #[inline]
+    pub fn sole_mut(&mut self) -> Option<&mut i64> {
+        match &mut self.entries[..] {
+            [(_, v)] => Some(v),
+            _ => None,
+        }
+    }
+
+    /// The number of entries.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }

@@ -247,7 +247,7 @@ pub fn with_behavior(
     max: i32,
     own_direction_only: bool,
 ) -> Normalization {
-    let window = (downscale_default, Some(Vec::new()));
+    let window = (downscale_default, true);
     let bounds = (min, max);
     with_behavior_into(
         (history, None),
@@ -261,63 +261,173 @@ pub fn with_behavior(
     )
 }
 
-/// [`with_behavior`], its considered recommendations written into `considered` (a buffer of an
-/// earlier sync, cleared first); None lists none (a brief decision's). `kept`: the envelope kept
-/// from the last syncs, for a brief decision whose memory the caller carries (see
-/// [`KeptEnvelope`]).
+/// [`with_behavior`], listing the considered recommendations when `list` (a brief decision
+/// lists none). `kept`: the envelope kept from the last syncs, for a brief decision whose
+/// memory the caller carries (see [`KeptEnvelope`]). The general path of
+/// [`with_behavior_over`]: written over a blank normalization.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn with_behavior_into(
     (history, kept): (&mut History, Option<&mut KeptEnvelope>),
     now: Timestamp,
     b: &Behavior,
-    (downscale_default, considered): (SignedDuration, Option<Vec<ConsideredRecommendation>>),
+    (downscale_default, list): (SignedDuration, bool),
     current: i32,
     proposal: i32,
     (min, max): (i32, i32),
     own_direction_only: bool,
 ) -> Normalization {
-    let stabilization = stabilize_with_behaviors(
+    let mut out = blank();
+    write_with_behavior(
+        &mut out,
         (history, kept),
         now,
         b,
-        (downscale_default, considered),
+        (downscale_default, list),
+        current,
+        proposal,
+        (min, max),
+        own_direction_only,
+    );
+    out
+}
+
+// perf: benches/simulate. The normalization of a sync written over the last sync's (its
+// considered buffer and policies reused) instead of built and moved into the decision: the
+// struct's moves and copies cost more than the writes. In debug builds the answer is compared
+// with the general path's ([`with_behavior_into`]: over a blank normalization, the envelope
+// walked) and its memory with the memory that path leaves, at every sync.
+/// [`with_behavior_into`] written over `out`, a normalization of an earlier sync (or a blank
+/// one): every field is rewritten.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn with_behavior_over(
+    out: &mut Normalization,
+    (history, kept): (&mut History, Option<&mut KeptEnvelope>),
+    now: Timestamp,
+    b: &Behavior,
+    (downscale_default, list): (SignedDuration, bool),
+    current: i32,
+    proposal: i32,
+    (min, max): (i32, i32),
+    own_direction_only: bool,
+) {
+    let before = cfg!(debug_assertions).then(|| history.clone());
+    write_with_behavior(
+        out,
+        (history, kept),
+        now,
+        b,
+        (downscale_default, list),
+        current,
+        proposal,
+        (min, max),
+        own_direction_only,
+    );
+    if let Some(mut general_history) = before {
+        let general = with_behavior_into(
+            (&mut general_history, None),
+            now,
+            b,
+            (downscale_default, list),
+            current,
+            proposal,
+            (min, max),
+            own_direction_only,
+        );
+        assert_eq!(
+            *out, general,
+            "the normalization written over the last sync's"
+        );
+        assert_eq!(
+            *history, general_history,
+            "the memory the normalization left"
+        );
+    }
+}
+
+/// A normalization no sync wrote yet (every field is written by [`write_with_behavior`]).
+pub(super) fn blank() -> Normalization {
+    Normalization {
+        mode: "",
+        proposal: 0,
+        stabilization: Stabilization {
+            scale_up_window_seconds: None,
+            scale_down_window_seconds: 0,
+            considered: Vec::new(),
+            up_recommendation: None,
+            down_recommendation: 0,
+            stabilized: 0,
+            reason: READY_REASON,
+            message: "",
+        },
+        limits: Limits {
+            direction: "",
+            scale_up_limit: None,
+            select_policy: None,
+            policies: Vec::new(),
+            rate_limit: None,
+            min_replicas: 0,
+            max_replicas: 0,
+            allowed: None,
+            reason: WITHIN.0,
+            message: "",
+        },
+        result: 0,
+    }
+}
+
+/// Mirrors `normalizeDesiredReplicasWithBehaviors`, written over `out` (every field).
+#[allow(clippy::too_many_arguments)]
+fn write_with_behavior(
+    out: &mut Normalization,
+    (history, kept): (&mut History, Option<&mut KeptEnvelope>),
+    now: Timestamp,
+    b: &Behavior,
+    (downscale_default, list): (SignedDuration, bool),
+    current: i32,
+    proposal: i32,
+    (min, max): (i32, i32),
+    own_direction_only: bool,
+) {
+    stabilize_with_behaviors(
+        &mut out.stabilization,
+        (history, kept),
+        now,
+        b,
+        (downscale_default, list),
         current,
         proposal,
     );
-    let (limits, result) = convert_with_behavior_rate(
+    out.result = convert_with_behavior_rate(
+        &mut out.limits,
         history,
         now,
         b,
         current,
-        stabilization.stabilized,
+        out.stabilization.stabilized,
         (min, max),
         own_direction_only,
     );
-    Normalization {
-        mode: "behavior",
-        proposal,
-        stabilization,
-        limits,
-        result,
-    }
+    out.mode = "behavior";
+    out.proposal = proposal;
 }
 
 /// Mirrors `stabilizeRecommendationWithBehaviors`: the envelope of the recommendations in the
-/// scale-up and scale-down windows; records this sync's proposal. Not in line: its loop over
-/// the ~21 remembered recommendations is hot in `simulate`, and in line its speed moved by 5%
-/// with unrelated changes to the code around it (where the loop fell in memory).
+/// scale-up and scale-down windows; records this sync's proposal. Written over `out` (its
+/// considered list filled when `list`, else emptied). Not in line: its loop over the ~21
+/// remembered recommendations is hot in `simulate`, and in line its speed moved by 5% with
+/// unrelated changes to the code around it (where the loop fell in memory).
 #[inline(never)]
 fn stabilize_with_behaviors(
+    out: &mut Stabilization,
     (history, kept): (&mut History, Option<&mut KeptEnvelope>),
     now: Timestamp,
     b: &Behavior,
-    (downscale_default, mut considered): (SignedDuration, Option<Vec<ConsideredRecommendation>>),
+    (downscale_default, list): (SignedDuration, bool),
     current: i32,
     proposal: i32,
-) -> Stabilization {
-    if let Some(c) = &mut considered {
-        c.clear();
-    }
+) {
+    let considered = &mut out.considered;
+    considered.clear();
     let up_window = b.scale_up.stabilization_window_seconds.unwrap_or(0) as i64;
     let down_window = scale_down_window(b, downscale_default);
     let up_cutoff = sub(now, secs(up_window));
@@ -331,7 +441,7 @@ fn stabilize_with_behaviors(
     // recommendations carries no list (callgrind, the benchmark's arguments over 48 h: 10.7 M ->
     // 7.6 M instructions here, 118.9 M -> 115.8 M for the run); the listing loop below then runs
     // over nothing. Test `brief_envelope_is_the_listed_one`.
-    if considered.is_none() {
+    if !list {
         let cutoffs = Cutoffs {
             up: up_cutoff,
             down: down_cutoff,
@@ -355,7 +465,7 @@ fn stabilize_with_behaviors(
     } else if let Some(k) = kept {
         k.forget();
     }
-    let listed = if considered.is_some() {
+    let listed = if list {
         &history.recommendations[..]
     } else {
         &[]
@@ -369,7 +479,7 @@ fn stabilize_with_behaviors(
         if in_down {
             down_rec = down_rec.max(r.replicas);
         }
-        if let (true, Some(considered)) = (in_up || in_down, &mut considered) {
+        if in_up || in_down {
             considered.push(ConsideredRecommendation {
                 time: r.time,
                 replicas: r.replicas,
@@ -396,21 +506,21 @@ fn stabilize_with_behaviors(
     } else {
         DOWN_STABILIZED
     };
-    Stabilization {
-        scale_up_window_seconds: Some(up_window),
-        scale_down_window_seconds: down_window,
-        considered: considered.unwrap_or_default(),
-        up_recommendation: Some(up_rec),
-        down_recommendation: down_rec,
-        stabilized,
-        reason,
-        message,
-    }
+    out.scale_up_window_seconds = Some(up_window);
+    out.scale_down_window_seconds = down_window;
+    out.up_recommendation = Some(up_rec);
+    out.down_recommendation = down_rec;
+    out.stabilized = stabilized;
+    out.reason = reason;
+    out.message = message;
 }
 
 /// Mirrors `convertDesiredReplicasWithBehaviorRate`: the rate policies of the direction, then
-/// minReplicas and maxReplicas. Returns the limits and the result.
+/// minReplicas and maxReplicas. The limits are written over `limits` (every field, its
+/// policies' buffer reused); returns the result.
+#[allow(clippy::too_many_arguments)]
 fn convert_with_behavior_rate(
+    limits: &mut Limits,
     history: &History,
     now: Timestamp,
     b: &Behavior,
@@ -418,19 +528,17 @@ fn convert_with_behavior_rate(
     stabilized: i32,
     (min, max): (i32, i32),
     own_direction_only: bool,
-) -> (Limits, i32) {
-    let mut limits = Limits {
-        direction: direction(stabilized, current),
-        scale_up_limit: None,
-        select_policy: None,
-        policies: vec![],
-        rate_limit: None,
-        min_replicas: min,
-        max_replicas: max,
-        allowed: None,
-        reason: WITHIN.0,
-        message: WITHIN.1,
-    };
+) -> i32 {
+    limits.direction = direction(stabilized, current);
+    limits.scale_up_limit = None;
+    limits.select_policy = None;
+    limits.policies.clear();
+    limits.rate_limit = None;
+    limits.min_replicas = min;
+    limits.max_replicas = max;
+    limits.allowed = None;
+    limits.reason = WITHIN.0;
+    limits.message = WITHIN.1;
     let mut result = stabilized;
     if stabilized > current {
         let (limit, evals) =
@@ -475,7 +583,7 @@ fn convert_with_behavior_rate(
             limits.message = m;
         }
     }
-    (limits, result)
+    result
 }
 
 /// `getReplicasChangePerPeriod`: events strictly newer than `now - period`.
@@ -570,6 +678,84 @@ pub fn store_scale_event(history: &mut History, b: &Behavior, now: Timestamp, pr
 mod tests {
     use super::*;
 
+    /// A normalization written over the one of an earlier, different sync equals the one
+    /// written over a blank normalization (every field rewritten), listed or brief, with or
+    /// without rate policies in force, and leaves the same memory.
+    #[test]
+    fn written_over_is_the_fresh_one() {
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let now: Timestamp = "2026-03-01T12:00:00Z".parse().unwrap();
+        let mut over = blank();
+        for _ in 0..3_000 {
+            let mut b = Behavior {
+                scale_up: Rules::default_scale_up(),
+                scale_down: Rules::default_scale_up(),
+            };
+            b.scale_up.stabilization_window_seconds = Some([0, 15, 60][next(3) as usize]);
+            b.scale_down.stabilization_window_seconds =
+                [None, Some(0), Some(300)][next(3) as usize];
+            for r in [&mut b.scale_up, &mut b.scale_down] {
+                r.select_policy = [SelectPolicy::Max, SelectPolicy::Min, SelectPolicy::Disabled]
+                    [next(3) as usize];
+                r.policies.truncate(next(3) as usize);
+            }
+            let ago = |n: u64| now - SignedDuration::from_secs(n as i64);
+            let history = History {
+                recommendations: (0..next(25))
+                    .map(|_| Recommendation {
+                        time: ago(next(400)),
+                        replicas: next(12) as i32,
+                    })
+                    .collect(),
+                scale_up_events: (0..next(3))
+                    .map(|_| ScaleEvent {
+                        time: ago(next(60)),
+                        change: 1 + next(4) as i32,
+                    })
+                    .collect(),
+                scale_down_events: (0..next(3))
+                    .map(|_| ScaleEvent {
+                        time: ago(next(600)),
+                        change: 1 + next(4) as i32,
+                    })
+                    .collect(),
+            };
+            let (current, proposal) = (1 + next(10) as i32, next(14) as i32);
+            let (list, own) = (next(2) == 0, next(2) == 0);
+            let window = SignedDuration::from_secs(300);
+            let (mut h_fresh, mut h_over) = (history.clone(), history);
+            let fresh = with_behavior_into(
+                (&mut h_fresh, None),
+                now,
+                &b,
+                (window, list),
+                current,
+                proposal,
+                (1, 10),
+                own,
+            );
+            write_with_behavior(
+                &mut over,
+                (&mut h_over, None),
+                now,
+                &b,
+                (window, list),
+                current,
+                proposal,
+                (1, 10),
+                own,
+            );
+            assert_eq!(over, fresh);
+            assert_eq!(h_over, h_fresh);
+        }
+    }
+
     /// The brief loop of `stabilize_with_behaviors` (no considered list) gives the listing
     /// loop's envelope, result and memory on random histories, windows and proposals.
     #[test]
@@ -605,7 +791,7 @@ mod tests {
                 (&mut h_brief, None),
                 now,
                 &b,
-                (window, None),
+                (window, false),
                 current,
                 proposal,
                 (1, 10),
@@ -615,7 +801,7 @@ mod tests {
                 (&mut h_listed, None),
                 now,
                 &b,
-                (window, Some(Vec::new())),
+                (window, true),
                 current,
                 proposal,
                 (1, 10),

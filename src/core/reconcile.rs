@@ -6,7 +6,7 @@ use super::compare::same_name;
 use super::compute_replicas::compute_replicas_for_metrics;
 use super::envelope::KeptEnvelope;
 use super::model::{Detail, History, Input, MetricSpec, Scale};
-use super::normalize::{self, ConsideredRecommendation, Normalization};
+use super::normalize;
 use super::rule::Rule;
 use super::settings::{KubeVersion, Settings};
 use super::status::{finish, Ctx};
@@ -144,13 +144,14 @@ struct Sync<'a, 'd> {
     input: &'a Input,
     version: KubeVersion,
     tol: Tolerances,
-    decision: &'d mut Decision,
     /// Its buffers, lent for the sync.
     evaluator: &'d mut Evaluator,
-    ctx: Ctx,
+    /// The decision being written is `ctx.d`.
+    ctx: Ctx<'d>,
     metrics: Vec<MetricOutcome>,
-    /// The buffer of the last sync's considered recommendations.
-    considered: Vec<ConsideredRecommendation>,
+    /// This sync wrote `decision.normalization` (the last sync's is written over, or cleared
+    /// at the end when this sync computed none).
+    normalized: bool,
 }
 
 /// Scale to and from zero (HPAScaleToZero, 1.36+).
@@ -194,10 +195,6 @@ impl<'a, 'd> Sync<'a, 'd> {
         let spec = evaluator.spec_generation.map(|g| (g, here));
         let spec_kept = spec.is_some() && spec == evaluator.spec_written;
         evaluator.spec_written = spec;
-        // The considered buffer only (the normalization itself is not moved out).
-        let considered = decision.normalization.as_mut().map_or_else(Vec::new, |n| {
-            std::mem::take(&mut n.stabilization.considered)
-        });
         reset_decision(decision, input, tol, (generation, spec_kept));
         let mut metrics = std::mem::take(&mut decision.metrics);
         reset_outcomes(&mut metrics, &input.hpa.metrics);
@@ -211,20 +208,17 @@ impl<'a, 'd> Sync<'a, 'd> {
                 decision,
                 &mut evaluator.valid_selector,
             ),
-            decision,
             evaluator,
             metrics,
-            considered,
+            normalized: false,
         }
     }
 
     fn finish(self) {
-        finish(
-            self.decision,
-            &mut self.evaluator.valid_selector,
-            self.ctx,
-            self.metrics,
-        )
+        if !self.normalized {
+            none(&mut self.ctx.d.normalization);
+        }
+        finish(self.ctx, &mut self.evaluator.valid_selector, self.metrics)
     }
 
     fn skip_all(&mut self, why: &str) {
@@ -264,7 +258,7 @@ impl<'a, 'd> Sync<'a, 'd> {
                 hpa.target_kind, hpa.target_name
             )
         });
-        self.decision.verdict = Verdict {
+        self.ctx.d.verdict = Verdict {
             action: Action::CannotScale,
             from: None,
             to: None,
@@ -277,7 +271,7 @@ impl<'a, 'd> Sync<'a, 'd> {
         self.skip_all("the target's scale could not be read");
         // The controller returns before it computes anything and writes the status back
         // unchanged: its desiredReplicas stays the previous one (TestConditionFailedGetScale).
-        self.decision.desired_replicas = self.decision.status.desired_replicas;
+        self.ctx.d.desired_replicas = self.ctx.d.status.desired_replicas;
     }
 
     fn succeeded_get_scale(&mut self, scale: &Scale) {
@@ -289,8 +283,8 @@ impl<'a, 'd> Sync<'a, 'd> {
             format_args!("the HPA controller was able to get the target's current scale"),
         );
         let current = scale.spec_replicas;
-        self.decision.current_replicas = Some(current);
-        self.decision.status.current_replicas = Some(current);
+        self.ctx.d.current_replicas = Some(current);
+        self.ctx.d.status.current_replicas = Some(current);
         self.ctx.step("SucceededGetScale", || {
             format!(
                 "The scale of {} {} says spec.replicas={current}, status.replicas={}, selector {:?}.",
@@ -318,7 +312,7 @@ impl<'a, 'd> Sync<'a, 'd> {
         } else if current != 0 && current > max {
             self.ctx.step(Rule::AboveMaxReplicas.as_str(), || format!("current {current} > maxReplicas {max}: the controller sets {max} without reading metrics."));
             self.skip_all("current replicas are above maxReplicas");
-            self.decision.verdict.decided_by = Rule::AboveMaxReplicas;
+            self.ctx.d.verdict.decided_by = Rule::AboveMaxReplicas;
             Some(Desired {
                 replicas: max,
                 reason: "Current number of replicas above Spec.MaxReplicas".into(),
@@ -327,7 +321,7 @@ impl<'a, 'd> Sync<'a, 'd> {
         } else if current != 0 && current < min {
             self.ctx.step(Rule::BelowMinReplicas.as_str(), || format!("current {current} < minReplicas {min}: the controller sets {min} without reading metrics."));
             self.skip_all("current replicas are below minReplicas");
-            self.decision.verdict.decided_by = Rule::BelowMinReplicas;
+            self.ctx.d.verdict.decided_by = Rule::BelowMinReplicas;
             Some(Desired {
                 replicas: min,
                 reason: "Current number of replicas below Spec.MinReplicas".into(),
@@ -351,9 +345,9 @@ impl<'a, 'd> Sync<'a, 'd> {
         }
         self.ctx.step(Rule::ScalingDisabled.as_str(), || "The target has 0 replicas: the controller treats this as scaling disabled and reads no metrics.".to_string());
         self.skip_all("scaling is disabled (target at 0 replicas)");
-        self.decision.desired_replicas = Some(0);
-        self.decision.status.desired_replicas = Some(0);
-        self.decision.verdict = Verdict {
+        self.ctx.d.desired_replicas = Some(0);
+        self.ctx.d.status.desired_replicas = Some(0);
+        self.ctx.d.verdict = Verdict {
             action: Action::Disabled,
             from: Some(0),
             to: Some(0),
@@ -380,7 +374,7 @@ impl<'a, 'd> Sync<'a, 'd> {
                 return None;
             }
         };
-        self.decision.proposal = Some(proposal);
+        self.ctx.d.proposal = Some(proposal);
         // The rescale's reason is words (event, summary): a brief decision has none.
         let mut reason = match proposal.max(0).cmp(&current) {
             _ if !self.ctx.narrates() => String::new(),
@@ -392,9 +386,13 @@ impl<'a, 'd> Sync<'a, 'd> {
             std::cmp::Ordering::Less => "All metrics below target".into(),
             std::cmp::Ordering::Equal => String::new(),
         };
-        let norm = self.normalize(current, proposal);
+        self.normalize(current, proposal);
+        let Some(norm) = &self.ctx.d.normalization else {
+            unreachable!("normalize writes the normalization")
+        };
         let mut d = norm.result;
-        self.decision.verdict.decided_by = deciding_rule(&norm, current, &self.metrics);
+        let rule = deciding_rule(norm, current, &self.metrics);
+        self.ctx.d.verdict.decided_by = rule;
         let min = self.input.hpa.min_replicas;
         if current == 0 && min != 0 && zero.scaled_to_zero && d < min {
             d = min;
@@ -404,9 +402,8 @@ impl<'a, 'd> Sync<'a, 'd> {
             self.ctx.step(Rule::ScaleFromZeroMinReplicas.as_str(), || {
                 format!("Scaling from zero: the result is raised to minReplicas {min}.")
             });
-            self.decision.verdict.decided_by = Rule::ScaleFromZeroMinReplicas;
+            self.ctx.d.verdict.decided_by = Rule::ScaleFromZeroMinReplicas;
         }
-        self.decision.normalization = Some(norm);
         Some(Desired {
             replicas: d,
             reason,
@@ -421,8 +418,8 @@ impl<'a, 'd> Sync<'a, 'd> {
         self.ctx.step(rule.as_str(), || {
             format!("No decision: {err}. The replica count stays at {current}.")
         });
-        self.decision.desired_replicas = Some(current);
-        self.decision.verdict = Verdict {
+        self.ctx.d.desired_replicas = Some(current);
+        self.ctx.d.verdict = Verdict {
             action: Action::CannotScale,
             from: Some(current),
             to: Some(current),
@@ -432,23 +429,28 @@ impl<'a, 'd> Sync<'a, 'd> {
     }
 
     /// Mirrors `normalizeDesiredReplicas` / `normalizeDesiredReplicasWithBehaviors`, and the
-    /// `AbleToScale` and `ScalingLimited` conditions they set.
-    fn normalize(&mut self, current: i32, proposal: i32) -> Normalization {
+    /// `AbleToScale` and `ScalingLimited` conditions they set: written into
+    /// `decision.normalization` (over the last sync's).
+    fn normalize(&mut self, current: i32, proposal: i32) {
         let input = self.input;
         let (hpa, s) = (&input.hpa, &input.settings);
         let (min, max) = (hpa.min_replicas, hpa.max_replicas);
         let window = s.downscale_stabilization;
-        let history = &mut self.decision.history.after;
+        let history = &mut self.ctx.d.history.after;
+        let slot = &mut self.ctx.d.normalization;
+        self.normalized = true;
         let norm = match &hpa.behavior {
             None => {
                 // The envelope kept is of the behavior's windows.
                 self.evaluator.envelope.forget();
-                normalize::without_behavior(history, input.now, window, current, proposal, min, max)
+                let n = normalize::without_behavior(
+                    history, input.now, window, current, proposal, min, max,
+                );
+                slot.insert(n)
             }
             Some(b) => {
                 // A brief decision lists no considered recommendations.
                 let full = input.detail.narrates();
-                let buffer = full.then(|| std::mem::take(&mut self.considered));
                 let envelope = &mut self.evaluator.envelope;
                 let kept = if self.evaluator.history_carried {
                     Some(envelope)
@@ -456,37 +458,42 @@ impl<'a, 'd> Sync<'a, 'd> {
                     envelope.forget();
                     None
                 };
-                normalize::with_behavior_into(
+                let norm = slot.get_or_insert_with(normalize::blank);
+                normalize::with_behavior_over(
+                    norm,
                     (history, kept),
                     input.now,
                     b,
-                    (window, buffer),
+                    (window, full),
                     current,
                     proposal,
                     (min, max),
                     !self.version.at_least(25),
-                )
+                );
+                norm
             }
         };
-        self.ctx.set_condition(
-            "AbleToScale",
-            "True",
-            norm.stabilization.reason.as_str(),
-            format_args!("{}", norm.stabilization.message),
-        );
-        let limited = if norm.result == norm.stabilization.stabilized {
+        let (st, l) = (&norm.stabilization, &norm.limits);
+        let stabilized = (st.reason.as_str(), st.message);
+        let limited = if norm.result == st.stabilized {
             "False"
         } else {
             "True"
         };
+        let limits = (l.reason.as_str(), l.message);
+        self.ctx.set_condition(
+            "AbleToScale",
+            "True",
+            stabilized.0,
+            format_args!("{}", stabilized.1),
+        );
         self.ctx.set_condition(
             "ScalingLimited",
             limited,
-            norm.limits.reason.as_str(),
-            format_args!("{}", norm.limits.message),
+            limits.0,
+            format_args!("{}", limits.1),
         );
-        describe_normalization(&mut self.ctx, &norm, current);
-        norm
+        describe_normalization(&mut self.ctx, current);
     }
 
     /// The rescale: `SucceededRescale`, the `SuccessfulRescale` event, `storeScaleEvent`, the
@@ -504,13 +511,7 @@ impl<'a, 'd> Sync<'a, 'd> {
             format!("New size: {to}; reason: {}", desired.reason)
         });
         if let Some(b) = &input.hpa.behavior {
-            normalize::store_scale_event(
-                &mut self.decision.history.after,
-                b,
-                input.now,
-                current,
-                to,
-            );
+            normalize::store_scale_event(&mut self.ctx.d.history.after, b, input.now, current, to);
         }
         if zero.gate {
             if current > 0 && to == 0 && min == 0 && zero.has_obj_ext {
@@ -531,14 +532,14 @@ impl<'a, 'd> Sync<'a, 'd> {
         } else if self.version.at_least(36) {
             self.ctx.remove_condition("ScaledToZero");
         }
-        self.decision.status.last_scale_time = Some(input.now);
-        self.decision.rescale_reason = Some(desired.reason.clone());
+        self.ctx.d.status.last_scale_time = Some(input.now);
+        self.ctx.d.rescale_reason = Some(desired.reason.clone());
         to
     }
 
     /// Mirrors `setStatus`' desiredReplicas, and the verdict's action and sentence.
     fn conclude(&mut self, current: i32, final_desired: i32, reason: &str) {
-        let d = &mut *self.decision;
+        let d = &mut *self.ctx.d;
         d.desired_replicas = Some(final_desired);
         d.status.desired_replicas = Some(final_desired);
         d.verdict.action = match final_desired.cmp(&current) {
@@ -643,7 +644,7 @@ fn reset_decision(
     d.verdict.summary.clear();
     d.proposal = None;
     d.rescale_reason = None;
-    d.normalization = None;
+    // `d.normalization`: written over by the sync's normalization, or cleared at its end.
     d.status.current_replicas = None;
     d.status.desired_replicas = hpa.status.as_ref().map(|s| s.desired_replicas);
     d.status.last_scale_time = hpa

@@ -9,50 +9,48 @@ use k8s_openapi::api::autoscaling::v2 as hpa_v2;
 use super::model::Input;
 use super::{Condition, Decision, Event, MetricOutcome, Step, Word};
 
-/// The conditions, events and steps of one sync, as it goes.
-pub(super) struct Ctx {
+// perf: benches/simulate. The decision is borrowed for the sync, its conditions, events and
+// steps written where they are, rather than taken out of it into a context and moved back at
+// the end (the moves and the context's own moves cost more than the writes).
+/// The conditions, events and steps of one sync, as it goes: written into the decision the
+/// sync writes (`d`, borrowed for the sync).
+pub(super) struct Ctx<'d> {
     /// Build the narration (steps)?
     narrate: bool,
     /// Write the metrics' statuses into `status.currentMetrics`?
     statuses: bool,
     /// The last selector found valid (the [`Evaluator`](super::Evaluator)'s, lent for the sync).
     pub(super) valid_selector: String,
-    pub(super) conditions: Vec<Condition>,
-    events: Vec<Event>,
-    steps: Vec<Step>,
+    /// The decision being written: its conditions, events and steps are this sync's.
+    pub(super) d: &'d mut Decision,
     now: Timestamp,
     /// `metadata.generation`, written into each condition set (1.37+), else None.
     generation: Option<i64>,
 }
 
-impl Ctx {
-    /// Starts from the conditions of the HPA's last status, in the buffers of `d` (a decision
-    /// of an earlier sync, see [`finish`]).
+impl<'d> Ctx<'d> {
+    /// Starts from the conditions of the HPA's last status, written over those of `d` (a
+    /// decision of an earlier sync, see [`finish`]), its events and steps emptied.
     /// `carried`: `d` holds the HPA's conditions already (the caller's promise,
     /// [`Evaluator::set_conditions_carried`](super::Evaluator::set_conditions_carried)).
     pub(super) fn new(
         input: &Input,
         (generation, carried): (Option<i64>, bool),
-        d: &mut Decision,
+        d: &'d mut Decision,
         valid_selector: &mut String,
-    ) -> Ctx {
-        let mut conditions = std::mem::take(&mut d.conditions);
+    ) -> Ctx<'d> {
         if carried && !input.detail.narrates() {
-            carried_conditions(input, &mut conditions);
+            carried_conditions(input, &mut d.conditions);
         } else {
-            previous_conditions(input, &mut conditions);
+            previous_conditions(input, &mut d.conditions);
         }
-        let mut events = std::mem::take(&mut d.events);
-        events.clear();
-        let mut steps = std::mem::take(&mut d.steps);
-        steps.clear();
+        d.events.clear();
+        d.steps.clear();
         Ctx {
             valid_selector: std::mem::take(valid_selector),
             narrate: input.detail.narrates(),
             statuses: input.detail.builds_statuses(),
-            conditions,
-            events,
-            steps,
+            d,
             now: input.now,
             generation,
         }
@@ -62,8 +60,9 @@ impl Ctx {
     /// strings of a condition already present are rewritten in place (no allocation per sync).
     // perf: benches/simulate. In line, and the message written out of line: a brief sync
     // sets four conditions already present, and the call with the formatting's frame cost
-    // more than the update.
-    #[inline]
+    // more than the update. Always in line: as a call (four per sync) its frame cost more
+    // than its body.
+    #[inline(always)]
     pub(super) fn set_condition(
         &mut self,
         type_: &'static str,
@@ -72,7 +71,7 @@ impl Ctx {
         message: fmt::Arguments<'_>,
     ) {
         let (now, narrate, generation) = (self.now, self.narrate, self.generation);
-        let Some(c) = self.conditions.iter_mut().find(|c| c.type_ == type_) else {
+        let Some(c) = self.d.conditions.iter_mut().find(|c| c.type_ == type_) else {
             return self.add_condition(type_, status, reason, message);
         };
         if c.status != status {
@@ -99,7 +98,7 @@ impl Ctx {
         reason: &'static str,
         message: fmt::Arguments<'_>,
     ) {
-        self.conditions.push(Condition {
+        self.d.conditions.push(Condition {
             type_: Word::of(type_),
             status: Word::of(status),
             reason: Word::of(reason),
@@ -115,13 +114,14 @@ impl Ctx {
     }
 
     pub(super) fn remove_condition(&mut self, type_: &str) {
-        self.conditions.retain(|c| c.type_ != type_);
+        self.d.conditions.retain(|c| c.type_ != type_);
     }
 
     /// Whether the condition `type_` is currently `True`.
     #[inline]
     pub(super) fn is_true(&self, type_: &str) -> bool {
-        self.conditions
+        self.d
+            .conditions
             .iter()
             .find(|c| c.type_ == type_)
             .is_some_and(|c| c.status == "True")
@@ -139,7 +139,7 @@ impl Ctx {
         if !self.narrate {
             return;
         }
-        self.events.push(Event {
+        self.d.events.push(Event {
             type_: type_.into(),
             reason: reason.into(),
             message: message().into(),
@@ -158,7 +158,7 @@ impl Ctx {
         if !self.narrate {
             return;
         }
-        self.steps.push(Step {
+        self.d.steps.push(Step {
             rule: rule.into(),
             text: text().into(),
         });
@@ -243,16 +243,12 @@ fn carried_conditions(input: &Input, out: &mut [Condition]) {
     }
 }
 
-/// Mirrors `setCurrentReplicasAndMetricsInStatus`: the metric statuses of the metrics evaluated,
-/// with the conditions, events, steps and the memory after this sync (already in
-/// `d.history.after`), written into `d`.
-pub(super) fn finish(
-    d: &mut Decision,
-    valid_selector: &mut String,
-    ctx: Ctx,
-    mut metrics: Vec<MetricOutcome>,
-) {
+/// Mirrors `setCurrentReplicasAndMetricsInStatus`: the metric statuses of the metrics evaluated
+/// and the metrics written into the sync's decision (its conditions, events, steps and the
+/// memory after this sync are there already); the selector lent back.
+pub(super) fn finish(ctx: Ctx<'_>, valid_selector: &mut String, mut metrics: Vec<MetricOutcome>) {
     let brief = !ctx.narrate;
+    let d = ctx.d;
     d.status.current_metrics.clear();
     // A `Detail::Numbers` decision builds no metric status.
     if ctx.statuses {
@@ -272,8 +268,5 @@ pub(super) fn finish(
             }));
     }
     d.metrics = metrics;
-    d.conditions = ctx.conditions;
-    d.events = ctx.events;
-    d.steps = ctx.steps;
     *valid_selector = ctx.valid_selector;
 }

@@ -47,8 +47,14 @@ pub(super) fn deciding_rule(n: &Normalization, current: i32, metrics: &[MetricOu
     }
 }
 
-/// The stabilization and limit steps of the explanation.
-pub(super) fn describe_normalization(ctx: &mut Ctx, n: &Normalization, current: i32) {
+/// The stabilization and limit steps of the explanation, from the sync's normalization
+/// (`ctx.d.normalization`); a brief decision has none.
+pub(super) fn describe_normalization(ctx: &mut Ctx<'_>, current: i32) {
+    let Some(n) = ctx.d.normalization.as_ref().filter(|_| ctx.narrates()) else {
+        return;
+    };
+    // The steps are pushed into the decision the normalization is read from.
+    let n = n.clone();
     let st = &n.stabilization;
     if st.stabilized != n.proposal {
         ctx.step(st.reason.as_str(), || {

@@ -40,6 +40,7 @@ pub mod prometheus;
 pub mod run;
 pub mod scenario;
 pub mod series;
+mod sole;
 pub mod source;
 pub mod summary;
 pub mod svg;

@@ -19,6 +19,7 @@ use jiff::{SignedDuration, Timestamp};
 
 pub use super::binding::{bind, metric_load_name, Binding, Load, LoadKind};
 use super::lives::{PodLife, PodsAt};
+use super::sole::{write_sole_usages, Shares};
 use crate::core::clock;
 use crate::core::{
     ContainerRequests, Input, MetricData, MetricSample, MetricSpec, PodInfo, PodUsage,
@@ -134,6 +135,9 @@ pub struct World {
     /// The (generation, sampled pods) for which `input.pod_metrics` holds one entry per sampled
     /// pod with its name and containers: the same layout is not compared again.
     usage_layout: Option<(u64, usize)>,
+    /// The usage layout and resource for which every PodMetrics entry is one pod's (all
+    /// sampled) and holds one container with that resource alone (see [`write_sole_usages`]).
+    sole_layout: Option<((u64, usize), Resource)>,
     /// The generation of what the core reads of the pods (`input.pods` and the names and
     /// containers of `input.pod_metrics`), from [`next_pods_generation`]: changed whenever
     /// any of it changes (see `Evaluator::set_pods_generation`).
@@ -193,6 +197,7 @@ impl World {
             next_shown: None,
             generation: 0,
             usage_layout: None,
+            sole_layout: None,
             pods_generation: next_pods_generation(),
         }
     }
@@ -401,6 +406,7 @@ impl World {
             _ => None,
         });
         let mut aligned = false;
+        let single = resources.clone().nth(1).is_none();
         for (i, (resource, li)) in resources.clone().enumerate() {
             // A resource bound twice (Resource and ContainerResource) is filled once.
             if resources.clone().take(i).any(|(r, _)| r == resource) {
@@ -411,14 +417,74 @@ impl World {
                 if self.usage_layout != Some(layout) || usages.len() != sampled_count {
                     self.align_usages(&input.pods, &mut usages, at);
                     self.usage_layout = Some(layout);
+                    self.sole_layout = None;
                     self.pods_generation = next_pods_generation();
                 }
                 aligned = true;
             }
             let shares = self.share_of(loads, li, at);
+            if single && self.sole_applies(resource, at) {
+                let general = cfg!(debug_assertions).then(|| {
+                    let mut general = usages.clone();
+                    self.write_usage(&mut general, resource, shares.clone(), at);
+                    general
+                });
+                let ready = &self.at_tau.ready;
+                if write_sole_usages(&mut usages, ready, shares, (at.tau, at.window)) {
+                    if let Some(general) = general {
+                        assert_eq!(usages, general, "the sole usages and the general path's");
+                    }
+                    continue;
+                }
+                // Not what was established: the general path writes them all again.
+                self.sole_layout = None;
+                let shares = self.share_of(loads, li, at);
+                self.write_usage(&mut usages, resource, shares, at);
+                continue;
+            }
             self.write_usage(&mut usages, resource, shares, at);
+            if single {
+                self.note_sole(&usages, resource, at);
+            }
         }
         input.pod_metrics = Ok(usages);
+    }
+
+    /// Whether [`write_sole_usages`] writes `resource`'s usages at `at` as the general path
+    /// would: every pod sampled, the layout the one established by [`World::note_sole`], and no
+    /// pod inside its cpu start-up burst.
+    fn sole_applies(&self, resource: &str, at: &SampleTime) -> bool {
+        let Some((layout, key)) = &self.sole_layout else {
+            return false;
+        };
+        let burst = *key == Resource::CPU
+            && self.params.startup_cpu_milli != 0
+            && self
+                .lives
+                .iter()
+                .any(|l| at.tau < clock::saturating_add(l.created, self.params.startup_burst));
+        at.sampled == self.lives.len()
+            && self.usage_layout == Some(*layout)
+            && key.as_str() == resource
+            && !burst
+    }
+
+    /// After the general path wrote `resource`'s usages: whether each pod has one, holding one
+    /// container with `resource` alone (then [`World::sole_applies`] may hold from the next
+    /// sync on).
+    fn note_sole(&mut self, usages: &[PodUsage], resource: &str, at: &SampleTime) {
+        if self.sole_layout.is_some() || at.sampled != self.lives.len() {
+            return;
+        }
+        let key = Resource::new(resource);
+        let sole = usages.len() == self.lives.len()
+            && usages.iter().all(|u| match &u.containers[..] {
+                [(_, r)] => r.len() == 1 && r.of(&key).is_some(),
+                _ => false,
+            });
+        if sole {
+            self.sole_layout = self.usage_layout.map(|l| (l, key));
+        }
     }
 
     /// One PodUsage per sampled pod, in pod order, with the pod's containers (kept from the
@@ -742,31 +808,6 @@ impl World {
                     shown.remove(i);
                 }
             }
-        }
-    }
-}
-
-/// A load's value at the sample time, pod after pod: a demand shared by the pods Ready then
-/// (`q` each, one more for the first `r` of them), or each pod's value.
-enum Shares {
-    Demand { q: i64, r: i64 },
-    Each(i64),
-}
-
-impl Shares {
-    /// The next pod's share (`ready`: it was Ready at the sample time).
-    #[inline]
-    fn next(&mut self, ready: bool) -> i64 {
-        match self {
-            Shares::Demand { q, r } => {
-                if ready {
-                    *r -= 1;
-                    *q + i64::from(*r >= 0)
-                } else {
-                    0
-                }
-            }
-            Shares::Each(v) => *v,
         }
     }
 }

@@ -74,6 +74,8 @@ pub(crate) struct PodFacts {
     pub(super) pods: Vec<PodFact>,
     /// Per PodMetrics entry, how its value counts (see [`Entry`]).
     pub(super) entries: Vec<Entry>,
+    /// Every entry is [`Entry::Counted`] (the kept pass then only adds the values up).
+    pub(super) all_counted: bool,
     /// The pods without a sample whose group is decided each sync.
     pub(super) timed_unsampled: Vec<usize>,
     /// The pods whose group is kept, counted.
@@ -116,6 +118,7 @@ impl PodFacts {
                 && (!fresh.ordered
                     || (fresh.all_requests == self.all_requests
                         && fresh.entries == self.entries
+                        && fresh.all_counted == self.all_counted
                         && fresh.timed_unsampled == self.timed_unsampled
                         && fresh.fixed == self.fixed
                         && self.pods.iter().zip(&fresh.pods).all(|(kept, new)| {
@@ -150,6 +153,7 @@ impl PodFacts {
         };
         self.all_requests = true;
         self.ordered = false;
+        self.all_counted = false;
         let mut next = 0;
         let mut previous = "";
         // A sample whose time is read only where the group depends on it (then not kept).
@@ -185,6 +189,7 @@ impl PodFacts {
             });
         }
         self.ordered = next == usages.len();
+        self.all_counted = self.entries.iter().all(|e| *e == Entry::Counted);
     }
 
     /// Counts a pod up front (its group kept) or lists it for each sync (`timed`: its index).

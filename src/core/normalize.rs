@@ -247,47 +247,45 @@ pub fn with_behavior(
     max: i32,
     own_direction_only: bool,
 ) -> Normalization {
-    let window = (downscale_default, true);
-    let bounds = (min, max);
-    with_behavior_into(
-        (history, None),
+    let ask = Ask {
         now,
-        b,
-        window,
+        behavior: b,
+        downscale_default,
+        list: true,
         current,
         proposal,
-        bounds,
+        bounds: (min, max),
         own_direction_only,
-    )
+    };
+    with_behavior_into((history, None), ask)
+}
+
+/// What one sync asks the normalization of, besides the memory it reads and writes: the time,
+/// the behavior, the default scale-down window, whether to list the considered
+/// recommendations (a brief decision lists none), the current replicas, the proposal, the
+/// min/max bounds, and whether only the proposal's own direction is stabilized (before 1.25).
+#[derive(Clone, Copy)]
+pub(super) struct Ask<'a> {
+    pub now: Timestamp,
+    pub behavior: &'a Behavior,
+    pub downscale_default: SignedDuration,
+    pub list: bool,
+    pub current: i32,
+    pub proposal: i32,
+    pub bounds: (i32, i32),
+    pub own_direction_only: bool,
 }
 
 /// [`with_behavior`], listing the considered recommendations when `list` (a brief decision
 /// lists none). `kept`: the envelope kept from the last syncs, for a brief decision whose
 /// memory the caller carries (see [`KeptEnvelope`]). The general path of
 /// [`with_behavior_over`]: written over a blank normalization.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn with_behavior_into(
-    (history, kept): (&mut History, Option<&mut KeptEnvelope>),
-    now: Timestamp,
-    b: &Behavior,
-    (downscale_default, list): (SignedDuration, bool),
-    current: i32,
-    proposal: i32,
-    (min, max): (i32, i32),
-    own_direction_only: bool,
+    memory: (&mut History, Option<&mut KeptEnvelope>),
+    ask: Ask<'_>,
 ) -> Normalization {
     let mut out = blank();
-    write_with_behavior(
-        &mut out,
-        (history, kept),
-        now,
-        b,
-        (downscale_default, list),
-        current,
-        proposal,
-        (min, max),
-        own_direction_only,
-    );
+    write_with_behavior(&mut out, memory, ask);
     out
 }
 
@@ -298,41 +296,15 @@ pub(super) fn with_behavior_into(
 // walked) and its memory with the memory that path leaves, at every sync.
 /// [`with_behavior_into`] written over `out`, a normalization of an earlier sync (or a blank
 /// one): every field is rewritten.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn with_behavior_over(
     out: &mut Normalization,
     (history, kept): (&mut History, Option<&mut KeptEnvelope>),
-    now: Timestamp,
-    b: &Behavior,
-    (downscale_default, list): (SignedDuration, bool),
-    current: i32,
-    proposal: i32,
-    (min, max): (i32, i32),
-    own_direction_only: bool,
+    ask: Ask<'_>,
 ) {
     let before = cfg!(debug_assertions).then(|| history.clone());
-    write_with_behavior(
-        out,
-        (history, kept),
-        now,
-        b,
-        (downscale_default, list),
-        current,
-        proposal,
-        (min, max),
-        own_direction_only,
-    );
+    write_with_behavior(out, (history, kept), ask);
     if let Some(mut general_history) = before {
-        let general = with_behavior_into(
-            (&mut general_history, None),
-            now,
-            b,
-            (downscale_default, list),
-            current,
-            proposal,
-            (min, max),
-            own_direction_only,
-        );
+        let general = with_behavior_into((&mut general_history, None), ask);
         assert_eq!(
             *out, general,
             "the normalization written over the last sync's"
@@ -376,18 +348,21 @@ pub(super) fn blank() -> Normalization {
 }
 
 /// Mirrors `normalizeDesiredReplicasWithBehaviors`, written over `out` (every field).
-#[allow(clippy::too_many_arguments)]
 fn write_with_behavior(
     out: &mut Normalization,
     (history, kept): (&mut History, Option<&mut KeptEnvelope>),
-    now: Timestamp,
-    b: &Behavior,
-    (downscale_default, list): (SignedDuration, bool),
-    current: i32,
-    proposal: i32,
-    (min, max): (i32, i32),
-    own_direction_only: bool,
+    ask: Ask<'_>,
 ) {
+    let Ask {
+        now,
+        behavior: b,
+        downscale_default,
+        list,
+        current,
+        proposal,
+        bounds: (min, max),
+        own_direction_only,
+    } = ask;
     stabilize_with_behaviors(
         &mut out.stabilization,
         (history, kept),
@@ -678,18 +653,22 @@ pub fn store_scale_event(history: &mut History, b: &Behavior, now: Timestamp, pr
 mod tests {
     use super::*;
 
+    /// A xorshift sequence from `seed`: each call a number below `n`.
+    fn xorshift(mut seed: u64) -> impl FnMut(u64) -> u64 {
+        move |n| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        }
+    }
+
     /// A normalization written over the one of an earlier, different sync equals the one
     /// written over a blank normalization (every field rewritten), listed or brief, with or
     /// without rate policies in force, and leaves the same memory.
     #[test]
     fn written_over_is_the_fresh_one() {
-        let mut seed = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
+        let mut next = xorshift(0x2545_F491_4F6C_DD1Du64);
         let now: Timestamp = "2026-03-01T12:00:00Z".parse().unwrap();
         let mut over = blank();
         for _ in 0..3_000 {
@@ -730,27 +709,18 @@ mod tests {
             let (list, own) = (next(2) == 0, next(2) == 0);
             let window = SignedDuration::from_secs(300);
             let (mut h_fresh, mut h_over) = (history.clone(), history);
-            let fresh = with_behavior_into(
-                (&mut h_fresh, None),
+            let ask = Ask {
                 now,
-                &b,
-                (window, list),
+                behavior: &b,
+                downscale_default: window,
+                list,
                 current,
                 proposal,
-                (1, 10),
-                own,
-            );
-            write_with_behavior(
-                &mut over,
-                (&mut h_over, None),
-                now,
-                &b,
-                (window, list),
-                current,
-                proposal,
-                (1, 10),
-                own,
-            );
+                bounds: (1, 10),
+                own_direction_only: own,
+            };
+            let fresh = with_behavior_into((&mut h_fresh, None), ask);
+            write_with_behavior(&mut over, (&mut h_over, None), ask);
             assert_eq!(over, fresh);
             assert_eq!(h_over, h_fresh);
         }
@@ -760,13 +730,7 @@ mod tests {
     /// loop's envelope, result and memory on random histories, windows and proposals.
     #[test]
     fn brief_envelope_is_the_listed_one() {
-        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
+        let mut next = xorshift(0x9E37_79B9_7F4A_7C15u64);
         let now: Timestamp = "2026-03-01T12:00:00Z".parse().unwrap();
         for _ in 0..5_000 {
             let mut b = Behavior::default();
@@ -787,26 +751,18 @@ mod tests {
             let (current, proposal) = (1 + next(10) as i32, next(12) as i32);
             let window = SignedDuration::from_secs(300);
             let (mut h_brief, mut h_listed) = (history.clone(), history);
-            let brief = with_behavior_into(
-                (&mut h_brief, None),
+            let ask = Ask {
                 now,
-                &b,
-                (window, false),
+                behavior: &b,
+                downscale_default: window,
+                list: false,
                 current,
                 proposal,
-                (1, 10),
-                false,
-            );
-            let listed = with_behavior_into(
-                (&mut h_listed, None),
-                now,
-                &b,
-                (window, true),
-                current,
-                proposal,
-                (1, 10),
-                false,
-            );
+                bounds: (1, 10),
+                own_direction_only: false,
+            };
+            let brief = with_behavior_into((&mut h_brief, None), ask);
+            let listed = with_behavior_into((&mut h_listed, None), Ask { list: true, ..ask });
             let (sb, sl) = (&brief.stabilization, &listed.stabilization);
             assert_eq!(sb.up_recommendation, sl.up_recommendation);
             assert_eq!(sb.down_recommendation, sl.down_recommendation);

@@ -459,17 +459,17 @@ impl<'a, 'd> Sync<'a, 'd> {
                     None
                 };
                 let norm = slot.get_or_insert_with(normalize::blank);
-                normalize::with_behavior_over(
-                    norm,
-                    (history, kept),
-                    input.now,
-                    b,
-                    (window, full),
+                let ask = normalize::Ask {
+                    now: input.now,
+                    behavior: b,
+                    downscale_default: window,
+                    list: full,
                     current,
                     proposal,
-                    (min, max),
-                    !self.version.at_least(25),
-                );
+                    bounds: (min, max),
+                    own_direction_only: !self.version.at_least(25),
+                };
+                normalize::with_behavior_over(norm, (history, kept), ask);
                 norm
             }
         };

@@ -245,7 +245,8 @@ fn main() {
 /// `FLEET_BENCH_SERVE=1` (or `2000`): serve the big fleet (2,000 HPAs, 8,000 pods, 20 ms per
 /// request) until killed, to profile by hand; prints the kubeconfig. `FLEET_BENCH_SERVE=500`:
 /// the 500-HPA fleet; `FLEET_BENCH_SERVE=five`: five servers of 500 HPAs, a kubeconfig with
-/// contexts c0…c4.
+/// contexts c0…c4 (with `FLEET_BENCH_CACHE=1`, the servers answer from a cache: see
+/// `FakeApiServer::cache_answers`).
 fn serve_for_profiling() {
     let what = std::env::var("FLEET_BENCH_SERVE").unwrap_or_default();
     let dir = std::env::temp_dir().join(format!("kubectl-hpa-bench-serve-{}", std::process::id()));

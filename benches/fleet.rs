@@ -383,14 +383,8 @@ fn five_contexts(dir: &Path) {
         c
     };
     // The servers build every answer, their CPU on the cores the client runs on.
-    let (together, slowest_k, slowest) = five_beside_one(&servers, &run);
-    println!(
-        "{:<44} wall {:>7.1} ms   slowest single context (c{slowest_k}) {:>7.1} ms   {:.2}×",
-        "explain -A, five contexts of 500 HPAs",
-        together.as_secs_f64() * 1e3,
-        slowest.as_secs_f64() * 1e3,
-        together.as_secs_f64() / slowest.as_secs_f64()
-    );
+    let (slowest_k, slowest) =
+        five_beside_one(&servers, &run, "explain -A, five contexts of 500 HPAs");
     print_floor(
         &servers[slowest_k],
         &format!("explain -A --context c{slowest_k}"),
@@ -402,23 +396,17 @@ fn five_contexts(dir: &Path) {
     for s in &servers {
         s.cache_answers();
     }
-    let (together, slowest_k, slowest) = five_beside_one(&servers, &run);
-    println!(
-        "{:<44} wall {:>7.1} ms   slowest single context (c{slowest_k}) {:>7.1} ms   {:.2}×",
-        "  the same, servers answering from a cache",
-        together.as_secs_f64() * 1e3,
-        slowest.as_secs_f64() * 1e3,
-        together.as_secs_f64() / slowest.as_secs_f64()
-    );
+    five_beside_one(&servers, &run, "  the same, servers answering from a cache");
 }
 
 /// The five contexts read together and each alone, interleaved (each round runs the five
-/// together, then each single context): the median together, and the slowest context's
-/// median alone.
+/// together, then each single context), printed as the row `label`: the slowest context and
+/// its median alone.
 fn five_beside_one(
     servers: &[FakeApiServer],
     run: &dyn Fn(&[usize]) -> Command,
-) -> (Duration, usize, Duration) {
+    label: &str,
+) -> (usize, Duration) {
     let mut together = Vec::new();
     let mut single: Vec<Vec<Duration>> = vec![Vec::new(); servers.len()];
     for _ in 0..RUNS {
@@ -446,7 +434,15 @@ fn five_beside_one(
         .enumerate()
         .max_by_key(|(_, d)| *d)
         .expect("five");
-    (med(together), slowest_k, slowest)
+    let together = med(together);
+    println!(
+        "{:<44} wall {:>7.1} ms   slowest single context (c{slowest_k}) {:>7.1} ms   {:.2}×",
+        label,
+        together.as_secs_f64() * 1e3,
+        slowest.as_secs_f64() * 1e3,
+        together.as_secs_f64() / slowest.as_secs_f64()
+    );
+    (slowest_k, slowest)
 }
 
 /// The peak RSS of a command in MB, from /usr/bin/time (None without it).

@@ -94,7 +94,8 @@ impl ChainObjects {
                     Item::Raw(r) => has_adapter_word(r.get()),
                     Item::Owned(v) => has_adapter_word(&v.to_string()),
                 };
-                if let (true, Some(v)) = (candidate, value_of(item)) {
+                // Only a candidate is built as a `Value` (a fleet's other Deployments are not).
+                if let Some(v) = candidate.then(|| value_of(item)).flatten() {
                     self.deployments.push(v);
                 }
                 false

@@ -184,7 +184,7 @@ fn main() {
         c
     });
     println!(
-        "  one explain: {single} requests over 3 dependent round trips (HPA → scale → pods/PodMetrics); \
+        "  one explain: {single} requests over 2 dependent round trips (the HPA, its namespace's pods and PodMetrics → its target and what may block it); \
          per-HPA explains of the fleet would take {} requests",
         single * NAMESPACES * PER_NS
     );

@@ -1335,14 +1335,17 @@ fn a_cluster_serving_pod_metrics_only_as_v1_gives_the_same_decision() {
     assert_eq!(v1_live["desiredReplicas"], beta_live["desiredReplicas"]);
     assert_eq!(v1_live["verdict"], beta_live["verdict"]);
     assert_eq!(v1_live["metrics"], beta_live["metrics"]);
-    // One discovery GET and one PodMetrics LIST per run, at the version served.
+    // One discovery GET and one PodMetrics LIST per run at the version served; v1beta1's LIST
+    // goes out beside the discovery GET, so a v1-only server also sees it (and answers 404,
+    // which is not an error of the decision: see `v1_err`).
     let lists = |s: &FakeApiServer, gv: &str| {
         let p = format!("/apis/{gv}/namespaces/shop/pods");
         s.requests().iter().filter(|r| r.path == p).count()
     };
     assert_eq!(lists(&v1, "metrics.k8s.io/v1"), 2);
-    assert_eq!(lists(&v1, "metrics.k8s.io/v1beta1"), 0);
+    assert_eq!(lists(&v1, "metrics.k8s.io/v1beta1"), 2);
     assert_eq!(lists(&beta, "metrics.k8s.io/v1beta1"), 2);
+    assert_eq!(lists(&beta, "metrics.k8s.io/v1"), 0);
     let discovery = |s: &FakeApiServer| {
         s.requests()
             .iter()
@@ -1350,6 +1353,50 @@ fn a_cluster_serving_pod_metrics_only_as_v1_gives_the_same_decision() {
             .count()
     };
     assert_eq!((discovery(&v1), discovery(&beta)), (2, 2));
+}
+
+#[test]
+fn the_pod_metrics_list_does_not_wait_for_the_discovery_answer() {
+    // Discovery answers after 3 s: the v1beta1 PodMetrics LIST reaches the server before
+    // that (sent beside it), where it used to be sent only once discovery had answered.
+    let objects = fake_apiserver::load_snapshot(example("scale-up-cpu.yaml"));
+    let server = FakeApiServer::start(objects);
+    server.inject(
+        PathMatch::exact("/apis/metrics.k8s.io"),
+        Fault::Delay(Duration::from_secs(3)),
+    );
+    let kc = server.write_kubeconfig(&tmpdir("pm-beside-discovery"));
+    let started = Instant::now();
+    let mut child = cmd(&["explain", "web", "-n", "shop", "-o", "json"], Some(&kc))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("explain runs");
+    let listed = |s: &FakeApiServer| {
+        s.requests()
+            .iter()
+            .any(|r| r.path == "/apis/metrics.k8s.io/v1beta1/namespaces/shop/pods")
+    };
+    let mut seen_at = None;
+    while started.elapsed() < Duration::from_millis(2500) {
+        if listed(&server) {
+            seen_at = Some(started.elapsed());
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let status = child.wait().expect("explain ends");
+    assert!(status.success(), "{status}");
+    assert!(
+        seen_at.is_some(),
+        "the PodMetrics LIST was not sent while discovery was unanswered"
+    );
+    let discovery = server
+        .requests()
+        .iter()
+        .filter(|r| r.path == "/apis/metrics.k8s.io")
+        .count();
+    assert_eq!(discovery, 1, "one discovery GET");
 }
 
 #[test]

@@ -1356,6 +1356,42 @@ fn a_cluster_serving_pod_metrics_only_as_v1_gives_the_same_decision() {
 }
 
 #[test]
+fn the_v1beta1_list_sent_beside_discovery_is_not_used_when_v1_is_served() {
+    use fake_apiserver::Options;
+    // Discovery offers v1 besides v1beta1 (v1 holds no PodMetrics here): the decision is the
+    // one the v1 LIST gives, as the 1.37+ controller reads v1, not the v1beta1 answer that
+    // came back beside discovery.
+    let objects = fake_apiserver::load_snapshot(example("scale-up-cpu.yaml"));
+    let both = FakeApiServer::start_with(
+        objects.clone(),
+        Options {
+            advertise: vec!["metrics.k8s.io/v1".into()],
+            ..Options::default()
+        },
+    );
+    let beta = FakeApiServer::start(objects);
+    let (_, both_live) = resource_metrics_of(&both, "pm-both");
+    let (_, beta_live) = resource_metrics_of(&beta, "pm-beta-only");
+    let paths: Vec<String> = both.requests().into_iter().map(|r| r.path).collect();
+    let sent = |p: &str| paths.iter().filter(|x| *x == p).count();
+    assert_eq!(
+        sent("/apis/metrics.k8s.io/v1/namespaces/shop/pods"),
+        2,
+        "{paths:?}"
+    );
+    assert_eq!(sent("/apis/metrics.k8s.io/v1beta1/namespaces/shop/pods"), 2);
+    assert!(beta_live["metrics"][0]["calculation"].is_object());
+    let error = both_live["metrics"][0]["error"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        error.contains("unable to fetch metrics from resource metrics API"),
+        "the v1 answer decides: {}",
+        both_live["metrics"]
+    );
+}
+
+#[test]
 fn the_pod_metrics_list_does_not_wait_for_the_discovery_answer() {
     // Discovery answers after 3 s: the v1beta1 PodMetrics LIST reaches the server before
     // that (sent beside it), where it used to be sent only once discovery had answered.

@@ -8,9 +8,10 @@
 //! (five servers of 500 HPAs each) read by one `explain -A --context …` beside the slowest
 //! single context, first with the servers building every answer, then answering repeated
 //! requests from a cache (`FakeApiServer::cache_answers`: five real clusters' API servers run
-//! on their own machines, not on the client's cores). Beside each `explain -A` row, the floor: our own requests each sent alone
-//! to the same server (one latency plus the sum of each one's serving time, as if every
-//! request went out at once to a server that answers one at a time).
+//! on their own machines, not on the client's cores). Beside each `explain -A` row, the
+//! floor: our own requests each sent alone to the same server (one latency plus the sum of
+//! each one's serving time, as if every request went out at once to a server that answers one
+//! at a time).
 //!
 //! Run with `cargo bench --bench fleet`.
 

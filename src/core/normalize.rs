@@ -360,8 +360,7 @@ fn write_with_behavior(
         list,
         current,
         proposal,
-        bounds: (min, max),
-        own_direction_only,
+        ..
     } = ask;
     stabilize_with_behaviors(
         &mut out.stabilization,
@@ -372,16 +371,8 @@ fn write_with_behavior(
         current,
         proposal,
     );
-    out.result = convert_with_behavior_rate(
-        &mut out.limits,
-        history,
-        now,
-        b,
-        current,
-        out.stabilization.stabilized,
-        (min, max),
-        own_direction_only,
-    );
+    out.result =
+        convert_with_behavior_rate(&mut out.limits, history, out.stabilization.stabilized, ask);
     out.mode = "behavior";
     out.proposal = proposal;
 }
@@ -491,19 +482,22 @@ fn stabilize_with_behaviors(
 }
 
 /// Mirrors `convertDesiredReplicasWithBehaviorRate`: the rate policies of the direction, then
-/// minReplicas and maxReplicas. The limits are written over `limits` (every field, its
-/// policies' buffer reused); returns the result.
-#[allow(clippy::too_many_arguments)]
+/// minReplicas and maxReplicas, applied to the `stabilized` recommendation. The limits are
+/// written over `limits` (every field); returns the result.
 fn convert_with_behavior_rate(
     limits: &mut Limits,
     history: &History,
-    now: Timestamp,
-    b: &Behavior,
-    current: i32,
     stabilized: i32,
-    (min, max): (i32, i32),
-    own_direction_only: bool,
+    ask: Ask<'_>,
 ) -> i32 {
+    let Ask {
+        now,
+        behavior: b,
+        current,
+        bounds: (min, max),
+        own_direction_only,
+        ..
+    } = ask;
     limits.direction = direction(stabilized, current);
     limits.scale_up_limit = None;
     limits.select_policy = None;
@@ -663,6 +657,21 @@ mod tests {
         }
     }
 
+    /// A brief sync of the random tests: a 300 s default scale-down window, bounds 1..10,
+    /// both directions stabilized (1.25+).
+    fn test_ask(now: Timestamp, behavior: &Behavior, current: i32, proposal: i32) -> Ask<'_> {
+        Ask {
+            now,
+            behavior,
+            downscale_default: SignedDuration::from_secs(300),
+            list: false,
+            current,
+            proposal,
+            bounds: (1, 10),
+            own_direction_only: false,
+        }
+    }
+
     /// A normalization written over the one of an earlier, different sync equals the one
     /// written over a blank normalization (every field rewritten), listed or brief, with or
     /// without rate policies in force, and leaves the same memory.
@@ -707,17 +716,11 @@ mod tests {
             };
             let (current, proposal) = (1 + next(10) as i32, next(14) as i32);
             let (list, own) = (next(2) == 0, next(2) == 0);
-            let window = SignedDuration::from_secs(300);
             let (mut h_fresh, mut h_over) = (history.clone(), history);
             let ask = Ask {
-                now,
-                behavior: &b,
-                downscale_default: window,
                 list,
-                current,
-                proposal,
-                bounds: (1, 10),
                 own_direction_only: own,
+                ..test_ask(now, &b, current, proposal)
             };
             let fresh = with_behavior_into((&mut h_fresh, None), ask);
             write_with_behavior(&mut over, (&mut h_over, None), ask);
@@ -749,18 +752,8 @@ mod tests {
                 ..History::default()
             };
             let (current, proposal) = (1 + next(10) as i32, next(12) as i32);
-            let window = SignedDuration::from_secs(300);
             let (mut h_brief, mut h_listed) = (history.clone(), history);
-            let ask = Ask {
-                now,
-                behavior: &b,
-                downscale_default: window,
-                list: false,
-                current,
-                proposal,
-                bounds: (1, 10),
-                own_direction_only: false,
-            };
+            let ask = test_ask(now, &b, current, proposal);
             let brief = with_behavior_into((&mut h_brief, None), ask);
             let listed = with_behavior_into((&mut h_listed, None), Ask { list: true, ..ask });
             let (sb, sl) = (&brief.stabilization, &listed.stabilization);

@@ -386,12 +386,7 @@ impl<'a, 'd> Sync<'a, 'd> {
             std::cmp::Ordering::Less => "All metrics below target".into(),
             std::cmp::Ordering::Equal => String::new(),
         };
-        self.normalize(current, proposal);
-        let Some(norm) = &self.ctx.d.normalization else {
-            unreachable!("normalize writes the normalization")
-        };
-        let mut d = norm.result;
-        let rule = deciding_rule(norm, current, &self.metrics);
+        let (mut d, rule) = self.normalize(current, proposal);
         self.ctx.d.verdict.decided_by = rule;
         let min = self.input.hpa.min_replicas;
         if current == 0 && min != 0 && zero.scaled_to_zero && d < min {
@@ -430,8 +425,9 @@ impl<'a, 'd> Sync<'a, 'd> {
 
     /// Mirrors `normalizeDesiredReplicas` / `normalizeDesiredReplicasWithBehaviors`, and the
     /// `AbleToScale` and `ScalingLimited` conditions they set: written into
-    /// `decision.normalization` (over the last sync's).
-    fn normalize(&mut self, current: i32, proposal: i32) {
+    /// `decision.normalization` (over the last sync's). Returns its result and the rule that
+    /// decided it.
+    fn normalize(&mut self, current: i32, proposal: i32) -> (i32, Rule) {
         let input = self.input;
         let (hpa, s) = (&input.hpa, &input.settings);
         let (min, max) = (hpa.min_replicas, hpa.max_replicas);
@@ -473,6 +469,7 @@ impl<'a, 'd> Sync<'a, 'd> {
                 norm
             }
         };
+        let decided = (norm.result, deciding_rule(norm, current, &self.metrics));
         let (st, l) = (&norm.stabilization, &norm.limits);
         let stabilized = (st.reason.as_str(), st.message);
         let limited = if norm.result == st.stabilized {
@@ -494,6 +491,7 @@ impl<'a, 'd> Sync<'a, 'd> {
             format_args!("{}", limits.1),
         );
         describe_normalization(&mut self.ctx, current);
+        decided
     }
 
     /// The rescale: `SucceededRescale`, the `SuccessfulRescale` event, `storeScaleEvent`, the

@@ -823,9 +823,9 @@ struct State {
     answers: Option<BTreeMap<String, (AnswerKey, Answer)>>,
 }
 
-/// What a GET's answer depends on: every write bumps `next_rv` or a length, and a setter
-/// that changes what is served changes a length.
-type AnswerKey = (usize, usize, usize, usize, u64, usize, usize, usize);
+/// What a GET's answer depends on: what the resource types do ([`TypesKey`]), and the
+/// lengths a setter that changes what is served changes.
+type AnswerKey = (TypesKey, usize, usize, usize);
 
 /// An answer as sent: code, content type, body, extra headers.
 type Answer = (u16, &'static str, Bytes, Vec<(&'static str, String)>);
@@ -833,14 +833,20 @@ type Answer = (u16, &'static str, Bytes, Vec<(&'static str, String)>);
 impl State {
     fn answer_key(&self) -> AnswerKey {
         (
+            self.types_key(),
+            self.unserved.len(),
+            self.service_proxies.len(),
+            self.faults.len(),
+        )
+    }
+
+    fn types_key(&self) -> TypesKey {
+        (
             self.objects.len(),
             self.scales.len(),
             self.metrics.len(),
             self.advertise.len(),
             self.next_rv,
-            self.unserved.len(),
-            self.service_proxies.len(),
-            self.faults.len(),
         )
     }
 
@@ -853,9 +859,10 @@ impl State {
 
 /// A GET's path and query, the key of its cached answer.
 fn answer_path(rec: &RecordedRequest) -> String {
+    use std::fmt::Write as _;
     let mut k = rec.path.clone();
     for (n, v) in &rec.query {
-        k.push_str(&format!("&{n}={v}"));
+        let _ = write!(k, "&{n}={v}");
     }
     k
 }
@@ -1113,13 +1120,7 @@ impl State {
 
     /// Every resource discovery lists.
     fn resource_types(&self) -> Vec<ResType> {
-        let key = (
-            self.objects.len(),
-            self.scales.len(),
-            self.metrics.len(),
-            self.advertise.len(),
-            self.next_rv,
-        );
+        let key = self.types_key();
         if let Some((k, types)) = self.types_cache.borrow().as_ref() {
             if *k == key {
                 return types.clone();
